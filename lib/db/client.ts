@@ -1,0 +1,37 @@
+/** The store: one better-sqlite3 connection per process (WAL), migrated on open. */
+import Database from "better-sqlite3";
+import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
+import { migrate } from "drizzle-orm/better-sqlite3/migrator";
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import * as schema from "./schema";
+
+export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
+
+export function databasePath(): string {
+  return path.resolve(process.env.DATABASE_PATH ?? path.join(process.cwd(), "data", "metron.db"));
+}
+
+export function migrationsFolder(): string {
+  return path.resolve(process.env.METRON_MIGRATIONS ?? path.join(process.cwd(), "drizzle"));
+}
+
+/** Opens (and creates, and migrates) a store file. */
+export function openDb(file = databasePath()): Db {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const sqlite = new Database(file);
+  sqlite.pragma("journal_mode = WAL");
+  sqlite.pragma("synchronous = NORMAL");
+  sqlite.pragma("busy_timeout = 5000");
+  const db = drizzle(sqlite, { schema }) as Db;
+  migrate(db, { migrationsFolder: migrationsFolder() });
+  return db;
+}
+
+const globalForDb = globalThis as unknown as { metronDb?: Db };
+
+/** The process-wide store used by pages and route handlers. */
+export function getDb(): Db {
+  globalForDb.metronDb ??= openDb();
+  return globalForDb.metronDb;
+}

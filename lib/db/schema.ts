@@ -1,0 +1,113 @@
+/** The store's schema, by hand: the source of truth for the migrations in drizzle/. */
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+const createdAt = () => text("created_at").notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`);
+
+export const runs = sqliteTable("runs", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  system: text("system").notNull(),
+  model: text("model").notNull(),
+  benchmark: text("benchmark"),
+  config: text("config", { mode: "json" }).$type<Record<string, unknown>>(),
+  datasetId: text("dataset_id"),
+  createdAt: createdAt(),
+});
+
+export const uploads = sqliteTable("uploads", {
+  id: text("id").primaryKey(),
+  source: text("source").notNull().default("cli"),
+  fileName: text("file_name"),
+  bytes: integer("bytes").notNull().default(0),
+  lines: integer("lines").notNull().default(0),
+  inserted: integer("inserted").notNull().default(0),
+  duplicates: integer("duplicates").notNull().default(0),
+  errorCount: integer("error_count").notNull().default(0),
+  runIds: text("run_ids", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+  createdAt: createdAt(),
+});
+
+export const uploadErrors = sqliteTable(
+  "upload_errors",
+  {
+    uploadId: text("upload_id").notNull(),
+    line: integer("line").notNull(),
+    message: text("message").notNull(),
+  },
+  (t) => [index("upload_errors_upload").on(t.uploadId, t.line)],
+);
+
+export const traces = sqliteTable(
+  "traces",
+  {
+    id: text("id").primaryKey(),
+    runId: text("run_id").notNull(),
+    questionId: text("question_id").notNull(),
+    sample: integer("sample").notNull().default(0),
+    dbId: text("db_id"),
+    questionText: text("question_text"),
+    evidence: text("evidence"),
+    goldSql: text("gold_sql"),
+    difficulty: text("difficulty"),
+    directives: text("directives", { mode: "json" }).$type<{ strategy: string; irrelevant_tables: string[]; at_step?: number }>(),
+    finalSql: text("final_sql"),
+    recordedCorrect: integer("recorded_correct", { mode: "boolean" }),
+    status: text("status").notNull(),
+    outcomeError: text("outcome_error"),
+    stepCount: integer("step_count").notNull().default(0),
+    toolCallCount: integer("tool_call_count").notNull().default(0),
+    errorStepCount: integer("error_step_count").notNull().default(0),
+    inputTokens: integer("input_tokens").notNull().default(0),
+    outputTokens: integer("output_tokens").notNull().default(0),
+    reasoningTokens: integer("reasoning_tokens").notNull().default(0),
+    cachedInputTokens: integer("cached_input_tokens").notNull().default(0),
+    costUsd: real("cost_usd"),
+    startedAt: text("started_at"),
+    durationMs: real("duration_ms"),
+    meta: text("meta", { mode: "json" }).$type<Record<string, unknown>>(),
+    uploadId: text("upload_id").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("traces_run_question").on(t.runId, t.questionId, t.sample),
+    index("traces_upload").on(t.uploadId),
+  ],
+);
+
+export const steps = sqliteTable(
+  "steps",
+  {
+    traceId: text("trace_id").notNull(),
+    seq: integer("seq").notNull(),
+    type: text("type").notNull(),
+    tool: text("tool"),
+    args: text("args"),
+    /** Results under the blob threshold are inline; larger ones live once in `blobs`. */
+    result: text("result"),
+    resultBlob: text("result_blob"),
+    resultSize: integer("result_size").notNull().default(0),
+    error: text("error"),
+    role: text("role"),
+    content: text("content"),
+    startedAt: text("started_at"),
+    durationMs: real("duration_ms"),
+    inputTokens: integer("input_tokens"),
+    outputTokens: integer("output_tokens"),
+    reasoningTokens: integer("reasoning_tokens"),
+    cachedInputTokens: integer("cached_input_tokens"),
+    model: text("model"),
+    meta: text("meta"),
+  },
+  (t) => [primaryKey({ columns: [t.traceId, t.seq] })],
+);
+
+export const blobs = sqliteTable("blobs", {
+  hash: text("hash").primaryKey(),
+  content: text("content").notNull(),
+});
+
+export type Run = typeof runs.$inferSelect;
+export type TraceRow = typeof traces.$inferSelect;
+export type StepRow = typeof steps.$inferSelect;
+export type Upload = typeof uploads.$inferSelect;

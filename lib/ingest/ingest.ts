@@ -1,0 +1,118 @@
+/**
+ * The ingest pipeline: byte stream → lines → `parseLine` → assemble → `Persister` (one transaction
+ * per upload) → `IngestReport`. A bad line is reported with its number and never stops the others;
+ * a duplicate (same content hash) is counted, not stored twice.
+ */
+import type Database from "better-sqlite3";
+import { randomUUID } from "node:crypto";
+import { TraceAssembler } from "@/lib/trace/assemble";
+import { parseLine } from "@/lib/trace/parse-line";
+import type { RunDefaults } from "@/lib/trace/types";
+import { Persister, type RunRef, type UploadInfo } from "./persist";
+import { splitLines, type SplitProgress } from "./split-lines";
+import { ingestLimits } from "./limits";
+
+export interface IngestError {
+  line: number;
+  message: string;
+}
+
+export interface IngestReport {
+  upload_id: string;
+  runs: RunRef[];
+  inserted: number;
+  duplicates: number;
+  /** The first errors (up to `METRON_MAX_REPORTED_ERRORS`); all are stored with the upload. */
+  errors: IngestError[];
+  error_count: number;
+  lines: number;
+  bytes: number;
+}
+
+export interface IngestProgress extends SplitProgress {
+  traces: number;
+  errors: number;
+}
+
+export interface IngestOptions {
+  defaults?: RunDefaults;
+  source?: UploadInfo["source"];
+  fileName?: string;
+  maxLineBytes?: number;
+  /** Called every `progressEvery` lines and at the end. A throw aborts and rolls back the upload. */
+  onProgress?: (p: IngestProgress) => void;
+  progressEvery?: number;
+}
+
+let lock: Promise<unknown> = Promise.resolve();
+
+/** Uploads are serialised: SQLite has one writer, and each upload holds a write transaction. */
+function withIngestLock<T>(fn: () => Promise<T>): Promise<T> {
+  const next = lock.then(fn, fn);
+  lock = next.catch(() => undefined);
+  return next;
+}
+
+export function ingestStream(sqlite: Database.Database, chunks: AsyncIterable<Uint8Array>, options: IngestOptions = {}): Promise<IngestReport> {
+  return withIngestLock(() => runIngest(sqlite, chunks, options));
+}
+
+async function runIngest(sqlite: Database.Database, chunks: AsyncIterable<Uint8Array>, options: IngestOptions): Promise<IngestReport> {
+  const limits = ingestLimits();
+  const maxLineBytes = options.maxLineBytes ?? limits.maxLineBytes;
+  const upload: UploadInfo = { id: randomUUID(), source: options.source ?? "cli", fileName: options.fileName };
+  const fallbackName = options.fileName ? options.fileName.replace(/\.(jsonl|json|ndjson)$/i, "") : "unnamed run";
+  const assembler = new TraceAssembler(options.defaults, fallbackName);
+  const persister = new Persister(sqlite, upload);
+  const progress: IngestProgress = { bytes: 0, lines: 0, traces: 0, errors: 0 };
+  const errors: IngestError[] = [];
+  const every = options.progressEvery ?? 200;
+
+  const fail = (line: number, message: string) => {
+    progress.errors++;
+    if (errors.length < limits.maxReportedErrors) errors.push({ line, message });
+    persister.addError(line, message);
+  };
+
+  persister.begin();
+  try {
+    for await (const raw of splitLines(chunks, maxLineBytes, progress)) {
+      if ("error" in raw) {
+        fail(raw.lineNo, raw.error);
+      } else {
+        const parsed = parseLine(raw.text, raw.lineNo);
+        if (!parsed.ok) fail(parsed.lineNo, parsed.error);
+        else if (parsed.line.kind === "trace" || parsed.line.kind === "step") {
+          const err = assembler.event(parsed.line, parsed.lineNo);
+          if (err) fail(err.line, err.message);
+        } else {
+          persister.add(assembler.whole(parsed.line, parsed.lineNo).trace);
+          progress.traces++;
+        }
+      }
+      if (options.onProgress && progress.lines % every === 0) options.onProgress(progress);
+    }
+    const assembled = assembler.finish();
+    for (const err of assembled.errors) fail(err.line, err.message);
+    for (const { trace } of assembled.traces) {
+      persister.add(trace);
+      progress.traces++;
+    }
+    options.onProgress?.(progress);
+    errors.sort((a, b) => a.line - b.line);
+    const runs = persister.commit({ bytes: progress.bytes, lines: progress.lines, errors: progress.errors });
+    return {
+      upload_id: upload.id,
+      runs,
+      inserted: persister.inserted,
+      duplicates: persister.duplicates,
+      errors,
+      error_count: progress.errors,
+      lines: progress.lines,
+      bytes: progress.bytes,
+    };
+  } catch (e) {
+    persister.rollback();
+    throw e;
+  }
+}
