@@ -9,20 +9,26 @@ import * as schema from "./schema";
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
 export function databasePath(): string {
-  return path.resolve(process.env.DATABASE_PATH ?? path.join(process.cwd(), "data", "metron.db"));
+  return path.resolve(/*turbopackIgnore: true*/ process.env.DATABASE_PATH ?? path.join(process.cwd(), "data", "metron.db"));
 }
 
 export function migrationsFolder(): string {
-  return path.resolve(process.env.METRON_MIGRATIONS ?? path.join(process.cwd(), "drizzle"));
+  return path.resolve(/*turbopackIgnore: true*/ process.env.METRON_MIGRATIONS ?? path.join(process.cwd(), "drizzle"));
 }
 
-/** Opens (and creates, and migrates) a store file. */
-export function openDb(file = databasePath()): Db {
+/** A raw connection to a store file. Uploads use their own, so an open transaction is invisible to page reads. */
+export function openConnection(file = databasePath()): Database.Database {
   mkdirSync(path.dirname(file), { recursive: true });
   const sqlite = new Database(file);
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("busy_timeout = 5000");
+  return sqlite;
+}
+
+/** Opens (and creates, and migrates) a store file. */
+export function openDb(file = databasePath()): Db {
+  const sqlite = openConnection(file);
   const db = drizzle(sqlite, { schema }) as Db;
   migrate(db, { migrationsFolder: migrationsFolder() });
   return db;
@@ -35,3 +41,4 @@ export function getDb(): Db {
   globalForDb.metronDb ??= openDb();
   return globalForDb.metronDb;
 }
+

@@ -106,3 +106,11 @@ describe("ingestStream", () => {
     expect(t).toEqual({ final_sql: "SELECT 1", step_count: 2 });
   });
 });
+
+describe("empty input", () => {
+  it("is refused and stores no upload", async () => {
+    const sqlite = store();
+    await expect(ingestStream(sqlite, chunksOf(""))).rejects.toThrow("the file is empty");
+    expect(count(sqlite, "uploads")).toBe(0);
+  });
+});

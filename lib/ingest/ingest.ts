@@ -44,6 +44,13 @@ export interface IngestOptions {
   progressEvery?: number;
 }
 
+/** The input had no line at all: nothing is stored, not even an upload record. */
+export class EmptyInputError extends Error {
+  constructor() {
+    super("the file is empty: no lines to ingest");
+  }
+}
+
 let lock: Promise<unknown> = Promise.resolve();
 
 /** Uploads are serialised: SQLite has one writer, and each upload holds a write transaction. */
@@ -92,6 +99,7 @@ async function runIngest(sqlite: Database.Database, chunks: AsyncIterable<Uint8A
       }
       if (options.onProgress && progress.lines % every === 0) options.onProgress(progress);
     }
+    if (progress.lines === 0) throw new EmptyInputError();
     const assembled = assembler.finish();
     for (const err of assembled.errors) fail(err.line, err.message);
     for (const { trace } of assembled.traces) {

@@ -3,7 +3,7 @@
  * given at upload fills what the file lacks, `final_sql` falls back to the last submission step,
  * usage totals fall back to the sum of the steps'.
  */
-import type { StepInput, TraceEvent, TraceLine } from "./schema";
+import type { StepInput, TraceHeader } from "./schema";
 import { isSubmissionTool, sqlOfArgs } from "./tool-names";
 import type { Directives, Outcome, Question, RunDefaults, RunHeader, Step, Trace, TraceUsage } from "./types";
 
@@ -44,9 +44,7 @@ export function normalizeStep(input: StepInput, seq: number): Step {
   return step;
 }
 
-type Header = Omit<TraceLine, "steps" | "kind"> | Omit<TraceEvent, "kind" | "trace_id">;
-
-export function normalizeTrace(header: Header, steps: Step[], defaults: RunDefaults = {}, fallbackName = "unnamed run"): Trace {
+export function normalizeTrace(header: TraceHeader, steps: Step[], defaults: RunDefaults = {}, fallbackName = "unnamed run"): Trace {
   const { extra } = split(header as Record<string, unknown>, TRACE_KEYS);
   const meta: Record<string, unknown> = { ...(header.meta ?? {}), ...extra };
   const nest = (prefix: string, obj: object | undefined, known: string[]) => {

@@ -115,3 +115,14 @@ describe("normalizeToolName", () => {
     expect(normalizeToolName("bash")).toBe("bash");
   });
 });
+
+describe("JSON Schema", () => {
+  it("is generated from the zod schema with the three line shapes", async () => {
+    const { traceJsonSchema } = await import("./json-schema");
+    const schema = traceJsonSchema() as { oneOf: { title: string; properties: Record<string, unknown>; required?: string[] }[] };
+    expect(schema.oneOf.map((s) => s.title)).toEqual(["whole trace", "trace event (header)", "step event"]);
+    expect(Object.keys(schema.oneOf[0].properties)).toEqual(expect.arrayContaining(["run", "question", "steps", "final_sql", "outcome"]));
+    expect(schema.oneOf[0].required).toContain("question");
+    expect(schema.oneOf[2].required).toEqual(expect.arrayContaining(["kind", "trace_id", "seq", "type"]));
+  });
+});

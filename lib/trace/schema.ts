@@ -83,6 +83,9 @@ const headerShape = {
   meta: jsonObject.optional(),
 };
 
+/** What a whole trace and a trace event share: everything but the steps. */
+export const traceHeaderSchema = z.looseObject(headerShape);
+
 /** A whole trace on one line. */
 export const traceLineSchema = z.looseObject({
   kind: z.literal("whole").optional(),
@@ -106,6 +109,7 @@ export const stepEventSchema = stepSchema.extend({
 
 export const lineSchema = z.union([traceEventSchema, stepEventSchema, traceLineSchema]);
 
+export type TraceHeader = z.output<typeof traceHeaderSchema>;
 export type StepInput = z.output<typeof stepSchema>;
 export type TraceLine = z.output<typeof traceLineSchema>;
 export type TraceEvent = z.output<typeof traceEventSchema>;

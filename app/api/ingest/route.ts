@@ -1,0 +1,41 @@
+import { z } from "zod";
+import { getDb, openConnection } from "@/lib/db/client";
+import { EmptyInputError, ingestStream } from "@/lib/ingest/ingest";
+import { reportProgress } from "@/lib/ingest/progress-registry";
+
+const query = z.object({
+  token: z.string().regex(/^[\w-]{8,64}$/).optional(),
+  filename: z.string().max(500).optional(),
+  run: z.string().max(500).optional(),
+  system: z.string().max(500).optional(),
+  model: z.string().max(500).optional(),
+  benchmark: z.string().max(500).optional(),
+});
+
+/** Streamed upload: the request body is read line by line as it arrives, never buffered whole. */
+export async function POST(request: Request) {
+  const parsed = query.safeParse(Object.fromEntries(new URL(request.url).searchParams));
+  if (!parsed.success) return Response.json({ error: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") }, { status: 400 });
+  if (!request.body) return Response.json({ error: "empty body: send the JSONL file as the request body" }, { status: 400 });
+  const { token, filename, run, system, model, benchmark } = parsed.data;
+  const blank = (s?: string) => (s && s.trim() ? s.trim() : undefined);
+  getDb(); // migrates the store before a second connection writes to it
+  const sqlite = openConnection();
+  try {
+    const report = await ingestStream(sqlite, request.body as unknown as AsyncIterable<Uint8Array>, {
+      source: "browser",
+      fileName: filename,
+      defaults: { name: blank(run), system: blank(system), model: blank(model), benchmark: blank(benchmark) },
+      progressEvery: 100,
+      onProgress: (p) => token && reportProgress(token, p),
+    });
+    if (token) reportProgress(token, { bytes: report.bytes, lines: report.lines, traces: report.inserted + report.duplicates, errors: report.error_count }, true);
+    return Response.json(report);
+  } catch (e) {
+    if (token) reportProgress(token, { bytes: 0, lines: 0, traces: 0, errors: 0 }, true, (e as Error).message);
+    if (e instanceof EmptyInputError) return Response.json({ error: e.message }, { status: 400 });
+    return Response.json({ error: `upload failed, nothing of it was stored: ${(e as Error).message}` }, { status: 500 });
+  } finally {
+    sqlite.close();
+  }
+}

@@ -1,0 +1,33 @@
+import { connection } from "next/server";
+import { Suspense } from "react";
+import { createLoader, type SearchParams } from "nuqs/server";
+import { RunsTable } from "@/components/runs/runs-table";
+import { UploadPanel } from "@/components/runs/upload-panel";
+import { getDb } from "@/lib/db/client";
+import { listRunFacets, listRuns } from "@/lib/db/queries/runs";
+import { runsSearchParams } from "@/lib/url/runs";
+
+const loadParams = createLoader(runsSearchParams);
+
+export default function HomePage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  return (
+    <div className="space-y-8">
+      <UploadPanel />
+      <section className="space-y-3">
+        <h1 className="text-xl font-semibold">Runs</h1>
+        <Suspense fallback={<p className="text-sm text-zinc-500">Loading runs…</p>}>
+          <Runs searchParams={searchParams} />
+        </Suspense>
+      </section>
+    </div>
+  );
+}
+
+async function Runs({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  await connection();
+  const params = await loadParams(searchParams);
+  const db = getDb();
+  const rows = listRuns(db, params);
+  const { systems, models } = listRunFacets(db);
+  return <RunsTable rows={rows} systems={systems} models={models} />;
+}

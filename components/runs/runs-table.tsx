@@ -1,0 +1,71 @@
+"use client";
+
+import { createColumnHelper, getCoreRowModel, useReactTable, type SortingState } from "@tanstack/react-table";
+import Link from "next/link";
+import { useQueryStates } from "nuqs";
+import { DataTable } from "@/components/ui/data-table";
+import { formatCount, formatPercent, formatTokens } from "@/components/ui/format";
+import type { RunListRow } from "@/lib/db/queries/runs";
+import { runPath, runsSearchParams, runSortKeys, type RunSortKey } from "@/lib/url/runs";
+
+const col = createColumnHelper<RunListRow>();
+
+const columns = [
+  col.accessor("name", { id: "name", header: "Run", cell: (c) => <Link className="font-medium text-blue-700 hover:underline" href={runPath(c.row.original.id)}>{c.getValue()}</Link> }),
+  col.accessor("system", { id: "system", header: "System" }),
+  col.accessor("model", { id: "model", header: "Model" }),
+  col.accessor("traces", { id: "traces", header: "Traces", cell: (c) => formatCount(c.getValue()), meta: { align: "right" } }),
+  col.accessor("questions", { id: "questions", header: "Questions", cell: (c) => formatCount(c.getValue()), meta: { align: "right" } }),
+  col.display({
+    id: "correct",
+    header: "Correct (recorded)",
+    enableSorting: true,
+    cell: ({ row: { original: r } }) => (
+      <span title={`${r.correct} of ${r.judged} traces with a recorded outcome`}>{r.judged ? formatPercent(r.correct / r.judged) : "—"}</span>
+    ),
+    meta: { align: "right" },
+  }),
+  col.accessor("tokens", { id: "tokens", header: "Tokens", cell: (c) => formatTokens(c.getValue()), meta: { align: "right" } }),
+  col.accessor("createdAt", { id: "created", header: "Uploaded", cell: (c) => <time dateTime={c.getValue()}>{c.getValue().replace("T", " ").slice(0, 16)}</time> }),
+];
+
+export function RunsTable({ rows, systems, models }: { rows: RunListRow[]; systems: string[]; models: string[] }) {
+  const [params, setParams] = useQueryStates(runsSearchParams, { shallow: false });
+  const sorting: SortingState = [{ id: params.sort, desc: params.dir === "desc" }];
+  // eslint-disable-next-line react-hooks/incompatible-library -- TanStack Table returns new functions each render by design
+  const table = useReactTable({
+    data: rows,
+    columns,
+    getCoreRowModel: getCoreRowModel(),
+    manualSorting: true,
+    enableSortingRemoval: false,
+    state: { sorting },
+    onSortingChange: (updater) => {
+      const next = typeof updater === "function" ? updater(sorting) : updater;
+      const first = next[0];
+      if (first && (runSortKeys as readonly string[]).includes(first.id)) void setParams({ sort: first.id as RunSortKey, dir: first.desc ? "desc" : "asc" });
+    },
+  });
+  return (
+    <div className="space-y-3">
+      <div className="flex flex-wrap items-center gap-3 text-sm">
+        <FacetSelect label="System" value={params.system} options={systems} onChange={(v) => void setParams({ system: v })} />
+        <FacetSelect label="Model" value={params.model} options={models} onChange={(v) => void setParams({ model: v })} />
+        <span className="text-zinc-500">{rows.length} {rows.length === 1 ? "run" : "runs"}</span>
+      </div>
+      <DataTable table={table} testId="runs-table" />
+    </div>
+  );
+}
+
+function FacetSelect({ label, value, options, onChange }: { label: string; value: string | null; options: string[]; onChange: (v: string | null) => void }) {
+  return (
+    <label className="flex items-center gap-2">
+      <span className="text-zinc-600">{label}</span>
+      <select className="rounded border border-zinc-300 bg-white px-2 py-1" value={value ?? ""} onChange={(e) => onChange(e.target.value || null)} aria-label={`Filter by ${label.toLowerCase()}`}>
+        <option value="">all</option>
+        {options.map((o) => <option key={o} value={o}>{o}</option>)}
+      </select>
+    </label>
+  );
+}

@@ -1,0 +1,55 @@
+"use client";
+
+import { createColumnHelper, getCoreRowModel, useReactTable, type SortingState } from "@tanstack/react-table";
+import { useQueryStates } from "nuqs";
+import { DataTable } from "@/components/ui/data-table";
+import { formatCount, formatTokens } from "@/components/ui/format";
+import type { TraceListRow } from "@/lib/db/queries/traces";
+import { traceSortKeys, tracesSearchParams, type TraceSortKey } from "@/lib/url/runs";
+
+const col = createColumnHelper<TraceListRow>();
+
+function Outcome({ row }: { row: TraceListRow }) {
+  if (row.recordedCorrect === 1) return <span className="rounded bg-emerald-100 px-1.5 py-0.5 text-xs text-emerald-800">correct</span>;
+  if (row.recordedCorrect === 0) return <span className="rounded bg-red-100 px-1.5 py-0.5 text-xs text-red-800">wrong</span>;
+  return <span className="text-xs text-zinc-500" title="no recorded outcome">{row.status.replace(/_/g, " ")}</span>;
+}
+
+const columns = [
+  col.accessor("questionId", { id: "question", header: "Question", cell: (c) => <span className="font-mono">{c.getValue()}{c.row.original.sample ? <span className="text-zinc-400"> #{c.row.original.sample}</span> : null}</span> }),
+  col.accessor("dbId", { id: "db", header: "Database", cell: (c) => c.getValue() ?? "—" }),
+  col.accessor("stepCount", { id: "steps", header: "Steps", cell: (c) => formatCount(c.getValue()), meta: { align: "right" } }),
+  col.accessor("toolCallCount", { id: "tools", header: "Tool calls", cell: (c) => formatCount(c.getValue()), meta: { align: "right" } }),
+  col.accessor("tokens", { id: "tokens", header: "Tokens", cell: (c) => formatTokens(c.getValue()), meta: { align: "right" } }),
+  col.display({ id: "outcome", header: "Outcome", enableSorting: true, cell: (c) => <Outcome row={c.row.original} /> }),
+];
+
+export function TracesTable({ rows, total, pageSize }: { rows: TraceListRow[]; total: number; pageSize: number }) {
+  const [params, setParams] = useQueryStates(tracesSearchParams, { shallow: false });
+  const sorting: SortingState = [{ id: params.sort, desc: params.dir === "desc" }];
+  const pages = Math.max(1, Math.ceil(total / pageSize));
+  // eslint-disable-next-line react-hooks/incompatible-library -- TanStack Table returns new functions each render by design
+  const table = useReactTable({
+    data: rows,
+    columns,
+    getCoreRowModel: getCoreRowModel(),
+    manualSorting: true,
+    manualPagination: true,
+    enableSortingRemoval: false,
+    state: { sorting },
+    onSortingChange: (updater) => {
+      const first = (typeof updater === "function" ? updater(sorting) : updater)[0];
+      if (first && (traceSortKeys as readonly string[]).includes(first.id)) void setParams({ sort: first.id as TraceSortKey, dir: first.desc ? "desc" : "asc", page: 1 });
+    },
+  });
+  return (
+    <div className="space-y-3">
+      <DataTable table={table} testId="traces-table" />
+      <nav className="flex items-center gap-3 text-sm" aria-label="Pages">
+        <button type="button" className="rounded border border-zinc-300 px-2 py-1 disabled:opacity-40" disabled={params.page <= 1} onClick={() => void setParams({ page: params.page - 1 })}>Previous</button>
+        <span>Page {params.page} of {pages} · {formatCount(total)} traces</span>
+        <button type="button" className="rounded border border-zinc-300 px-2 py-1 disabled:opacity-40" disabled={params.page >= pages} onClick={() => void setParams({ page: params.page + 1 })}>Next</button>
+      </nav>
+    </div>
+  );
+}

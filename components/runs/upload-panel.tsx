@@ -1,0 +1,134 @@
+"use client";
+
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useRef, useState } from "react";
+import { formatBytes, formatCount } from "@/components/ui/format";
+import type { IngestReport } from "@/lib/ingest/ingest";
+import { runPath } from "@/lib/url/runs";
+
+interface FileState {
+  name: string;
+  size: number;
+  sent: number;
+  lines: number;
+  traces: number;
+  phase: "waiting" | "uploading" | "processing" | "done" | "failed";
+  report?: IngestReport;
+  error?: string;
+}
+
+const ERRORS_SHOWN = 10;
+
+/** Upload one file: the body is streamed by the browser; lines processed arrive as server-sent events. */
+function uploadFile(file: File, meta: Record<string, string>, onUpdate: (patch: Partial<FileState>) => void): Promise<void> {
+  const token = crypto.randomUUID();
+  const params = new URLSearchParams({ token, filename: file.name, ...meta });
+  const events = new EventSource(`/api/ingest/progress?token=${token}`);
+  events.onmessage = (e) => {
+    const p = JSON.parse(e.data) as { lines?: number; traces?: number };
+    if (p.lines !== undefined) onUpdate({ lines: p.lines, traces: p.traces ?? 0 });
+  };
+  return new Promise((resolve) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open("POST", `/api/ingest?${params}`);
+    xhr.setRequestHeader("Content-Type", "application/x-ndjson");
+    xhr.upload.onprogress = (e) => onUpdate({ sent: e.loaded, phase: e.loaded >= file.size ? "processing" : "uploading" });
+    xhr.onload = () => {
+      events.close();
+      let body: (IngestReport & { error?: string }) | undefined;
+      try { body = JSON.parse(xhr.responseText); } catch { /* reported below */ }
+      if (xhr.status === 200 && body) onUpdate({ phase: "done", report: body, sent: file.size, lines: body.lines });
+      else onUpdate({ phase: "failed", error: body?.error ?? `HTTP ${xhr.status}` });
+      resolve();
+    };
+    xhr.onerror = () => { events.close(); onUpdate({ phase: "failed", error: "network error" }); resolve(); };
+    onUpdate({ phase: "uploading" });
+    xhr.send(file);
+  });
+}
+
+export function UploadPanel() {
+  const router = useRouter();
+  const input = useRef<HTMLInputElement>(null);
+  const [files, setFiles] = useState<FileState[]>([]);
+  const [dragging, setDragging] = useState(false);
+  const [meta, setMeta] = useState({ run: "", system: "", model: "" });
+  const busy = files.some((f) => f.phase === "uploading" || f.phase === "processing");
+
+  async function start(list: FileList | null) {
+    if (!list || list.length === 0 || busy) return;
+    const chosen = Array.from(list);
+    setFiles(chosen.map((f) => ({ name: f.name, size: f.size, sent: 0, lines: 0, traces: 0, phase: "waiting" })));
+    const given = Object.fromEntries(Object.entries(meta).filter(([, v]) => v.trim()));
+    for (let i = 0; i < chosen.length; i++) {
+      await uploadFile(chosen[i], given, (patch) => setFiles((all) => all.map((f, j) => (j === i ? { ...f, ...patch } : f))));
+    }
+    router.refresh();
+  }
+
+  return (
+    <section aria-labelledby="upload-heading" className="rounded-lg border border-zinc-200 bg-white p-5">
+      <h2 id="upload-heading" className="text-base font-semibold">Upload traces</h2>
+      <p className="mt-1 text-sm text-zinc-600">
+        JSONL in Metron&apos;s <a className="text-blue-700 hover:underline" href="/api/schema/trace">canonical trace format</a>. Bad lines are reported by number; every valid trace is kept.
+      </p>
+      <div
+        onDragOver={(e) => { e.preventDefault(); setDragging(true); }}
+        onDragLeave={() => setDragging(false)}
+        onDrop={(e) => { e.preventDefault(); setDragging(false); void start(e.dataTransfer.files); }}
+        className={`mt-4 flex flex-col items-center justify-center rounded-md border-2 border-dashed px-4 py-6 text-sm ${dragging ? "border-blue-500 bg-blue-50" : "border-zinc-300"}`}
+      >
+        <p>Drop .jsonl files here, or</p>
+        <button type="button" disabled={busy} onClick={() => input.current?.click()} className="mt-2 rounded bg-zinc-900 px-3 py-1.5 text-white disabled:opacity-50">Choose files</button>
+        <input ref={input} type="file" multiple accept=".jsonl,.ndjson,.json,application/x-ndjson" className="sr-only" data-testid="upload-input" onChange={(e) => { void start(e.target.files); e.target.value = ""; }} />
+      </div>
+      <fieldset className="mt-4 grid gap-3 text-sm sm:grid-cols-3">
+        <legend className="mb-2 text-xs text-zinc-500">For files that lack them (a file&apos;s own run fields win)</legend>
+        {(["run", "system", "model"] as const).map((key) => (
+          <label key={key} className="flex flex-col gap-1">
+            <span className="text-zinc-600">{key === "run" ? "Run name" : key === "system" ? "System (variant)" : "Model"}</span>
+            <input className="rounded border border-zinc-300 px-2 py-1" value={meta[key]} onChange={(e) => setMeta({ ...meta, [key]: e.target.value })} name={key} />
+          </label>
+        ))}
+      </fieldset>
+      {files.length > 0 && <ul className="mt-4 space-y-4">{files.map((f, i) => <FileProgress key={i} file={f} />)}</ul>}
+    </section>
+  );
+}
+
+function FileProgress({ file }: { file: FileState }) {
+  const pct = file.size ? Math.round((100 * file.sent) / file.size) : 100;
+  const r = file.report;
+  return (
+    <li className="text-sm" data-testid="upload-file">
+      <div className="flex justify-between">
+        <span className="font-medium">{file.name}</span>
+        <span className="text-zinc-500">{formatBytes(file.sent)} of {formatBytes(file.size)} sent · {formatCount(file.lines)} lines processed</span>
+      </div>
+      <div role="progressbar" aria-label={`Upload of ${file.name}`} aria-valuemin={0} aria-valuemax={100} aria-valuenow={pct} className="mt-1 h-2 overflow-hidden rounded bg-zinc-200">
+        <div className={`h-full ${file.phase === "failed" ? "bg-red-500" : file.phase === "done" ? "bg-emerald-500" : "bg-blue-500"}`} style={{ width: `${pct}%` }} />
+      </div>
+      {file.phase === "failed" && <p className="mt-2 text-red-700" role="alert">{file.error}</p>}
+      {r && (
+        <div className="mt-2 space-y-2" data-testid="upload-report">
+          <p>
+            <strong>{formatCount(r.inserted)}</strong> traces stored, {formatCount(r.duplicates)} duplicates skipped,{" "}
+            <span className={r.error_count ? "text-red-700" : ""}>{formatCount(r.error_count)} lines with errors</span>.
+          </p>
+          {r.errors.length > 0 && (
+            <div>
+              <ul className="space-y-0.5 font-mono text-xs text-red-800">
+                {r.errors.slice(0, ERRORS_SHOWN).map((e) => <li key={e.line}>line {e.line}: {e.message}</li>)}
+              </ul>
+              <a className="text-xs text-blue-700 hover:underline" href={`/api/uploads/${r.upload_id}/errors`} download>Download all {formatCount(r.error_count)} errors (JSONL)</a>
+            </div>
+          )}
+          {r.runs.length > 0 && (
+            <p>Runs: {r.runs.map((run, i) => <span key={run.id}>{i > 0 && ", "}<Link className="text-blue-700 hover:underline" href={runPath(run.id)}>{run.name} · {run.system} · {run.model}</Link></span>)}</p>
+          )}
+        </div>
+      )}
+    </li>
+  );
+}

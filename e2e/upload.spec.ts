@@ -1,0 +1,51 @@
+import { expect, test } from "@playwright/test";
+
+test("upload a file, watch progress, read the report, follow the link to the run", async ({ page }) => {
+  await page.goto("/");
+  const good = (id: string) => JSON.stringify({ run: { name: "uploaded in e2e", system: "Sophrosyne-Oracle", model: "gpt-upload" }, question: { id, db_id: "pets_1" }, steps: [{ type: "tool_call", tool: "list_tables", result: "pets" }] });
+  const lines = [good("1"), good("2"), '{"run": oops', good("3"), ...Array.from({ length: 400 }, (_, i) => good(`bulk-${i}`))];
+  await page.getByTestId("upload-input").setInputFiles({ name: "e2e-upload.jsonl", mimeType: "application/x-ndjson", buffer: Buffer.from(lines.join("\n")) });
+
+  const progress = page.getByRole("progressbar", { name: "Upload of e2e-upload.jsonl" });
+  await expect(progress).toBeVisible();
+  const report = page.getByTestId("upload-report");
+  await expect(report).toContainText("403 traces stored");
+  await expect(report).toContainText("1 lines with errors");
+  await expect(report).toContainText("line 3: invalid JSON");
+  await expect(progress).toHaveAttribute("aria-valuenow", "100");
+  await expect(page.getByTestId("upload-file")).toContainText("404 lines processed");
+
+  const download = page.waitForEvent("download");
+  await report.getByRole("link", { name: /Download all 1 errors/ }).click();
+  const file = await (await download).createReadStream();
+  const chunks: Buffer[] = [];
+  for await (const c of file) chunks.push(c as Buffer);
+  expect(JSON.parse(Buffer.concat(chunks).toString().trim())).toMatchObject({ line: 3 });
+
+  await report.getByRole("link", { name: /uploaded in e2e · Sophrosyne-Oracle · gpt-upload/ }).click();
+  await expect(page.getByRole("heading", { name: "uploaded in e2e" })).toBeVisible();
+  await expect(page.getByText("403 traces")).toBeVisible();
+  await page.screenshot({ path: "e2e/screenshots/run-page.png", fullPage: true });
+});
+
+test("the runs table sorts on the server and keeps the sort in the URL", async ({ page }) => {
+  await page.goto("/");
+  const table = page.getByTestId("runs-table");
+  await expect(table).toContainText("e2e No Directives");
+  await table.getByRole("button", { name: "Run" }).click();
+  await expect(page).toHaveURL(/sort=name/);
+  await expect(page).toHaveURL(/dir=asc/);
+  const firstRun = () => table.locator("tbody tr").first().locator("td").first();
+  await expect(firstRun()).toHaveText("e2e No Directives");
+  await table.getByRole("button", { name: "Run" }).click();
+  await expect(page).not.toHaveURL(/dir=asc/); // desc is the default, left out of the URL
+  await expect(firstRun()).toHaveText("uploaded in e2e");
+  await page.reload();
+  await expect(firstRun()).toHaveText("uploaded in e2e");
+  await expect(table.locator("th[aria-sort=descending]")).toContainText("Run");
+
+  await page.getByLabel("Filter by system").selectOption("Sophrosyne");
+  await expect(page).toHaveURL(/system=Sophrosyne/);
+  await expect(table.locator("tbody tr")).toHaveCount(1);
+  await page.screenshot({ path: "e2e/screenshots/home.png", fullPage: true });
+});

@@ -1,0 +1,40 @@
+import { existsSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { openDb } from "@/lib/db/client";
+import { ingestFile } from "@/lib/ingest/ingest-file";
+import type { IngestReport } from "@/lib/ingest/ingest";
+import { UsageError } from "./args";
+
+export async function runIngestCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      run: { type: "string" },
+      system: { type: "string" },
+      model: { type: "string" },
+      benchmark: { type: "string" },
+      json: { type: "boolean", default: false },
+    },
+  });
+  if (positionals.length === 0) throw new UsageError("ingest needs at least one FILE");
+  for (const file of positionals) if (!existsSync(file)) throw new UsageError(`no such file: ${file}`);
+  const db = openDb();
+  const defaults = { name: values.run, system: values.system, model: values.model, benchmark: values.benchmark };
+  const reports: (IngestReport & { file: string })[] = [];
+  for (const file of positionals) {
+    const report = await ingestFile(db.$client, file, { defaults, source: "cli" });
+    reports.push({ file, ...report });
+    if (!values.json) printReport(file, report);
+  }
+  db.$client.close();
+  if (values.json) console.log(JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2));
+  return 0;
+}
+
+function printReport(file: string, r: IngestReport) {
+  console.log(`${file}: ${r.inserted} inserted, ${r.duplicates} duplicates, ${r.error_count} errors (${r.lines} lines, ${(r.bytes / 1e6).toFixed(1)} MB)`);
+  for (const run of r.runs) console.log(`  run ${run.id}  ${run.name} · ${run.system} · ${run.model}`);
+  for (const e of r.errors.slice(0, 20)) console.log(`  line ${e.line}: ${e.message}`);
+  if (r.error_count > 20) console.log(`  … ${r.error_count - 20} more errors (all stored with upload ${r.upload_id})`);
+}

@@ -1,0 +1,27 @@
+/** URL state of the runs and traces tables, shared by server pages and client tables. */
+import { parseAsInteger, parseAsString, parseAsStringLiteral } from "nuqs/server";
+
+export const runSortKeys = ["name", "system", "model", "traces", "questions", "correct", "tokens", "created"] as const;
+export type RunSortKey = (typeof runSortKeys)[number];
+
+export const runsSearchParams = {
+  sort: parseAsStringLiteral(runSortKeys).withDefault("created"),
+  dir: parseAsStringLiteral(["asc", "desc"] as const).withDefault("desc"),
+  system: parseAsString,
+  model: parseAsString,
+};
+
+export const traceSortKeys = ["question", "db", "steps", "tools", "tokens", "outcome"] as const;
+export type TraceSortKey = (typeof traceSortKeys)[number];
+
+export const tracesSearchParams = {
+  sort: parseAsStringLiteral(traceSortKeys).withDefault("question"),
+  dir: parseAsStringLiteral(["asc", "desc"] as const).withDefault("asc"),
+  page: parseAsInteger.withDefault(1),
+};
+
+export const TRACES_PAGE_SIZE = 50;
+
+export function runPath(runId: string): string {
+  return `/runs/${encodeURIComponent(runId)}`;
+}

@@ -1,0 +1,29 @@
+import { defineConfig } from "@playwright/test";
+
+const PORT = Number(process.env.E2E_PORT ?? 3100);
+
+export default defineConfig({
+  testDir: "./e2e",
+  outputDir: "./test-results",
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  timeout: 60_000,
+  reporter: [["list"]],
+  use: {
+    baseURL: `http://127.0.0.1:${PORT}`,
+    viewport: { width: 1440, height: 900 },
+    launchOptions: {
+      executablePath: "/usr/bin/chromium",
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    },
+  },
+  webServer: {
+    // A fresh store, seeded through the real ingest, then the production build.
+    command: `node e2e/server.mjs ${PORT}`,
+    url: `http://127.0.0.1:${PORT}/api/schema/trace`,
+    timeout: 120_000,
+    reuseExistingServer: false,
+    stdout: "pipe",
+  },
+});

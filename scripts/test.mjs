@@ -1,0 +1,18 @@
+#!/usr/bin/env node
+// `npm test`: install if needed, Chromium if missing, then type-check, lint, unit tests, build, end-to-end tests.
+import { ensureChromium, ensureInstalled, runBin, step } from "./shell.mjs";
+
+ensureInstalled();
+ensureChromium();
+step("Type-check");
+runBin("next", ["typegen"]);
+runBin("tsc", ["--noEmit"]);
+step("Lint");
+runBin("eslint", [".", "--max-warnings=0"]);
+step("Unit tests");
+runBin("vitest", ["run"]);
+step("Build");
+runBin("next", ["build"]);
+step("End-to-end tests");
+runBin("playwright", ["test"]);
+console.log("\n✔ all checks passed");
