@@ -4,12 +4,11 @@
  * or a process that dies, leaves nothing of that upload behind.
  */
 import type Database from "better-sqlite3";
-import { createHash } from "node:crypto";
-import { hashTrace, runIdOf } from "@/lib/trace/hash";
+import { runIdOf, serializeTrace } from "@/lib/trace/hash";
 import type { Trace } from "@/lib/trace/types";
 
-/** Results at or above this many bytes (as JSON) are stored once in `blobs`, keyed by hash. */
-export const BLOB_THRESHOLD_BYTES = 2048;
+/** Results at or above this many characters (as JSON) are stored once in `blobs`, keyed by hash. */
+export const BLOB_THRESHOLD = 2048;
 
 export interface RunRef {
   id: string;
@@ -69,7 +68,7 @@ export class Persister {
       this.statements.run.run(runId, trace.run.name, trace.run.system, trace.run.model, trace.run.benchmark ?? null, json(trace.run.config));
       this.runs.set(runId, { id: runId, name: trace.run.name, system: trace.run.system, model: trace.run.model });
     }
-    const id = hashTrace(trace);
+    const { id, steps: serialized } = serializeTrace(trace, BLOB_THRESHOLD);
     const q = trace.question;
     let toolCalls = 0;
     let errorSteps = 0;
@@ -89,20 +88,20 @@ export class Persister {
       this.duplicates++;
       return { id, inserted: false, runId };
     }
-    for (const step of trace.steps) {
-      let result: string | null = json(step.result);
-      let blob: string | null = null;
-      const size = result === null ? 0 : Buffer.byteLength(result);
-      if (result !== null && size >= BLOB_THRESHOLD_BYTES) {
-        blob = createHash("sha256").update(result).digest("hex");
+    for (let i = 0; i < trace.steps.length; i++) {
+      const step = trace.steps[i];
+      const { args, meta, resultHash: blob } = serialized[i];
+      let result = serialized[i].result;
+      const size = result === null ? 0 : result.length;
+      if (blob !== null) {
         this.statements.blob.run(blob, result);
         result = null;
       }
       const su = step.usage;
       this.statements.step.run(
-        id, step.seq, step.type, step.tool ?? null, json(step.args), result, blob, size, step.error ?? null, step.role ?? null,
+        id, step.seq, step.type, step.tool ?? null, args, result, blob, size, step.error ?? null, step.role ?? null,
         step.content ?? null, step.started_at ?? null, step.duration_ms ?? null, su?.input_tokens ?? null, su?.output_tokens ?? null,
-        su?.reasoning_tokens ?? null, su?.cached_input_tokens ?? null, step.model ?? null, step.meta ? JSON.stringify(step.meta) : null,
+        su?.reasoning_tokens ?? null, su?.cached_input_tokens ?? null, step.model ?? null, meta,
       );
     }
     this.inserted++;

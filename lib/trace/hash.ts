@@ -1,6 +1,6 @@
 /** A trace's identity: SHA-256 of its canonical form (JSON with object keys sorted at every level). */
 import { createHash } from "node:crypto";
-import type { Trace } from "./types";
+import type { Step, Trace } from "./types";
 
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
@@ -21,8 +21,59 @@ export function canonicalJson(value: unknown): string {
   return out + "}";
 }
 
+/** A step's free-form values as canonical JSON, computed once: hashed, then stored as is. */
+export interface SerializedStep {
+  args: string | null;
+  result: string | null;
+  /** SHA-256 of `result`, for results at or above the blob threshold (stored once, by this hash). */
+  resultHash: string | null;
+  meta: string | null;
+}
+
+const SEP = "\u0000"; // never inside JSON text, so pieces cannot run into each other
+
+const str = (v: string | undefined) => (v === undefined ? "" : JSON.stringify(v));
+const num = (v: number | undefined) => (v === undefined ? "" : String(v));
+
+/** The fixed fields of a step in a fixed (sorted) order: canonical without sorting at run time. */
+function stepFixedKey(step: Step): string {
+  const u = step.usage;
+  return [
+    str(step.content), num(step.duration_ms), step.error == null ? "" : JSON.stringify(step.error), str(step.model), str(step.role),
+    step.seq, str(step.started_at), str(step.tool), step.type,
+    u ? `${num(u.cached_input_tokens)},${num(u.input_tokens)},${num(u.output_tokens)},${num(u.reasoning_tokens)}` : "",
+  ].join(SEP);
+}
+
+/**
+ * The trace's id and its steps' JSON. The canonical form is the canonical JSON of the trace without its
+ * steps, then for each step in order its fixed fields in sorted order, and the canonical JSON of `args`,
+ * `meta` and `result` (a large result enters by its SHA-256), separated by NUL. Hashing piece by piece
+ * avoids building one large string per trace, and each large result is hashed once.
+ */
+export function serializeTrace(trace: Trace, blobThreshold = Infinity): { id: string; steps: SerializedStep[] } {
+  const hash = createHash("sha256");
+  const { steps, ...header } = trace;
+  hash.update(canonicalJson(header));
+  const out: SerializedStep[] = new Array(steps.length);
+  for (let i = 0; i < steps.length; i++) {
+    const s = steps[i];
+    const result = s.result === undefined ? null : canonicalJson(s.result);
+    const step: SerializedStep = {
+      args: s.args === undefined ? null : canonicalJson(s.args),
+      result,
+      resultHash: result !== null && result.length >= blobThreshold ? createHash("sha256").update(result).digest("hex") : null,
+      meta: s.meta === undefined ? null : canonicalJson(s.meta),
+    };
+    hash.update(SEP + stepFixedKey(s) + SEP + (step.args ?? "") + SEP + (step.meta ?? "") + SEP + (step.resultHash ?? ""));
+    if (step.resultHash === null && result !== null) hash.update(result);
+    out[i] = step;
+  }
+  return { id: hash.digest("hex"), steps: out };
+}
+
 export function hashTrace(trace: Trace): string {
-  return createHash("sha256").update(canonicalJson(trace)).digest("hex");
+  return serializeTrace(trace).id;
 }
 
 /** A run's id is stable across stores and re-ingests: it derives from its name, system and model. */

@@ -1,0 +1,11 @@
+#!/usr/bin/env node
+// `npm run bench -- <name> [options]`: speed and memory benchmarks, figures printed from one run.
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { register } from "tsx/esm/api";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+process.env.METRON_MIGRATIONS ??= path.join(root, "drizzle");
+register({ tsconfig: path.join(root, "tsconfig.json") });
+const { runBench } = await import("./bench/main.ts");
+process.exitCode = await runBench(process.argv.slice(2));

@@ -1,0 +1,44 @@
+/** One measured phase of the ingest benchmark, in its own process; prints {seconds, maxRssMb, traces}. */
+import Database from "better-sqlite3";
+import { createReadStream } from "node:fs";
+import { openConnection, openDb } from "@/lib/db/client";
+import { ingestFile } from "@/lib/ingest/ingest-file";
+import { splitLines } from "@/lib/ingest/split-lines";
+
+async function floor(file: string, store: string): Promise<number> {
+  openDb(store).$client.close();
+  const db: Database.Database = openConnection(store);
+  const trace = db.prepare(`INSERT INTO traces (id, run_id, question_id, sample, db_id, question_text, evidence, gold_sql, difficulty, final_sql, recorded_correct, status, step_count, upload_id) VALUES (?, 'r', ?, 0, ?, ?, ?, ?, ?, ?, ?, 'submitted', ?, 'u')`);
+  const step = db.prepare(`INSERT INTO steps (trace_id, seq, type, tool, args, result, content, duration_ms, input_tokens, output_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  let n = 0;
+  db.exec("BEGIN");
+  for await (const line of splitLines(createReadStream(file, { highWaterMark: 1 << 20 }), 1 << 30)) {
+    if (!("text" in line)) continue;
+    const t = JSON.parse(line.text);
+    const id = (n++).toString(16).padStart(64, "0"); // same width as a trace hash: the same rows
+    const q = t.question;
+    trace.run(id, q.id, q.db_id, q.text, q.evidence, q.gold_sql, q.difficulty, t.final_sql ?? null, t.outcome?.correct ? 1 : 0, t.steps.length);
+    t.steps.forEach((s: Record<string, never>, i: number) => {
+      step.run(id, i, s.type, s.tool ?? null, s.args === undefined ? null : JSON.stringify(s.args), s.result === undefined ? null : JSON.stringify(s.result), s.content ?? null, s.duration_ms ?? null, (s.usage as { input_tokens?: number })?.input_tokens ?? null, (s.usage as { output_tokens?: number })?.output_tokens ?? null);
+    });
+  }
+  db.exec("COMMIT");
+  db.close();
+  return n;
+}
+
+async function ingest(file: string, store: string): Promise<number> {
+  const db = openDb(store);
+  const report = await ingestFile(db.$client, file);
+  if (report.error_count) console.error(report.errors.slice(0, 5));
+  db.$client.close();
+  return report.inserted;
+}
+
+export async function ingestPhase([phase, file, store]: string[]): Promise<number> {
+  const start = performance.now();
+  const traces = phase === "floor" ? await floor(file, store) : await ingest(file, store);
+  const seconds = (performance.now() - start) / 1000;
+  console.log(JSON.stringify({ seconds, maxRssMb: process.resourceUsage().maxRSS / 1024, traces }));
+  return 0;
+}

@@ -1,0 +1,58 @@
+/**
+ * `npm run bench -- ingest [--mb 1000] [--steps 40] [--keep]`: generates a synthetic JSONL file, ingests it into
+ * a fresh store, and compares with a floor measured in the same run: JSON.parse of the same lines plus a bare
+ * prepared insert of the same rows in one transaction. Each phase runs in its own process for a clean peak RSS.
+ */
+import { spawnSync } from "node:child_process";
+import { createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { syntheticTraceLine } from "./synthetic";
+
+interface Phase { seconds: number; maxRssMb: number; traces: number }
+
+async function writeFile(file: string, targetBytes: number, steps: number): Promise<number> {
+  const out = createWriteStream(file);
+  let bytes = 0;
+  let i = 0;
+  while (bytes < targetBytes) {
+    const line = syntheticTraceLine(i++, steps) + "\n";
+    bytes += Buffer.byteLength(line);
+    if (!out.write(line)) await new Promise<void>((r) => out.once("drain", () => r()));
+  }
+  await new Promise<void>((r) => out.end(r));
+  return i;
+}
+
+function runPhase(phase: "floor" | "ingest", file: string, store: string): Phase {
+  const child = spawnSync(process.execPath, [path.join(import.meta.dirname, "..", "bench.mjs"), "ingest-phase", phase, file, store], {
+    encoding: "utf8",
+    env: { ...process.env, DATABASE_PATH: store },
+    maxBuffer: 1 << 20,
+  });
+  if (child.status !== 0) throw new Error(`${phase} phase failed:\n${child.stderr}`);
+  return JSON.parse(child.stdout.trim().split("\n").pop()!);
+}
+
+export async function benchIngest(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { mb: { type: "string", default: "1000" }, steps: { type: "string", default: "40" }, keep: { type: "boolean", default: false } } });
+  const dir = mkdtempSync(path.join(os.tmpdir(), "metron-bench-"));
+  const file = path.join(dir, "traces.jsonl");
+  try {
+    console.log(`generating ~${values.mb} MB of synthetic traces (${values.steps} steps each) in ${dir} …`);
+    const traces = await writeFile(file, Number(values.mb) * 1e6, Number(values.steps));
+    const mb = statSync(file).size / 1e6;
+    console.log(`${traces} traces, ${mb.toFixed(0)} MB`);
+    const floor = runPhase("floor", file, path.join(dir, "floor.db"));
+    const ingest = runPhase("ingest", file, path.join(dir, "ingest.db"));
+    const rate = mb / ingest.seconds;
+    console.log(`\nfloor  (JSON.parse + bare prepared inserts): ${floor.seconds.toFixed(1)} s, ${(mb / floor.seconds).toFixed(1)} MB/s, peak RSS ${floor.maxRssMb.toFixed(0)} MB`);
+    console.log(`ingest (metron ingest pipeline):            ${ingest.seconds.toFixed(1)} s, ${rate.toFixed(1)} MB/s, peak RSS ${ingest.maxRssMb.toFixed(0)} MB`);
+    console.log(`ratio ingest/floor: ${(ingest.seconds / floor.seconds).toFixed(2)}  (targets: ≥ 40 MB/s, ratio ≤ 1.5, RSS ≤ 300 MB)`);
+    if (ingest.traces !== traces) console.log(`WARNING: ingested ${ingest.traces} of ${traces} traces`);
+    return 0;
+  } finally {
+    if (!values.keep) rmSync(dir, { recursive: true, force: true });
+  }
+}

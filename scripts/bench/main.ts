@@ -1,0 +1,17 @@
+import { benchIngest } from "./ingest";
+import { ingestPhase } from "./ingest-phase";
+
+const BENCHES: Record<string, (argv: string[]) => Promise<number>> = {
+  ingest: benchIngest,
+  "ingest-phase": ingestPhase,
+};
+
+export async function runBench(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  const bench = name ? BENCHES[name] : undefined;
+  if (!bench) {
+    console.error(`usage: npm run bench -- <${Object.keys(BENCHES).join("|")}> [options]`);
+    return 2;
+  }
+  return bench(rest);
+}
