@@ -42,3 +42,8 @@ export function getDb(): Db {
   return globalForDb.metronDb;
 }
 
+
+/** Where Metron keeps files beside the store (schema-only databases, indexes): the store's folder. */
+export function dataDir(): string {
+  return path.dirname(databasePath());
+}

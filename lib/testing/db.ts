@@ -4,11 +4,11 @@ import path from "node:path";
 import { openDb, type Db } from "@/lib/db/client";
 
 /** A store in a temporary file, migrated with the real migrations. */
-export function tempDb(): { db: Db; file: string; cleanup: () => void } {
+export function tempDb(): { db: Db; file: string; dir: string; cleanup: () => void } {
   const dir = mkdtempSync(path.join(os.tmpdir(), "metron-test-"));
   const file = path.join(dir, "store.db");
   const db = openDb(file);
-  return { db, file, cleanup: () => { db.$client.close(); rmSync(dir, { recursive: true, force: true }); } };
+  return { db, file, dir, cleanup: () => { db.$client.close(); rmSync(dir, { recursive: true, force: true }); } };
 }
 
 export async function* chunksOf(text: string | Buffer, size = 7): AsyncGenerator<Uint8Array> {

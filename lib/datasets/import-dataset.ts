@@ -1,0 +1,174 @@
+/**
+ * Imports a benchmark: questions (BIRD, Spider, gold files, Spider2-lite) over registered databases (a folder
+ * of `<db_id>/<db_id>.sqlite`, or schema-only databases built from a Spider-style tables.json or a folder of
+ * DDL files), with column descriptions where the benchmark has them, and each question's gold tables.
+ * Re-importing a dataset of the same name replaces it. Runs whose `benchmark` names the dataset are linked.
+ */
+import Database from "better-sqlite3";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { dataDir, type Db } from "@/lib/db/client";
+import type { DatabaseRow } from "@/lib/db/schema";
+import { extractTables } from "@/lib/sql/extract-tables";
+import { readDescriptions } from "./descriptions";
+import { fileSize, inspectDatabase, sha256File } from "./inspect";
+import { parseBirdQuestions, parseGoldFile, parseSpider2LiteQuestions, parseSpiderQuestions, type DatasetFormat, type DatasetQuestion } from "./question-formats";
+import { buildSchemaOnlyDatabase, ddlFromSpiderSchema, type SpiderSchema } from "./schema-only";
+import { decodeText } from "./text-decode";
+
+export interface ImportOptions {
+  name: string;
+  format: DatasetFormat;
+  questions: string;
+  databases?: string;
+  tables?: string;
+  ddl?: string;
+  descriptions?: string;
+  /** Spider2-lite: the folder of gold `<instance_id>.sql` files. */
+  gold?: string;
+}
+
+export interface ImportResult {
+  dataset: string;
+  datasetId: string;
+  questions: number;
+  databases: number;
+  schemaOnly: boolean;
+  goldTables: { explain: number; parser: number; failed: number };
+  questionsWithoutDatabase: number;
+  /** Ids that appear more than once with identical content: kept once. */
+  duplicateQuestionIds: string[];
+  linkedRuns: string[];
+}
+
+export function datasetIdOf(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "dataset";
+}
+
+function readQuestions(opts: ImportOptions): DatasetQuestion[] {
+  const text = decodeText(readFileSync(opts.questions)).text;
+  if (opts.format === "spider2-lite") {
+    return parseSpider2LiteQuestions(text, (id) => {
+      const file = opts.gold ? path.join(opts.gold, `${id}.sql`) : undefined;
+      return file && existsSync(file) ? readFileSync(file, "utf8").trim() : undefined;
+    });
+  }
+  // A file that is not a JSON array is a gold file of `SQL<TAB>db_id` lines.
+  if (!text.trimStart().startsWith("[")) return parseGoldFile(text);
+  return opts.format === "bird" ? parseBirdQuestions(text) : parseSpiderQuestions(text);
+}
+
+interface PlannedDatabase {
+  dbId: string;
+  file: string;
+  schemaOnly: boolean;
+  source: string;
+  build?: () => void;
+}
+
+function planDatabases(opts: ImportOptions, datasetId: string, filesDir: string): PlannedDatabase[] {
+  const out: PlannedDatabase[] = [];
+  const builtDir = path.join(filesDir, "databases", datasetId);
+  if (opts.databases) {
+    for (const dbId of readdirSync(opts.databases)) {
+      const file = path.resolve(opts.databases, dbId, `${dbId}.sqlite`);
+      if (existsSync(file)) out.push({ dbId, file, schemaOnly: false, source: "sqlite" });
+    }
+  } else if (opts.tables) {
+    const schemas = JSON.parse(decodeText(readFileSync(opts.tables)).text) as SpiderSchema[];
+    for (const schema of schemas) {
+      const file = path.join(builtDir, `${schema.db_id}.sqlite`);
+      out.push({ dbId: schema.db_id, file, schemaOnly: true, source: "tables.json", build: () => buildSchemaOnlyDatabase(file, ddlFromSpiderSchema(schema)) });
+    }
+  } else if (opts.ddl) {
+    for (const name of readdirSync(opts.ddl).filter((f) => f.endsWith(".sql"))) {
+      const dbId = name.slice(0, -4);
+      const file = path.join(builtDir, `${dbId}.sqlite`);
+      const ddlFile = path.join(opts.ddl, name);
+      out.push({ dbId, file, schemaOnly: true, source: "ddl", build: () => buildSchemaOnlyDatabase(file, decodeText(readFileSync(ddlFile)).text) });
+    }
+  } else {
+    throw new Error("give the databases: --databases DIR (of <db_id>/<db_id>.sqlite), --tables tables.json, or --ddl DIR");
+  }
+  if (out.length === 0) throw new Error("no database found where the options point");
+  if (out.some((d) => d.build)) mkdirSync(builtDir, { recursive: true });
+  return out;
+}
+
+/** `filesDir` holds the schema-only databases built here; by default the store's folder. */
+/** Drops repeated ids whose content is identical (BIRD mini-dev repeats 137 and 138); refuses conflicting ones. */
+function dedupeQuestions(all: DatasetQuestion[]): { questions: DatasetQuestion[]; duplicates: string[] } {
+  const seen = new Map<string, DatasetQuestion>();
+  const duplicates: string[] = [];
+  for (const q of all) {
+    const first = seen.get(q.id);
+    if (!first) seen.set(q.id, q);
+    else if (JSON.stringify(first) === JSON.stringify(q)) duplicates.push(q.id);
+    else throw new Error(`question id ${q.id} appears twice with different content`);
+  }
+  return { questions: [...seen.values()], duplicates };
+}
+
+/** `filesDir` holds the schema-only databases built here; by default the store's folder. */
+export async function importDataset(db: Db, opts: ImportOptions, filesDir = dataDir()): Promise<ImportResult> {
+  const datasetId = datasetIdOf(opts.name);
+  const { questions, duplicates } = dedupeQuestions(readQuestions(opts));
+  const planned = planDatabases(opts, datasetId, filesDir);
+  const rows: (Omit<DatabaseRow, "id"> & { id: string })[] = [];
+  for (const p of planned) {
+    p.build?.();
+    const descriptions = opts.descriptions ? readDescriptions(opts.descriptions, p.dbId).map : undefined;
+    const { tables, foreignKeys } = inspectDatabase(p.file, descriptions);
+    rows.push({
+      id: `${datasetId}:${p.dbId}`, datasetId, dbId: p.dbId, path: p.file, sha256: await sha256File(p.file), sizeBytes: fileSize(p.file),
+      schemaOnly: p.schemaOnly, source: p.source, tables, foreignKeys, tableCount: tables.length,
+      columnCount: tables.reduce((n, t) => n + t.columns.length, 0), rowCount: tables.reduce((n, t) => n + t.rows, 0),
+    });
+  }
+
+  // Gold tables through EXPLAIN against each question's database (read-only).
+  const byDbId = new Map(rows.map((r) => [r.dbId, r]));
+  const handles = new Map<string, Database.Database>();
+  const counts = { explain: 0, parser: 0, failed: 0 };
+  let withoutDatabase = 0;
+  const questionRows = questions.map((q, position) => {
+    const dbRow = byDbId.get(q.dbId);
+    if (!dbRow) withoutDatabase++;
+    let handle = dbRow ? handles.get(dbRow.dbId) : undefined;
+    if (dbRow && !handle) {
+      handle = new Database(dbRow.path, { readonly: true, fileMustExist: true });
+      handles.set(dbRow.dbId, handle);
+    }
+    const result = q.goldSql ? extractTables(q.goldSql, handle) : undefined;
+    if (result?.ok) counts[result.method]++;
+    else if (result) counts.failed++;
+    return {
+      datasetId, questionId: q.id, dbId: q.dbId, text: q.text, evidence: q.evidence ?? null, goldSql: q.goldSql ?? null, difficulty: q.difficulty ?? null,
+      goldTables: result?.ok ? result.tables : null, goldTablesMethod: result?.method ?? null, goldTablesError: result && !result.ok ? result.error : null, position,
+    };
+  });
+  for (const h of handles.values()) h.close();
+
+  const sqlite = db.$client;
+  const linkedRuns = sqlite.transaction(() => {
+    sqlite.prepare("DELETE FROM questions WHERE dataset_id = ?").run(datasetId);
+    sqlite.prepare("DELETE FROM databases WHERE dataset_id = ?").run(datasetId);
+    sqlite.prepare("INSERT INTO datasets (id, name, format, question_count) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name, format = excluded.format, question_count = excluded.question_count")
+      .run(datasetId, opts.name, opts.format, questions.length);
+    const insertDb = sqlite.prepare(`INSERT INTO databases (id, dataset_id, db_id, path, sha256, size_bytes, schema_only, source, tables, foreign_keys, table_count, column_count, row_count)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    for (const r of rows) insertDb.run(r.id, r.datasetId, r.dbId, r.path, r.sha256, r.sizeBytes, r.schemaOnly ? 1 : 0, r.source, JSON.stringify(r.tables), JSON.stringify(r.foreignKeys), r.tableCount, r.columnCount, r.rowCount);
+    const insertQ = sqlite.prepare(`INSERT OR REPLACE INTO questions (dataset_id, question_id, db_id, text, evidence, gold_sql, difficulty, gold_tables, gold_tables_method, gold_tables_error, position)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    for (const q of questionRows) insertQ.run(q.datasetId, q.questionId, q.dbId, q.text, q.evidence, q.goldSql, q.difficulty, q.goldTables ? JSON.stringify(q.goldTables) : null, q.goldTablesMethod, q.goldTablesError, q.position);
+    const linked = sqlite.prepare("SELECT id FROM runs WHERE dataset_id IS NULL AND (benchmark = ? OR benchmark = ?)").all(opts.name, datasetId) as { id: string }[];
+    const link = sqlite.prepare("UPDATE runs SET dataset_id = ? WHERE id = ?");
+    for (const r of linked) link.run(datasetId, r.id);
+    return linked.map((r) => r.id);
+  })();
+
+  return {
+    dataset: opts.name, datasetId, questions: questions.length, databases: rows.length, schemaOnly: rows.every((r) => r.schemaOnly),
+    goldTables: counts, questionsWithoutDatabase: withoutDatabase, duplicateQuestionIds: duplicates, linkedRuns,
+  };
+}

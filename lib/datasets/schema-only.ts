@@ -1,0 +1,62 @@
+/**
+ * Schema-only databases, for benchmarks whose data is not at hand: every table and column, no rows, so
+ * gold tables can be extracted with EXPLAIN but query results are empty.
+ */
+import Database from "better-sqlite3";
+import { rmSync } from "node:fs";
+
+/** One database of a Spider-style tables.json. */
+export interface SpiderSchema {
+  db_id: string;
+  table_names_original: string[];
+  column_names_original: [number, string][];
+  column_types: string[];
+  primary_keys: (number | number[])[];
+  foreign_keys: [number, number][];
+}
+
+const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
+const TYPE_MAP: Record<string, string> = { text: "TEXT", number: "NUMERIC", time: "TEXT", boolean: "BOOLEAN", others: "", integer: "INTEGER", real: "REAL" };
+
+/** CREATE TABLE statements for a tables.json entry, with its primary and foreign keys. */
+export function ddlFromSpiderSchema(schema: SpiderSchema): string {
+  const columnsOf = new Map<number, { index: number; name: string; type: string }[]>();
+  schema.column_names_original.forEach(([table, name], index) => {
+    if (table < 0) return;
+    const list = columnsOf.get(table) ?? [];
+    list.push({ index, name, type: TYPE_MAP[schema.column_types[index]?.toLowerCase()] ?? "" });
+    columnsOf.set(table, list);
+  });
+  const pkOf = new Map<number, number[]>();
+  for (const pk of schema.primary_keys) {
+    const cols = Array.isArray(pk) ? pk : [pk];
+    const table = schema.column_names_original[cols[0]]?.[0];
+    if (table !== undefined && table >= 0) pkOf.set(table, cols);
+  }
+  return schema.table_names_original.map((table, t) => {
+    const cols = columnsOf.get(t) ?? [];
+    const lines = cols.map((c) => `  ${quote(c.name)}${c.type ? ` ${c.type}` : ""}`);
+    const pk = pkOf.get(t);
+    if (pk) lines.push(`  PRIMARY KEY (${pk.map((i) => quote(schema.column_names_original[i][1])).join(", ")})`);
+    for (const [from, to] of schema.foreign_keys) {
+      const [fromTable, fromCol] = schema.column_names_original[from] ?? [];
+      const [toTable, toCol] = schema.column_names_original[to] ?? [];
+      if (fromTable === t && toTable !== undefined && toTable >= 0) lines.push(`  FOREIGN KEY (${quote(fromCol)}) REFERENCES ${quote(schema.table_names_original[toTable])} (${quote(toCol)})`);
+    }
+    return `CREATE TABLE ${quote(table)} (\n${lines.join(",\n")}\n);`;
+  }).join("\n");
+}
+
+/** Writes a fresh schema-only database file from DDL text. */
+export function buildSchemaOnlyDatabase(file: string, ddl: string): void {
+  rmSync(file, { force: true });
+  const db = new Database(file);
+  try {
+    db.exec(ddl);
+  } catch (e) {
+    db.close();
+    rmSync(file, { force: true });
+    throw new Error(`cannot build a schema-only database: ${(e as Error).message}`);
+  }
+  db.close();
+}

@@ -1,0 +1,54 @@
+/**
+ * Table references without a database. `parseTables` uses node-sql-parser (SQLite dialect): CTE names removed,
+ * `main.` stripped, names folded to the schema's spelling when the schema's table names are known.
+ * node-sql-parser rejects non-ASCII identifiers (Spider-de's `sänger`), so they are swapped for ASCII
+ * placeholders before parsing and swapped back after.
+ */
+import { Parser } from "node-sql-parser";
+
+const parser = new Parser();
+const NON_ASCII_IDENT = /[\p{L}\p{N}_$]*[^\x00-\x7F][\p{L}\p{N}_$]*/gu;
+
+/** Folds a name to the schema's spelling (SQLite identifiers are case-insensitive). */
+export function foldTable(name: string, schemaTables?: readonly string[]): string {
+  if (!schemaTables) return name;
+  const lower = name.toLowerCase();
+  return schemaTables.find((t) => t.toLowerCase() === lower) ?? name;
+}
+
+export function parseTables(sql: string, schemaTables?: readonly string[]): string[] {
+  const placeholders = new Map<string, string>();
+  const ascii = sql.replace(NON_ASCII_IDENT, (ident) => {
+    const key = `__metron_u${placeholders.size}__`;
+    placeholders.set(key, ident);
+    return key;
+  });
+  const { tableList, ast } = parser.parse(ascii.trim().replace(/;\s*$/, ""), { database: "sqlite" });
+  const cteNames = new Set<string>();
+  for (const statement of Array.isArray(ast) ? ast : [ast]) collectCteNames(statement, cteNames);
+  const tables = new Set<string>();
+  for (const entry of tableList) {
+    const [, db, raw] = entry.split("::");
+    const name = placeholders.get(raw) ?? raw;
+    if (db === "temp") continue;
+    if (cteNames.has(name.toLowerCase())) continue;
+    tables.add(foldTable(name, schemaTables));
+  }
+  return [...tables];
+}
+
+function collectCteNames(node: unknown, into: Set<string>): void {
+  if (!node || typeof node !== "object") return;
+  if (Array.isArray(node)) {
+    for (const n of node) collectCteNames(n, into);
+    return;
+  }
+  const obj = node as Record<string, unknown>;
+  if (Array.isArray(obj.with)) {
+    for (const cte of obj.with as { name?: { value?: string } | string }[]) {
+      const name = typeof cte.name === "string" ? cte.name : cte.name?.value;
+      if (name) into.add(name.toLowerCase());
+    }
+  }
+  for (const value of Object.values(obj)) if (value && typeof value === "object") collectCteNames(value, into);
+}
