@@ -10,6 +10,7 @@ import path from "node:path";
 import { dataDir, type Db } from "@/lib/db/client";
 import type { DatabaseRow } from "@/lib/db/schema";
 import { extractTables } from "@/lib/sql/extract-tables";
+import { recomputeRun } from "@/lib/ingest/recompute";
 import { readDescriptions } from "./descriptions";
 import { fileSize, inspectDatabase, sha256File } from "./inspect";
 import { parseBirdQuestions, parseGoldFile, parseSpider2LiteQuestions, parseSpiderQuestions, type DatasetFormat, type DatasetQuestion } from "./question-formats";
@@ -161,11 +162,13 @@ export async function importDataset(db: Db, opts: ImportOptions, filesDir = data
     const insertQ = sqlite.prepare(`INSERT OR REPLACE INTO questions (dataset_id, question_id, db_id, text, evidence, gold_sql, difficulty, gold_tables, gold_tables_method, gold_tables_error, position)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     for (const q of questionRows) insertQ.run(q.datasetId, q.questionId, q.dbId, q.text, q.evidence, q.goldSql, q.difficulty, q.goldTables ? JSON.stringify(q.goldTables) : null, q.goldTablesMethod, q.goldTablesError, q.position);
-    const linked = sqlite.prepare("SELECT id FROM runs WHERE dataset_id IS NULL AND (benchmark = ? OR benchmark = ?)").all(opts.name, datasetId) as { id: string }[];
+    // Runs already linked (a re-import) and runs whose benchmark names this dataset.
+    const linked = sqlite.prepare("SELECT id FROM runs WHERE dataset_id = ? OR (dataset_id IS NULL AND (benchmark = ? OR benchmark = ?))").all(datasetId, opts.name, datasetId) as { id: string }[];
     const link = sqlite.prepare("UPDATE runs SET dataset_id = ? WHERE id = ?");
     for (const r of linked) link.run(datasetId, r.id);
     return linked.map((r) => r.id);
   })();
+  for (const runId of linkedRuns) recomputeRun(sqlite, runId);
 
   return {
     dataset: opts.name, datasetId, questions: questions.length, databases: rows.length, schemaOnly: rows.every((r) => r.schemaOnly),

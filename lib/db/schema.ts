@@ -2,6 +2,21 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
+export interface TraceTableSets {
+  gold: string[] | null;
+  goldMethod: string | null;
+  goldError?: string;
+  explored: string[];
+  nonGoldExplored: string[] | null;
+  goldNeverExplored: string[] | null;
+  final: string[] | null;
+  finalMethod: string | null;
+  extra: string[] | null;
+  violations: string[] | null;
+  /** Tables of the question's database, when the dataset is known. */
+  database: string[] | null;
+}
+
 const createdAt = () => text("created_at").notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`);
 
 export const runs = sqliteTable("runs", {
@@ -12,6 +27,8 @@ export const runs = sqliteTable("runs", {
   benchmark: text("benchmark"),
   config: text("config", { mode: "json" }).$type<Record<string, unknown>>(),
   datasetId: text("dataset_id"),
+  /** The run's own tool → role mapping, merged over the default one. */
+  toolRoles: text("tool_roles", { mode: "json" }).$type<Record<string, string>>(),
   createdAt: createdAt(),
 });
 
@@ -68,6 +85,27 @@ export const traces = sqliteTable(
     meta: text("meta", { mode: "json" }).$type<Record<string, unknown>>(),
     uploadId: text("upload_id").notNull(),
     createdAt: createdAt(),
+    // Per-trace metrics (lib/metrics/trace-metrics.ts), computed at ingest and by `metron recompute`.
+    exploratoryCalls: integer("exploratory_calls").notNull().default(0),
+    goldCount: integer("gold_count"),
+    overExploration: integer("over_exploration"),
+    extraTableCount: integer("extra_table_count"),
+    directiveRecall: real("directive_recall"),
+    directiveFlagRate: real("directive_flag_rate"),
+    violationCount: integer("violation_count"),
+    callsSchemaListing: integer("calls_schema_listing").notNull().default(0),
+    callsSchemaExploration: integer("calls_schema_exploration").notNull().default(0),
+    callsDataInspection: integer("calls_data_inspection").notNull().default(0),
+    callsExecution: integer("calls_execution").notNull().default(0),
+    callsSubmission: integer("calls_submission").notNull().default(0),
+    callsOther: integer("calls_other").notNull().default(0),
+    costComputedUsd: real("cost_computed_usd"),
+    /** Table lists behind the counts: gold, explored, final, extra, violations, and how each was found. */
+    tableSets: text("table_sets", { mode: "json" }).$type<TraceTableSets>(),
+    // Execution accuracy (lib/eval): null until evaluated.
+    exOutcome: text("ex_outcome"),
+    exError: text("ex_error"),
+    evaluatedAt: text("evaluated_at"),
   },
   (t) => [
     index("traces_run_question").on(t.runId, t.questionId, t.sample),
@@ -98,6 +136,10 @@ export const steps = sqliteTable(
     cachedInputTokens: integer("cached_input_tokens"),
     model: text("model"),
     meta: text("meta"),
+    /** The tool's role in the taxonomy (schema_listing, …); `role` above is a message's author. */
+    toolRole: text("tool_role"),
+    tables: text("tables", { mode: "json" }).$type<string[]>(),
+    exploratory: integer("exploratory", { mode: "boolean" }).notNull().default(false),
   },
   (t) => [primaryKey({ columns: [t.traceId, t.seq] })],
 );

@@ -11,6 +11,8 @@ import type { RunDefaults } from "@/lib/trace/types";
 import { Persister, type RunRef, type UploadInfo } from "./persist";
 import { splitLines, type SplitProgress } from "./split-lines";
 import { ingestLimits } from "./limits";
+import { TraceMeasurer } from "./measure";
+import { loadPrices } from "./prices-file";
 
 export interface IngestError {
   line: number;
@@ -42,12 +44,22 @@ export interface IngestOptions {
   /** Called every `progressEvery` lines and at the end. A throw aborts and rolls back the upload. */
   onProgress?: (p: IngestProgress) => void;
   progressEvery?: number;
+  /** Link the traces to this dataset (by id or name) instead of the runs' `benchmark` field. */
+  dataset?: string;
+  /** A tool → role mapping for this upload's runs, over the default one. */
+  toolRoles?: Record<string, string>;
 }
 
 /** The input had no line at all: nothing is stored, not even an upload record. */
 export class EmptyInputError extends Error {
   constructor() {
     super("the file is empty: no lines to ingest");
+  }
+}
+
+export class UnknownDatasetError extends Error {
+  constructor(name: string) {
+    super(`no dataset named "${name}": import it first (metron dataset import)`);
   }
 }
 
@@ -70,7 +82,14 @@ async function runIngest(sqlite: Database.Database, chunks: AsyncIterable<Uint8A
   const upload: UploadInfo = { id: randomUUID(), source: options.source ?? "cli", fileName: options.fileName };
   const fallbackName = options.fileName ? options.fileName.replace(/\.(jsonl|json|ndjson)$/i, "") : "unnamed run";
   const assembler = new TraceAssembler(options.defaults, fallbackName);
-  const persister = new Persister(sqlite, upload);
+  let datasetId: string | undefined;
+  if (options.dataset) {
+    const row = sqlite.prepare("SELECT id FROM datasets WHERE id = ? OR name = ?").get(options.dataset, options.dataset) as { id: string } | undefined;
+    if (!row) throw new UnknownDatasetError(options.dataset);
+    datasetId = row.id;
+  }
+  const measurer = new TraceMeasurer(sqlite, loadPrices(), datasetId);
+  const persister = new Persister(sqlite, upload, measurer, options.toolRoles);
   const progress: IngestProgress = { bytes: 0, lines: 0, traces: 0, errors: 0 };
   const errors: IngestError[] = [];
   const every = options.progressEvery ?? 200;
@@ -122,5 +141,7 @@ async function runIngest(sqlite: Database.Database, chunks: AsyncIterable<Uint8A
   } catch (e) {
     persister.rollback();
     throw e;
+  } finally {
+    measurer.close();
   }
 }

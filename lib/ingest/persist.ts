@@ -6,6 +6,8 @@
 import type Database from "better-sqlite3";
 import { runIdOf, serializeTrace } from "@/lib/trace/hash";
 import type { Trace } from "@/lib/trace/types";
+import type { RoleMap } from "@/lib/sql/classify-step";
+import { mergeRoles, type TraceMeasurer } from "./measure";
 
 /** Results at or above this many characters (as JSON) are stored once in `blobs`, keyed by hash. */
 export const BLOB_THRESHOLD = 2048;
@@ -34,20 +36,29 @@ export class Persister {
   inserted = 0;
   duplicates = 0;
 
+  private roles = new Map<string, RoleMap>();
+
   constructor(
     private sqlite: Database.Database,
     private upload: UploadInfo,
+    private measurer: TraceMeasurer,
+    /** A tool → role mapping given at upload; saved on the runs it touches. */
+    private toolRoles?: Record<string, string>,
   ) {
     const s = sqlite;
     this.statements = {
-      run: s.prepare(`INSERT OR IGNORE INTO runs (id, name, system, model, benchmark, config) VALUES (?, ?, ?, ?, ?, ?)`),
+      run: s.prepare(`INSERT OR IGNORE INTO runs (id, name, system, model, benchmark, config, dataset_id, tool_roles) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+      runRoles: s.prepare(`SELECT tool_roles AS roles FROM runs WHERE id = ?`),
+      setRunRoles: s.prepare(`UPDATE runs SET tool_roles = ? WHERE id = ?`),
       trace: s.prepare(`INSERT OR IGNORE INTO traces (id, run_id, question_id, sample, db_id, question_text, evidence, gold_sql,
         difficulty, directives, final_sql, recorded_correct, status, outcome_error, step_count, tool_call_count, error_step_count,
-        input_tokens, output_tokens, reasoning_tokens, cached_input_tokens, cost_usd, started_at, duration_ms, meta, upload_id)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+        input_tokens, output_tokens, reasoning_tokens, cached_input_tokens, cost_usd, started_at, duration_ms, meta, upload_id,
+        exploratory_calls, gold_count, over_exploration, extra_table_count, directive_recall, directive_flag_rate, violation_count,
+        calls_schema_listing, calls_schema_exploration, calls_data_inspection, calls_execution, calls_submission, calls_other, cost_computed_usd, table_sets)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       step: s.prepare(`INSERT INTO steps (trace_id, seq, type, tool, args, result, result_blob, result_size, error, role, content,
-        started_at, duration_ms, input_tokens, output_tokens, reasoning_tokens, cached_input_tokens, model, meta)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+        started_at, duration_ms, input_tokens, output_tokens, reasoning_tokens, cached_input_tokens, model, meta, tool_role, tables, exploratory)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       blob: s.prepare(`INSERT OR IGNORE INTO blobs (hash, content) VALUES (?, ?)`),
       error: s.prepare(`INSERT INTO upload_errors (upload_id, line, message) VALUES (?, ?, ?)`),
       upload: s.prepare(`INSERT INTO uploads (id, source, file_name) VALUES (?, ?, ?)`),
@@ -65,11 +76,19 @@ export class Persister {
   add(trace: Trace): { id: string; inserted: boolean; runId: string } {
     const runId = runIdOf(trace.run);
     if (!this.runs.has(runId)) {
-      this.statements.run.run(runId, trace.run.name, trace.run.system, trace.run.model, trace.run.benchmark ?? null, json(trace.run.config));
+      const datasetId = this.measurer.datasetFor(trace.run.benchmark);
+      this.statements.run.run(runId, trace.run.name, trace.run.system, trace.run.model, trace.run.benchmark ?? null, json(trace.run.config), datasetId, json(this.toolRoles));
+      if (this.toolRoles) this.statements.setRunRoles.run(JSON.stringify(this.toolRoles), runId);
+      const stored = (this.statements.runRoles.get(runId) as { roles: string | null }).roles;
+      this.roles.set(runId, mergeRoles(stored ? JSON.parse(stored) : null));
       this.runs.set(runId, { id: runId, name: trace.run.name, system: trace.run.system, model: trace.run.model });
     }
     const { id, steps: serialized } = serializeTrace(trace, BLOB_THRESHOLD);
-    const q = trace.question;
+    const measured = this.measurer.measure(trace, this.roles.get(runId));
+    const m = measured.metrics;
+    const dq = measured.question;
+    const q = { ...trace.question, db_id: trace.question.db_id ?? dq?.dbId, text: trace.question.text ?? dq?.text, evidence: trace.question.evidence ?? dq?.evidence ?? undefined,
+      gold_sql: trace.question.gold_sql ?? dq?.goldSql ?? undefined, difficulty: trace.question.difficulty ?? dq?.difficulty ?? undefined };
     let toolCalls = 0;
     let errorSteps = 0;
     for (const step of trace.steps) {
@@ -83,6 +102,9 @@ export class Persister {
       trace.outcome.status, trace.outcome.error ?? null, trace.steps.length, toolCalls, errorSteps,
       u.input_tokens ?? 0, u.output_tokens ?? 0, u.reasoning_tokens ?? 0, u.cached_input_tokens ?? 0, u.cost_usd ?? null,
       trace.started_at ?? null, trace.duration_ms ?? null, Object.keys(trace.meta).length ? JSON.stringify(trace.meta) : null, this.upload.id,
+      m.exploratoryCalls, m.goldCount, m.overExploration, m.extraTables?.length ?? null, m.directiveRecall, m.directiveFlagRate, m.directiveViolations?.length ?? null,
+      m.roleCounts.schema_listing, m.roleCounts.schema_exploration, m.roleCounts.data_inspection, m.roleCounts.execution, m.roleCounts.submission, m.roleCounts.other,
+      measured.costComputedUsd, JSON.stringify(measured.tableSets),
     );
     if (info.changes === 0) {
       this.duplicates++;
@@ -98,10 +120,12 @@ export class Persister {
         result = null;
       }
       const su = step.usage;
+      const cls = measured.steps[i];
       this.statements.step.run(
         id, step.seq, step.type, step.tool ?? null, args, result, blob, size, step.error ?? null, step.role ?? null,
         step.content ?? null, step.started_at ?? null, step.duration_ms ?? null, su?.input_tokens ?? null, su?.output_tokens ?? null,
         su?.reasoning_tokens ?? null, su?.cached_input_tokens ?? null, step.model ?? null, meta,
+        cls?.role ?? null, cls && cls.tables.length ? JSON.stringify(cls.tables) : null, cls?.exploratory ? 1 : 0,
       );
     }
     this.inserted++;

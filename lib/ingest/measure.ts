@@ -1,0 +1,162 @@
+/**
+ * Measures traces against their benchmark at ingest (and on recompute): finds the run's dataset, the
+ * question's gold tables and database, classifies every step, extracts the final SQL's tables (EXPLAIN
+ * against the question's database when registered, else the parser) and computes the per-trace metrics.
+ * Opens the registered databases read-only and caches what it reads.
+ */
+import Database from "better-sqlite3";
+import type { TraceTableSets } from "@/lib/db/schema";
+import { classifyStep, DEFAULT_ROLE_MAP, type RoleMap, type StepClass } from "@/lib/sql/classify-step";
+import { extractTables, type TablesResult } from "@/lib/sql/extract-tables";
+import { costOf, type PriceTable } from "@/lib/metrics/prices";
+import { computeTraceMetrics, type TraceMetrics } from "@/lib/metrics/trace-metrics";
+import type { Trace } from "@/lib/trace/types";
+
+/** What measuring needs of a trace: a stored one rebuilt from rows fits too. */
+export type MeasurableTrace = Pick<Trace, "question" | "final_sql" | "directives" | "usage"> & {
+  run: Pick<Trace["run"], "benchmark" | "model">;
+  steps: { type: string; tool?: string; args?: unknown }[];
+};
+
+export interface DatasetQuestionRef {
+  dbId: string;
+  text: string;
+  evidence: string | null;
+  goldSql: string | null;
+  difficulty: string | null;
+  goldTables: string[] | null;
+  goldTablesMethod: string | null;
+}
+
+export interface Measurement {
+  steps: (StepClass | null)[];
+  metrics: TraceMetrics;
+  tableSets: TraceTableSets;
+  costComputedUsd: number | null;
+  datasetId: string | null;
+  /** The dataset's question, to fill what the trace lacks. */
+  question: DatasetQuestionRef | null;
+}
+
+const CACHE_LIMIT = 20_000;
+
+export class TraceMeasurer {
+  private datasetIds = new Map<string, string | null>();
+  private questions = new Map<string, DatasetQuestionRef | null>();
+  private databases = new Map<string, { tables: string[]; handle: Database.Database } | null>();
+  private tablesCache = new Map<string, TablesResult>();
+
+  constructor(
+    private sqlite: Database.Database,
+    private prices?: PriceTable,
+    /** A dataset chosen at upload wins over the run's `benchmark` field. */
+    private forcedDatasetId?: string,
+  ) {}
+
+  datasetFor(benchmark: string | undefined): string | null {
+    if (this.forcedDatasetId) return this.forcedDatasetId;
+    if (!benchmark) return null;
+    if (!this.datasetIds.has(benchmark)) {
+      const row = this.sqlite.prepare("SELECT id FROM datasets WHERE id = ? OR name = ?").get(benchmark, benchmark) as { id: string } | undefined;
+      this.datasetIds.set(benchmark, row?.id ?? null);
+    }
+    return this.datasetIds.get(benchmark)!;
+  }
+
+  private question(datasetId: string, questionId: string): DatasetQuestionRef | null {
+    const key = `${datasetId}\u0000${questionId}`;
+    if (!this.questions.has(key)) {
+      const row = this.sqlite.prepare(`SELECT db_id AS dbId, text, evidence, gold_sql AS goldSql, difficulty, gold_tables AS goldTables, gold_tables_method AS goldTablesMethod
+        FROM questions WHERE dataset_id = ? AND question_id = ?`).get(datasetId, questionId) as (Omit<DatasetQuestionRef, "goldTables"> & { goldTables: string | null }) | undefined;
+      this.questions.set(key, row ? { ...row, goldTables: row.goldTables ? JSON.parse(row.goldTables) : null } : null);
+    }
+    return this.questions.get(key)!;
+  }
+
+  private database(datasetId: string, dbId: string) {
+    const key = `${datasetId}:${dbId}`;
+    if (!this.databases.has(key)) {
+      const row = this.sqlite.prepare("SELECT path, tables FROM databases WHERE id = ?").get(key) as { path: string; tables: string } | undefined;
+      let value = null;
+      if (row) {
+        try {
+          value = { tables: (JSON.parse(row.tables) as { name: string }[]).map((t) => t.name), handle: new Database(row.path, { readonly: true, fileMustExist: true }) };
+        } catch {
+          value = null; // the file moved: measure as if no database were registered
+        }
+      }
+      this.databases.set(key, value);
+    }
+    return this.databases.get(key)!;
+  }
+
+  private tablesOf(sql: string, dbKey: string, db: { tables: string[]; handle: Database.Database } | null): TablesResult {
+    const key = `${dbKey}\u0000${sql}`;
+    let result = this.tablesCache.get(key);
+    if (!result) {
+      result = extractTables(sql, db?.handle, db?.tables);
+      if (this.tablesCache.size >= CACHE_LIMIT) this.tablesCache.clear();
+      this.tablesCache.set(key, result);
+    }
+    return result;
+  }
+
+  measure(trace: MeasurableTrace, roles: RoleMap = DEFAULT_ROLE_MAP): Measurement {
+    const datasetId = this.datasetFor(trace.run.benchmark);
+    const question = datasetId ? this.question(datasetId, trace.question.id) : null;
+    const dbId = trace.question.db_id ?? question?.dbId;
+    const db = datasetId && dbId ? this.database(datasetId, dbId) : null;
+    const dbKey = datasetId && dbId ? `${datasetId}:${dbId}` : "";
+
+    const steps = trace.steps.map((s) => (s.type === "tool_call" && s.tool ? classifyStep(s.tool, s.args, roles, db?.tables) : null));
+
+    let gold: string[] | null = null;
+    let goldMethod: string | null = null;
+    let goldError: string | undefined;
+    if (question?.goldTables) {
+      gold = question.goldTables;
+      goldMethod = question.goldTablesMethod;
+    } else {
+      const goldSql = trace.question.gold_sql ?? question?.goldSql;
+      if (goldSql) {
+        const r = this.tablesOf(goldSql, dbKey, db);
+        goldMethod = r.method;
+        if (r.ok) gold = r.tables;
+        else goldError = r.error;
+      }
+    }
+    let final: string[] | null = null;
+    let finalMethod: string | null = null;
+    if (trace.final_sql) {
+      const r = this.tablesOf(trace.final_sql, dbKey, db);
+      finalMethod = r.method;
+      if (r.ok) final = r.tables;
+    }
+
+    const metrics = computeTraceMetrics({
+      steps, goldTables: gold, finalTables: final, databaseTables: db?.tables ?? null, irrelevantTables: trace.directives?.irrelevant_tables ?? null,
+    });
+    const u = trace.usage;
+    return {
+      steps,
+      metrics,
+      tableSets: {
+        gold, goldMethod, ...(goldError ? { goldError } : {}), explored: metrics.exploredTables, nonGoldExplored: metrics.nonGoldExplored,
+        goldNeverExplored: metrics.goldNeverExplored, final, finalMethod, extra: metrics.extraTables, violations: metrics.directiveViolations,
+        database: db?.tables ?? null,
+      },
+      costComputedUsd: trace.run.model ? costOf(trace.run.model, { input: u.input_tokens ?? 0, cached: u.cached_input_tokens ?? 0, output: u.output_tokens ?? 0 }, this.prices) : null,
+      datasetId,
+      question,
+    };
+  }
+
+  close(): void {
+    for (const db of this.databases.values()) db?.handle.close();
+    this.databases.clear();
+  }
+}
+
+export function mergeRoles(runRoles: Record<string, string> | null | undefined): RoleMap {
+  return runRoles ? { ...DEFAULT_ROLE_MAP, ...(runRoles as RoleMap) } : DEFAULT_ROLE_MAP;
+}

@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { classifyStep, exploratoryTableOf } from "./classify-step";
+import { scanTables } from "./scan-tables";
+
+describe("classifyStep", () => {
+  const schema = ["Singer", "concert", "stadium"];
+  it("maps the seed systems' tools to roles, MCP prefixes stripped", () => {
+    expect(classifyStep("mcp__sqlite__list_tables", {}).role).toBe("schema_listing");
+    expect(classifyStep("sqlite_describe_table", { table_name: "singer" }, undefined, schema)).toEqual({ role: "schema_exploration", tool: "describe_table", tables: ["Singer"], exploratory: true });
+    expect(classifyStep("GetColValues", { column: "x", table: "concert" }).role).toBe("data_inspection");
+    expect(classifyStep("SQLExecutor", { sql: "SELECT 1" }).role).toBe("execution");
+    expect(classifyStep("terminate", { answer: "SELECT 1" }).role).toBe("submission");
+    expect(classifyStep("bash", { cmd: "ls" })).toEqual({ role: "other", tool: "bash", tables: [], exploratory: false });
+  });
+  it("a PRAGMA table_info read_query is exploratory; a SELECT probe is not", () => {
+    expect(classifyStep("read_query", { query: "PRAGMA table_info(concert)" })).toMatchObject({ exploratory: true, tables: ["concert"] });
+    expect(classifyStep("read_query", { query: "SELECT name FROM singer s JOIN concert c ON c.singer_id = s.id" }, undefined, schema)).toMatchObject({ exploratory: false, tables: ["Singer", "concert"] });
+  });
+  it("a run's own mapping overrides the default", () => {
+    expect(classifyStep("peek", { table: "concert" }, { peek: "data_inspection" }).role).toBe("data_inspection");
+    expect(classifyStep("read_query", { query: "SELECT 1" }, { read_query: "execution" }).role).toBe("execution");
+  });
+});
+
+describe("exploratoryTableOf", () => {
+  it("recognises the Sophrosyne forms", () => {
+    expect(exploratoryTableOf("PRAGMA table_info('sänger');")).toBe("sänger");
+    expect(exploratoryTableOf('pragma TABLE_INFO("Singer")')).toBe("Singer");
+    expect(exploratoryTableOf("SELECT name, type FROM pragma_table_info('concert')")).toBe("concert");
+    expect(exploratoryTableOf("SELECT sql FROM sqlite_master WHERE type='table' AND name = 'stadium'")).toBe("stadium");
+    expect(exploratoryTableOf("SELECT name FROM sqlite_master WHERE type='table'")).toBeUndefined();
+    expect(exploratoryTableOf("SELECT * FROM concert LIMIT 5")).toBeUndefined();
+  });
+});
+
+describe("scanTables", () => {
+  it("reads FROM lists, joins, quoted names and skips CTEs, strings and functions", () => {
+    expect(scanTables("SELECT * FROM a, main.b AS x JOIN \"c d\" ON 1 WHERE s = 'FROM e'")).toEqual(["a", "b", "c d"]);
+    expect(scanTables("WITH t AS (SELECT * FROM base) SELECT * FROM t JOIN other USING (id)")).toEqual(["base", "other"]);
+    expect(scanTables("SELECT * FROM (SELECT id FROM inner_t) q LEFT OUTER JOIN `x`")).toEqual(["inner_t", "x"]);
+    expect(scanTables("SELECT * FROM pragma_table_info('t')")).toEqual([]);
+    expect(scanTables("SELECT count(*) FROM sänger -- FROM comment")).toEqual(["sänger"]);
+  });
+});

@@ -1,0 +1,72 @@
+/**
+ * A fast scan for the tables an exploratory SQL probe names, used on every `read_query`-like step at ingest
+ * (node-sql-parser costs ~0.25 ms a statement; a long trace has hundreds of probes). It tokenises the SQL
+ * (strings and comments skipped, quoted identifiers read) and takes the identifier after FROM, JOIN and the
+ * commas of a FROM list, dropping CTE names and table-valued functions. Gold and final SQL use
+ * extract-tables.ts (EXPLAIN, or the full parser) instead.
+ */
+
+type Token = { kind: "word" | "ident" | "punct"; text: string };
+
+function tokenize(sql: string): Token[] {
+  const out: Token[] = [];
+  let i = 0;
+  while (i < sql.length) {
+    const c = sql[i];
+    if (/\s/.test(c)) { i++; continue; }
+    if (c === "-" && sql[i + 1] === "-") { const nl = sql.indexOf("\n", i); i = nl === -1 ? sql.length : nl + 1; continue; }
+    if (c === "/" && sql[i + 1] === "*") { const end = sql.indexOf("*/", i + 2); i = end === -1 ? sql.length : end + 2; continue; }
+    if (c === "'") { i = skip(sql, i, "'"); out.push({ kind: "punct", text: "'" }); continue; }
+    if (c === '"' || c === "`") { const end = skip(sql, i, c); out.push({ kind: "ident", text: sql.slice(i + 1, end - 1).split(c + c).join(c) }); i = end; continue; }
+    if (c === "[") { const end = sql.indexOf("]", i); const stop = end === -1 ? sql.length : end; out.push({ kind: "ident", text: sql.slice(i + 1, stop) }); i = stop + 1; continue; }
+    const word = /^[\p{L}\p{N}_$]+/u.exec(sql.slice(i, i + 256));
+    if (word) { out.push({ kind: "word", text: word[0] }); i += word[0].length; continue; }
+    out.push({ kind: "punct", text: c });
+    i++;
+  }
+  return out;
+}
+
+function skip(sql: string, start: number, q: string): number {
+  let i = start + 1;
+  while (i < sql.length) {
+    if (sql[i] === q) { if (sql[i + 1] === q) i += 2; else return i + 1; } else i++;
+  }
+  return sql.length;
+}
+
+const CLAUSE_END = new Set(["where", "group", "order", "limit", "having", "union", "intersect", "except", "on", "using", "join", "inner", "left", "right", "full", "cross", "natural", "outer", "window", "returning", "set", "values"]);
+
+export function scanTables(sql: string): string[] {
+  const tokens = tokenize(sql);
+  const lower = (t: Token | undefined) => (t?.kind === "word" ? t.text.toLowerCase() : undefined);
+  const isName = (t: Token | undefined) => t !== undefined && (t.kind === "ident" || (t.kind === "word" && !CLAUSE_END.has(t.text.toLowerCase())));
+  const ctes = new Set<string>();
+  const found: string[] = [];
+  // CTE names: `WITH [RECURSIVE] name [(cols)] AS (` and `, name AS (`.
+  for (let i = 0; i < tokens.length - 1; i++) {
+    if (isName(tokens[i]) && lower(tokens[i + 1]) === "as" && tokens[i + 2]?.text === "(") {
+      const prev = tokens[i - 1];
+      if (prev && (lower(prev) === "with" || lower(prev) === "recursive" || prev.text === ",")) ctes.add(tokens[i].text.toLowerCase());
+    }
+  }
+  for (let i = 0; i < tokens.length; i++) {
+    const kw = lower(tokens[i]);
+    if (kw !== "from" && kw !== "join") continue;
+    let j = i + 1;
+    for (;;) {
+      const t = tokens[j];
+      if (!isName(t)) break;
+      let name = t.text;
+      j++;
+      if (tokens[j]?.text === "." && isName(tokens[j + 1])) { name = tokens[j + 1].text; j += 2; }
+      if (tokens[j]?.text === "(") break; // a table-valued function such as pragma_table_info('t')
+      if (!ctes.has(name.toLowerCase())) found.push(name);
+      if (lower(tokens[j]) === "as") j++;
+      if (isName(tokens[j]) && tokens[j].text !== ",") j++; // alias
+      if (kw === "from" && tokens[j]?.text === ",") { j++; continue; }
+      break;
+    }
+  }
+  return [...new Set(found)];
+}
