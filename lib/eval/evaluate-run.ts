@@ -1,0 +1,98 @@
+/**
+ * Execution accuracy of a run: each trace's final SQL and its question's gold SQL run through the sandbox on
+ * the question's registered database and their results are compared (compare.ts). Gold results are cached per
+ * (database file SHA-256, gold SQL). The recorded `outcome.correct` stays beside the re-evaluated outcome.
+ */
+import type Database from "better-sqlite3";
+import { createHash } from "node:crypto";
+import { resultsMatch, type CompareMode } from "./compare";
+import { SqlSandbox, type QueryResult, type SqlValue } from "./sandbox";
+
+export const exOutcomes = ["correct", "wrong_result", "pred_error", "gold_error", "timeout", "no_submission", "not_evaluated"] as const;
+export type ExOutcome = (typeof exOutcomes)[number];
+export type ExCounts = Record<ExOutcome, number>;
+
+interface TraceRow { id: string; question_id: string; db_id: string | null; final_sql: string | null; gold_sql: string | null }
+interface DbRow { path: string; sha256: string; schema_only: number }
+type GoldResult = { rows: SqlValue[][]; truncated: boolean } | { error: string };
+
+const encode = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? Number(x) : x instanceof Uint8Array ? { $hex: Buffer.from(x).toString("hex") } : x));
+const decode = (s: string) => JSON.parse(s, (_k, x) => (x && typeof x === "object" && typeof x.$hex === "string" ? new Uint8Array(Buffer.from(x.$hex, "hex")) : x));
+
+export interface EvaluateOptions {
+  mode?: CompareMode;
+  sandbox?: SqlSandbox;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export async function evaluateRun(sqlite: Database.Database, runId: string, options: EvaluateOptions = {}): Promise<{ run_id: string; counts: ExCounts }> {
+  const run = sqlite.prepare("SELECT id, dataset_id AS datasetId FROM runs WHERE id = ?").get(runId) as { id: string; datasetId: string | null } | undefined;
+  if (!run) throw new Error(`no run ${runId}`);
+  const mode = options.mode ?? "set";
+  const sandbox = options.sandbox ?? new SqlSandbox();
+  const traces = sqlite.prepare("SELECT id, question_id, db_id, final_sql, gold_sql FROM traces WHERE run_id = ?").all(runId) as TraceRow[];
+  const dbOf = sqlite.prepare("SELECT path, sha256, schema_only FROM databases WHERE id = ?");
+  const cachedGold = sqlite.prepare("SELECT result, error FROM gold_results WHERE db_sha256 = ? AND sql_hash = ?");
+  const saveGold = sqlite.prepare("INSERT OR REPLACE INTO gold_results (db_sha256, sql_hash, result, error) VALUES (?, ?, ?, ?)");
+  const save = sqlite.prepare("UPDATE traces SET ex_outcome = ?, ex_error = ?, evaluated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?");
+  const counts = Object.fromEntries(exOutcomes.map((o) => [o, 0])) as ExCounts;
+  const inFlight = new Map<string, Promise<GoldResult>>();
+
+  const goldResult = (db: DbRow, sql: string): Promise<GoldResult> => {
+    const key = createHash("sha256").update(sql).digest("hex");
+    const cacheKey = `${db.sha256}:${key}`;
+    const cached = cachedGold.get(db.sha256, key) as { result: string | null; error: string | null } | undefined;
+    if (cached) return Promise.resolve(cached.error !== null ? { error: cached.error } : decode(cached.result!));
+    let pending = inFlight.get(cacheKey);
+    if (!pending) {
+      pending = sandbox.run(db.path, sql).then((r) => {
+        const value: GoldResult = r.ok ? { rows: r.rows, truncated: r.truncated } : { error: r.kind === "timeout" ? `timeout: ${r.error}` : r.error };
+        // Time-outs depend on the machine: not cached.
+        if (r.ok || r.kind !== "timeout") saveGold.run(db.sha256, key, r.ok ? encode(value) : null, r.ok ? null : (value as { error: string }).error);
+        return value;
+      });
+      inFlight.set(cacheKey, pending);
+    }
+    return pending;
+  };
+
+  const evaluate = async (t: TraceRow): Promise<[ExOutcome, string | null]> => {
+    if (!t.final_sql) return ["no_submission", null];
+    if (!run.datasetId) return ["not_evaluated", "the run is not linked to a dataset"];
+    if (!t.db_id) return ["not_evaluated", "the trace names no database"];
+    const db = dbOf.get(`${run.datasetId}:${t.db_id}`) as DbRow | undefined;
+    if (!db) return ["not_evaluated", `database ${t.db_id} is not registered in the dataset`];
+    if (db.schema_only) return ["not_evaluated", "schema-only database: every result would be empty"];
+    if (!t.gold_sql) return ["not_evaluated", "no gold SQL"];
+    const gold = await goldResult(db, t.gold_sql);
+    if ("error" in gold) return ["gold_error", gold.error];
+    if (gold.truncated) return ["gold_error", `gold result over the row cap of ${sandbox.limits.maxRows} (METRON_SQL_MAX_ROWS)`];
+    const pred: QueryResult = await sandbox.run(db.path, t.final_sql);
+    if (!pred.ok) return [pred.kind === "timeout" ? "timeout" : "pred_error", pred.error];
+    if (pred.truncated) return ["wrong_result", `predicted result over the row cap of ${sandbox.limits.maxRows}; the gold result has ${gold.rows.length} rows`];
+    return resultsMatch(gold.rows, pred.rows, mode, t.gold_sql) ? ["correct", null] : ["wrong_result", null];
+  };
+
+  let done = 0;
+  const results = new Map<string, [ExOutcome, string | null]>();
+  const concurrency = sandbox.limits.workers * 2;
+  let next = 0;
+  try {
+    await Promise.all(Array.from({ length: Math.min(concurrency, traces.length) }, async () => {
+      while (next < traces.length) {
+        const t = traces[next++];
+        results.set(t.id, await evaluate(t));
+        options.onProgress?.(++done, traces.length);
+      }
+    }));
+  } finally {
+    if (!options.sandbox) await sandbox.close();
+  }
+  sqlite.transaction(() => {
+    for (const [id, [outcome, error]] of results) {
+      counts[outcome]++;
+      save.run(outcome, error, id);
+    }
+  })();
+  return { run_id: runId, counts };
+}

@@ -1,0 +1,77 @@
+import Database from "better-sqlite3";
+import { readFileSync } from "node:fs";
+import { afterAll, describe, expect, it } from "vitest";
+import { sha256File } from "@/lib/datasets/inspect";
+import { prepareLegacy } from "@/lib/sql/legacy-dqs";
+import { sharedData } from "@/lib/testing/shared-data";
+import { resultsMatch } from "./compare";
+import { SqlSandbox } from "./sandbox";
+
+const dbPath = sharedData("spider-de", "database", "concert_singer", "concert_singer.sqlite");
+const sandbox = new SqlSandbox({ timeoutMs: 1500, maxRows: 1000, workers: 2 });
+afterAll(() => sandbox.close());
+
+describe("the SQL sandbox against adversarial SQL", () => {
+  it("refuses writes, ATTACH, extension loading and PRAGMA writes; stops runaway queries; leaves the file unchanged", async () => {
+    const before = await sha256File(dbPath);
+    const refused = [
+      "UPDATE sänger SET name = 'x'",
+      "DELETE FROM sänger",
+      "DROP TABLE sänger",
+      "INSERT INTO sänger (name) VALUES ('x')",
+      "CREATE TABLE evil (x)",
+      "ATTACH DATABASE '/tmp/evil.db' AS evil",
+      "/* hidden */ ATTACH '/tmp/evil.db' AS evil",
+      "PRAGMA user_version = 7",
+      "PRAGMA journal_mode = DELETE",
+      "VACUUM INTO '/tmp/copy.db'",
+    ];
+    for (const sql of refused) {
+      const r = await sandbox.run(dbPath, sql);
+      expect(r.ok, sql).toBe(false);
+    }
+    const ext = await sandbox.run(dbPath, "SELECT load_extension('/tmp/evil.so')");
+    expect(ext).toMatchObject({ ok: false, kind: "error" });
+    expect(!ext.ok && ext.error).toMatch(/not authorized|no such function/);
+
+    const forever = await sandbox.run(dbPath, "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c");
+    expect(forever).toMatchObject({ ok: false, kind: "timeout" });
+    const huge = await sandbox.run(dbPath, `SELECT count(*) FROM ${"abcdefghijklmn".split("").map((a) => `sänger ${a}`).join(", ")}`); // 6^14 rows
+    expect(huge).toMatchObject({ ok: false, kind: "timeout" });
+    const capped = await sandbox.run(dbPath, "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c");
+    expect(capped).toMatchObject({ ok: true, truncated: true });
+    expect(capped.ok && capped.rows.length).toBe(1000);
+    // The sandbox still works after its workers were terminated.
+    expect(await sandbox.run(dbPath, "SELECT count(*) FROM sänger")).toMatchObject({ ok: true, rows: [[6]] });
+    expect(await sha256File(dbPath)).toBe(before);
+  });
+
+  it("reads double-quoted strings as Python's sqlite3 does: 213 Spider-de gold queries need it", () => {
+    const dev = JSON.parse(readFileSync(sharedData("spider-de", "dev.json"), "utf8")) as { db_id: string; query: string }[];
+    let plain = 0;
+    let legacy = 0;
+    const handles = new Map<string, Database.Database>();
+    for (const q of dev) {
+      let db = handles.get(q.db_id);
+      if (!db) handles.set(q.db_id, (db = new Database(sharedData("spider-de", "database", q.db_id, `${q.db_id}.sqlite`), { readonly: true })));
+      try { db.prepare(q.query); } catch { plain++; }
+      try { prepareLegacy(db, q.query); } catch { legacy++; }
+    }
+    handles.forEach((h) => h.close());
+    expect(plain - legacy).toBe(213);
+    expect(legacy).toBe(52);
+  });
+});
+
+describe("resultsMatch", () => {
+  it("compares as sets by default, as bags or in order on request, floats with a tolerance", () => {
+    expect(resultsMatch([[1], [2], [2]], [[2], [1]], "set")).toBe(true);
+    expect(resultsMatch([[1], [2], [2]], [[2], [1]], "bag")).toBe(false);
+    expect(resultsMatch([[1], [2]], [[2], [1]], "ordered")).toBe(false);
+    expect(resultsMatch([[1], [2]], [[2], [1]], "order-aware", "SELECT x FROM t ORDER BY x")).toBe(false);
+    expect(resultsMatch([[1], [2]], [[2], [1]], "order-aware", "SELECT x FROM (SELECT x FROM t ORDER BY x)")).toBe(true);
+    expect(resultsMatch([[0.1 + 0.2]], [[0.3]], "set")).toBe(true);
+    expect(resultsMatch([[1]], [[1.0]], "set")).toBe(true);
+    expect(resultsMatch([["1"]], [[1]], "set")).toBe(false);
+  });
+});
