@@ -6,6 +6,7 @@ import { register } from "tsx/esm/api";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 process.env.METRON_MIGRATIONS ??= path.join(root, "drizzle");
+process.env.METRON_ROOT ??= root;
 register({ tsconfig: path.join(root, "tsconfig.json") });
 const { runBench } = await import("./bench/main.ts");
 process.exitCode = await runBench(process.argv.slice(2));

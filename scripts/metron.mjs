@@ -6,6 +6,7 @@ import { register } from "tsx/esm/api";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 process.env.METRON_MIGRATIONS ??= path.join(root, "drizzle");
+process.env.METRON_ROOT ??= root;
 process.env.DATABASE_PATH ??= path.join(root, "data", "metron.db");
 register({ tsconfig: path.join(root, "tsconfig.json") });
 const { main } = await import("../lib/cli/main.ts");

@@ -4,6 +4,14 @@ import { openDb } from "@/lib/db/client";
 import { ingestFile } from "@/lib/ingest/ingest-file";
 import type { IngestReport } from "@/lib/ingest/ingest";
 import { UsageError } from "./args";
+import { readFileSync } from "node:fs";
+import { parseRoleMap } from "@/lib/sql/role-map";
+
+function parseRoles(file: string) {
+  const r = parseRoleMap(readFileSync(file, "utf8"));
+  if (!r.ok) throw new UsageError(`--roles ${file}: ${r.error}`);
+  return r.roles;
+}
 
 export async function runIngestCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -14,16 +22,19 @@ export async function runIngestCommand(argv: string[]): Promise<number> {
       system: { type: "string" },
       model: { type: "string" },
       benchmark: { type: "string" },
+      dataset: { type: "string" },
+      roles: { type: "string" },
       json: { type: "boolean", default: false },
     },
   });
   if (positionals.length === 0) throw new UsageError("ingest needs at least one FILE");
   for (const file of positionals) if (!existsSync(file)) throw new UsageError(`no such file: ${file}`);
+  const toolRoles = values.roles ? parseRoles(values.roles) : undefined;
   const db = openDb();
   const defaults = { name: values.run, system: values.system, model: values.model, benchmark: values.benchmark };
   const reports: (IngestReport & { file: string })[] = [];
   for (const file of positionals) {
-    const report = await ingestFile(db.$client, file, { defaults, source: "cli" });
+    const report = await ingestFile(db.$client, file, { defaults, source: "cli", dataset: values.dataset, toolRoles });
     reports.push({ file, ...report });
     if (!values.json) printReport(file, report);
   }

@@ -1,6 +1,9 @@
 /** `metron <command>`: dispatch. Each command prints JSON on stdout with --json, text otherwise. */
 import { UsageError } from "./args";
+import { runDatasetCommand } from "./dataset";
 import { runIngestCommand } from "./ingest";
+import { runEvaluateCommand, runRecomputeCommand } from "./run-commands";
+import { runSqlCommand } from "./sql";
 import { databasePath, openDb } from "@/lib/db/client";
 
 const USAGE = `usage: metron <command> [options]
@@ -8,10 +11,19 @@ const USAGE = `usage: metron <command> [options]
 commands:
   migrate
       create the store if needed and apply the migrations
-  ingest FILE… [--run NAME] [--system S] [--model M] [--benchmark B] [--json]
+  ingest FILE… [--run NAME] [--system S] [--model M] [--benchmark B] [--dataset D] [--roles FILE] [--json]
       ingest canonical JSONL trace files; --json prints the IngestReport
+  dataset import --name N --format bird|spider|spider2-lite --questions F
+                 (--databases DIR | --tables tables.json | --ddl DIR) [--descriptions DIR] [--gold DIR] [--json]
+      import a benchmark's questions and databases; computes gold tables
+  sql tables [--db FILE] --sql "…" [--json]
+      the tables a query reads, by EXPLAIN against FILE, else by the parser
+  evaluate --run R [--mode set|bag|ordered|order-aware] [--json]
+      execution accuracy of a run's final SQL against the gold SQL
+  recompute (--run R … | --all) [--json]
+      recompute the per-trace metrics (after a dataset, role mapping or price change)
 
-environment: DATABASE_PATH (store file, default data/metron.db), METRON_MAX_LINE_BYTES`;
+environment: DATABASE_PATH (store file, default data/metron.db); see docs/configuration.md`;
 
 
 export async function main(argv: string[]): Promise<number> {
@@ -24,6 +36,14 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       case "ingest":
         return await runIngestCommand(rest);
+      case "dataset":
+        return await runDatasetCommand(rest);
+      case "sql":
+        return await runSqlCommand(rest);
+      case "evaluate":
+        return await runEvaluateCommand(rest);
+      case "recompute":
+        return await runRecomputeCommand(rest);
       case undefined:
       case "help":
       case "--help":

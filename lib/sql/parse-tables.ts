@@ -4,7 +4,9 @@
  * node-sql-parser rejects non-ASCII identifiers (Spider-de's `sänger`), so they are swapped for ASCII
  * placeholders before parsing and swapped back after.
  */
-import { Parser } from "node-sql-parser";
+import sqlParser from "node-sql-parser"; // CommonJS: its named exports are not visible to Node's ESM loader
+
+const { Parser } = sqlParser;
 
 const parser = new Parser();
 const NON_ASCII_IDENT = /[\p{L}\p{N}_$]*[^\x00-\x7F][\p{L}\p{N}_$]*/gu;

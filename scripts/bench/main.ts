@@ -1,8 +1,10 @@
+import { benchEvaluate } from "./evaluate";
 import { benchIngest } from "./ingest";
 import { ingestPhase } from "./ingest-phase";
 
 const BENCHES: Record<string, (argv: string[]) => Promise<number>> = {
   ingest: benchIngest,
+  evaluate: benchEvaluate,
   "ingest-phase": ingestPhase,
 };
 
