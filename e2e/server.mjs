@@ -13,8 +13,14 @@ mkdirSync(dir, { recursive: true });
 const env = { ...process.env, DATABASE_PATH: path.join(dir, "e2e.db") };
 const seed = path.join(dir, "seed.jsonl");
 writeFileSync(seed, makeSeedLines());
-const ingest = spawnSync(process.execPath, ["scripts/metron.mjs", "ingest", seed], { cwd: root, env, stdio: "inherit" });
-if (ingest.status !== 0) process.exit(ingest.status ?? 1);
+// Real Spider-de data from ../shared/data (never copied into the repo), then the seed traces.
+const shared = process.env.METRON_SHARED_DATA ?? path.resolve(root, "..", "shared", "data");
+const metron = (...args) => {
+  const r = spawnSync(process.execPath, ["scripts/metron.mjs", ...args], { cwd: root, env, stdio: "inherit" });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+};
+metron("dataset", "import", "--name", "spider-de", "--format", "spider", "--questions", path.join(shared, "spider-de", "dev.json"), "--databases", path.join(shared, "spider-de", "database"));
+metron("ingest", seed);
 const server = spawn(path.join(root, "node_modules", ".bin", "next"), ["start", "-p", port, "-H", "127.0.0.1"], { cwd: root, env, stdio: "inherit" });
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => server.kill(sig));
 server.on("exit", (code) => process.exit(code ?? 0));

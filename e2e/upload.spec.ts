@@ -24,7 +24,7 @@ test("upload a file, watch progress, read the report, follow the link to the run
 
   await report.getByRole("link", { name: /uploaded in e2e · Sophrosyne-Oracle · gpt-upload/ }).click();
   await expect(page.getByRole("heading", { name: "uploaded in e2e" })).toBeVisible();
-  await expect(page.getByText("403 traces")).toBeVisible();
+  await expect(page.getByText("Page 1 of 9 · 403 traces")).toBeVisible();
   await page.screenshot({ path: "e2e/screenshots/run-page.png", fullPage: true });
 });
 

@@ -6,6 +6,7 @@ import { useQueryStates } from "nuqs";
 import { DataTable } from "@/components/ui/data-table";
 import { formatCount, formatPercent, formatTokens } from "@/components/ui/format";
 import type { RunListRow } from "@/lib/db/queries/runs";
+import { accuracyOf, overExplorationOf } from "@/lib/metrics/run-metrics";
 import { runPath, runsSearchParams, runSortKeys, type RunSortKey } from "@/lib/url/runs";
 
 const col = createColumnHelper<RunListRow>();
@@ -18,14 +19,26 @@ const columns = [
   col.accessor("questions", { id: "questions", header: "Questions", cell: (c) => formatCount(c.getValue()), meta: { align: "right" } }),
   col.display({
     id: "correct",
-    header: "Correct (recorded)",
+    header: "EX",
     enableSorting: true,
-    cell: ({ row: { original: r } }) => (
-      <span title={`${r.correct} of ${r.judged} traces with a recorded outcome`}>{r.judged ? formatPercent(r.correct / r.judged) : "—"}</span>
-    ),
+    cell: ({ row: { original: r } }) => {
+      const ex = accuracyOf(r);
+      if (!ex) return <span className="text-zinc-400" title="no outcome recorded and not evaluated">—</span>;
+      return <span title={`${ex.source}: ${Math.round(ex.share * ex.n)} of ${ex.n} traces correct`}>{formatPercent(ex.share)}{ex.source === "recorded" ? <sup className="text-zinc-400"> rec</sup> : null}</span>;
+    },
     meta: { align: "right" },
   }),
-  col.accessor("tokens", { id: "tokens", header: "Tokens", cell: (c) => formatTokens(c.getValue()), meta: { align: "right" } }),
+  col.display({
+    id: "over",
+    header: "Over-exploration",
+    enableSorting: true,
+    cell: ({ row: { original: r } }) => {
+      const over = overExplorationOf(r);
+      return over === null ? <span className="text-zinc-400" title="no gold tables: link the run to a dataset">—</span> : <span title={`(${r.exploratoryWithGold} exploratory − ${r.goldSum} gold) / ${r.goldSum} gold`}>{formatPercent(over)}</span>;
+    },
+    meta: { align: "right" },
+  }),
+  col.display({ id: "tokens", header: "Tokens in / out", enableSorting: true, cell: ({ row: { original: r } }) => `${formatTokens(r.inputTokens)} / ${formatTokens(r.outputTokens)}`, meta: { align: "right" } }),
   col.accessor("createdAt", { id: "created", header: "Uploaded", cell: (c) => <time dateTime={c.getValue()}>{c.getValue().replace("T", " ").slice(0, 16)}</time> }),
 ];
 

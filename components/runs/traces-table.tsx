@@ -4,24 +4,31 @@ import { createColumnHelper, getCoreRowModel, useReactTable, type SortingState }
 import { useQueryStates } from "nuqs";
 import { DataTable } from "@/components/ui/data-table";
 import { formatCount, formatTokens } from "@/components/ui/format";
+import { OutcomeBadge } from "@/components/ui/outcome-badge";
 import type { TraceListRow } from "@/lib/db/queries/traces";
 import { traceSortKeys, tracesSearchParams, type TraceSortKey } from "@/lib/url/runs";
 
 const col = createColumnHelper<TraceListRow>();
 
-function Outcome({ row }: { row: TraceListRow }) {
-  if (row.recordedCorrect === 1) return <span className="rounded bg-emerald-100 px-1.5 py-0.5 text-xs text-emerald-800">correct</span>;
-  if (row.recordedCorrect === 0) return <span className="rounded bg-red-100 px-1.5 py-0.5 text-xs text-red-800">wrong</span>;
-  return <span className="text-xs text-zinc-500" title="no recorded outcome">{row.status.replace(/_/g, " ")}</span>;
-}
 
 const columns = [
   col.accessor("questionId", { id: "question", header: "Question", cell: (c) => <span className="font-mono">{c.getValue()}{c.row.original.sample ? <span className="text-zinc-400"> #{c.row.original.sample}</span> : null}</span> }),
   col.accessor("dbId", { id: "db", header: "Database", cell: (c) => c.getValue() ?? "—" }),
   col.accessor("stepCount", { id: "steps", header: "Steps", cell: (c) => formatCount(c.getValue()), meta: { align: "right" } }),
   col.accessor("toolCallCount", { id: "tools", header: "Tool calls", cell: (c) => formatCount(c.getValue()), meta: { align: "right" } }),
+  col.accessor("exploratoryCalls", {
+    id: "exploratory", header: "Exploratory / gold",
+    cell: ({ row: { original: r } }) => <span title="exploratory calls / tables the gold SQL reads">{r.exploratoryCalls} / {r.goldCount ?? "?"}</span>,
+    meta: { align: "right" },
+  }),
+  col.accessor("overExploration", {
+    id: "over", header: "Over",
+    cell: (c) => { const v = c.getValue(); return v === null ? "—" : <span className={v > 0 ? "font-medium text-amber-700" : ""}>{v > 0 ? `+${v}` : v}</span>; },
+    meta: { align: "right" },
+  }),
+  col.accessor("extraTableCount", { id: "extra", header: "Extra tables", cell: (c) => { const v = c.getValue(); return v === null ? "—" : v > 0 ? <span className="font-medium text-red-700">{v}</span> : 0; }, meta: { align: "right" } }),
   col.accessor("tokens", { id: "tokens", header: "Tokens", cell: (c) => formatTokens(c.getValue()), meta: { align: "right" } }),
-  col.display({ id: "outcome", header: "Outcome", enableSorting: true, cell: (c) => <Outcome row={c.row.original} /> }),
+  col.display({ id: "outcome", header: "Outcome", enableSorting: true, cell: ({ row: { original: r } }) => <OutcomeBadge exOutcome={r.exOutcome} exError={r.exError} recordedCorrect={r.recordedCorrect} status={r.status} /> }),
 ];
 
 export function TracesTable({ rows, total, pageSize }: { rows: TraceListRow[]; total: number; pageSize: number }) {

@@ -1,7 +1,7 @@
 /** URL state of the runs and traces tables, shared by server pages and client tables. */
 import { parseAsInteger, parseAsString, parseAsStringLiteral } from "nuqs/server";
 
-export const runSortKeys = ["name", "system", "model", "traces", "questions", "correct", "tokens", "created"] as const;
+export const runSortKeys = ["name", "system", "model", "traces", "questions", "correct", "over", "tokens", "created"] as const;
 export type RunSortKey = (typeof runSortKeys)[number];
 
 export const runsSearchParams = {
@@ -11,7 +11,7 @@ export const runsSearchParams = {
   model: parseAsString,
 };
 
-export const traceSortKeys = ["question", "db", "steps", "tools", "tokens", "outcome"] as const;
+export const traceSortKeys = ["question", "db", "steps", "tools", "exploratory", "over", "extra", "tokens", "outcome"] as const;
 export type TraceSortKey = (typeof traceSortKeys)[number];
 
 export const tracesSearchParams = {

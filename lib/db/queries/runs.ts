@@ -1,18 +1,14 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
 import type { RunSortKey } from "@/lib/url/runs";
+import { RUN_AGGREGATES, type RunAggregates } from "./metrics-sql";
 
-export interface RunListRow {
+export interface RunListRow extends RunAggregates {
   id: string;
   name: string;
   system: string;
   model: string;
-  traces: number;
-  questions: number;
-  /** Traces with a recorded outcome (correct true/false). */
-  judged: number;
-  correct: number;
-  tokens: number;
+  datasetId: string | null;
   createdAt: string;
 }
 
@@ -22,8 +18,9 @@ const ORDER: Record<RunSortKey, string> = {
   model: "r.model",
   traces: "traces",
   questions: "questions",
-  correct: "CASE WHEN judged = 0 THEN NULL ELSE 1.0 * correct / judged END",
-  tokens: "tokens",
+  correct: "CASE WHEN exJudged > 0 THEN 1.0 * exCorrect / exJudged WHEN recordedJudged > 0 THEN 1.0 * recordedCorrect / recordedJudged END",
+  over: "CASE WHEN goldSum > 0 THEN 1.0 * (exploratoryWithGold - goldSum) / goldSum END",
+  tokens: "inputTokens + outputTokens",
   created: "r.created_at",
 };
 
@@ -34,10 +31,7 @@ export function listRuns(db: Db, opts: { sort: RunSortKey; dir: "asc" | "desc"; 
   if (opts.model) { where.push("r.model = ?"); params.push(opts.model); }
   const dir = opts.dir === "asc" ? "ASC" : "DESC";
   return db.$client.prepare(`
-    SELECT r.id, r.name, r.system, r.model, r.created_at AS createdAt,
-      count(t.id) AS traces, count(DISTINCT t.question_id) AS questions,
-      count(t.recorded_correct) AS judged, coalesce(sum(t.recorded_correct), 0) AS correct,
-      coalesce(sum(t.input_tokens + t.output_tokens), 0) AS tokens
+    SELECT r.id, r.name, r.system, r.model, r.dataset_id AS datasetId, r.created_at AS createdAt, ${RUN_AGGREGATES}
     FROM runs r LEFT JOIN traces t ON t.run_id = r.id
     ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
     GROUP BY r.id
@@ -52,4 +46,12 @@ export function listRunFacets(db: Db): { systems: string[]; models: string[] } {
 
 export function getRun(db: Db, id: string) {
   return db.query.runs.findFirst({ where: (r, { eq }) => eq(r.id, id) });
+}
+
+export function getRunAggregates(db: Db, runId: string): RunAggregates {
+  return db.$client.prepare(`SELECT ${RUN_AGGREGATES} FROM traces t WHERE t.run_id = ?`).get(runId) as RunAggregates;
+}
+
+export function countOutcomes(db: Db, runId: string): { outcome: string; n: number }[] {
+  return db.$client.prepare("SELECT coalesce(ex_outcome, 'not evaluated yet') AS outcome, count(*) AS n FROM traces WHERE run_id = ? GROUP BY 1 ORDER BY 2 DESC").all(runId) as { outcome: string; n: number }[];
 }

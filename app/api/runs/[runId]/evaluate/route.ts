@@ -1,0 +1,44 @@
+import { z } from "zod";
+import { getDb } from "@/lib/db/client";
+import { getRun } from "@/lib/db/queries/runs";
+import { compareModes } from "@/lib/eval/compare";
+import { evaluateRun } from "@/lib/eval/evaluate-run";
+
+const body = z.object({ mode: z.enum(compareModes).default("set") });
+const running = ((globalThis as unknown as { metronEvaluating?: Set<string> }).metronEvaluating ??= new Set());
+
+/** Re-evaluates a run's execution accuracy; progress and the final counts stream as server-sent events. */
+export async function POST(request: Request, ctx: RouteContext<"/api/runs/[runId]/evaluate">) {
+  const { runId } = await ctx.params;
+  const parsed = body.safeParse(await request.json().catch(() => ({})));
+  if (!parsed.success) return Response.json({ error: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") }, { status: 400 });
+  const db = getDb();
+  if (!(await getRun(db, runId))) return Response.json({ error: `no run ${runId}` }, { status: 404 });
+  if (running.has(runId)) return Response.json({ error: "this run is being evaluated already" }, { status: 409 });
+  running.add(runId);
+  const encoder = new TextEncoder();
+  const stream = new ReadableStream({
+    async start(controller) {
+      const send = (event: object) => controller.enqueue(encoder.encode(`data: ${JSON.stringify(event)}\n\n`));
+      let last = 0;
+      try {
+        const { counts } = await evaluateRun(db.$client, runId, {
+          mode: parsed.data.mode,
+          onProgress: (done, total) => {
+            if (done === total || Date.now() - last > 150) {
+              last = Date.now();
+              send({ done, total });
+            }
+          },
+        });
+        send({ counts });
+      } catch (e) {
+        send({ error: (e as Error).message });
+      } finally {
+        running.delete(runId);
+        controller.close();
+      }
+    },
+  });
+  return new Response(stream, { headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-cache, no-transform" } });
+}

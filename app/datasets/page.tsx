@@ -1,0 +1,54 @@
+import Link from "next/link";
+import { connection } from "next/server";
+import { Suspense } from "react";
+import { createLoader, type SearchParams } from "nuqs/server";
+import { DatabaseTable, DatasetList, QuestionTable } from "@/components/datasets/dataset-view";
+import { getDb } from "@/lib/db/client";
+import { listDatabases, listDatasets, listQuestions } from "@/lib/db/queries/datasets";
+import { datasetsSearchParams, QUESTIONS_PAGE_SIZE } from "@/lib/url/datasets";
+
+const loadParams = createLoader(datasetsSearchParams);
+
+export default function DatasetsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  return (
+    <div className="space-y-6">
+      <h1 className="text-xl font-semibold">Datasets</h1>
+      <Suspense fallback={<p className="text-sm text-zinc-500">Loading…</p>}>
+        <Datasets searchParams={searchParams} />
+      </Suspense>
+    </div>
+  );
+}
+
+async function Datasets({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  await connection();
+  const { dataset, page } = await loadParams(searchParams);
+  const db = getDb();
+  const datasets = listDatasets(db);
+  const selected = datasets.find((d) => d.id === dataset) ?? datasets[0];
+  const questions = selected ? listQuestions(db, selected.id, page, QUESTIONS_PAGE_SIZE) : null;
+  const pages = questions ? Math.max(1, Math.ceil(questions.total / QUESTIONS_PAGE_SIZE)) : 1;
+  const href = (p: number) => `/datasets?dataset=${encodeURIComponent(selected!.id)}&page=${p}`;
+  return (
+    <>
+      <DatasetList datasets={datasets} selected={selected?.id ?? null} />
+      {selected && questions && (
+        <>
+          <section className="space-y-2">
+            <h2 className="font-semibold">Databases of {selected.name}</h2>
+            <DatabaseTable rows={listDatabases(db, selected.id)} />
+          </section>
+          <section className="space-y-2">
+            <h2 className="font-semibold">Questions</h2>
+            <QuestionTable rows={questions.rows} />
+            <nav className="flex items-center gap-3 text-sm" aria-label="Pages">
+              {page > 1 ? <Link className="rounded border border-zinc-300 px-2 py-1" href={href(page - 1)}>Previous</Link> : null}
+              <span>Page {page} of {pages} · {questions.total} questions</span>
+              {page < pages ? <Link className="rounded border border-zinc-300 px-2 py-1" href={href(page + 1)}>Next</Link> : null}
+            </nav>
+          </section>
+        </>
+      )}
+    </>
+  );
+}

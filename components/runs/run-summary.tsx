@@ -1,0 +1,33 @@
+import { formatCount, formatPercent, formatTokens } from "@/components/ui/format";
+import { accuracyOf, overExplorationOf, type RunAggregates } from "@/lib/metrics/run-metrics";
+
+function Card({ label, value, detail, help }: { label: string; value: string; detail?: string; help: string }) {
+  return (
+    <div className="rounded-lg border border-zinc-200 bg-white p-3" title={help}>
+      <div className="text-xs uppercase tracking-wide text-zinc-500">{label}</div>
+      <div className="mt-1 text-2xl font-semibold tabular-nums">{value}</div>
+      {detail && <div className="mt-0.5 text-xs text-zinc-500">{detail}</div>}
+    </div>
+  );
+}
+
+/** Summary cards of a run; every number follows docs/metrics.md, and each card says how it was computed. */
+export function RunSummary({ a, hasDataset }: { a: RunAggregates; hasDataset: boolean }) {
+  const ex = accuracyOf(a);
+  const over = overExplorationOf(a);
+  return (
+    <div className="grid grid-cols-2 gap-3 md:grid-cols-3 lg:grid-cols-6" data-testid="run-summary">
+      <Card label="Execution accuracy" value={ex ? formatPercent(ex.share) : "—"} detail={ex ? `${ex.source}, ${formatCount(ex.n)} judged` : "no outcome yet"}
+        help="Correct over judged traces (correct, wrong result, prediction error, time-out, no submission); gold errors and unevaluated traces are left out. Re-evaluated outcomes are used when the run was evaluated, else the recorded ones." />
+      <Card label="Over-exploration" value={over === null ? "—" : formatPercent(over)} detail={over === null ? (hasDataset ? "no gold tables" : "link a dataset for gold tables") : `${formatCount(a.exploratoryWithGold ?? 0)} exploratory vs ${formatCount(a.goldSum ?? 0)} gold`}
+        help="(Σ exploratory calls − Σ gold tables) / Σ gold tables, over traces whose gold tables are known (Sophrosyne). Exploratory: describe_table, or a read_query of PRAGMA table_info / pragma_table_info / sqlite_master for one table." />
+      <Card label="Failed with extra tables" value={formatCount(a.failedWithExtra)} detail="failed traces whose final SQL reads a non-gold table"
+        help="Traces that are not correct and whose final SQL references a table the gold SQL does not." />
+      <Card label="Tokens" value={`${formatTokens(a.inputTokens)} / ${formatTokens(a.outputTokens)}`} detail="input / output (output includes reasoning)" help="Summed over the run's traces." />
+      <Card label="Cost" value={a.cost === null ? "—" : `$${a.cost.toFixed(a.cost < 1 ? 4 : 2)}`} detail={a.unpricedTraces ? `${formatCount(a.unpricedTraces)} traces without a price` : "recorded, else from the price table"}
+        help="A trace's recorded cost_usd, else its tokens priced by the model's price table (METRON_PRICES overrides it)." />
+      <Card label="Directive recall" value={a.directiveRecall === null ? "—" : formatPercent(a.directiveRecall)} detail={a.directiveFlagRate === null ? "no directives" : `non-gold flagged: ${formatPercent(a.directiveFlagRate)}`}
+        help="Mean share of gold tables not flagged irrelevant, with the mean share of non-gold tables flagged (flagging nothing gives 100% recall)." />
+    </div>
+  );
+}

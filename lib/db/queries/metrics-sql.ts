@@ -1,0 +1,28 @@
+export type { RunAggregates } from "@/lib/metrics/run-metrics";
+
+/**
+ * SQL fragments for run-level aggregates over the per-trace metric columns (definitions: docs/metrics.md).
+ * A trace's correctness is its re-evaluated outcome when it was evaluated, else its recorded one.
+ */
+
+/** Outcomes that count in execution accuracy's denominator; gold errors and unevaluated traces do not. */
+export const EX_JUDGED = "('correct','wrong_result','pred_error','timeout','no_submission')";
+
+export const EFFECTIVE_CORRECT = `(CASE WHEN t.ex_outcome = 'correct' THEN 1 WHEN t.ex_outcome IN ${EX_JUDGED} THEN 0 ELSE t.recorded_correct END)`;
+
+export const RUN_AGGREGATES = `
+  count(t.id) AS traces,
+  count(DISTINCT t.question_id) AS questions,
+  sum(CASE WHEN t.ex_outcome IN ${EX_JUDGED} THEN 1 ELSE 0 END) AS exJudged,
+  sum(CASE WHEN t.ex_outcome = 'correct' THEN 1 ELSE 0 END) AS exCorrect,
+  count(t.recorded_correct) AS recordedJudged,
+  coalesce(sum(t.recorded_correct), 0) AS recordedCorrect,
+  sum(CASE WHEN t.gold_count IS NOT NULL THEN t.exploratory_calls END) AS exploratoryWithGold,
+  sum(t.gold_count) AS goldSum,
+  sum(CASE WHEN ${EFFECTIVE_CORRECT} = 0 AND t.extra_table_count > 0 THEN 1 ELSE 0 END) AS failedWithExtra,
+  coalesce(sum(t.input_tokens), 0) AS inputTokens,
+  coalesce(sum(t.output_tokens), 0) AS outputTokens,
+  sum(coalesce(t.cost_usd, t.cost_computed_usd)) AS cost,
+  sum(CASE WHEN coalesce(t.cost_usd, t.cost_computed_usd) IS NULL THEN 1 ELSE 0 END) AS unpricedTraces,
+  avg(t.directive_recall) AS directiveRecall,
+  avg(t.directive_flag_rate) AS directiveFlagRate`;
