@@ -28,7 +28,7 @@ describe("BIRD mini-dev over schema-only databases", () => {
   });
 
   it("extracts gold tables for every question through EXPLAIN", () => {
-    expect(fromDdl.goldTables).toEqual({ explain: 242, parser: 0, failed: 0 });
+    expect(fromDdl.goldTables).toEqual({ explain: 242, parser: 0, scan: 0, failed: 0 });
     const gold = new Map(goldOf("bird-ddl").map((q) => [q.id, JSON.parse(q.tables!) as string[]]));
     // Hand-checked against the gold SQL.
     expect(gold.get("1471")).toEqual(["customers"]);

@@ -35,7 +35,7 @@ export interface ImportResult {
   questions: number;
   databases: number;
   schemaOnly: boolean;
-  goldTables: { explain: number; parser: number; failed: number };
+  goldTables: { explain: number; parser: number; scan: number; failed: number };
   questionsWithoutDatabase: number;
   /** Ids that appear more than once with identical content: kept once. */
   duplicateQuestionIds: string[];
@@ -130,7 +130,7 @@ export async function importDataset(db: Db, opts: ImportOptions, filesDir = data
   // Gold tables through EXPLAIN against each question's database (read-only).
   const byDbId = new Map(rows.map((r) => [r.dbId, r]));
   const handles = new Map<string, Database.Database>();
-  const counts = { explain: 0, parser: 0, failed: 0 };
+  const counts = { explain: 0, parser: 0, scan: 0, failed: 0 };
   let withoutDatabase = 0;
   const questionRows = questions.map((q, position) => {
     const dbRow = byDbId.get(q.dbId);

@@ -94,7 +94,7 @@ export class TraceMeasurer {
     const key = `${dbKey}\u0000${sql}`;
     let result = this.tablesCache.get(key);
     if (!result) {
-      result = extractTables(sql, db?.handle, db?.tables);
+      result = extractTables(sql, db?.handle, db?.tables, "scan");
       if (this.tablesCache.size >= CACHE_LIMIT) this.tablesCache.clear();
       this.tablesCache.set(key, result);
     }

@@ -57,6 +57,7 @@ const unquote = (s: string) => s.replace(/^["'`[]|["'`\]]$/g, "");
 
 /** The table of an exploratory SQL probe, or undefined when the SQL is not one. */
 export function exploratoryTableOf(sql: string): string | undefined {
+  if (!/pragma|sqlite_(?:master|schema)/i.test(sql)) return undefined;
   const s = sql.trim().replace(/;\s*$/, "");
   let m = /^PRAGMA\s+(?:main\.)?table_x?info\s*\(\s*(["'`[]?[^)]+?["'`\]]?)\s*\)$/i.exec(s);
   if (m) return unquote(m[1]);
@@ -69,8 +70,22 @@ export function exploratoryTableOf(sql: string): string | undefined {
   return undefined;
 }
 
+// Tool names repeat across a run's steps: normalise each once per role map.
+const normalized = new WeakMap<RoleMap, Map<string, string>>();
+
+function toolNameIn(roles: RoleMap, tool: string): string {
+  let names = normalized.get(roles);
+  if (!names) normalized.set(roles, (names = new Map()));
+  let name = names.get(tool);
+  if (name === undefined) {
+    name = normalizeToolName(tool, Object.keys(roles));
+    if (names.size < 10_000) names.set(tool, name);
+  }
+  return name;
+}
+
 export function classifyStep(tool: string, args: unknown, roles: RoleMap = DEFAULT_ROLE_MAP, schemaTables?: readonly string[]): StepClass {
-  const name = normalizeToolName(tool, Object.keys(roles));
+  const name = toolNameIn(roles, tool);
   const role = roles[name] ?? roles[tool] ?? "other";
   const fold = (t: string) => foldTable(t, schemaTables);
   if (DESCRIBE_TOOLS.has(name)) {

@@ -8,19 +8,23 @@
 
 type Token = { kind: "word" | "ident" | "punct"; text: string };
 
+const WORD = /[\p{L}\p{N}_$]+/uy;
+const SPACE = /\s+/y;
+
 function tokenize(sql: string): Token[] {
   const out: Token[] = [];
   let i = 0;
   while (i < sql.length) {
     const c = sql[i];
-    if (/\s/.test(c)) { i++; continue; }
+    SPACE.lastIndex = i;
+    if (SPACE.test(sql)) { i = SPACE.lastIndex; continue; }
     if (c === "-" && sql[i + 1] === "-") { const nl = sql.indexOf("\n", i); i = nl === -1 ? sql.length : nl + 1; continue; }
     if (c === "/" && sql[i + 1] === "*") { const end = sql.indexOf("*/", i + 2); i = end === -1 ? sql.length : end + 2; continue; }
     if (c === "'") { i = skip(sql, i, "'"); out.push({ kind: "punct", text: "'" }); continue; }
     if (c === '"' || c === "`") { const end = skip(sql, i, c); out.push({ kind: "ident", text: sql.slice(i + 1, end - 1).split(c + c).join(c) }); i = end; continue; }
     if (c === "[") { const end = sql.indexOf("]", i); const stop = end === -1 ? sql.length : end; out.push({ kind: "ident", text: sql.slice(i + 1, stop) }); i = stop + 1; continue; }
-    const word = /^[\p{L}\p{N}_$]+/u.exec(sql.slice(i, i + 256));
-    if (word) { out.push({ kind: "word", text: word[0] }); i += word[0].length; continue; }
+    WORD.lastIndex = i;
+    if (WORD.test(sql)) { out.push({ kind: "word", text: sql.slice(i, WORD.lastIndex) }); i = WORD.lastIndex; continue; }
     out.push({ kind: "punct", text: c });
     i++;
   }
