@@ -6,13 +6,18 @@ import { DataTable } from "@/components/ui/data-table";
 import { formatCount, formatTokens } from "@/components/ui/format";
 import { OutcomeBadge } from "@/components/ui/outcome-badge";
 import type { TraceListRow } from "@/lib/db/queries/traces";
+import Link from "next/link";
+import { questionPath } from "@/lib/url/question";
 import { traceSortKeys, tracesSearchParams, type TraceSortKey } from "@/lib/url/runs";
 
 const col = createColumnHelper<TraceListRow>();
 
 
 const columns = [
-  col.accessor("questionId", { id: "question", header: "Question", cell: (c) => <span className="font-mono">{c.getValue()}{c.row.original.sample ? <span className="text-zinc-400"> #{c.row.original.sample}</span> : null}</span> }),
+  col.accessor("questionId", {
+    id: "question", header: "Question",
+    cell: (c) => <Link className="font-mono text-blue-700 hover:underline" href={questionPath(c.row.original.runId, c.getValue(), { sample: c.row.original.sample })}>{c.getValue()}{c.row.original.sample ? <span className="text-zinc-400"> #{c.row.original.sample}</span> : null}</Link>,
+  }),
   col.accessor("dbId", { id: "db", header: "Database", cell: (c) => c.getValue() ?? "—" }),
   col.accessor("stepCount", { id: "steps", header: "Steps", cell: (c) => formatCount(c.getValue()), meta: { align: "right" } }),
   col.accessor("toolCallCount", { id: "tools", header: "Tool calls", cell: (c) => formatCount(c.getValue()), meta: { align: "right" } }),

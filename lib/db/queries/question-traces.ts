@@ -4,7 +4,7 @@ import { EFFECTIVE_CORRECT } from "./metrics-sql";
 
 /** The trace of one question (and sample) in a run, every column. */
 export function getQuestionTrace(db: Db, runId: string, questionId: string, sample: number): TraceRow | undefined {
-  return db.query.traces.findFirst({ where: (t, { and, eq }) => and(eq(t.runId, runId), eq(t.questionId, questionId), eq(t.sample, sample)) });
+  return db.query.traces.findFirst({ where: (t, { and, eq }) => and(eq(t.runId, runId), eq(t.questionId, questionId), eq(t.sample, sample)) }).sync();
 }
 
 export function listSamples(db: Db, runId: string, questionId: string): number[] {

@@ -3,6 +3,7 @@ import type { TraceSortKey } from "@/lib/url/runs";
 
 export interface TraceListRow {
   id: string;
+  runId: string;
   questionId: string;
   sample: number;
   dbId: string | null;
@@ -40,7 +41,7 @@ export function listTraces(db: Db, runId: string, opts: { sort: TraceSortKey; di
   const dir = opts.dir === "asc" ? "ASC" : "DESC";
   const total = (db.$client.prepare("SELECT count(*) AS n FROM traces WHERE run_id = ?").get(runId) as { n: number }).n;
   const rows = db.$client.prepare(`
-    SELECT id, question_id AS questionId, sample, db_id AS dbId, difficulty, step_count AS stepCount,
+    SELECT id, run_id AS runId, question_id AS questionId, sample, db_id AS dbId, difficulty, step_count AS stepCount,
       tool_call_count AS toolCallCount, input_tokens + output_tokens AS tokens, status, recorded_correct AS recordedCorrect,
       ex_outcome AS exOutcome, ex_error AS exError, exploratory_calls AS exploratoryCalls, gold_count AS goldCount,
       over_exploration AS overExploration, extra_table_count AS extraTableCount

@@ -1,0 +1,76 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { connection } from "next/server";
+import { Suspense } from "react";
+import { createLoader } from "nuqs/server";
+import { QuestionHeader } from "@/components/traces/question-header";
+import { QuestionNav } from "@/components/traces/question-nav";
+import { ResultsCompare } from "@/components/traces/results-compare";
+import { SqlCompare } from "@/components/traces/sql-compare";
+import { TraceExplorer } from "@/components/traces/trace-explorer";
+import { getDb } from "@/lib/db/client";
+import { getNeighbours, getQuestionTrace, listOtherRuns, listSamples } from "@/lib/db/queries/question-traces";
+import { getRun } from "@/lib/db/queries/runs";
+import { getStepDetail, getStepStats, listStepSummaries, listStripSteps, STEP_PAGE_SIZE } from "@/lib/db/queries/steps";
+import { renderStepDetail } from "@/lib/highlight/step-detail";
+import { allGoldSeenAt, buildTableStrip } from "@/lib/metrics/table-strip";
+import { questionPath, questionSearchParams } from "@/lib/url/question";
+import { runPath } from "@/lib/url/runs";
+
+const loadParams = createLoader(questionSearchParams);
+
+export default function QuestionPage(props: PageProps<"/runs/[runId]/questions/[questionId]">) {
+  return (
+    <Suspense fallback={<p className="text-sm text-zinc-500">Loading question…</p>}>
+      <Question {...props} />
+    </Suspense>
+  );
+}
+
+async function Question({ params, searchParams }: PageProps<"/runs/[runId]/questions/[questionId]">) {
+  await connection();
+  const { runId, questionId: rawId } = await params;
+  const questionId = decodeURIComponent(rawId);
+  const { sample, step } = await loadParams(searchParams);
+  const db = getDb();
+  const run = await getRun(db, runId);
+  const trace = run && getQuestionTrace(db, runId, questionId, sample);
+  if (!run || !trace) notFound();
+  const sets = trace.tableSets ?? null;
+  const stripSteps = listStripSteps(db, trace.id);
+  const stats = getStepStats(db, trace.id);
+  const from = step !== null ? Math.max(0, step - STEP_PAGE_SIZE / 2) : 0;
+  const detail = step !== null ? getStepDetail(db, trace.id, step) : undefined;
+  const nav = getNeighbours(db, runId, questionId);
+  const others = listOtherRuns(db, runId, questionId);
+  const samples = listSamples(db, runId, questionId);
+  const href = (q?: string) => (q === undefined ? undefined : questionPath(runId, q));
+  return (
+    <div className="space-y-5">
+      <QuestionNav links={{ prev: href(nav.prev), next: href(nav.next), prevFailing: href(nav.prevFailing), nextFailing: href(nav.nextFailing), position: nav.position, total: nav.total, runHref: runPath(runId) }} />
+      <QuestionHeader trace={trace} runName={`${run.name} · ${run.system} · ${run.model}`} sets={sets} />
+      {samples.length > 1 && (
+        <p className="flex gap-2 text-sm">Samples: {samples.map((s) => <Link key={s} href={questionPath(runId, questionId, { sample: s })} className={s === sample ? "font-semibold" : "text-blue-700 hover:underline"}>#{s}</Link>)}</p>
+      )}
+      {others.length > 0 && (
+        <p className="flex flex-wrap gap-2 text-sm" data-testid="other-runs">
+          <span className="text-zinc-500">Same question in:</span>
+          {others.map((o) => <Link key={o.id} href={questionPath(o.id, questionId)} className="text-blue-700 hover:underline">{o.system} · {o.model}{o.exOutcome ? ` (${o.exOutcome.replace(/_/g, " ")})` : o.recordedCorrect !== null ? ` (${o.recordedCorrect ? "correct" : "wrong"})` : ""}</Link>)}
+        </p>
+      )}
+      <TraceExplorer
+        traceId={trace.id}
+        total={stats.count}
+        initialSteps={listStepSummaries(db, trace.id, from)}
+        initialDetail={detail ? await renderStepDetail(detail) : null}
+        chips={buildTableStrip({ databaseTables: sets?.database ?? null, gold: sets?.gold ?? null, flagged: trace.directives?.irrelevant_tables ?? null, final: sets?.final ?? null, steps: stripSteps })}
+        gold={sets?.gold ?? null}
+        allGoldSeenAt={allGoldSeenAt(sets?.gold ?? null, stripSteps)}
+        directives={trace.directives ?? null}
+        maxDurationMs={stats.maxDurationMs}
+      />
+      <SqlCompare finalSql={trace.finalSql} goldSql={trace.goldSql} finalTables={sets?.final ?? null} goldTables={sets?.gold ?? null} />
+      <ResultsCompare traceId={trace.id} />
+    </div>
+  );
+}

@@ -1,0 +1,40 @@
+import { OutcomeBadge } from "@/components/ui/outcome-badge";
+import { formatTokens } from "@/components/ui/format";
+import type { TraceRow, TraceTableSets } from "@/lib/db/schema";
+
+function Metric({ label, value, help, warn }: { label: string; value: string; help: string; warn?: boolean }) {
+  return (
+    <div title={help} className="rounded border border-zinc-200 bg-white px-2 py-1">
+      <div className="text-[10px] uppercase tracking-wide text-zinc-500">{label}</div>
+      <div className={`font-semibold tabular-nums ${warn ? "text-amber-700" : ""}`}>{value}</div>
+    </div>
+  );
+}
+
+export function QuestionHeader({ trace, runName, sets }: { trace: TraceRow; runName: string; sets: TraceTableSets | null }) {
+  const cost = trace.costUsd ?? trace.costComputedUsd;
+  return (
+    <header className="space-y-3">
+      <div>
+        <p className="text-xs text-zinc-500">{runName} · question <span className="font-mono">{trace.questionId}</span>{trace.sample ? ` · sample ${trace.sample}` : ""} · database <span className="font-mono">{trace.dbId ?? "unknown"}</span>{trace.difficulty ? ` · ${trace.difficulty}` : ""}</p>
+        <h1 className="mt-1 text-lg font-semibold" data-testid="question-text">{trace.questionText || <span className="text-zinc-400">(no question text)</span>}</h1>
+        {trace.evidence && <p className="mt-1 text-sm text-zinc-600"><span className="font-medium">Evidence:</span> {trace.evidence}</p>}
+      </div>
+      <div className="flex flex-wrap items-center gap-2 text-sm">
+        <OutcomeBadge exOutcome={trace.exOutcome} exError={trace.exError} recordedCorrect={trace.recordedCorrect} status={trace.status} />
+        <span className="text-xs text-zinc-500">{trace.exOutcome ? `re-evaluated${trace.recordedCorrect !== null ? `; recorded: ${trace.recordedCorrect ? "correct" : "wrong"}` : ""}` : trace.recordedCorrect !== null ? "recorded in the trace (not re-evaluated)" : "no outcome"}</span>
+        {trace.exError && <span className="max-w-xl truncate text-xs text-red-700" title={trace.exError}>{trace.exError}</span>}
+      </div>
+      <div className="flex flex-wrap gap-2 text-sm" data-testid="trace-metrics">
+        <Metric label="Exploratory / gold" value={`${trace.exploratoryCalls} / ${trace.goldCount ?? "?"}`} help="Exploratory calls (describe_table, PRAGMA table_info probes) against the number of tables the gold SQL reads" />
+        <Metric label="Over-exploration" value={trace.overExploration === null ? "—" : trace.overExploration > 0 ? `+${trace.overExploration}` : String(trace.overExploration)} warn={(trace.overExploration ?? 0) > 0} help="Exploratory calls − gold tables" />
+        <Metric label="Extra tables" value={trace.extraTableCount === null ? "—" : sets?.extra?.length ? sets.extra.join(", ") : "none"} warn={(trace.extraTableCount ?? 0) > 0} help="Tables of the final SQL that the gold SQL does not read" />
+        <Metric label="Gold never explored" value={sets?.goldNeverExplored ? (sets.goldNeverExplored.join(", ") || "none") : "—"} help="Gold tables no exploratory call named" />
+        <Metric label="Tokens in / out" value={`${formatTokens(trace.inputTokens)} / ${formatTokens(trace.outputTokens)}`} help="Output includes reasoning tokens" />
+        <Metric label="Cost" value={cost === null ? "no price" : `$${cost.toFixed(4)}`} help={trace.costUsd !== null ? "recorded in the trace" : "from the price table"} />
+        <Metric label="Duration" value={trace.durationMs === null ? "—" : `${(trace.durationMs / 1000).toFixed(1)} s`} help="Wall time recorded in the trace" />
+        <Metric label="Steps" value={String(trace.stepCount)} help={`${trace.toolCallCount} tool calls, ${trace.errorStepCount} with errors`} />
+      </div>
+    </header>
+  );
+}

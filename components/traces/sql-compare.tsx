@@ -1,0 +1,34 @@
+import { diffWordsWithSpace } from "diff";
+import { highlight } from "@/lib/highlight/highlight";
+
+function Highlighted({ html }: { html: string }) {
+  // Shiki escapes the SQL it highlights.
+  return <div className="overflow-x-auto text-xs [&_pre]:whitespace-pre-wrap [&_pre]:p-2" dangerouslySetInnerHTML={{ __html: html }} />;
+}
+
+/** Final SQL against gold SQL: side by side, highlighted, and a word-level diff (rendered as text). */
+export async function SqlCompare({ finalSql, goldSql, finalTables, goldTables }: { finalSql: string | null; goldSql: string | null; finalTables: string[] | null; goldTables: string[] | null }) {
+  const [finalHtml, goldHtml] = await Promise.all([finalSql ? highlight(finalSql, "sql") : null, goldSql ? highlight(goldSql, "sql") : null]);
+  const parts = finalSql && goldSql ? diffWordsWithSpace(goldSql, finalSql) : null;
+  return (
+    <section className="space-y-2" aria-labelledby="sql-heading">
+      <h2 id="sql-heading" className="font-semibold">Final SQL against gold SQL</h2>
+      <div className="grid gap-3 md:grid-cols-2">
+        <div className="rounded-lg border border-zinc-200 bg-white" data-testid="final-sql">
+          <p className="border-b border-zinc-100 px-2 py-1 text-xs text-zinc-500">Final SQL{finalTables ? ` · tables: ${finalTables.join(", ") || "none"}` : ""}</p>
+          {finalHtml ? <Highlighted html={finalHtml} /> : <p className="p-2 text-xs text-zinc-500">No final SQL: the agent did not submit.</p>}
+        </div>
+        <div className="rounded-lg border border-zinc-200 bg-white" data-testid="gold-sql">
+          <p className="border-b border-zinc-100 px-2 py-1 text-xs text-zinc-500">Gold SQL{goldTables ? ` · tables: ${goldTables.join(", ")}` : ""}</p>
+          {goldHtml ? <Highlighted html={goldHtml} /> : <p className="p-2 text-xs text-zinc-500">No gold SQL: link the run to its dataset.</p>}
+        </div>
+      </div>
+      {parts && (
+        <div className="rounded-lg border border-zinc-200 bg-white p-2 font-mono text-xs whitespace-pre-wrap" data-testid="sql-diff">
+          <span className="mr-2 font-sans text-zinc-500">diff:</span>
+          {parts.map((p, i) => <span key={i} className={p.added ? "bg-emerald-100 text-emerald-900" : p.removed ? "bg-red-100 text-red-900 line-through" : ""} title={p.added ? "only in the final SQL" : p.removed ? "only in the gold SQL" : undefined}>{p.value}</span>)}
+        </div>
+      )}
+    </section>
+  );
+}

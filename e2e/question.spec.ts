@@ -1,0 +1,57 @@
+import { expect, test } from "@playwright/test";
+
+test("the question page: failing question, hostile content as text, deep link to a step, table chips, j to the next failing", async ({ page }) => {
+  const dialogs: string[] = [];
+  page.on("dialog", (d) => { dialogs.push(d.message()); void d.dismiss(); });
+
+  await page.goto("/");
+  await page.getByTestId("runs-table").getByRole("link", { name: "e2e Sophrosyne" }).click();
+  const failing = page.getByTestId("traces-table").locator("tr", { hasText: "wrong" }).first();
+  await expect(failing).toContainText("5");
+  await failing.getByRole("link").first().click();
+  await expect(page).toHaveURL(/\/questions\/5$/);
+
+  // Hostile content is shown as text.
+  await expect(page.getByTestId("question-text")).toContainText("<script>alert('question')</script>");
+  await expect(page.getByTestId("step-row-1")).toContainText("<img src=x onerror=alert(3)>");
+  await page.getByTestId("step-row-1").click();
+  await expect(page.getByTestId("step-detail-1")).toContainText("<img src=x onerror=alert(5)> javascript:alert(6)");
+  await page.getByTestId("step-row-2").click();
+  await expect(page.getByTestId("step-detail-2")).toContainText('<a href="javascript:alert(9)">x</a>');
+  await expect(page.getByTestId("final-sql")).toContainText("<script>alert(1)</script>");
+  expect(await page.locator("main img, main script:not([src]), a[href^='javascript']").count()).toBe(0);
+  expect(dialogs).toEqual([]);
+
+  // j: the next failing question (7), the long one.
+  await page.keyboard.press("j");
+  await expect(page).toHaveURL(/\/questions\/7$/);
+  await expect(page.getByTestId("trace-metrics")).toContainText("Exploratory / gold");
+
+  // A deep link to a step that is not in the first window opens it and scrolls it into view.
+  await page.goto(page.url() + "?step=251");
+  const detail = page.getByTestId("step-detail-251");
+  await expect(detail).toBeVisible();
+  await expect(detail).toBeInViewport();
+  await expect(detail).toContainText("row 250"); // its result: step 251 is the 250th probe
+  await page.screenshot({ path: "e2e/screenshots/question-deep-link.png" });
+  await page.reload();
+  await expect(page.getByTestId("step-detail-251")).toBeInViewport();
+
+  // A chip highlights the steps that touched its table.
+  await page.goto(page.url().replace(/\?.*$/, ""));
+  await page.getByTestId("table-strip").locator("[data-table='konzert']").click();
+  await expect(page.getByTestId("table-selection")).toContainText("konzert: touched by");
+  await expect(page.locator("[data-highlighted='true']").first()).toBeVisible();
+  const highlighted = await page.locator("[data-highlighted='true']").allInnerTexts();
+  expect(highlighted.length).toBeGreaterThan(3);
+  expect(highlighted.every((t) => t.includes("konzert"))).toBe(true);
+  await page.screenshot({ path: "e2e/screenshots/question-page.png", fullPage: true });
+
+  await page.keyboard.press("j");
+  await expect(page).toHaveURL(/\/questions\/23$/);
+  await expect(page.getByTestId("sql-diff")).toContainText("+ 1");
+  await page.getByRole("button", { name: "Run both queries and compare their results" }).click();
+  await expect(page.getByTestId("results-compare")).toContainText("missing");
+  await page.screenshot({ path: "e2e/screenshots/question-results.png", fullPage: true });
+  expect(dialogs).toEqual([]);
+});
