@@ -36,7 +36,7 @@ export interface StripInput {
 
 const k = (t: string) => t.toLowerCase();
 
-export function buildTableStrip(input: StripInput, seqCap = 2000): TableChip[] {
+export function buildTableStrip(input: StripInput, seqCap = 100): TableChip[] {
   const names = new Map<string, string>();
   const add = (list: string[] | null) => list?.forEach((t) => { if (!names.has(k(t))) names.set(k(t), t); });
   add(input.databaseTables);

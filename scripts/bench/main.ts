@@ -1,10 +1,12 @@
 import { benchEvaluate } from "./evaluate";
 import { benchIngest } from "./ingest";
+import { benchQuestionPage } from "./question-page";
 import { ingestPhase } from "./ingest-phase";
 
 const BENCHES: Record<string, (argv: string[]) => Promise<number>> = {
   ingest: benchIngest,
   evaluate: benchEvaluate,
+  "question-page": benchQuestionPage,
   "ingest-phase": ingestPhase,
 };
 

@@ -1,0 +1,40 @@
+/** Starts the built app (`next start`) on a store for page benchmarks; the caller stops it. */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+
+export const ROOT = path.resolve(import.meta.dirname, "..", "..");
+
+export async function startServer(store: string, port: number): Promise<{ url: string; stop: () => void; child: ChildProcess }> {
+  if (!existsSync(path.join(ROOT, ".next", "BUILD_ID"))) throw new Error("no production build: run `npx next build` (or npm test) first");
+  const child = spawn(path.join(ROOT, "node_modules", ".bin", "next"), ["start", "-p", String(port), "-H", "127.0.0.1"], { cwd: ROOT, env: { ...process.env, DATABASE_PATH: store }, stdio: "ignore" });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(`${url}/api/schema/trace`)).ok) return { url, child, stop: () => child.kill("SIGTERM") };
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  child.kill("SIGTERM");
+  throw new Error("the server did not start within 20 s");
+}
+
+/** Median and max server time of `n` sequential requests (after one warm-up), and the size of the HTML. */
+export async function timePage(url: string, n = 7): Promise<{ p50: number; max: number; bytes: number; status: number }> {
+  await fetch(url).then((r) => r.text());
+  const times: number[] = [];
+  let bytes = 0;
+  let status = 0;
+  for (let i = 0; i < n; i++) {
+    const start = performance.now();
+    const res = await fetch(url);
+    const body = await res.text();
+    times.push(performance.now() - start);
+    bytes = Buffer.byteLength(body);
+    status = res.status;
+  }
+  times.sort((a, b) => a - b);
+  return { p50: times[Math.floor(times.length / 2)], max: times[times.length - 1], bytes, status };
+}
