@@ -5,7 +5,7 @@ test("the question page: failing question, hostile content as text, deep link to
   page.on("dialog", (d) => { dialogs.push(d.message()); void d.dismiss(); });
 
   await page.goto("/");
-  await page.getByTestId("runs-table").getByRole("link", { name: "e2e Sophrosyne" }).click();
+  await page.getByTestId("runs-table").getByRole("link", { name: "e2e Sophrosyne", exact: true }).click();
   const failing = page.getByTestId("traces-table").locator("tr", { hasText: "wrong" }).first();
   await expect(failing).toContainText("5");
   await failing.getByRole("link").first().click();

@@ -1,5 +1,5 @@
 import { formatCount, formatPercent, formatTokens } from "@/components/ui/format";
-import { accuracyOf, overExplorationOf, type RunAggregates } from "@/lib/metrics/run-metrics";
+import { accuracyOf, linkingOf, overExplorationOf, type RunAggregates } from "@/lib/metrics/run-metrics";
 
 function Card({ label, value, detail, help }: { label: string; value: string; detail?: string; help: string }) {
   return (
@@ -12,11 +12,12 @@ function Card({ label, value, detail, help }: { label: string; value: string; de
 }
 
 /** Summary cards of a run; every number follows docs/metrics.md, and each card says how it was computed. */
-export function RunSummary({ a, hasDataset }: { a: RunAggregates; hasDataset: boolean }) {
+export function RunSummary({ a, hasDataset, samples }: { a: RunAggregates; hasDataset: boolean; samples?: { k: number; questions: number; pass1: number; passK: number; majorityK: number | null } | null }) {
   const ex = accuracyOf(a);
   const over = overExplorationOf(a);
+  const link = linkingOf(a);
   return (
-    <div className="grid grid-cols-2 gap-3 md:grid-cols-3 lg:grid-cols-6" data-testid="run-summary">
+    <div className="grid grid-cols-2 gap-3 md:grid-cols-4" data-testid="run-summary">
       <Card label="Execution accuracy" value={ex ? formatPercent(ex.share) : "—"} detail={ex ? `${ex.source}, ${formatCount(ex.n)} judged` : "no outcome yet"}
         help="Correct over judged traces (correct, wrong result, prediction error, time-out, no submission); gold errors and unevaluated traces are left out. Re-evaluated outcomes are used when the run was evaluated, else the recorded ones." />
       <Card label="Over-exploration" value={over === null ? "—" : formatPercent(over)} detail={over === null ? (hasDataset ? "no gold tables" : "link a dataset for gold tables") : `${formatCount(a.exploratoryWithGold ?? 0)} exploratory vs ${formatCount(a.goldSum ?? 0)} gold`}
@@ -28,6 +29,13 @@ export function RunSummary({ a, hasDataset }: { a: RunAggregates; hasDataset: bo
         help="A trace's recorded cost_usd, else its tokens priced by the model's price table (METRON_PRICES overrides it)." />
       <Card label="Directive recall" value={a.directiveRecall === null ? "—" : formatPercent(a.directiveRecall)} detail={a.directiveFlagRate === null ? "no directives" : `non-gold flagged: ${formatPercent(a.directiveFlagRate)}`}
         help="Mean share of gold tables not flagged irrelevant, with the mean share of non-gold tables flagged (flagging nothing gives 100% recall)." />
+      <Card label="Schema linking F1" value={link.f1 === null ? "—" : formatPercent(link.f1)} detail={link.f1 === null ? "needs gold and final tables" : `precision ${formatPercent(link.precision)} · recall ${formatPercent(link.recall)}`}
+        help="Tables in the final SQL against the gold tables, micro-averaged over traces: precision = shared / final-SQL tables, recall = shared / gold tables (FlexSQL)." />
+      {samples && (
+        <Card label={`Pass@1 · Pass@${samples.k} · Majority@${samples.k}`} value={`${formatPercent(samples.pass1, 0)} · ${formatPercent(samples.passK, 0)} · ${samples.majorityK === null ? "—" : formatPercent(samples.majorityK, 0)}`}
+          detail={samples.majorityK === null ? "evaluate the run for Majority@K" : `${formatCount(samples.questions)} questions`}
+          help="Pass@1: mean share of correct samples per question. Pass@K: any of the K samples correct. Majority@K: the largest group of equal execution results is correct; a tie scores the share of tied groups that are correct." />
+      )}
     </div>
   );
 }

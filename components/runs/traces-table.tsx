@@ -36,7 +36,31 @@ const columns = [
   col.display({ id: "outcome", header: "Outcome", enableSorting: true, cell: ({ row: { original: r } }) => <OutcomeBadge exOutcome={r.exOutcome} exError={r.exError} recordedCorrect={r.recordedCorrect} status={r.status} /> }),
 ];
 
-export function TracesTable({ rows, total, pageSize }: { rows: TraceListRow[]; total: number; pageSize: number }) {
+function Filters({ databases, difficulties }: { databases: string[]; difficulties: string[] }) {
+  const [params, setParams] = useQueryStates(tracesSearchParams, { shallow: false });
+  const toggle = (key: "failing" | "extra" | "over", label: string) => (
+    <label className="flex items-center gap-1">
+      <input type="checkbox" checked={params[key]} onChange={(e) => void setParams({ [key]: e.target.checked, page: 1 })} /> {label}
+    </label>
+  );
+  return (
+    <div className="flex flex-wrap items-center gap-4 text-sm" data-testid="trace-filters">
+      {toggle("failing", "failing only")}
+      {toggle("extra", "with extra tables")}
+      {toggle("over", "over-explored")}
+      <select aria-label="Filter by database" className="rounded border border-zinc-300 bg-white px-2 py-1" value={params.db ?? ""} onChange={(e) => void setParams({ db: e.target.value || null, page: 1 })}>
+        <option value="">all databases</option>
+        {databases.map((d) => <option key={d} value={d}>{d}</option>)}
+      </select>
+      <select aria-label="Filter by difficulty" className="rounded border border-zinc-300 bg-white px-2 py-1" value={params.difficulty ?? ""} onChange={(e) => void setParams({ difficulty: e.target.value || null, page: 1 })}>
+        <option value="">all difficulties</option>
+        {difficulties.map((d) => <option key={d} value={d}>{d}</option>)}
+      </select>
+    </div>
+  );
+}
+
+export function TracesTable({ rows, total, pageSize, databases, difficulties, csvHref }: { rows: TraceListRow[]; total: number; pageSize: number; databases: string[]; difficulties: string[]; csvHref: string }) {
   const [params, setParams] = useQueryStates(tracesSearchParams, { shallow: false });
   const sorting: SortingState = [{ id: params.sort, desc: params.dir === "desc" }];
   const pages = Math.max(1, Math.ceil(total / pageSize));
@@ -56,6 +80,10 @@ export function TracesTable({ rows, total, pageSize }: { rows: TraceListRow[]; t
   });
   return (
     <div className="space-y-3">
+      <div className="flex items-center justify-between gap-3">
+        <Filters databases={databases} difficulties={difficulties} />
+        <a className="text-sm text-blue-700 hover:underline" href={csvHref}>Download CSV</a>
+      </div>
       <DataTable table={table} testId="traces-table" />
       <nav className="flex items-center gap-3 text-sm" aria-label="Pages">
         <button type="button" className="rounded border border-zinc-300 px-2 py-1 disabled:opacity-40" disabled={params.page <= 1} onClick={() => void setParams({ page: params.page - 1 })}>Previous</button>

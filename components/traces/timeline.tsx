@@ -21,6 +21,8 @@ export interface TimelineProps {
   allGoldSeenAt: number | null;
   directives: { at_step?: number; irrelevant_tables: string[]; strategy: string } | null;
   maxDurationMs: number | null;
+  /** Keep the open step in `?step=` (the question page); side-by-side columns keep it to themselves. */
+  stepInUrl?: boolean;
 }
 
 function tokensOf(s: StepSummary) {
@@ -68,7 +70,10 @@ const Row = memo(function Row({ s, expanded, highlighted, goldSet, allGoldSeen, 
 export function Timeline(props: TimelineProps) {
   const { traceId, total, gold, highlightTable } = props;
   const parent = useRef<HTMLDivElement>(null);
-  const [step, setStep] = useQueryState("step", parseAsInteger.withOptions({ history: "replace", scroll: false }));
+  const [urlStep, setUrlStep] = useQueryState("step", parseAsInteger.withOptions({ history: "replace", scroll: false }));
+  const inUrl = props.stepInUrl ?? true;
+  const step = inUrl ? urlStep : null;
+  const setStep = (v: number | null) => (inUrl ? setUrlStep(v) : Promise.resolve(null));
   const [rows, setRows] = useState(() => new Map(props.initialSteps.map((s) => [s.seq, s])));
   const [details, setDetails] = useState(() => new Map(props.initialDetail ? [[props.initialDetail.seq, props.initialDetail]] : []));
   const [expanded, setExpanded] = useState(() => new Set(step !== null ? [step] : []));
@@ -123,7 +128,7 @@ export function Timeline(props: TimelineProps) {
   };
 
   return (
-    <div ref={parent} className="h-[70vh] overflow-auto rounded-lg border border-zinc-200 bg-white" data-testid="timeline">
+    <div ref={parent} className="h-[70vh] overflow-auto rounded-lg border border-zinc-200 bg-white" data-testid="timeline" data-timeline={traceId}>
       <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
         {virtualizer.getVirtualItems().map((item) => {
           const s = rows.get(item.index);

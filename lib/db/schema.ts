@@ -102,8 +102,14 @@ export const traces = sqliteTable(
     costComputedUsd: real("cost_computed_usd"),
     /** Table lists behind the counts: gold, explored, final, extra, violations, and how each was found. */
     tableSets: text("table_sets", { mode: "json" }).$type<TraceTableSets>(),
+    // Table-level schema linking: final-SQL tables that are gold, final-SQL tables, gold tables (null when unknown).
+    linkTruePositive: integer("link_tp"),
+    linkPredicted: integer("link_pred"),
+    linkGold: integer("link_gold"),
     // Execution accuracy (lib/eval): null until evaluated.
     exOutcome: text("ex_outcome"),
+    /** Identity of the predicted result (rows as a set), for majority votes over samples. */
+    exResultHash: text("ex_result_hash"),
     exError: text("ex_error"),
     evaluatedAt: text("evaluated_at"),
   },
@@ -235,3 +241,15 @@ export const goldResults = sqliteTable(
 export type Dataset = typeof datasets.$inferSelect;
 export type DatabaseRow = typeof databases.$inferSelect;
 export type QuestionRow = typeof questions.$inferSelect;
+
+/** Tool calls per run and tool, kept at ingest (and by recompute) so run pages never scan every step. */
+export const runToolCounts = sqliteTable(
+  "run_tool_counts",
+  {
+    runId: text("run_id").notNull(),
+    tool: text("tool").notNull(),
+    role: text("role").notNull(),
+    calls: integer("calls").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.tool] })],
+);

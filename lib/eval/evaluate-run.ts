@@ -5,7 +5,7 @@
  */
 import type Database from "better-sqlite3";
 import { createHash } from "node:crypto";
-import { resultsMatch, type CompareMode } from "./compare";
+import { resultsMatch, rowKey, type CompareMode } from "./compare";
 import { SqlSandbox, type QueryResult, type SqlValue } from "./sandbox";
 
 export const exOutcomes = ["correct", "wrong_result", "pred_error", "gold_error", "timeout", "no_submission", "not_evaluated"] as const;
@@ -34,7 +34,7 @@ export async function evaluateRun(sqlite: Database.Database, runId: string, opti
   const dbOf = sqlite.prepare("SELECT path, sha256, schema_only FROM databases WHERE id = ?");
   const cachedGold = sqlite.prepare("SELECT result, error FROM gold_results WHERE db_sha256 = ? AND sql_hash = ?");
   const saveGold = sqlite.prepare("INSERT OR REPLACE INTO gold_results (db_sha256, sql_hash, result, error) VALUES (?, ?, ?, ?)");
-  const save = sqlite.prepare("UPDATE traces SET ex_outcome = ?, ex_error = ?, evaluated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?");
+  const save = sqlite.prepare("UPDATE traces SET ex_outcome = ?, ex_error = ?, ex_result_hash = ?, evaluated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?");
   const counts = Object.fromEntries(exOutcomes.map((o) => [o, 0])) as ExCounts;
   const inFlight = new Map<string, Promise<GoldResult>>();
 
@@ -56,25 +56,28 @@ export async function evaluateRun(sqlite: Database.Database, runId: string, opti
     return pending;
   };
 
-  const evaluate = async (t: TraceRow): Promise<[ExOutcome, string | null]> => {
-    if (!t.final_sql) return ["no_submission", null];
-    if (!run.datasetId) return ["not_evaluated", "the run is not linked to a dataset"];
-    if (!t.db_id) return ["not_evaluated", "the trace names no database"];
+  // Equal results (as sets of rows) hash alike: the identity majority votes use.
+  const resultHash = (rows: SqlValue[][]) => createHash("sha256").update([...new Set(rows.map(rowKey))].sort().join("\u0002")).digest("hex").slice(0, 32);
+
+  const evaluate = async (t: TraceRow): Promise<[ExOutcome, string | null, string | null]> => {
+    if (!t.final_sql) return ["no_submission", null, null];
+    if (!run.datasetId) return ["not_evaluated", "the run is not linked to a dataset", null];
+    if (!t.db_id) return ["not_evaluated", "the trace names no database", null];
     const db = dbOf.get(`${run.datasetId}:${t.db_id}`) as DbRow | undefined;
-    if (!db) return ["not_evaluated", `database ${t.db_id} is not registered in the dataset`];
-    if (db.schema_only) return ["not_evaluated", "schema-only database: every result would be empty"];
-    if (!t.gold_sql) return ["not_evaluated", "no gold SQL"];
+    if (!db) return ["not_evaluated", `database ${t.db_id} is not registered in the dataset`, null];
+    if (db.schema_only) return ["not_evaluated", "schema-only database: every result would be empty", null];
+    if (!t.gold_sql) return ["not_evaluated", "no gold SQL", null];
     const gold = await goldResult(db, t.gold_sql);
-    if ("error" in gold) return ["gold_error", gold.error];
-    if (gold.truncated) return ["gold_error", `gold result over the row cap of ${sandbox.limits.maxRows} (METRON_SQL_MAX_ROWS)`];
+    if ("error" in gold) return ["gold_error", gold.error, null];
+    if (gold.truncated) return ["gold_error", `gold result over the row cap of ${sandbox.limits.maxRows} (METRON_SQL_MAX_ROWS)`, null];
     const pred: QueryResult = await sandbox.run(db.path, t.final_sql);
-    if (!pred.ok) return [pred.kind === "timeout" ? "timeout" : "pred_error", pred.error];
-    if (pred.truncated) return ["wrong_result", `predicted result over the row cap of ${sandbox.limits.maxRows}; the gold result has ${gold.rows.length} rows`];
-    return resultsMatch(gold.rows, pred.rows, mode, t.gold_sql) ? ["correct", null] : ["wrong_result", null];
+    if (!pred.ok) return [pred.kind === "timeout" ? "timeout" : "pred_error", pred.error, null];
+    if (pred.truncated) return ["wrong_result", `predicted result over the row cap of ${sandbox.limits.maxRows}; the gold result has ${gold.rows.length} rows`, null];
+    return [resultsMatch(gold.rows, pred.rows, mode, t.gold_sql) ? "correct" : "wrong_result", null, resultHash(pred.rows)];
   };
 
   let done = 0;
-  const results = new Map<string, [ExOutcome, string | null]>();
+  const results = new Map<string, [ExOutcome, string | null, string | null]>();
   const concurrency = sandbox.limits.workers * 2;
   let next = 0;
   try {
@@ -89,9 +92,9 @@ export async function evaluateRun(sqlite: Database.Database, runId: string, opti
     if (!options.sandbox) await sandbox.close();
   }
   sqlite.transaction(() => {
-    for (const [id, [outcome, error]] of results) {
+    for (const [id, [outcome, error, hash]] of results) {
       counts[outcome]++;
-      save.run(outcome, error, id);
+      save.run(outcome, error, hash, id);
     }
   })();
   return { run_id: runId, counts };

@@ -10,6 +10,7 @@ import { classifyStep, DEFAULT_ROLE_MAP, type RoleMap, type StepClass } from "@/
 import { extractTables, type TablesResult } from "@/lib/sql/extract-tables";
 import { costOf, type PriceTable } from "@/lib/metrics/prices";
 import { computeTraceMetrics, type TraceMetrics } from "@/lib/metrics/trace-metrics";
+import { linkingCounts, type LinkingCounts } from "@/lib/metrics/stats";
 import type { Trace } from "@/lib/trace/types";
 
 /** What measuring needs of a trace: a stored one rebuilt from rows fits too. */
@@ -33,6 +34,8 @@ export interface Measurement {
   metrics: TraceMetrics;
   tableSets: TraceTableSets;
   costComputedUsd: number | null;
+  /** Table-level schema linking of the final SQL against the gold tables, when both are known. */
+  linking: LinkingCounts | null;
   datasetId: string | null;
   /** The dataset's question, to fill what the trace lacks. */
   question: DatasetQuestionRef | null;
@@ -145,6 +148,7 @@ export class TraceMeasurer {
         goldNeverExplored: metrics.goldNeverExplored, final, finalMethod, extra: metrics.extraTables, violations: metrics.directiveViolations,
         database: db?.tables ?? null,
       },
+      linking: final && gold ? linkingCounts(final, gold) : null,
       costComputedUsd: trace.run.model ? costOf(trace.run.model, { input: u.input_tokens ?? 0, cached: u.cached_input_tokens ?? 0, output: u.output_tokens ?? 0 }, this.prices) : null,
       datasetId,
       question,
@@ -159,4 +163,27 @@ export class TraceMeasurer {
 
 export function mergeRoles(runRoles: Record<string, string> | null | undefined): RoleMap {
   return runRoles ? { ...DEFAULT_ROLE_MAP, ...(runRoles as RoleMap) } : DEFAULT_ROLE_MAP;
+}
+
+/** Tool calls of a run, by normalised tool name, accumulated over traces. */
+export class ToolCounter {
+  readonly counts = new Map<string, Map<string, { role: string; calls: number }>>();
+
+  add(runId: string, steps: (StepClass | null)[]): void {
+    let run = this.counts.get(runId);
+    if (!run) this.counts.set(runId, (run = new Map()));
+    for (const s of steps) {
+      if (!s) continue;
+      const c = run.get(s.tool);
+      if (c) c.calls++;
+      else run.set(s.tool, { role: s.role, calls: 1 });
+    }
+  }
+
+  /** Adds the counts to `run_tool_counts` (inside the caller's transaction). */
+  flush(sqlite: Database.Database): void {
+    const upsert = sqlite.prepare("INSERT INTO run_tool_counts (run_id, tool, role, calls) VALUES (?, ?, ?, ?) ON CONFLICT (run_id, tool) DO UPDATE SET calls = calls + excluded.calls, role = excluded.role");
+    for (const [runId, tools] of this.counts) for (const [tool, c] of tools) upsert.run(runId, tool, c.role, c.calls);
+    this.counts.clear();
+  }
 }

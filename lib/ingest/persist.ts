@@ -7,7 +7,7 @@ import type Database from "better-sqlite3";
 import { runIdOf, serializeTrace } from "@/lib/trace/hash";
 import type { Trace } from "@/lib/trace/types";
 import type { RoleMap } from "@/lib/sql/classify-step";
-import { mergeRoles, type TraceMeasurer } from "./measure";
+import { mergeRoles, ToolCounter, type TraceMeasurer } from "./measure";
 
 /** Results at or above this many characters (as JSON) are stored once in `blobs`, keyed by hash. */
 export const BLOB_THRESHOLD = 2048;
@@ -37,6 +37,7 @@ export class Persister {
   duplicates = 0;
 
   private roles = new Map<string, RoleMap>();
+  private tools = new ToolCounter();
 
   constructor(
     private sqlite: Database.Database,
@@ -54,8 +55,9 @@ export class Persister {
         difficulty, directives, final_sql, recorded_correct, status, outcome_error, step_count, tool_call_count, error_step_count,
         input_tokens, output_tokens, reasoning_tokens, cached_input_tokens, cost_usd, started_at, duration_ms, meta, upload_id,
         exploratory_calls, gold_count, over_exploration, extra_table_count, directive_recall, directive_flag_rate, violation_count,
-        calls_schema_listing, calls_schema_exploration, calls_data_inspection, calls_execution, calls_submission, calls_other, cost_computed_usd, table_sets)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+        calls_schema_listing, calls_schema_exploration, calls_data_inspection, calls_execution, calls_submission, calls_other, cost_computed_usd, table_sets,
+        link_tp, link_pred, link_gold)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       step: s.prepare(`INSERT INTO steps (trace_id, seq, type, tool, args, result, result_blob, result_size, error, role, content,
         started_at, duration_ms, input_tokens, output_tokens, reasoning_tokens, cached_input_tokens, model, meta, tool_role, tables, exploratory)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
@@ -105,6 +107,7 @@ export class Persister {
       m.exploratoryCalls, m.goldCount, m.overExploration, m.extraTables?.length ?? null, m.directiveRecall, m.directiveFlagRate, m.directiveViolations?.length ?? null,
       m.roleCounts.schema_listing, m.roleCounts.schema_exploration, m.roleCounts.data_inspection, m.roleCounts.execution, m.roleCounts.submission, m.roleCounts.other,
       measured.costComputedUsd, JSON.stringify(measured.tableSets),
+      measured.linking?.truePositive ?? null, measured.linking?.predicted ?? null, measured.linking?.gold ?? null,
     );
     if (info.changes === 0) {
       this.duplicates++;
@@ -128,6 +131,7 @@ export class Persister {
         cls?.role ?? null, cls && cls.tables.length ? JSON.stringify(cls.tables) : null, cls?.exploratory ? 1 : 0,
       );
     }
+    this.tools.add(runId, measured.steps);
     this.inserted++;
     return { id, inserted: true, runId };
   }
@@ -138,6 +142,7 @@ export class Persister {
 
   commit(totals: { bytes: number; lines: number; errors: number }): RunRef[] {
     const runs = [...this.runs.values()];
+    this.tools.flush(this.sqlite);
     this.statements.finish.run(totals.bytes, totals.lines, this.inserted, this.duplicates, totals.errors, JSON.stringify(runs.map((r) => r.id)), this.upload.id);
     this.sqlite.exec("COMMIT");
     this.open = false;

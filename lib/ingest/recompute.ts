@@ -4,7 +4,7 @@
  * stay as uploaded; only the derived columns are rewritten, in one transaction per run.
  */
 import type Database from "better-sqlite3";
-import { TraceMeasurer, mergeRoles, type MeasurableTrace } from "./measure";
+import { TraceMeasurer, ToolCounter, mergeRoles, type MeasurableTrace } from "./measure";
 import { loadPrices } from "./prices-file";
 
 interface TraceRow {
@@ -22,12 +22,14 @@ export function recomputeRun(sqlite: Database.Database, runId: string): { traces
   const stepsOf = sqlite.prepare("SELECT seq, type, tool, args FROM steps WHERE trace_id = ? ORDER BY seq");
   const updateTrace = sqlite.prepare(`UPDATE traces SET exploratory_calls = ?, gold_count = ?, over_exploration = ?, extra_table_count = ?, directive_recall = ?,
     directive_flag_rate = ?, violation_count = ?, calls_schema_listing = ?, calls_schema_exploration = ?, calls_data_inspection = ?, calls_execution = ?,
-    calls_submission = ?, calls_other = ?, cost_computed_usd = ?, table_sets = ?,
+    calls_submission = ?, calls_other = ?, cost_computed_usd = ?, table_sets = ?, link_tp = ?, link_pred = ?, link_gold = ?,
     db_id = coalesce(db_id, ?), question_text = coalesce(question_text, ?), evidence = coalesce(evidence, ?), gold_sql = coalesce(gold_sql, ?), difficulty = coalesce(difficulty, ?)
     WHERE id = ?`);
   const updateStep = sqlite.prepare("UPDATE steps SET tool_role = ?, tables = ?, exploratory = ? WHERE trace_id = ? AND seq = ?");
+  const tools = new ToolCounter();
   try {
     sqlite.transaction(() => {
+      sqlite.prepare("DELETE FROM run_tool_counts WHERE run_id = ?").run(runId);
       for (const t of traces) {
         const steps = (stepsOf.all(t.id) as { seq: number; type: string; tool: string | null; args: string | null }[]);
         const trace: MeasurableTrace = {
@@ -38,16 +40,19 @@ export function recomputeRun(sqlite: Database.Database, runId: string): { traces
           usage: { input_tokens: t.input_tokens, output_tokens: t.output_tokens, cached_input_tokens: t.cached_input_tokens },
           steps: steps.map((s) => ({ type: s.type, tool: s.tool ?? undefined, args: s.args === null ? undefined : JSON.parse(s.args) })),
         };
-        const { metrics: m, steps: classes, tableSets, costComputedUsd, question: dq } = measurer.measure(trace, roles);
+        const { metrics: m, steps: classes, tableSets, costComputedUsd, question: dq, linking } = measurer.measure(trace, roles);
+        tools.add(runId, classes);
         updateTrace.run(m.exploratoryCalls, m.goldCount, m.overExploration, m.extraTables?.length ?? null, m.directiveRecall, m.directiveFlagRate,
           m.directiveViolations?.length ?? null, m.roleCounts.schema_listing, m.roleCounts.schema_exploration, m.roleCounts.data_inspection,
           m.roleCounts.execution, m.roleCounts.submission, m.roleCounts.other, costComputedUsd, JSON.stringify(tableSets),
+          linking?.truePositive ?? null, linking?.predicted ?? null, linking?.gold ?? null,
           dq?.dbId ?? null, dq?.text ?? null, dq?.evidence ?? null, dq?.goldSql ?? null, dq?.difficulty ?? null, t.id);
         steps.forEach((s, i) => {
           const c = classes[i];
           updateStep.run(c?.role ?? null, c && c.tables.length ? JSON.stringify(c.tables) : null, c?.exploratory ? 1 : 0, t.id, s.seq);
         });
       }
+      tools.flush(sqlite);
     })();
   } finally {
     measurer.close();

@@ -8,6 +8,9 @@
 export interface RunAggregates {
   traces: number;
   questions: number;
+  /** Traces with a known outcome (re-evaluated, else recorded) and how many of them are correct. */
+  judged: number;
+  correct: number;
   exJudged: number;
   exCorrect: number;
   recordedJudged: number;
@@ -18,20 +21,45 @@ export interface RunAggregates {
   inputTokens: number;
   outputTokens: number;
   cost: number | null;
+  /** Σ directives.overhead.cost_usd: what computing the directives cost, beside the agent's own cost. */
+  directiveOverheadCost: number | null;
   unpricedTraces: number;
   directiveRecall: number | null;
   directiveFlagRate: number | null;
+  linkTruePositive: number;
+  linkPredicted: number;
+  linkGold: number;
 }
 
-/** Execution accuracy: re-evaluated when any trace was evaluated, else recorded; null when neither exists. */
-export function accuracyOf(a: Pick<RunAggregates, "exJudged" | "exCorrect" | "recordedJudged" | "recordedCorrect">): { share: number; n: number; source: "re-evaluated" | "recorded" } | null {
-  if (a.exJudged > 0) return { share: a.exCorrect / a.exJudged, n: a.exJudged, source: "re-evaluated" };
-  if (a.recordedJudged > 0) return { share: a.recordedCorrect / a.recordedJudged, n: a.recordedJudged, source: "recorded" };
-  return null;
+/**
+ * Execution accuracy over traces with a known outcome: a trace's re-evaluated outcome when it has one, else its
+ * recorded one (gold errors are left out). The source says which kind of outcome the number rests on.
+ */
+export function accuracyOf(a: Pick<RunAggregates, "judged" | "correct" | "exJudged">): { share: number; n: number; source: "re-evaluated" | "recorded" | "re-evaluated + recorded" } | null {
+  if (a.judged === 0) return null;
+  const source = a.exJudged === 0 ? "recorded" : a.exJudged >= a.judged ? "re-evaluated" : "re-evaluated + recorded";
+  return { share: a.correct / a.judged, n: a.judged, source };
 }
 
 /** Over-exploration of a set of traces: (Σ exploratory − Σ gold) / Σ gold, over traces whose gold count is known. */
 export function overExplorationOf(a: Pick<RunAggregates, "exploratoryWithGold" | "goldSum">): number | null {
   if (!a.goldSum) return null;
   return ((a.exploratoryWithGold ?? 0) - a.goldSum) / a.goldSum;
+}
+
+export const ROLE_LABELS: Record<string, string> = {
+  schema_listing: "schema listing",
+  schema_exploration: "schema exploration",
+  data_inspection: "data inspection",
+  execution: "execution",
+  submission: "submission",
+  other: "other",
+};
+
+/** Table-level schema linking, micro-averaged over traces with known gold and final tables (FlexSQL). */
+export function linkingOf(a: Pick<RunAggregates, "linkTruePositive" | "linkPredicted" | "linkGold">): { precision: number | null; recall: number | null; f1: number | null } {
+  const precision = a.linkPredicted ? a.linkTruePositive / a.linkPredicted : null;
+  const recall = a.linkGold ? a.linkTruePositive / a.linkGold : null;
+  const f1 = precision !== null && recall !== null ? (precision + recall > 0 ? (2 * precision * recall) / (precision + recall) : 0) : null;
+  return { precision, recall, f1 };
 }

@@ -17,7 +17,7 @@ const TRACE_KEYS = new Set([
 ]);
 const RUN_KEYS = ["name", "system", "model", "benchmark", "config"];
 const QUESTION_KEYS = ["id", "db_id", "text", "evidence", "gold_sql", "difficulty"];
-const DIRECTIVE_KEYS = ["strategy", "irrelevant_tables", "at_step"];
+const DIRECTIVE_KEYS = ["strategy", "irrelevant_tables", "at_step", "overhead"];
 const OUTCOME_KEYS = ["correct", "status", "error"];
 
 /** Split an object into its known keys and the rest; `undefined` values are dropped. */

@@ -38,6 +38,7 @@ export interface Directives {
   strategy: string;
   irrelevant_tables: string[];
   at_step?: number;
+  overhead?: TraceUsage;
 }
 
 export interface Outcome {

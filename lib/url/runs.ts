@@ -1,5 +1,5 @@
 /** URL state of the runs and traces tables, shared by server pages and client tables. */
-import { parseAsInteger, parseAsString, parseAsStringLiteral } from "nuqs/server";
+import { parseAsBoolean, parseAsInteger, parseAsString, parseAsStringLiteral } from "nuqs/server";
 
 export const runSortKeys = ["name", "system", "model", "traces", "questions", "correct", "over", "tokens", "created"] as const;
 export type RunSortKey = (typeof runSortKeys)[number];
@@ -18,9 +18,22 @@ export const tracesSearchParams = {
   sort: parseAsStringLiteral(traceSortKeys).withDefault("question"),
   dir: parseAsStringLiteral(["asc", "desc"] as const).withDefault("asc"),
   page: parseAsInteger.withDefault(1),
+  failing: parseAsBoolean.withDefault(false),
+  extra: parseAsBoolean.withDefault(false),
+  over: parseAsBoolean.withDefault(false),
+  db: parseAsString,
+  difficulty: parseAsString,
 };
 
 export const TRACES_PAGE_SIZE = 50;
+
+export interface TraceFilters {
+  failing: boolean;
+  extra: boolean;
+  over: boolean;
+  db: string | null;
+  difficulty: string | null;
+}
 
 export function runPath(runId: string): string {
   return `/runs/${encodeURIComponent(runId)}`;

@@ -1,16 +1,22 @@
 import { notFound } from "next/navigation";
 import { connection } from "next/server";
 import { Suspense } from "react";
-import { createLoader } from "nuqs/server";
+import { createLoader, createSerializer } from "nuqs/server";
 import { EvaluateButton } from "@/components/runs/evaluate-button";
+import { RunCharts } from "@/components/runs/run-charts";
 import { RunSummary } from "@/components/runs/run-summary";
 import { TracesTable } from "@/components/runs/traces-table";
 import { getDb } from "@/lib/db/client";
 import { getRun, getRunAggregates } from "@/lib/db/queries/runs";
-import { listTraces } from "@/lib/db/queries/traces";
+import { listTraceFacets, listTraces } from "@/lib/db/queries/traces";
+import { listRunToolCounts, listTraceUnits } from "@/lib/db/queries/units";
+import { callsBars, exOverBreakdown, explorationScatter } from "@/lib/metrics/run-charts";
+import { sampleStats } from "@/lib/metrics/run-units";
+import { ROLE_LABELS } from "@/lib/metrics/run-metrics";
 import { TRACES_PAGE_SIZE, tracesSearchParams } from "@/lib/url/runs";
 
 const loadParams = createLoader(tracesSearchParams);
+const serialize = createSerializer(tracesSearchParams);
 
 export default function RunPage(props: PageProps<"/runs/[runId]">) {
   return (
@@ -29,18 +35,36 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
   const query = await loadParams(searchParams);
   const { rows, total } = listTraces(db, run.id, { ...query, pageSize: TRACES_PAGE_SIZE });
   const aggregates = getRunAggregates(db, run.id);
+  const units = listTraceUnits(db, run.id);
+  const tools = listRunToolCounts(db, run.id);
+  const roleTotals = Object.entries(ROLE_LABELS).map(([role, label]) => ({ label, calls: tools.filter((t) => t.role === role).reduce((s, t) => s + t.calls, 0) }));
+  const facets = listTraceFacets(db, run.id);
   return (
-    <div className="space-y-4">
+    <div className="space-y-5">
       <header>
         <h1 className="text-xl font-semibold">{run.name}</h1>
         <p className="text-sm text-zinc-600">
           System <strong>{run.system}</strong> · model <strong>{run.model}</strong>
-          {run.datasetId ? <> · dataset <a className="text-blue-700 hover:underline" href={`/datasets?dataset=${encodeURIComponent(run.datasetId)}`}>{run.datasetId}</a></> : run.benchmark ? <> · benchmark <strong>{run.benchmark}</strong> (no dataset of that name imported)</> : " · no dataset linked"}
+          {run.datasetId ? <> · dataset <a className="text-blue-700 hover:underline" href={`/datasets?dataset=${encodeURIComponent(run.datasetId)}`}>{run.datasetId}</a></> : run.benchmark ? <> · benchmark <strong>{run.benchmark}</strong> (no dataset of that name imported: gold tables come from the traces, if they carry gold SQL)</> : " · no dataset linked: gold tables come from the traces, if they carry gold SQL"}
+          {" · "}<a className="text-blue-700 hover:underline" href={`/compare?runs=${encodeURIComponent(run.id)}`}>compare with other runs</a>
         </p>
       </header>
-      <RunSummary a={aggregates} hasDataset={Boolean(run.datasetId)} />
+      <RunSummary a={aggregates} hasDataset={Boolean(run.datasetId)} samples={sampleStats(units)} />
       <EvaluateButton runId={run.id} disabledReason={run.datasetId ? undefined : "Import the run's dataset (metron dataset import) to evaluate it"} />
-      <TracesTable rows={rows} total={total} pageSize={TRACES_PAGE_SIZE} />
+      <RunCharts
+        fileBase={`${run.name}-${run.system}-${run.model}`.replace(/[^\w.-]+/g, "_")}
+        data={{
+          scatter: explorationScatter(units),
+          byDifficulty: exOverBreakdown(units, (t) => t.difficulty),
+          byDatabase: exOverBreakdown(units, (t) => t.dbId),
+          byRole: callsBars(roleTotals),
+          byTool: callsBars(tools.map((t) => ({ label: t.tool, calls: t.calls }))),
+        }}
+      />
+      <section className="space-y-2">
+        <h2 className="font-semibold">Questions</h2>
+        <TracesTable rows={rows} total={total} pageSize={TRACES_PAGE_SIZE} databases={facets.databases} difficulties={facets.difficulties} csvHref={`/api/runs/${encodeURIComponent(run.id)}/traces.csv${serialize({ ...query, page: null })}`} />
+      </section>
     </div>
   );
 }

@@ -8,13 +8,16 @@ export type { RunAggregates } from "@/lib/metrics/run-metrics";
 /** Outcomes that count in execution accuracy's denominator; gold errors and unevaluated traces do not. */
 export const EX_JUDGED = "('correct','wrong_result','pred_error','timeout','no_submission')";
 
-export const EFFECTIVE_CORRECT = `(CASE WHEN t.ex_outcome = 'correct' THEN 1 WHEN t.ex_outcome IN ${EX_JUDGED} THEN 0 ELSE t.recorded_correct END)`;
+/** A gold error leaves the trace out; a trace not (or not yet) evaluated falls back to its recorded outcome. */
+export const EFFECTIVE_CORRECT = `(CASE WHEN t.ex_outcome = 'correct' THEN 1 WHEN t.ex_outcome IN ${EX_JUDGED} THEN 0 WHEN t.ex_outcome = 'gold_error' THEN NULL ELSE t.recorded_correct END)`;
 
 export const RUN_AGGREGATES = `
   count(t.id) AS traces,
   count(DISTINCT t.question_id) AS questions,
   sum(CASE WHEN t.ex_outcome IN ${EX_JUDGED} THEN 1 ELSE 0 END) AS exJudged,
   sum(CASE WHEN t.ex_outcome = 'correct' THEN 1 ELSE 0 END) AS exCorrect,
+  count(${EFFECTIVE_CORRECT}) AS judged,
+  coalesce(sum(${EFFECTIVE_CORRECT}), 0) AS correct,
   count(t.recorded_correct) AS recordedJudged,
   coalesce(sum(t.recorded_correct), 0) AS recordedCorrect,
   sum(CASE WHEN t.gold_count IS NOT NULL THEN t.exploratory_calls END) AS exploratoryWithGold,
@@ -23,6 +26,10 @@ export const RUN_AGGREGATES = `
   coalesce(sum(t.input_tokens), 0) AS inputTokens,
   coalesce(sum(t.output_tokens), 0) AS outputTokens,
   sum(coalesce(t.cost_usd, t.cost_computed_usd)) AS cost,
+  sum(json_extract(t.directives, '$.overhead.cost_usd')) AS directiveOverheadCost,
   sum(CASE WHEN coalesce(t.cost_usd, t.cost_computed_usd) IS NULL THEN 1 ELSE 0 END) AS unpricedTraces,
+  coalesce(sum(t.link_tp), 0) AS linkTruePositive,
+  coalesce(sum(t.link_pred), 0) AS linkPredicted,
+  coalesce(sum(t.link_gold), 0) AS linkGold,
   avg(t.directive_recall) AS directiveRecall,
   avg(t.directive_flag_rate) AS directiveFlagRate`;

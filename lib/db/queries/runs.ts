@@ -18,7 +18,7 @@ const ORDER: Record<RunSortKey, string> = {
   model: "r.model",
   traces: "traces",
   questions: "questions",
-  correct: "CASE WHEN exJudged > 0 THEN 1.0 * exCorrect / exJudged WHEN recordedJudged > 0 THEN 1.0 * recordedCorrect / recordedJudged END",
+  correct: "CASE WHEN judged > 0 THEN 1.0 * correct / judged END",
   over: "CASE WHEN goldSum > 0 THEN 1.0 * (exploratoryWithGold - goldSum) / goldSum END",
   tokens: "inputTokens + outputTokens",
   created: "r.created_at",

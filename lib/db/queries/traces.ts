@@ -1,5 +1,6 @@
 import type { Db } from "@/lib/db/client";
-import type { TraceSortKey } from "@/lib/url/runs";
+import type { TraceFilters, TraceSortKey } from "@/lib/url/runs";
+import { EFFECTIVE_CORRECT } from "./metrics-sql";
 
 export interface TraceListRow {
   id: string;
@@ -37,16 +38,29 @@ const ORDER: Record<TraceSortKey, (dir: string) => string> = {
   outcome: (d) => `ex_outcome ${d} NULLS LAST, recorded_correct ${d} NULLS LAST, status ${d}, ${QUESTION_ORDER}`,
 };
 
-export function listTraces(db: Db, runId: string, opts: { sort: TraceSortKey; dir: "asc" | "desc"; page: number; pageSize: number }): { rows: TraceListRow[]; total: number } {
+export function listTraces(db: Db, runId: string, opts: { sort: TraceSortKey; dir: "asc" | "desc"; page: number; pageSize: number } & Partial<TraceFilters>): { rows: TraceListRow[]; total: number } {
   const dir = opts.dir === "asc" ? "ASC" : "DESC";
-  const total = (db.$client.prepare("SELECT count(*) AS n FROM traces WHERE run_id = ?").get(runId) as { n: number }).n;
+  const where = ["run_id = ?"];
+  const params: (string | number)[] = [runId];
+  if (opts.failing) where.push(`${EFFECTIVE_CORRECT} = 0`);
+  if (opts.extra) where.push("extra_table_count > 0");
+  if (opts.over) where.push("over_exploration > 0");
+  if (opts.db) { where.push("db_id = ?"); params.push(opts.db); }
+  if (opts.difficulty) { where.push("difficulty = ?"); params.push(opts.difficulty); }
+  const clause = where.join(" AND ");
+  const total = (db.$client.prepare(`SELECT count(*) AS n FROM traces t WHERE ${clause}`).get(...params) as { n: number }).n;
   const rows = db.$client.prepare(`
     SELECT id, run_id AS runId, question_id AS questionId, sample, db_id AS dbId, difficulty, step_count AS stepCount,
       tool_call_count AS toolCallCount, input_tokens + output_tokens AS tokens, status, recorded_correct AS recordedCorrect,
       ex_outcome AS exOutcome, ex_error AS exError, exploratory_calls AS exploratoryCalls, gold_count AS goldCount,
       over_exploration AS overExploration, extra_table_count AS extraTableCount
-    FROM traces WHERE run_id = ?
+    FROM traces t WHERE ${clause}
     ORDER BY ${ORDER[opts.sort](dir)}
-    LIMIT ? OFFSET ?`).all(runId, opts.pageSize, (Math.max(1, opts.page) - 1) * opts.pageSize) as TraceListRow[];
+    LIMIT ? OFFSET ?`).all(...params, opts.pageSize, (Math.max(1, opts.page) - 1) * opts.pageSize) as TraceListRow[];
   return { rows, total };
+}
+
+export function listTraceFacets(db: Db, runId: string): { databases: string[]; difficulties: string[] } {
+  const col = (c: string) => (db.$client.prepare(`SELECT DISTINCT ${c} AS v FROM traces WHERE run_id = ? AND ${c} IS NOT NULL ORDER BY v`).all(runId) as { v: string }[]).map((r) => r.v);
+  return { databases: col("db_id"), difficulties: col("difficulty") };
 }

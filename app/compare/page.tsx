@@ -1,0 +1,63 @@
+import Link from "next/link";
+import { connection } from "next/server";
+import { Suspense } from "react";
+import { createLoader, createSerializer, type SearchParams } from "nuqs/server";
+import { CompareFilters } from "@/components/compare/compare-filters";
+import { CompareHeadline, CompareTable } from "@/components/compare/compare-view";
+import { RunPicker } from "@/components/compare/run-picker";
+import { getDb } from "@/lib/db/client";
+import { listComparableRuns, loadComparison } from "@/lib/db/queries/compare";
+import { filterCompareRows } from "@/lib/metrics/compare-runs";
+import { COMPARE_PAGE_SIZE, compareSearchParams } from "@/lib/url/compare";
+
+const loadParams = createLoader(compareSearchParams);
+const serialize = createSerializer(compareSearchParams);
+
+export default function ComparePage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  return (
+    <div className="space-y-5">
+      <h1 className="text-xl font-semibold">Compare runs</h1>
+      <Suspense fallback={<p className="text-sm text-zinc-500">Loading…</p>}>
+        <Compare searchParams={searchParams} />
+      </Suspense>
+    </div>
+  );
+}
+
+async function Compare({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  await connection();
+  const params = await loadParams(searchParams);
+  const db = getDb();
+  const { runs, missing, baseline, comparison } = loadComparison(db, params.runs, params.baseline);
+  if (!comparison) {
+    return (
+      <>
+        {missing.length > 0 && <p className="text-sm text-red-700">Unknown run ids: {missing.join(", ")}</p>}
+        {runs.length === 1 && <p className="text-sm text-zinc-600">Choose at least one more run to compare with {runs[0].system} · {runs[0].model}.</p>}
+        <RunPicker runs={listComparableRuns(db)} selected={runs.map((r) => r.id)} />
+      </>
+    );
+  }
+  const filtered = filterCompareRows(comparison.rows, params);
+  const pages = Math.max(1, Math.ceil(filtered.length / COMPARE_PAGE_SIZE));
+  const page = Math.min(params.page, pages);
+  const href = (p: number) => `/compare${serialize({ ...params, page: p })}`;
+  return (
+    <>
+      {missing.length > 0 && <p className="text-sm text-red-700">Unknown run ids left out: {missing.join(", ")}</p>}
+      <CompareHeadline runs={runs} baseline={baseline} comparison={comparison} />
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <CompareFilters runs={runs.map((r) => ({ id: r.id, label: `${r.system} · ${r.model}` }))} baselineId={runs[baseline].id}
+          databases={[...new Set(comparison.rows.map((r) => r.dbId).filter((d): d is string => d !== null))].sort()}
+          difficulties={[...new Set(comparison.rows.map((r) => r.difficulty).filter((d): d is string => d !== null))].sort()} />
+        <a className="text-sm text-blue-700 hover:underline" href={`/api/export/compare.csv${serialize({ ...params, page: null })}`}>Download CSV</a>
+      </div>
+      <CompareTable runs={runs} baseline={baseline} rows={filtered.slice((page - 1) * COMPARE_PAGE_SIZE, page * COMPARE_PAGE_SIZE)} />
+      <nav className="flex items-center gap-3 text-sm" aria-label="Pages">
+        {page > 1 && <Link className="rounded border border-zinc-300 px-2 py-1" href={href(page - 1)}>Previous</Link>}
+        <span>Page {page} of {pages} · {filtered.length} of {comparison.rows.length} questions</span>
+        {page < pages && <Link className="rounded border border-zinc-300 px-2 py-1" href={href(page + 1)}>Next</Link>}
+      </nav>
+    </>
+  );
+}

@@ -1,0 +1,74 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { connection } from "next/server";
+import { Suspense } from "react";
+import { createLoader, parseAsArrayOf, parseAsInteger, parseAsString } from "nuqs/server";
+import { ScrollTogether } from "@/components/compare/scroll-together";
+import { OutcomeBadge } from "@/components/ui/outcome-badge";
+import { TraceExplorer } from "@/components/traces/trace-explorer";
+import { getDb } from "@/lib/db/client";
+import { getQuestionTrace } from "@/lib/db/queries/question-traces";
+import { getRun } from "@/lib/db/queries/runs";
+import { getStepStats, listStepSummaries, listStripSteps } from "@/lib/db/queries/steps";
+import { allGoldSeenAt, buildTableStrip } from "@/lib/metrics/table-strip";
+import { questionPath } from "@/lib/url/question";
+
+const loadParams = createLoader({ runs: parseAsArrayOf(parseAsString, ",").withDefault([]), sample: parseAsInteger.withDefault(0) });
+
+export default function SideBySidePage(props: PageProps<"/compare/questions/[questionId]">) {
+  return (
+    <Suspense fallback={<p className="text-sm text-zinc-500">Loading…</p>}>
+      <SideBySide {...props} />
+    </Suspense>
+  );
+}
+
+async function SideBySide({ params, searchParams }: PageProps<"/compare/questions/[questionId]">) {
+  await connection();
+  const questionId = decodeURIComponent((await params).questionId);
+  const { runs: runIds, sample } = await loadParams(searchParams);
+  const db = getDb();
+  const columns = [];
+  for (const id of runIds) {
+    const run = await getRun(db, id);
+    const trace = run && getQuestionTrace(db, id, questionId, sample);
+    columns.push({ id, run, trace });
+  }
+  const found = columns.filter((c) => c.run && c.trace);
+  if (found.length === 0) notFound();
+  const text = found[0].trace!.questionText;
+  return (
+    <div className="space-y-4">
+      <p className="text-sm"><Link className="text-blue-700 hover:underline" href={`/compare?runs=${runIds.join(",")}`}>← compare</Link></p>
+      <h1 className="text-lg font-semibold">Question <span className="font-mono">{questionId}</span>{sample ? ` · sample ${sample}` : ""}: {text ?? ""}</h1>
+      {columns.filter((c) => !c.trace).map((c) => <p key={c.id} className="text-sm text-zinc-600">Run {c.run ? `${c.run.system} · ${c.run.model}` : c.id} has no trace for this question.</p>)}
+      <ScrollTogether>
+        <div className="grid gap-3" style={{ gridTemplateColumns: `repeat(${found.length}, minmax(0, 1fr))` }} data-testid="side-by-side">
+          {found.map(({ run, trace }) => {
+            const t = trace!;
+            const sets = t.tableSets ?? null;
+            const strip = listStripSteps(db, t.id);
+            const stats = getStepStats(db, t.id);
+            return (
+              <section key={run!.id} className="min-w-0 space-y-2">
+                <header className="text-sm">
+                  <Link className="font-medium text-blue-700 hover:underline" href={questionPath(run!.id, questionId, { sample })}>{run!.system} · {run!.model}</Link>
+                  <div className="flex flex-wrap items-center gap-2 text-xs text-zinc-600">
+                    <OutcomeBadge exOutcome={t.exOutcome} exError={t.exError} recordedCorrect={t.recordedCorrect} status={t.status} />
+                    exploratory {t.exploratoryCalls} / gold {t.goldCount ?? "?"} · {t.stepCount} steps · {(t.inputTokens + t.outputTokens).toLocaleString("en-US")} tokens
+                  </div>
+                </header>
+                <TraceExplorer
+                  traceId={t.id} total={stats.count} initialSteps={listStepSummaries(db, t.id, 0)} initialDetail={null}
+                  chips={buildTableStrip({ databaseTables: sets?.database ?? null, gold: sets?.gold ?? null, flagged: t.directives?.irrelevant_tables ?? null, final: sets?.final ?? null, steps: strip })}
+                  gold={sets?.gold ?? null} allGoldSeenAt={allGoldSeenAt(sets?.gold ?? null, strip)} directives={t.directives ?? null}
+                  maxDurationMs={stats.maxDurationMs} stepInUrl={false}
+                />
+              </section>
+            );
+          })}
+        </div>
+      </ScrollTogether>
+    </div>
+  );
+}

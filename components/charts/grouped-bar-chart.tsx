@@ -1,0 +1,40 @@
+"use client";
+
+import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import type { GroupedBars } from "@/lib/metrics/chart-series";
+import { ChartFrame } from "./chart-frame";
+
+const COLORS = ["#71717a", "#2563eb", "#059669", "#d97706", "#7c3aed", "#dc2626", "#0891b2"];
+
+export type ValueFormat = "percent" | "count" | "tokens" | "usd";
+
+const formatters: Record<ValueFormat, (v: number) => string> = {
+  percent: (v) => `${(v * 100).toFixed(0)}%`,
+  count: (v) => v.toLocaleString("en-US", { maximumFractionDigits: 1 }),
+  tokens: (v) => (v >= 1e6 ? `${(v / 1e6).toFixed(1)}M` : v >= 1e3 ? `${(v / 1e3).toFixed(0)}k` : String(v)),
+  usd: (v) => `$${v.toFixed(v < 1 ? 3 : 2)}`,
+};
+
+export function GroupedBarChart({ title, help, fileName, bars, format = "count", height = 260, testId }: { title: string; help?: string; fileName: string; bars: GroupedBars; format?: ValueFormat; height?: number; testId?: string }) {
+  const f = formatters[format];
+  return (
+    <ChartFrame title={title} help={help} fileName={fileName} testId={testId}>
+      {bars.data.length === 0 ? (
+        <p className="py-8 text-center text-sm text-zinc-500">No data to draw.</p>
+      ) : (
+        <ResponsiveContainer width="100%" height={height}>
+          <BarChart data={bars.data} margin={{ top: 8, right: 8, bottom: 8, left: 8 }}>
+            <CartesianGrid strokeDasharray="3 3" vertical={false} />
+            <XAxis dataKey="category" tick={{ fontSize: 11 }} interval={0} />
+            <YAxis tickFormatter={f} tick={{ fontSize: 11 }} width={56} />
+            <Tooltip formatter={(v) => (typeof v === "number" ? f(v) : String(v ?? "—"))} />
+            <Legend wrapperStyle={{ fontSize: 12 }} />
+            {bars.series.map((s, i) => (
+              <Bar key={s} dataKey={s} fill={COLORS[i % COLORS.length]} isAnimationActive={false} />
+            ))}
+          </BarChart>
+        </ResponsiveContainer>
+      )}
+    </ChartFrame>
+  );
+}

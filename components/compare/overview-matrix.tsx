@@ -1,0 +1,46 @@
+import Link from "next/link";
+import { formatCount, formatPercent, formatTokens } from "@/components/ui/format";
+import type { OverviewGroup } from "@/lib/metrics/overview";
+import type { Interval } from "@/lib/metrics/stats";
+import { runPath } from "@/lib/url/runs";
+
+const ci = (i: Interval | null) => (i ? <span className="text-[11px] text-zinc-500"> [{formatPercent(i.low, 0)}, {formatPercent(i.high, 0)}]</span> : null);
+
+/** The system × model matrix of one dataset; each cell links to its run. */
+export function OverviewMatrix({ g }: { g: OverviewGroup }) {
+  return (
+    <div className="overflow-x-auto rounded-lg border border-zinc-200 bg-white">
+      <table className="w-full text-sm" data-testid={`matrix-${g.group}`}>
+        <thead className="border-b border-zinc-200 bg-zinc-50 text-left text-xs uppercase tracking-wide text-zinc-500">
+          <tr><th className="px-3 py-2">Model</th>{g.systems.map((s) => <th key={s} className="px-3 py-2">{s}</th>)}</tr>
+        </thead>
+        <tbody>
+          {g.models.map((m) => (
+            <tr key={m} className="border-b border-zinc-100 align-top last:border-0">
+              <th className="px-3 py-2 text-left font-medium">{m}</th>
+              {g.systems.map((s) => {
+                const runs = g.cells[m]?.[s] ?? [];
+                return (
+                  <td key={s} className="px-3 py-2">
+                    {runs.length === 0 ? <span className="text-zinc-300">no run</span> : runs.map((c) => (
+                      <Link key={c.runId} href={runPath(c.runId)} className="mb-1 block rounded p-1 hover:bg-zinc-50" data-testid="matrix-cell" title={`run ${c.name}`}>
+                        <div><span className="text-zinc-500">EX</span> <strong>{formatPercent(c.stats.ex?.estimate ?? null)}</strong>{ci(c.stats.ex)}</div>
+                        <div><span className="text-zinc-500">over-expl.</span> <strong>{formatPercent(c.stats.over?.estimate ?? null)}</strong>{ci(c.stats.over)}</div>
+                        <div className="text-xs text-zinc-600">
+                          failed w/ extra tables {formatCount(c.stats.failedWithExtra)} · tokens {formatTokens(c.stats.inputTokens)} / {formatTokens(c.stats.outputTokens)}
+                          {c.aggregates.cost !== null ? ` · $${c.aggregates.cost.toFixed(2)}` : ""}{c.aggregates.directiveOverheadCost ? ` + $${c.aggregates.directiveOverheadCost.toFixed(2)} directives` : ""}
+                          {c.aggregates.directiveRecall !== null ? ` · recall ${formatPercent(c.aggregates.directiveRecall, 0)}` : ""}
+                        </div>
+                        {runs.length > 1 && <div className="text-[11px] text-zinc-400">{c.name}</div>}
+                      </Link>
+                    ))}
+                  </td>
+                );
+              })}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { groupedBars, orderSystems } from "./chart-series";
+import { buildOverview } from "./overview";
+import type { TraceUnit } from "./run-units";
+
+describe("chart preparers", () => {
+  it("lays out grouped bars with gaps as null, never zero", () => {
+    const bars = groupedBars([{ category: "gpt-5.4", series: "Sophrosyne", value: 0.2 }, { category: "gpt-5.4-mini", series: "No Directives", value: 0.65 }], { series: ["No Directives", "Sophrosyne"] });
+    expect(bars.data).toEqual([{ category: "gpt-5.4", "No Directives": null, Sophrosyne: 0.2 }, { category: "gpt-5.4-mini", "No Directives": 0.65, Sophrosyne: null }]);
+  });
+  it("orders the Sophrosyne systems as the paper does", () => {
+    expect(orderSystems(["zeta", "Sophrosyne-Oracle", "No Directives", "Sophrosyne"])).toEqual(["No Directives", "Sophrosyne", "Sophrosyne-Oracle", "zeta"]);
+  });
+  it("builds the overview matrix and figure series per dataset", () => {
+    const u = (q: string, correct: number, exploratory: number, extra = 0): TraceUnit => ({ questionId: q, sample: 0, dbId: "d", difficulty: null, correct, exploratory, goldCount: 2, extraTables: extra, inputTokens: 10, outputTokens: 1, cost: null });
+    const units: Record<string, TraceUnit[]> = { a: [u("1", 0, 6, 1), u("2", 1, 4)], b: [u("1", 1, 2), u("2", 1, 2)] };
+    const agg = { directiveOverheadCost: null, cost: null } as never;
+    const [g] = buildOverview([
+      { id: "a", name: "a", system: "No Directives", model: "m", group: "bird", ...(agg as object) } as never,
+      { id: "b", name: "b", system: "Sophrosyne", model: "m", group: "bird", ...(agg as object) } as never,
+    ], (id) => units[id]);
+    expect(g.systems).toEqual(["No Directives", "Sophrosyne"]);
+    expect(g.charts.over.data).toEqual([{ category: "m", "No Directives": 1.5, Sophrosyne: 0 }]);
+    expect(g.charts.failedWithExtra.data).toEqual([{ category: "m", "No Directives": 1, Sophrosyne: 0 }]);
+    expect(g.cells.m["Sophrosyne"][0].stats.ex!.estimate).toBe(1);
+  });
+});

@@ -1,0 +1,94 @@
+/**
+ * Paired comparison of runs against a baseline (pure). Runs are aligned on (question, sample); only keys
+ * present in every run are compared, and the rest are counted as left out. Against the baseline each
+ * question is fixed (baseline wrong, run right), regressed, both right or both wrong; McNemar's exact test
+ * runs on the discordant pairs, and the over-exploration difference gets a paired bootstrap interval.
+ */
+import type { TraceUnit } from "./run-units";
+import { bootstrap, mcnemarExact, overExploration, type Interval } from "./stats";
+
+export type PairStatus = "fixed" | "regressed" | "both_right" | "both_wrong" | "unknown";
+
+export interface CompareRow {
+  questionId: string;
+  sample: number;
+  dbId: string | null;
+  difficulty: string | null;
+  cells: TraceUnit[];
+  /** Per run (the baseline's own entry is null). */
+  status: (PairStatus | null)[];
+  exploratoryDelta: (number | null)[];
+  tokenDelta: (number | null)[];
+}
+
+export interface RunVsBaseline {
+  fixed: number;
+  regressed: number;
+  bothRight: number;
+  bothWrong: number;
+  unknown: number;
+  mcnemarP: number | null;
+  overDifference: Interval | null;
+}
+
+export interface Comparison {
+  rows: CompareRow[];
+  aligned: number;
+  leftOut: number[];
+  versus: (RunVsBaseline | null)[];
+}
+
+const keyOf = (t: { questionId: string; sample: number }) => `${t.questionId}\u0000${t.sample}`;
+
+export function pairStatus(baseline: number | null, other: number | null): PairStatus {
+  if (baseline === null || other === null) return "unknown";
+  if (baseline === 0 && other === 1) return "fixed";
+  if (baseline === 1 && other === 0) return "regressed";
+  return baseline === 1 ? "both_right" : "both_wrong";
+}
+
+export function compareRuns(runs: TraceUnit[][], baseline = 0, seed = 1): Comparison {
+  const maps = runs.map((units) => new Map(units.map((u) => [keyOf(u), u])));
+  const keys = [...maps[baseline].keys()].filter((k) => maps.every((m) => m.has(k)));
+  const aligned = new Set(keys);
+  const rows: CompareRow[] = keys.map((k) => {
+    const cells = maps.map((m) => m.get(k)!);
+    const b = cells[baseline];
+    return {
+      questionId: b.questionId,
+      sample: b.sample,
+      dbId: b.dbId,
+      difficulty: b.difficulty,
+      cells,
+      status: cells.map((c, i) => (i === baseline ? null : pairStatus(b.correct, c.correct))),
+      exploratoryDelta: cells.map((c, i) => (i === baseline ? null : c.exploratory - b.exploratory)),
+      tokenDelta: cells.map((c, i) => (i === baseline ? null : c.inputTokens + c.outputTokens - (b.inputTokens + b.outputTokens))),
+    };
+  });
+  const versus = runs.map((_, i): RunVsBaseline | null => {
+    if (i === baseline) return null;
+    const count = (s: PairStatus) => rows.filter((r) => r.status[i] === s).length;
+    const fixed = count("fixed");
+    const regressed = count("regressed");
+    const withGold = rows.filter((r) => r.cells[i].goldCount !== null && r.cells[baseline].goldCount !== null);
+    const diff = (sample: CompareRow[]) => {
+      const a = overExploration(sample.map((r) => ({ exploratory: r.cells[i].exploratory, gold: r.cells[i].goldCount! })));
+      const bl = overExploration(sample.map((r) => ({ exploratory: r.cells[baseline].exploratory, gold: r.cells[baseline].goldCount! })));
+      return a === null || bl === null ? null : a - bl;
+    };
+    return {
+      fixed, regressed, bothRight: count("both_right"), bothWrong: count("both_wrong"), unknown: count("unknown"),
+      mcnemarP: rows.length ? mcnemarExact(regressed, fixed) : null,
+      overDifference: bootstrap(withGold, diff, { seed }),
+    };
+  });
+  return { rows, aligned: keys.length, leftOut: maps.map((m) => [...m.keys()].filter((k) => !aligned.has(k)).length), versus };
+}
+
+/** The compare page's filters: regressions or fixes (against the baseline, in any run), database, difficulty. */
+export function filterCompareRows(rows: CompareRow[], f: { show: "all" | "regressions" | "fixes"; db: string | null; difficulty: string | null }): CompareRow[] {
+  return rows.filter((r) =>
+    (f.show === "all" || r.status.includes(f.show === "regressions" ? "regressed" : "fixed")) &&
+    (!f.db || r.dbId === f.db) &&
+    (!f.difficulty || r.difficulty === f.difficulty));
+}

@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import { bootstrap, linkingCounts, majorityAtK, mcnemarExact, overExploration, passAtK, schemaLinking, share } from "./stats";
+
+describe("over-exploration of a set (hand-checked)", () => {
+  it("is (Σ exploratory − Σ gold) / Σ gold, not a mean of per-trace ratios", () => {
+    // 3+1+8 exploratory against 2+1+2 gold: (12 − 5) / 5 = 140%; the mean of ratios would be 100%.
+    expect(overExploration([{ exploratory: 3, gold: 2 }, { exploratory: 1, gold: 1 }, { exploratory: 8, gold: 2 }])).toBeCloseTo(1.4);
+    expect(overExploration([{ exploratory: 2, gold: 0 }])).toBeNull();
+  });
+});
+
+describe("mcnemarExact", () => {
+  it("matches the exact binomial p-values", () => {
+    // b = 1, c = 9: 2 · (1 + 10) / 1024 = 0.021484375
+    expect(mcnemarExact(1, 9)).toBeCloseTo(0.021484375, 12);
+    // b = 2, c = 8: 2 · (1 + 10 + 45) / 1024 = 0.109375
+    expect(mcnemarExact(8, 2)).toBeCloseTo(0.109375, 12);
+    // b = 0, c = 5: 2 / 32
+    expect(mcnemarExact(0, 5)).toBeCloseTo(0.0625, 12);
+    expect(mcnemarExact(5, 5)).toBe(1);
+    expect(mcnemarExact(0, 0)).toBe(1);
+    // b = 10, c = 25 (n = 35): 2·P(X ≤ 10) = 0.01668…
+    expect(mcnemarExact(10, 25)).toBeCloseTo(0.016674, 5);
+  });
+});
+
+describe("bootstrap", () => {
+  it("is reproducible with a seed and brackets the estimate", () => {
+    const outcomes = Array.from({ length: 100 }, (_, i) => i % 10 < 6); // 60% correct
+    const a = bootstrap(outcomes, share, { seed: 42 })!;
+    const b = bootstrap(outcomes, share, { seed: 42 })!;
+    expect(a).toEqual(b);
+    expect(a.estimate).toBeCloseTo(0.6);
+    expect(a.low).toBeLessThan(0.6);
+    expect(a.high).toBeGreaterThan(0.6);
+    // The normal approximation gives ±1.96·√(.6·.4/100) ≈ ±0.096.
+    expect(a.high - a.low).toBeGreaterThan(0.15);
+    expect(a.high - a.low).toBeLessThan(0.23);
+    expect(bootstrap(outcomes, share, { seed: 7 })).not.toEqual(a);
+    expect(bootstrap([], share)).toBeNull();
+  });
+});
+
+describe("Pass@k and Majority@K", () => {
+  it("computes the unbiased pass@k", () => {
+    expect(passAtK(5, 0, 1)).toBe(0);
+    expect(passAtK(5, 2, 1)).toBeCloseTo(0.4);
+    expect(passAtK(5, 2, 5)).toBe(1);
+    expect(passAtK(4, 1, 2)).toBeCloseTo(0.5); // 1 − C(3,2)/C(4,2) = 1 − 3/6
+  });
+  it("votes on equal execution results, with ties scored as a random tie-break", () => {
+    const s = (correct: boolean, resultKey: string | null) => ({ correct, resultKey });
+    expect(majorityAtK([s(true, "a"), s(true, "a"), s(false, "b")])).toBe(1);
+    expect(majorityAtK([s(false, "b"), s(false, "b"), s(true, "a")])).toBe(0);
+    expect(majorityAtK([s(true, "a"), s(false, "b")])).toBe(0.5); // a tie
+    expect(majorityAtK([s(true, "a"), s(false, "b"), s(false, "c")])).toBeCloseTo(1 / 3);
+    expect(majorityAtK([s(false, null), s(true, "a")])).toBe(1); // errors do not vote
+    expect(majorityAtK([s(false, null)])).toBe(0);
+  });
+});
+
+describe("schema linking", () => {
+  it("micro-averages precision, recall and F1 over traces", () => {
+    const counts = [linkingCounts(["singer", "concert"], ["singer"]), linkingCounts(["Stadium"], ["stadium", "concert"])];
+    expect(counts).toEqual([{ truePositive: 1, predicted: 2, gold: 1 }, { truePositive: 1, predicted: 1, gold: 2 }]);
+    const r = schemaLinking(counts);
+    expect(r.precision).toBeCloseTo(2 / 3);
+    expect(r.recall).toBeCloseTo(2 / 3);
+    expect(r.f1).toBeCloseTo(2 / 3);
+    expect(schemaLinking([])).toEqual({ precision: null, recall: null, f1: null });
+  });
+});
+
+describe("sampleStats over a multi-sample run", () => {
+  it("computes Pass@1, Pass@K and Majority@K with ties", async () => {
+    const { sampleStats } = await import("./run-units");
+    const t = (questionId: string, sample: number, correct: number, resultKey: string) => ({ questionId, sample, dbId: null, difficulty: null, correct, exploratory: 0, goldCount: null, extraTables: null, inputTokens: 0, outputTokens: 0, cost: null, resultKey });
+    const s = sampleStats([
+      t("a", 0, 1, "x"), t("a", 1, 1, "x"), t("a", 2, 0, "y"), // majority right
+      t("b", 0, 0, "y"), t("b", 1, 1, "x"), t("b", 2, 0, "z"), // three-way tie: 1/3
+      t("c", 0, 0, "y"), t("c", 1, 0, "y"), t("c", 2, 0, "z"), // all wrong
+    ])!;
+    expect(s.k).toBe(3);
+    expect(s.pass1).toBeCloseTo((2 / 3 + 1 / 3 + 0) / 3);
+    expect(s.passK).toBeCloseTo(2 / 3);
+    expect(s.majorityK).toBeCloseTo((1 + 1 / 3 + 0) / 3);
+  });
+});

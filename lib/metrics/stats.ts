@@ -1,0 +1,135 @@
+/**
+ * Statistics for comparing runs (pure): a seeded bootstrap over questions, McNemar's exact test on paired
+ * outcomes, Pass@k / Majority@K over samples, and table-level schema linking (FlexSQL).
+ */
+
+/** A small seeded PRNG (mulberry32), so intervals are reproducible. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface Interval {
+  estimate: number;
+  low: number;
+  high: number;
+}
+
+/**
+ * Percentile bootstrap: resample the units (questions) with replacement `iterations` times and take the
+ * 2.5th and 97.5th percentiles of the statistic. Returns null when there are no units or the statistic is
+ * undefined on the sample itself.
+ */
+export function bootstrap<T>(units: T[], statistic: (sample: T[]) => number | null, { iterations = 1000, seed = 1, level = 0.95 } = {}): Interval | null {
+  const estimate = units.length ? statistic(units) : null;
+  if (estimate === null) return null;
+  const random = seededRandom(seed);
+  const values: number[] = [];
+  const sample = new Array<T>(units.length);
+  for (let i = 0; i < iterations; i++) {
+    for (let j = 0; j < units.length; j++) sample[j] = units[Math.floor(random() * units.length)];
+    const v = statistic(sample);
+    if (v !== null && Number.isFinite(v)) values.push(v);
+  }
+  if (values.length === 0) return { estimate, low: estimate, high: estimate };
+  values.sort((a, b) => a - b);
+  const q = (p: number) => values[Math.min(values.length - 1, Math.max(0, Math.floor(p * values.length)))];
+  return { estimate, low: q((1 - level) / 2), high: q(1 - (1 - level) / 2) };
+}
+
+/** Share of true values. */
+export function share(values: boolean[]): number | null {
+  return values.length ? values.filter(Boolean).length / values.length : null;
+}
+
+/** Over-exploration of a set: (Σ exploratory − Σ gold) / Σ gold. */
+export function overExploration(units: { exploratory: number; gold: number }[]): number | null {
+  let e = 0;
+  let g = 0;
+  for (const u of units) {
+    e += u.exploratory;
+    g += u.gold;
+  }
+  return g > 0 ? (e - g) / g : null;
+}
+
+function logChoose(n: number, k: number): number {
+  let s = 0;
+  for (let i = 1; i <= k; i++) s += Math.log(n - k + i) - Math.log(i);
+  return s;
+}
+
+/**
+ * McNemar's exact test (two-sided) on paired binary outcomes: b = baseline right and other wrong, c = the
+ * reverse. Under H0 the discordant pairs split Binomial(b + c, ½); p = min(1, 2·P(X ≤ min(b, c))).
+ */
+export function mcnemarExact(b: number, c: number): number {
+  const n = b + c;
+  if (n === 0) return 1;
+  const k = Math.min(b, c);
+  let p = 0;
+  for (let i = 0; i <= k; i++) p += Math.exp(logChoose(n, i) - n * Math.LN2);
+  return Math.min(1, 2 * p);
+}
+
+/** Unbiased pass@k for one question with n samples of which c are correct: 1 − C(n−c, k) / C(n, k). */
+export function passAtK(n: number, c: number, k: number): number {
+  if (k > n) throw new Error(`pass@${k} needs at least ${k} samples, got ${n}`);
+  if (n - c < k) return 1;
+  return 1 - Math.exp(logChoose(n - c, k) - logChoose(n, k));
+}
+
+export interface Sample {
+  correct: boolean;
+  /** Identity of the execution result (equal results, equal keys); null when it did not execute. */
+  resultKey: string | null;
+}
+
+/**
+ * Majority@K for one question: the largest group of samples with equal execution results wins. Samples
+ * without a result do not vote. A tie between groups scores the share of tied groups that are correct
+ * (the expected accuracy of a random tie-break); no result at all scores 0.
+ */
+export function majorityAtK(samples: Sample[]): number {
+  const groups = new Map<string, { size: number; correct: boolean }>();
+  for (const s of samples) {
+    if (s.resultKey === null) continue;
+    const g = groups.get(s.resultKey) ?? { size: 0, correct: s.correct };
+    g.size++;
+    groups.set(s.resultKey, g);
+  }
+  if (groups.size === 0) return 0;
+  const largest = Math.max(...[...groups.values()].map((g) => g.size));
+  const top = [...groups.values()].filter((g) => g.size === largest);
+  return top.filter((g) => g.correct).length / top.length;
+}
+
+export interface LinkingCounts {
+  truePositive: number;
+  predicted: number;
+  gold: number;
+}
+
+/** Table-level schema linking of one trace: tables in the final SQL against the gold tables. */
+export function linkingCounts(final: string[], gold: string[]): LinkingCounts {
+  const g = new Set(gold.map((t) => t.toLowerCase()));
+  const f = new Set(final.map((t) => t.toLowerCase()));
+  return { truePositive: [...f].filter((t) => g.has(t)).length, predicted: f.size, gold: g.size };
+}
+
+/** Micro-averaged precision, recall and F1 over traces. */
+export function schemaLinking(counts: LinkingCounts[]): { precision: number | null; recall: number | null; f1: number | null } {
+  const tp = counts.reduce((s, c) => s + c.truePositive, 0);
+  const p = counts.reduce((s, c) => s + c.predicted, 0);
+  const g = counts.reduce((s, c) => s + c.gold, 0);
+  const precision = p ? tp / p : null;
+  const recall = g ? tp / g : null;
+  const f1 = precision !== null && recall !== null && precision + recall > 0 ? (2 * precision * recall) / (precision + recall) : precision !== null && recall !== null ? 0 : null;
+  return { precision, recall, f1 };
+}
