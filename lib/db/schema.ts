@@ -29,6 +29,8 @@ export const runs = sqliteTable("runs", {
   datasetId: text("dataset_id"),
   /** The run's own tool → role mapping, merged over the default one. */
   toolRoles: text("tool_roles", { mode: "json" }).$type<Record<string, string>>(),
+  /** Bumped by every write that changes the run's traces or their metrics: the key of cached aggregates. */
+  version: integer("version").notNull().default(0),
   createdAt: createdAt(),
 });
 

@@ -96,6 +96,7 @@ export async function evaluateRun(sqlite: Database.Database, runId: string, opti
       counts[outcome]++;
       save.run(outcome, error, hash, id);
     }
+    sqlite.prepare("UPDATE runs SET version = version + 1 WHERE id = ?").run(runId);
   })();
   return { run_id: runId, counts };
 }

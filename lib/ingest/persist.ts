@@ -143,6 +143,8 @@ export class Persister {
   commit(totals: { bytes: number; lines: number; errors: number }): RunRef[] {
     const runs = [...this.runs.values()];
     this.tools.flush(this.sqlite);
+    const bump = this.sqlite.prepare("UPDATE runs SET version = version + 1 WHERE id = ?");
+    for (const r of runs) bump.run(r.id);
     this.statements.finish.run(totals.bytes, totals.lines, this.inserted, this.duplicates, totals.errors, JSON.stringify(runs.map((r) => r.id)), this.upload.id);
     this.sqlite.exec("COMMIT");
     this.open = false;

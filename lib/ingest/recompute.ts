@@ -53,6 +53,7 @@ export function recomputeRun(sqlite: Database.Database, runId: string): { traces
         });
       }
       tools.flush(sqlite);
+      sqlite.prepare("UPDATE runs SET version = version + 1 WHERE id = ?").run(runId);
     })();
   } finally {
     measurer.close();

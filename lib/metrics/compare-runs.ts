@@ -5,7 +5,7 @@
  * runs on the discordant pairs, and the over-exploration difference gets a paired bootstrap interval.
  */
 import type { TraceUnit } from "./run-units";
-import { bootstrap, mcnemarExact, overExploration, type Interval } from "./stats";
+import { bootstrap, mcnemarExact, type Interval } from "./stats";
 
 export type PairStatus = "fixed" | "regressed" | "both_right" | "both_wrong" | "unknown";
 
@@ -70,11 +70,21 @@ export function compareRuns(runs: TraceUnit[][], baseline = 0, seed = 1): Compar
     const count = (s: PairStatus) => rows.filter((r) => r.status[i] === s).length;
     const fixed = count("fixed");
     const regressed = count("regressed");
-    const withGold = rows.filter((r) => r.cells[i].goldCount !== null && r.cells[baseline].goldCount !== null);
-    const diff = (sample: CompareRow[]) => {
-      const a = overExploration(sample.map((r) => ({ exploratory: r.cells[i].exploratory, gold: r.cells[i].goldCount! })));
-      const bl = overExploration(sample.map((r) => ({ exploratory: r.cells[baseline].exploratory, gold: r.cells[baseline].goldCount! })));
-      return a === null || bl === null ? null : a - bl;
+    // Paired bootstrap over questions: each question carries its samples' sums in both runs.
+    const perQuestion = new Map<string, { e: number; g: number; eb: number; gb: number }>();
+    for (const r of rows) {
+      const c = r.cells[i];
+      const b = r.cells[baseline];
+      if (c.goldCount === null || b.goldCount === null) continue;
+      const q = perQuestion.get(r.questionId) ?? { e: 0, g: 0, eb: 0, gb: 0 };
+      q.e += c.exploratory; q.g += c.goldCount; q.eb += b.exploratory; q.gb += b.goldCount;
+      perQuestion.set(r.questionId, q);
+    }
+    const withGold = [...perQuestion.values()];
+    const diff = (sample: typeof withGold) => {
+      let e = 0, g = 0, eb = 0, gb = 0;
+      for (const q of sample) { e += q.e; g += q.g; eb += q.eb; gb += q.gb; }
+      return g > 0 && gb > 0 ? (e - g) / g - (eb - gb) / gb : null;
     };
     return {
       fixed, regressed, bothRight: count("both_right"), bothWrong: count("both_wrong"), unknown: count("unknown"),

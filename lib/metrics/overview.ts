@@ -25,7 +25,11 @@ export interface OverviewGroup {
 
 export function buildOverview(runs: (RunAggregates & { id: string; name: string; system: string; model: string; group: string })[], unitsOf: (runId: string) => TraceUnit[]): OverviewGroup[] {
   const groups = new Map<string, typeof runs>();
-  for (const r of runs) groups.set(r.group, [...(groups.get(r.group) ?? []), r]);
+  for (const r of runs) {
+    const list = groups.get(r.group);
+    if (list) list.push(r);
+    else groups.set(r.group, [r]);
+  }
   return [...groups.entries()].map(([group, list]) => {
     const systems = orderSystems(list.map((r) => r.system));
     const models = [...new Set(list.map((r) => r.model))].sort();

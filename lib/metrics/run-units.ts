@@ -38,20 +38,44 @@ export function groupByQuestion(traces: TraceUnit[]): QuestionUnit[] {
   return [...map.values()];
 }
 
-export function accuracy(units: QuestionUnit[]): number | null {
+/** A question reduced to what the run-level statistics need, so a bootstrap resamples numbers, not traces. */
+export interface QuestionSummary {
+  /** Share of its judged samples that are correct; null when none is judged. */
+  accuracy: number | null;
+  /** Σ exploratory calls and Σ gold tables over its samples with known gold. */
+  exploratory: number;
+  gold: number;
+}
+
+export function summarizeQuestion(u: QuestionUnit): QuestionSummary {
+  let correct = 0;
+  let judged = 0;
+  let exploratory = 0;
+  let gold = 0;
+  for (const t of u.traces) {
+    if (t.correct !== null) { judged++; correct += t.correct; }
+    if (t.goldCount !== null) { exploratory += t.exploratory; gold += t.goldCount; }
+  }
+  return { accuracy: judged ? correct / judged : null, exploratory, gold };
+}
+
+export function meanAccuracy(qs: QuestionSummary[]): number | null {
   let sum = 0;
   let n = 0;
-  for (const u of units) {
-    const judged = u.traces.filter((t) => t.correct !== null);
-    if (judged.length === 0) continue;
-    sum += judged.reduce((s, t) => s + (t.correct as number), 0) / judged.length;
-    n++;
-  }
+  for (const q of qs) if (q.accuracy !== null) { sum += q.accuracy; n++; }
   return n ? sum / n : null;
 }
 
+export function summaryExploration(qs: QuestionSummary[]): number | null {
+  return overExploration(qs);
+}
+
+export function accuracy(units: QuestionUnit[]): number | null {
+  return meanAccuracy(units.map(summarizeQuestion));
+}
+
 export function exploration(units: QuestionUnit[]): number | null {
-  return overExploration(units.flatMap((u) => u.traces.filter((t) => t.goldCount !== null).map((t) => ({ exploratory: t.exploratory, gold: t.goldCount as number }))));
+  return summaryExploration(units.map(summarizeQuestion));
 }
 
 export interface RunStats {
@@ -65,12 +89,12 @@ export interface RunStats {
 }
 
 export function runStats(traces: TraceUnit[], seed = 1): RunStats {
-  const units = groupByQuestion(traces);
+  const units = groupByQuestion(traces).map(summarizeQuestion);
   const priced = traces.filter((t) => t.cost !== null);
   return {
     questions: units.length,
-    ex: bootstrap(units, accuracy, { seed }),
-    over: bootstrap(units, exploration, { seed }),
+    ex: bootstrap(units, meanAccuracy, { seed }),
+    over: bootstrap(units, summaryExploration, { seed }),
     failedWithExtra: traces.filter((t) => t.correct === 0 && (t.extraTables ?? 0) > 0).length,
     inputTokens: traces.reduce((s, t) => s + t.inputTokens, 0),
     outputTokens: traces.reduce((s, t) => s + t.outputTokens, 0),
@@ -83,7 +107,9 @@ export function breakdown(traces: TraceUnit[], key: (t: TraceUnit) => string | n
   const groups = new Map<string, TraceUnit[]>();
   for (const t of traces) {
     const k = key(t) ?? "(none)";
-    groups.set(k, [...(groups.get(k) ?? []), t]);
+    const list = groups.get(k);
+    if (list) list.push(t);
+    else groups.set(k, [t]);
   }
   return [...groups.entries()].map(([k, ts]) => {
     const units = groupByQuestion(ts);

@@ -49,7 +49,7 @@ export function share(values: boolean[]): number | null {
 }
 
 /** Over-exploration of a set: (Σ exploratory − Σ gold) / Σ gold. */
-export function overExploration(units: { exploratory: number; gold: number }[]): number | null {
+export function overExploration(units: readonly { exploratory: number; gold: number }[]): number | null {
   let e = 0;
   let g = 0;
   for (const u of units) {
@@ -73,8 +73,13 @@ export function mcnemarExact(b: number, c: number): number {
   const n = b + c;
   if (n === 0) return 1;
   const k = Math.min(b, c);
+  // log P(X = i) for X ~ Binomial(n, ½), stepped from i to i + 1 in O(1).
+  let logP = -n * Math.LN2;
   let p = 0;
-  for (let i = 0; i <= k; i++) p += Math.exp(logChoose(n, i) - n * Math.LN2);
+  for (let i = 0; i <= k; i++) {
+    p += Math.exp(logP);
+    logP += Math.log(n - i) - Math.log(i + 1);
+  }
   return Math.min(1, 2 * p);
 }
 

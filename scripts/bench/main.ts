@@ -1,3 +1,4 @@
+import { benchCompare } from "./compare";
 import { benchEvaluate } from "./evaluate";
 import { benchIngest } from "./ingest";
 import { benchQuestionPage } from "./question-page";
@@ -7,6 +8,7 @@ const BENCHES: Record<string, (argv: string[]) => Promise<number>> = {
   ingest: benchIngest,
   evaluate: benchEvaluate,
   "question-page": benchQuestionPage,
+  compare: benchCompare,
   "ingest-phase": ingestPhase,
 };
 

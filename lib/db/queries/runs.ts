@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
 import type { RunSortKey } from "@/lib/url/runs";
 import { RUN_AGGREGATES, type RunAggregates } from "./metrics-sql";
+import { memoByRun } from "./run-cache";
 
 export interface RunListRow extends RunAggregates {
   id: string;
@@ -49,7 +50,7 @@ export function getRun(db: Db, id: string) {
 }
 
 export function getRunAggregates(db: Db, runId: string): RunAggregates {
-  return db.$client.prepare(`SELECT ${RUN_AGGREGATES} FROM traces t WHERE t.run_id = ?`).get(runId) as RunAggregates;
+  return memoByRun(db, runId, "aggregates", () => db.$client.prepare(`SELECT ${RUN_AGGREGATES} FROM traces t WHERE t.run_id = ?`).get(runId) as RunAggregates);
 }
 
 export function countOutcomes(db: Db, runId: string): { outcome: string; n: number }[] {

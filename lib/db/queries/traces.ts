@@ -1,6 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import type { TraceFilters, TraceSortKey } from "@/lib/url/runs";
 import { EFFECTIVE_CORRECT } from "./metrics-sql";
+import { memoByRun } from "./run-cache";
 
 export interface TraceListRow {
   id: string;
@@ -62,5 +63,5 @@ export function listTraces(db: Db, runId: string, opts: { sort: TraceSortKey; di
 
 export function listTraceFacets(db: Db, runId: string): { databases: string[]; difficulties: string[] } {
   const col = (c: string) => (db.$client.prepare(`SELECT DISTINCT ${c} AS v FROM traces WHERE run_id = ? AND ${c} IS NOT NULL ORDER BY v`).all(runId) as { v: string }[]).map((r) => r.v);
-  return { databases: col("db_id"), difficulties: col("difficulty") };
+  return memoByRun(db, runId, "facets", () => ({ databases: col("db_id"), difficulties: col("difficulty") }));
 }

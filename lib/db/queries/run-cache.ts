@@ -1,0 +1,28 @@
+/**
+ * Memoises derived data of a run by its version: every write that changes a run's traces or metrics bumps
+ * `runs.version` (ingest, evaluate, recompute), so an entry is never stale. Kept on globalThis for Next's
+ * route bundles; a small LRU bounds its memory.
+ */
+import type { Db } from "@/lib/db/client";
+
+const LIMIT = 64;
+const g = globalThis as unknown as { metronRunCache?: Map<string, unknown> };
+const cache = (g.metronRunCache ??= new Map());
+
+export function runVersion(db: Db, runId: string): number | undefined {
+  return (db.$client.prepare("SELECT version FROM runs WHERE id = ?").get(runId) as { version: number } | undefined)?.version;
+}
+
+export function memoByRun<T>(db: Db, runId: string, kind: string, compute: () => T): T {
+  const key = `${db.$client.name}\u0000${runId}\u0000${runVersion(db, runId)}\u0000${kind}`;
+  if (cache.has(key)) {
+    const hit = cache.get(key) as T;
+    cache.delete(key);
+    cache.set(key, hit);
+    return hit;
+  }
+  const value = compute();
+  cache.set(key, value);
+  if (cache.size > LIMIT) cache.delete(cache.keys().next().value!);
+  return value;
+}
