@@ -1,3 +1,4 @@
+import path from "node:path";
 import { expect, test } from "@playwright/test";
 
 test("upload a file, watch progress, read the report, follow the link to the run", async ({ page }) => {
@@ -48,4 +49,18 @@ test("the runs table sorts on the server and keeps the sort in the URL", async (
   await expect(page).toHaveURL(/system=Sophrosyne/);
   await expect(table.locator("tbody tr")).toHaveCount(1);
   await page.screenshot({ path: "e2e/screenshots/home.png", fullPage: true });
+});
+
+test("foreign formats are detected on upload, and an unknown file is refused with the formats named", async ({ page }) => {
+  const shared = process.env.METRON_SHARED_DATA ?? path.resolve(import.meta.dirname, "..", "..", "shared", "data");
+  await page.goto("/");
+  await page.getByLabel("System (variant)").fill("Spider-Agent");
+  await page.getByTestId("upload-input").setInputFiles(path.join(shared, "traces", "spider-agent", "spider-agent-tc_claude-3-7-sonnet_sf_bq024.json"));
+  const report = page.getByTestId("upload-report");
+  await expect(report.getByTestId("upload-format")).toHaveText("openai-messages");
+  await expect(report).toContainText("1 traces stored");
+  await expect(report).toContainText("Questions linked: 1 by field");
+
+  await page.getByTestId("upload-input").setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("these are my notes\n") });
+  await expect(page.getByTestId("upload-file").getByRole("alert")).toContainText("Supported formats: canonical, openai-messages");
 });

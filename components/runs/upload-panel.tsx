@@ -4,7 +4,8 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useRef, useState } from "react";
 import { formatBytes, formatCount } from "@/components/ui/format";
-import type { IngestReport } from "@/lib/ingest/ingest";
+import type { AutoReport } from "@/lib/ingest/ingest-auto";
+import { FORMAT_OPTIONS } from "@/lib/trace/adapters/formats";
 import { runPath } from "@/lib/url/runs";
 
 interface FileState {
@@ -14,7 +15,7 @@ interface FileState {
   lines: number;
   traces: number;
   phase: "waiting" | "uploading" | "processing" | "done" | "failed";
-  report?: IngestReport;
+  report?: AutoReport;
   error?: string;
 }
 
@@ -36,7 +37,7 @@ function uploadFile(file: File, meta: Record<string, string>, onUpdate: (patch: 
     xhr.upload.onprogress = (e) => onUpdate({ sent: e.loaded, phase: e.loaded >= file.size ? "processing" : "uploading" });
     xhr.onload = () => {
       events.close();
-      let body: (IngestReport & { error?: string }) | undefined;
+      let body: (AutoReport & { error?: string }) | undefined;
       try { body = JSON.parse(xhr.responseText); } catch { /* reported below */ }
       if (xhr.status === 200 && body) onUpdate({ phase: "done", report: body, sent: file.size, lines: body.lines });
       else onUpdate({ phase: "failed", error: body?.error ?? `HTTP ${xhr.status}` });
@@ -53,7 +54,7 @@ export function UploadPanel() {
   const input = useRef<HTMLInputElement>(null);
   const [files, setFiles] = useState<FileState[]>([]);
   const [dragging, setDragging] = useState(false);
-  const [meta, setMeta] = useState({ run: "", system: "", model: "" });
+  const [meta, setMeta] = useState({ run: "", system: "", model: "", dataset: "", question: "", format: "auto" });
   const busy = files.some((f) => f.phase === "uploading" || f.phase === "processing");
 
   async function start(list: FileList | null) {
@@ -71,7 +72,7 @@ export function UploadPanel() {
     <section aria-labelledby="upload-heading" className="rounded-lg border border-zinc-200 bg-white p-5">
       <h2 id="upload-heading" className="text-base font-semibold">Upload traces</h2>
       <p className="mt-1 text-sm text-zinc-600">
-        JSONL in Metron&apos;s <a className="text-blue-700 hover:underline" href="/api/schema/trace">canonical trace format</a>. Bad lines are reported by number; every valid trace is kept.
+        Metron&apos;s <a className="text-blue-700 hover:underline" href="/api/schema/trace">canonical JSONL</a>, or what your agent wrote: OpenAI or Anthropic message logs, OpenCode exports, Claude Code and Codex sessions, LiveSQLBench results (detected from the content; see docs/formats.md). Bad lines are reported by number; every valid trace is kept.
       </p>
       <div
         onDragOver={(e) => { e.preventDefault(); setDragging(true); }}
@@ -85,12 +86,19 @@ export function UploadPanel() {
       </div>
       <fieldset className="mt-4 grid gap-3 text-sm sm:grid-cols-3">
         <legend className="mb-2 text-xs text-zinc-500">For files that lack them (a file&apos;s own run fields win)</legend>
-        {(["run", "system", "model"] as const).map((key) => (
+        {(["run", "system", "model", "dataset", "question"] as const).map((key) => (
           <label key={key} className="flex flex-col gap-1">
-            <span className="text-zinc-600">{key === "run" ? "Run name" : key === "system" ? "System (variant)" : "Model"}</span>
+            <span className="text-zinc-600">{{ run: "Run name", system: "System (variant)", model: "Model", dataset: "Dataset (links questions)", question: "Question id (one-session files)" }[key]}</span>
             <input className="rounded border border-zinc-300 px-2 py-1" value={meta[key]} onChange={(e) => setMeta({ ...meta, [key]: e.target.value })} name={key} />
           </label>
         ))}
+        <label className="flex flex-col gap-1">
+          <span className="text-zinc-600">Format</span>
+          <select name="format" aria-label="Format" className="rounded border border-zinc-300 bg-white px-2 py-1" value={meta.format} onChange={(e) => setMeta({ ...meta, format: e.target.value })}>
+            <option value="auto">detect from the content</option>
+            {FORMAT_OPTIONS.map((f) => <option key={f.value} value={f.value}>{f.label}</option>)}
+          </select>
+        </label>
       </fieldset>
       {files.length > 0 && <ul className="mt-4 space-y-4">{files.map((f, i) => <FileProgress key={i} file={f} />)}</ul>}
     </section>
@@ -113,9 +121,12 @@ function FileProgress({ file }: { file: FileState }) {
       {r && (
         <div className="mt-2 space-y-2" data-testid="upload-report">
           <p>
+            <span className="rounded bg-zinc-100 px-1.5 py-0.5 text-xs" data-testid="upload-format">{r.format}</span>{" "}
             <strong>{formatCount(r.inserted)}</strong> traces stored, {formatCount(r.duplicates)} duplicates skipped,{" "}
             <span className={r.error_count ? "text-red-700" : ""}>{formatCount(r.error_count)} lines with errors</span>.
           </p>
+          {r.warnings.length > 0 && <ul className="space-y-0.5 font-mono text-xs text-amber-800">{r.warnings.slice(0, ERRORS_SHOWN).map((w, i) => <li key={i}>warning, line {w.line}: {w.message}</li>)}</ul>}
+          {Object.keys(r.links).length > 0 && <p className="text-xs text-zinc-600">Questions linked: {Object.entries(r.links).map(([k, n]) => `${n} by ${k}`).join(", ")}</p>}
           {r.errors.length > 0 && (
             <div>
               <ul className="space-y-0.5 font-mono text-xs text-red-800">

@@ -19,6 +19,7 @@ export function QuestionHeader({ trace, runName, sets }: { trace: TraceRow; runN
         <p className="text-xs text-zinc-500">{runName} · question <span className="font-mono">{trace.questionId}</span>{trace.sample ? ` · sample ${trace.sample}` : ""} · database <span className="font-mono">{trace.dbId ?? "unknown"}</span>{trace.difficulty ? ` · ${trace.difficulty}` : ""}</p>
         <h1 className="mt-1 text-lg font-semibold" data-testid="question-text">{trace.questionText || <span className="text-zinc-400">(no question text)</span>}</h1>
         {trace.evidence && <p className="mt-1 text-sm text-zinc-600"><span className="font-medium">Evidence:</span> {trace.evidence}</p>}
+        <QuestionLink meta={trace.meta} />
       </div>
       <div className="flex flex-wrap items-center gap-2 text-sm">
         <OutcomeBadge exOutcome={trace.exOutcome} exError={trace.exError} recordedCorrect={trace.recordedCorrect} status={trace.status} />
@@ -37,4 +38,16 @@ export function QuestionHeader({ trace, runName, sets }: { trace: TraceRow; runN
       </div>
     </header>
   );
+}
+
+/** How a foreign trace was linked to its question, so the link can be reviewed. */
+function QuestionLink({ meta }: { meta: Record<string, unknown> | null }) {
+  const link = meta?.question_link as { method?: string; matched?: string } | undefined;
+  if (!link?.method) return null;
+  const how: Record<string, string> = {
+    field: "named in the file", given: "given at upload", exact: "its first user message equals the question",
+    normalized: "its first user message equals the question once case, spacing and punctuation are ignored",
+    contained: "its first user message contains the question", unlinked: "no question matched its first user message",
+  };
+  return <p className="mt-1 text-xs text-zinc-500" data-testid="question-link">Linked to this question: {how[link.method] ?? link.method}{meta?.source_format ? ` (imported from ${String(meta.source_format)})` : ""}.</p>;
 }

@@ -2,7 +2,8 @@ import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { openDb } from "@/lib/db/client";
 import { ingestFile } from "@/lib/ingest/ingest-file";
-import type { IngestReport } from "@/lib/ingest/ingest";
+import type { AutoReport } from "@/lib/ingest/ingest-auto";
+import { FORMATS } from "@/lib/trace/adapters";
 import { UsageError } from "./args";
 import { readFileSync } from "node:fs";
 import { parseRoleMap } from "@/lib/sql/role-map";
@@ -24,6 +25,8 @@ export async function runIngestCommand(argv: string[]): Promise<number> {
       benchmark: { type: "string" },
       dataset: { type: "string" },
       roles: { type: "string" },
+      format: { type: "string", default: "auto" },
+      question: { type: "string" },
       json: { type: "boolean", default: false },
     },
   });
@@ -32,9 +35,10 @@ export async function runIngestCommand(argv: string[]): Promise<number> {
   const toolRoles = values.roles ? parseRoles(values.roles) : undefined;
   const db = openDb();
   const defaults = { name: values.run, system: values.system, model: values.model, benchmark: values.benchmark };
-  const reports: (IngestReport & { file: string })[] = [];
+  if (values.format !== "auto" && !(FORMATS as readonly string[]).includes(values.format!)) throw new UsageError(`--format must be auto or one of ${FORMATS.join(", ")}`);
+  const reports: (AutoReport & { file: string })[] = [];
   for (const file of positionals) {
-    const report = await ingestFile(db.$client, file, { defaults, source: "cli", dataset: values.dataset, toolRoles });
+    const report = await ingestFile(db.$client, file, { defaults, source: "cli", dataset: values.dataset, toolRoles, format: values.format, questionId: values.question });
     reports.push({ file, ...report });
     if (!values.json) printReport(file, report);
   }
@@ -43,8 +47,10 @@ export async function runIngestCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
-function printReport(file: string, r: IngestReport) {
-  console.log(`${file}: ${r.inserted} inserted, ${r.duplicates} duplicates, ${r.error_count} errors (${r.lines} lines, ${(r.bytes / 1e6).toFixed(1)} MB)`);
+function printReport(file: string, r: AutoReport) {
+  console.log(`${file} [${r.format}]: ${r.inserted} inserted, ${r.duplicates} duplicates, ${r.error_count} errors (${r.lines} lines, ${(r.bytes / 1e6).toFixed(1)} MB)`);
+  for (const w of r.warnings.slice(0, 20)) console.log(`  warning, line ${w.line}: ${w.message}`);
+  if (Object.keys(r.links).length) console.log(`  questions linked: ${Object.entries(r.links).map(([k, n]) => `${n} by ${k}`).join(", ")}`);
   for (const run of r.runs) console.log(`  run ${run.id}  ${run.name} · ${run.system} · ${run.model}`);
   for (const e of r.errors.slice(0, 20)) console.log(`  line ${e.line}: ${e.message}`);
   if (r.error_count > 20) console.log(`  … ${r.error_count - 20} more errors (all stored with upload ${r.upload_id})`);

@@ -11,8 +11,10 @@ const USAGE = `usage: metron <command> [options]
 commands:
   migrate
       create the store if needed and apply the migrations
-  ingest FILE… [--run NAME] [--system S] [--model M] [--benchmark B] [--dataset D] [--roles FILE] [--json]
-      ingest canonical JSONL trace files; --json prints the IngestReport
+  ingest FILE… [--run NAME] [--system S] [--model M] [--benchmark B] [--dataset D] [--roles FILE]
+              [--format auto|canonical|openai-messages|anthropic-messages|opencode|claude-code|codex|livesqlbench]
+              [--question ID] [--json]
+      ingest trace files (the format is detected from the content); --json prints the report
   dataset import --name N --format bird|spider|spider2-lite --questions F
                  (--databases DIR | --tables tables.json | --ddl DIR) [--descriptions DIR] [--gold DIR] [--json]
       import a benchmark's questions and databases; computes gold tables

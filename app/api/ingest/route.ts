@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { getDb, openConnection } from "@/lib/db/client";
-import { EmptyInputError, ingestStream } from "@/lib/ingest/ingest";
+import { EmptyInputError, UnknownDatasetError } from "@/lib/ingest/ingest";
+import { ForeignFileTooLargeError, ingestAuto } from "@/lib/ingest/ingest-auto";
+import { UnknownFormatError } from "@/lib/trace/adapters";
+import { FORMATS } from "@/lib/trace/adapters/formats";
 import { reportProgress } from "@/lib/ingest/progress-registry";
 
 const query = z.object({
@@ -10,6 +13,9 @@ const query = z.object({
   system: z.string().max(500).optional(),
   model: z.string().max(500).optional(),
   benchmark: z.string().max(500).optional(),
+  dataset: z.string().max(500).optional(),
+  format: z.enum(["auto", ...FORMATS] as [string, ...string[]]).default("auto"),
+  question: z.string().max(500).optional(),
 });
 
 /** Streamed upload: the request body is read line by line as it arrives, never buffered whole. */
@@ -17,13 +23,16 @@ export async function POST(request: Request) {
   const parsed = query.safeParse(Object.fromEntries(new URL(request.url).searchParams));
   if (!parsed.success) return Response.json({ error: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") }, { status: 400 });
   if (!request.body) return Response.json({ error: "empty body: send the JSONL file as the request body" }, { status: 400 });
-  const { token, filename, run, system, model, benchmark } = parsed.data;
+  const { token, filename, run, system, model, benchmark, dataset, format, question } = parsed.data;
   const blank = (s?: string) => (s && s.trim() ? s.trim() : undefined);
   getDb(); // migrates the store before a second connection writes to it
   const sqlite = openConnection();
   try {
-    const report = await ingestStream(sqlite, request.body as unknown as AsyncIterable<Uint8Array>, {
+    const report = await ingestAuto(sqlite, request.body as unknown as AsyncIterable<Uint8Array>, {
       source: "browser",
+      format,
+      dataset: blank(dataset),
+      questionId: blank(question),
       fileName: filename,
       defaults: { name: blank(run), system: blank(system), model: blank(model), benchmark: blank(benchmark) },
       progressEvery: 100,
@@ -33,7 +42,8 @@ export async function POST(request: Request) {
     return Response.json(report);
   } catch (e) {
     if (token) reportProgress(token, { bytes: 0, lines: 0, traces: 0, errors: 0 }, true, (e as Error).message);
-    if (e instanceof EmptyInputError) return Response.json({ error: e.message }, { status: 400 });
+    if (e instanceof EmptyInputError || e instanceof UnknownFormatError || e instanceof UnknownDatasetError) return Response.json({ error: e.message }, { status: 400 });
+    if (e instanceof ForeignFileTooLargeError) return Response.json({ error: e.message }, { status: 413 });
     return Response.json({ error: `upload failed, nothing of it was stored: ${(e as Error).message}` }, { status: 500 });
   } finally {
     sqlite.close();

@@ -1,0 +1,103 @@
+/**
+ * Ingest whatever the researcher's agent wrote. Canonical JSONL streams straight into `ingestStream`; a foreign
+ * file (detected from its content, or forced with `format`) is read whole — these formats are single JSON
+ * documents or sessions that must be assembled — adapted to canonical traces, linked to its dataset's questions,
+ * and then stored through the same `ingestStream`, so every trace is validated and measured alike.
+ */
+import type Database from "better-sqlite3";
+import { isUtf8 } from "node:buffer";
+import { adapt, detectFormat, looksCanonical } from "@/lib/trace/adapters";
+import { linkQuestion, type LinkMethod } from "@/lib/trace/adapters/link-questions";
+import { EmptyInputError, ingestStream, type IngestOptions, type IngestReport } from "./ingest";
+
+export interface AutoOptions extends IngestOptions {
+  /** "auto" (the default) detects the format from the content. */
+  format?: string;
+  /** The benchmark question of a single-session file whose content does not name it. */
+  questionId?: string;
+}
+
+export interface AutoReport extends IngestReport {
+  format: string;
+  /** What the adapter could not carry over (a line that is not JSON, a result without its call). */
+  warnings: { line: number; message: string }[];
+  /** How foreign traces were linked to questions: method → count. */
+  links: Partial<Record<LinkMethod, number>>;
+}
+
+const HEAD_BYTES = 64 * 1024;
+
+export class ForeignFileTooLargeError extends Error {}
+
+function foreignLimit(): number {
+  const raw = process.env.METRON_MAX_FOREIGN_BYTES;
+  const n = raw ? Number(raw) : 512 * 1024 * 1024;
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`METRON_MAX_FOREIGN_BYTES must be a positive integer, got "${raw}"`);
+  return n;
+}
+
+async function* prepend(head: Uint8Array[], rest: AsyncIterator<Uint8Array>): AsyncGenerator<Uint8Array> {
+  yield* head;
+  for (;;) {
+    const { value, done } = await rest.next();
+    if (done) return;
+    yield value;
+  }
+}
+
+export async function ingestAuto(sqlite: Database.Database, chunks: AsyncIterable<Uint8Array>, options: AutoOptions = {}): Promise<AutoReport> {
+  const iterator = chunks[Symbol.asyncIterator]();
+  const head: Uint8Array[] = [];
+  let size = 0;
+  let done = false;
+  while (size < HEAD_BYTES) {
+    const next = await iterator.next();
+    if (next.done) { done = true; break; }
+    head.push(next.value);
+    size += next.value.byteLength;
+  }
+  if (size === 0) throw new EmptyInputError();
+  const headText = Buffer.concat(head).toString("utf8");
+  const requested = options.format && options.format !== "auto" ? options.format : undefined;
+  if (requested === "canonical" || (!requested && looksCanonical(headText))) {
+    const report = await ingestStream(sqlite, done ? (async function* () { yield* head; })() : prepend(head, iterator), options);
+    return { ...report, format: "canonical", warnings: [], links: {} };
+  }
+
+  // A foreign file: read it whole, within the limit.
+  const limit = foreignLimit();
+  const parts = [...head];
+  while (!done) {
+    const next = await iterator.next();
+    if (next.done) break;
+    parts.push(next.value);
+    size += next.value.byteLength;
+    if (size > limit) throw new ForeignFileTooLargeError(`the file is over ${limit} bytes, the limit for formats read whole (METRON_MAX_FOREIGN_BYTES)`);
+  }
+  const bytes = Buffer.concat(parts);
+  if (!isUtf8(bytes)) throw new Error("the file is not valid UTF-8");
+  const text = bytes.toString("utf8");
+  const format = requested ?? detectFormat(text);
+  if (format === "canonical") {
+    const report = await ingestStream(sqlite, (async function* () { yield bytes; })(), options);
+    return { ...report, format, warnings: [], links: {} };
+  }
+  const { traces, warnings } = adapt(text, format);
+
+  const datasetRef = options.dataset ?? options.defaults?.benchmark;
+  const dataset = datasetRef ? (sqlite.prepare("SELECT id FROM datasets WHERE id = ? OR name = ?").get(datasetRef, datasetRef) as { id: string } | undefined) : undefined;
+  const questions = dataset ? (sqlite.prepare("SELECT question_id AS id, text FROM questions WHERE dataset_id = ?").all(dataset.id) as { id: string; text: string }[]) : [];
+  const links: AutoReport["links"] = {};
+  const lines = traces.map((t) => {
+    const link = linkQuestion(t.question.id, t.question.text, traces.length === 1 ? options.questionId : undefined, questions);
+    links[link.method] = (links[link.method] ?? 0) + 1;
+    return JSON.stringify({
+      ...t,
+      run: { ...(t.run ?? {}), ...(dataset ? { benchmark: dataset.id } : {}) },
+      question: { ...t.question, id: link.id },
+      meta: { ...t.meta, question_link: { method: link.method, ...(link.matched ? { matched: link.matched } : {}) } },
+    });
+  });
+  const report = await ingestStream(sqlite, (async function* () { yield Buffer.from(lines.join("\n") + "\n"); })(), options);
+  return { ...report, format, warnings, links };
+}

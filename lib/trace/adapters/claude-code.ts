@@ -1,0 +1,98 @@
+/**
+ * Claude Code session JSONL (`~/.claude/projects/…/<session>.jsonl`): `user`, `assistant`, `system` and `summary`
+ * lines. One API response may be split over several assistant lines (one content block each) sharing
+ * `message.id` and `requestId`: their blocks are merged and the usage is kept once. Tool results are
+ * `tool_result` blocks in user lines; `toolUseResult` (an object, or an error string) completes them. MCP tools
+ * are named `mcp__<server>__<tool>`. Sidechain (sub-agent) lines are kept, marked `meta.sidechain`.
+ * One trace per `sessionId`.
+ */
+import { appendBlocks } from "./anthropic-messages";
+import { jsonLines, textOf, type Adapter, type AdaptedTrace, type ForeignStep } from "./types";
+
+const CLAUDE_TYPES = ["user", "assistant", "system", "summary"];
+
+type Line = {
+  type?: string; sessionId?: string; isSidechain?: boolean; requestId?: string; timestamp?: string; uuid?: string;
+  message?: { id?: string; role?: string; model?: string; content?: unknown; usage?: { input_tokens?: number; output_tokens?: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number } };
+  toolUseResult?: unknown; summary?: string; content?: unknown; cwd?: string; version?: string;
+};
+
+export const claudeCodeAdapter: Adapter = {
+  format: "claude-code",
+  label: "Claude Code session JSONL",
+  signature: "JSONL lines with type user/assistant/system/summary and a message, sessionId or uuid",
+  adapt(text) {
+    const { lines, warnings } = jsonLines(text.replace(/^\uFEFF/, ""));
+    const sessions = new Map<string, { steps: ForeignStep[]; byId: Map<string, ForeignStep>; question?: string; model?: string; started?: string; ended?: string; summary?: string; usage: { input: number; output: number; cached: number }; seen: Set<string> }>();
+    let orphans = 0;
+    for (const { value, lineNo } of lines) {
+      const l = value as Line;
+      if (!CLAUDE_TYPES.includes(l.type ?? "")) {
+        warnings.push({ line: lineNo, message: `not a Claude Code line (type ${JSON.stringify(l.type ?? null)}): skipped` });
+        continue;
+      }
+      const id = l.sessionId ?? "session";
+      let s = sessions.get(id);
+      if (!s) sessions.set(id, (s = { steps: [], byId: new Map(), usage: { input: 0, output: 0, cached: 0 }, seen: new Set() }));
+      if (l.timestamp) {
+        s.started ??= l.timestamp;
+        s.ended = l.timestamp;
+      }
+      const meta = l.isSidechain ? { sidechain: true } : undefined;
+      if (l.type === "summary") {
+        s.summary = l.summary;
+        continue;
+      }
+      if (l.type === "system") {
+        s.steps.push({ type: "message", role: "system", content: textOf(l.content ?? l.message?.content), ...(meta ? { meta } : {}) });
+        continue;
+      }
+      const m = l.message;
+      if (!m || typeof m !== "object" || m.content == null) {
+        warnings.push({ line: lineNo, message: `${l.type} line without message.content: skipped` });
+        continue;
+      }
+      if (l.type === "assistant") {
+        s.model ??= m.model;
+        // Usage once per API response: the split lines repeat it.
+        const key = `${m.id ?? l.uuid}\u0000${l.requestId ?? ""}`;
+        let usage;
+        if (m.usage && !s.seen.has(key)) {
+          s.seen.add(key);
+          const cached = m.usage.cache_read_input_tokens ?? 0;
+          const input = (m.usage.input_tokens ?? 0) + cached + (m.usage.cache_creation_input_tokens ?? 0);
+          usage = { input_tokens: input, output_tokens: m.usage.output_tokens ?? 0, cached_input_tokens: cached };
+          s.usage.input += input;
+          s.usage.output += usage.output_tokens;
+          s.usage.cached += cached;
+        }
+        orphans += appendBlocks(s.steps, s.byId, "assistant", m.content as never, { ...(usage ? { usage } : {}), ...(m.model ? { model: m.model } : {}), ...(l.timestamp ? { started_at: l.timestamp } : {}), ...(meta ? { meta } : {}) });
+        continue;
+      }
+      // A user line: the question, or tool results.
+      const blocks = Array.isArray(m.content) ? (m.content as { type: string; tool_use_id?: string }[]) : null;
+      if (!blocks || !blocks.some((b) => b.type === "tool_result")) {
+        const t = textOf(m.content);
+        if (t && !l.isSidechain && s.question === undefined) s.question = t;
+        if (t) s.steps.push({ type: "message", role: "user", content: t, ...(meta ? { meta } : {}) });
+        continue;
+      }
+      orphans += appendBlocks(s.steps, s.byId, "user", m.content as never, meta ? { meta } : {});
+      if (typeof l.toolUseResult === "string" && /^error/i.test(l.toolUseResult)) {
+        const target = s.byId.get(blocks.find((b) => b.type === "tool_result")?.tool_use_id ?? "");
+        if (target) target.error = l.toolUseResult;
+      }
+    }
+    const traces: AdaptedTrace[] = [...sessions.entries()].filter(([, s]) => s.steps.length > 0).map(([sessionId, s]) => ({
+      run: s.model ? { model: s.model } : undefined,
+      question: { text: s.question },
+      steps: s.steps,
+      usage: { input_tokens: s.usage.input, output_tokens: s.usage.output, cached_input_tokens: s.usage.cached },
+      started_at: s.started,
+      duration_ms: s.started && s.ended ? Date.parse(s.ended) - Date.parse(s.started) : undefined,
+      meta: { source_format: "claude-code", session_id: sessionId, ...(s.summary ? { summary: s.summary } : {}) },
+    }));
+    if (orphans) warnings.push({ line: 1, message: `${orphans} tool results without a matching tool_use kept as messages` });
+    return { traces, warnings: warnings.sort((a, b) => a.line - b.line) };
+  },
+};

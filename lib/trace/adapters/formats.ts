@@ -1,0 +1,12 @@
+/** The trace formats Metron reads, for selects and validation (kept apart from the adapters so the browser bundle stays small). */
+export const FORMAT_OPTIONS = [
+  { value: "canonical", label: "Metron canonical JSONL" },
+  { value: "openai-messages", label: "OpenAI chat messages (incl. Spider-Agent)" },
+  { value: "anthropic-messages", label: "Anthropic messages" },
+  { value: "opencode", label: "OpenCode session export" },
+  { value: "claude-code", label: "Claude Code session JSONL" },
+  { value: "codex", label: "Codex CLI rollout JSONL" },
+  { value: "livesqlbench", label: "LiveSQLBench agent results" },
+] as const;
+
+export const FORMATS = FORMAT_OPTIONS.map((f) => f.value);

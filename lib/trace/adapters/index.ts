@@ -1,0 +1,103 @@
+/**
+ * Foreign trace formats: detection from the file's content, and the adapters. The canonical format is detected
+ * here too, so that a caller can route it to the streaming ingest.
+ */
+import { anthropicMessagesAdapter } from "./anthropic-messages";
+import { claudeCodeAdapter } from "./claude-code";
+import { codexAdapter } from "./codex";
+import { liveSqlBenchAdapter } from "./livesqlbench";
+import { openAiMessagesAdapter } from "./openai-messages";
+import { openCodeAdapter } from "./opencode";
+import type { Adapter, AdapterResult } from "./types";
+
+import { FORMATS } from "./formats";
+
+export { FORMATS };
+export const ADAPTERS: Adapter[] = [openAiMessagesAdapter, anthropicMessagesAdapter, openCodeAdapter, claudeCodeAdapter, codexAdapter, liveSqlBenchAdapter];
+
+const CLAUDE_TYPES = new Set(["user", "assistant", "system", "summary"]);
+const CODEX_TYPES = new Set(["session_meta", "response_item", "event_msg", "turn_context", "compacted"]);
+
+export class UnknownFormatError extends Error {
+  constructor(detail: string) {
+    super(`${detail}. Looked for: Metron's canonical JSONL (lines with "question" and "steps", or "kind": "trace"/"step"); ${ADAPTERS.map((a) => `${a.label}: ${a.signature}`).join("; ")}. Supported formats: ${FORMATS.join(", ")}.`);
+  }
+}
+
+type Json = Record<string, unknown>;
+const isObj = (v: unknown): v is Json => Boolean(v) && typeof v === "object" && !Array.isArray(v);
+
+function hasBlocks(messages: unknown[]): boolean {
+  return messages.some((m) => isObj(m) && Array.isArray(m.content) && (m.content as unknown[]).some((b) => isObj(b) && ["tool_use", "tool_result", "thinking"].includes(b.type as string)));
+}
+
+function detectDocument(data: unknown): string | null {
+  if (isObj(data)) {
+    if (Array.isArray(data.results) && (data.results as unknown[]).some((r) => isObj(r) && Array.isArray(r.tool_trajectory))) return "livesqlbench";
+    if (isObj(data.info) && Array.isArray(data.messages) && (data.messages as unknown[]).every((m) => isObj(m) && Array.isArray(m.parts))) return "opencode";
+    if ("question" in data && ("steps" in data || "final_sql" in data)) return "canonical";
+    if (Array.isArray(data.messages)) return hasBlocks(data.messages) ? "anthropic-messages" : "openai-messages";
+    return null;
+  }
+  if (Array.isArray(data) && data.length > 0) {
+    if (data.every((d) => isObj(d) && Array.isArray(d.conversation))) return "openai-messages";
+    if (data.every((d) => isObj(d) && typeof d.role === "string")) return hasBlocks(data) ? "anthropic-messages" : "openai-messages";
+  }
+  return null;
+}
+
+function detectLines(text: string): string | null {
+  const first = text.split(/\r?\n/).filter((l) => l.trim()).slice(0, 20).map((l) => {
+    try {
+      return JSON.parse(l) as unknown;
+    } catch {
+      return null;
+    }
+  }).filter(isObj);
+  if (first.length === 0) return null;
+  if (first.some((o) => "question" in o || o.kind === "trace" || o.kind === "step")) return "canonical";
+  // Most lines, not all: real logs carry the odd broken line, which the adapter then reports.
+  const share = (test: (o: Json) => boolean) => first.filter(test).length / first.length;
+  if (share((o) => CODEX_TYPES.has(o.type as string) && "payload" in o) >= 0.6) return "codex";
+  if (share((o) => CLAUDE_TYPES.has(o.type as string)) >= 0.6 && first.some((o) => "message" in o && ("sessionId" in o || "uuid" in o))) return "claude-code";
+  return null;
+}
+
+/** The format of a whole file's text. JSON documents are tried first, then JSON lines. */
+export function detectFormat(text: string): string {
+  const body = text.replace(/^\uFEFF/, "").trim();
+  if (!body) throw new UnknownFormatError("the file is empty");
+  if (body.startsWith("{") || body.startsWith("[")) {
+    try {
+      const format = detectDocument(JSON.parse(body));
+      if (format) return format;
+    } catch {
+      // not one JSON document: maybe JSON lines
+    }
+  }
+  const format = detectLines(body);
+  if (format) return format;
+  throw new UnknownFormatError("the file is in no format Metron knows");
+}
+
+/** Whether the first bytes of a file could only be canonical JSONL (so it can be streamed without reading it whole). */
+export function looksCanonical(head: string): boolean {
+  const firstLine = head.replace(/^\uFEFF/, "").split(/\r?\n/).find((l) => l.trim());
+  if (!firstLine) return false;
+  try {
+    const o = JSON.parse(firstLine) as unknown;
+    return isObj(o) && ("question" in o || o.kind === "trace" || o.kind === "step");
+  } catch {
+    return false;
+  }
+}
+
+export function adapt(text: string, format: string): AdapterResult {
+  const adapter = ADAPTERS.find((a) => a.format === format);
+  if (!adapter) throw new UnknownFormatError(`no adapter for the format "${format}"`);
+  try {
+    return adapter.adapt(text);
+  } catch (e) {
+    throw new UnknownFormatError(`the file does not read as ${adapter.label} (${(e as Error).message})`);
+  }
+}

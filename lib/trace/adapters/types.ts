@@ -1,0 +1,79 @@
+/** Adapters turn a foreign trace file into canonical whole-trace objects (validated afterwards like any line). */
+
+export interface ForeignStep {
+  type: "tool_call" | "message" | "reasoning" | "error";
+  tool?: string;
+  args?: unknown;
+  result?: unknown;
+  error?: string;
+  role?: string;
+  content?: string;
+  started_at?: string;
+  duration_ms?: number;
+  usage?: { input_tokens?: number; output_tokens?: number; reasoning_tokens?: number; cached_input_tokens?: number };
+  model?: string;
+  meta?: Record<string, unknown>;
+}
+
+/** A canonical whole trace as an adapter writes it; `question.id` may be unknown until linking. */
+export interface AdaptedTrace {
+  run?: { name?: string; system?: string; model?: string; benchmark?: string };
+  question: { id?: string; text?: string; db_id?: string; evidence?: string; gold_sql?: string };
+  sample?: number;
+  steps: ForeignStep[];
+  final_sql?: string | null;
+  outcome?: { correct?: boolean | null; status?: string; error?: string };
+  usage?: { input_tokens?: number; output_tokens?: number; reasoning_tokens?: number; cached_input_tokens?: number; cost_usd?: number };
+  started_at?: string;
+  duration_ms?: number;
+  meta: Record<string, unknown>;
+}
+
+export interface AdapterResult {
+  traces: AdaptedTrace[];
+  /** Problems in the file that lose something (a line that is not JSON, a result without its call). */
+  warnings: { line: number; message: string }[];
+}
+
+export interface Adapter {
+  format: string;
+  label: string;
+  /** What the detector looks for, named in the refusal of an unknown file. */
+  signature: string;
+  adapt(text: string): AdapterResult;
+}
+
+export function parseArgs(args: unknown): unknown {
+  if (typeof args !== "string") return args;
+  try {
+    return JSON.parse(args);
+  } catch {
+    return args;
+  }
+}
+
+/** Text of a content that may be a string or a list of text blocks. */
+export function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) {
+    return content.map((b) => (typeof b === "string" ? b : b && typeof b === "object" && "text" in b ? String((b as { text: unknown }).text) : "")).filter(Boolean).join("\n");
+  }
+  return content == null ? "" : JSON.stringify(content);
+}
+
+/** Splits JSONL text into parsed objects, reporting lines that are not JSON. */
+export function jsonLines(text: string): { lines: { lineNo: number; value: Record<string, unknown> }[]; warnings: { line: number; message: string }[] } {
+  const lines: { lineNo: number; value: Record<string, unknown> }[] = [];
+  const warnings: { line: number; message: string }[] = [];
+  text.split(/\r?\n/).forEach((raw, i) => {
+    if (!raw.trim()) return;
+    try {
+      const value = JSON.parse(raw);
+      if (value && typeof value === "object" && !Array.isArray(value)) lines.push({ lineNo: i + 1, value });
+      else warnings.push({ line: i + 1, message: "not a JSON object" });
+    } catch (e) {
+      warnings.push({ line: i + 1, message: `invalid JSON: ${(e as Error).message}` });
+    }
+  });
+  return { lines, warnings };
+}
