@@ -8,13 +8,13 @@ import Database from "better-sqlite3";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { dataDir, type Db } from "@/lib/db/client";
-import type { DatabaseRow } from "@/lib/db/schema";
+import type { DatabaseRow, ForeignKey } from "@/lib/db/schema";
 import { extractTables } from "@/lib/sql/extract-tables";
 import { recomputeRun } from "@/lib/ingest/recompute";
 import { readDescriptions } from "./descriptions";
 import { fileSize, inspectDatabase, sha256File } from "./inspect";
 import { parseBirdQuestions, parseGoldFile, parseSpider2LiteQuestions, parseSpiderQuestions, type DatasetFormat, type DatasetQuestion } from "./question-formats";
-import { buildSchemaOnlyDatabase, ddlFromSpiderSchema, type SpiderSchema } from "./schema-only";
+import { buildSchemaOnlyDatabase, ddlCommentForeignKeys, ddlFromSpiderSchema, type SpiderSchema } from "./schema-only";
 import { decodeText } from "./text-decode";
 
 export interface ImportOptions {
@@ -65,6 +65,8 @@ interface PlannedDatabase {
   schemaOnly: boolean;
   source: string;
   build?: () => void;
+  /** Foreign keys the source states outside the schema (DDL comments). */
+  extraForeignKeys?: () => ForeignKey[];
 }
 
 function planDatabases(opts: ImportOptions, datasetId: string, filesDir: string): PlannedDatabase[] {
@@ -86,7 +88,8 @@ function planDatabases(opts: ImportOptions, datasetId: string, filesDir: string)
       const dbId = name.slice(0, -4);
       const file = path.join(builtDir, `${dbId}.sqlite`);
       const ddlFile = path.join(opts.ddl, name);
-      out.push({ dbId, file, schemaOnly: true, source: "ddl", build: () => buildSchemaOnlyDatabase(file, decodeText(readFileSync(ddlFile)).text) });
+      const ddl = () => decodeText(readFileSync(ddlFile)).text;
+      out.push({ dbId, file, schemaOnly: true, source: "ddl", build: () => buildSchemaOnlyDatabase(file, ddl()), extraForeignKeys: () => ddlCommentForeignKeys(ddl()) });
     }
   } else {
     throw new Error("give the databases: --databases DIR (of <db_id>/<db_id>.sqlite), --tables tables.json, or --ddl DIR");
@@ -119,7 +122,14 @@ export async function importDataset(db: Db, opts: ImportOptions, filesDir = data
   for (const p of planned) {
     p.build?.();
     const descriptions = opts.descriptions ? readDescriptions(opts.descriptions, p.dbId).map : undefined;
-    const { tables, foreignKeys } = inspectDatabase(p.file, descriptions);
+    const inspected = inspectDatabase(p.file, descriptions);
+    const { tables } = inspected;
+    const foreignKeys = [...inspected.foreignKeys];
+    for (const fk of p.extraForeignKeys?.() ?? []) {
+      const known = tables.some((t) => t.name.toLowerCase() === fk.refTable.toLowerCase());
+      const dup = foreignKeys.some((f) => f.table === fk.table && f.column === fk.column && f.refTable === fk.refTable);
+      if (known && !dup) foreignKeys.push(fk);
+    }
     rows.push({
       id: `${datasetId}:${p.dbId}`, datasetId, dbId: p.dbId, path: p.file, sha256: await sha256File(p.file), sizeBytes: fileSize(p.file),
       schemaOnly: p.schemaOnly, source: p.source, tables, foreignKeys, tableCount: tables.length,

@@ -60,3 +60,30 @@ export function buildSchemaOnlyDatabase(file: string, ddl: string): void {
   }
   db.close();
 }
+
+/**
+ * Foreign keys that DDL files state only in comments, as BIRD's schema DDL does: a line
+ * `-- Foreign keys: other.col (one-to-many), …` above a column definition links that column to each target.
+ */
+export function ddlCommentForeignKeys(ddl: string): { table: string; column: string; refTable: string; refColumn: string }[] {
+  const out: { table: string; column: string; refTable: string; refColumn: string }[] = [];
+  let table: string | undefined;
+  let pending: { refTable: string; refColumn: string }[] = [];
+  const unquote = (s: string) => s.replace(/^[`"[]|[`"\]]$/g, "");
+  for (const line of ddl.split(/\r?\n/)) {
+    const create = /^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?([`"[]?[^\s(`"\]]+[`"\]]?)/i.exec(line);
+    if (create) { table = unquote(create[1]); pending = []; continue; }
+    const fk = /^\s*--\s*Foreign keys?:\s*(.+)$/i.exec(line);
+    if (fk) {
+      pending = [...fk[1].matchAll(/([\w$]+)\.([\w$ ]+?)\s*(?:\(|,|$)/g)].map((m) => ({ refTable: m[1], refColumn: m[2].trim() }));
+      continue;
+    }
+    if (/^\s*--/.test(line) || !line.trim()) continue;
+    const column = /^\s*([`"[][^`"\]]+[`"\]]|[\w$]+)/.exec(line);
+    if (table && column && pending.length) {
+      for (const p of pending) out.push({ table, column: unquote(column[1]), ...p });
+    }
+    pending = [];
+  }
+  return out;
+}

@@ -1,4 +1,5 @@
 import { benchCompare } from "./compare";
+import { benchDirectives } from "./directives";
 import { benchEvaluate } from "./evaluate";
 import { benchIngest } from "./ingest";
 import { benchQuestionPage } from "./question-page";
@@ -9,6 +10,7 @@ const BENCHES: Record<string, (argv: string[]) => Promise<number>> = {
   evaluate: benchEvaluate,
   "question-page": benchQuestionPage,
   compare: benchCompare,
+  directives: benchDirectives,
   "ingest-phase": ingestPhase,
 };
 

@@ -1,0 +1,50 @@
+/**
+ * The deterministic phrase extractor used when no model is configured (pure): identifiers named in the evidence
+ * (`Currency = 'EUR'`, `T1.player_api_id`, "X refers to Y"), then the question's content words and their
+ * adjacent pairs, most specific first. No SQL words, no filler.
+ */
+const STOP = new Set(("a an the of in on at to for from by with and or not no is are was were be been being this that these those what which who whom whose " +
+  "how many much list give show find tell name names please their its his her them they it as than then there here all any each every " +
+  "do does did have has had can could would should will shall may might also only just more most less least among between about into " +
+  "per whether if when where why while during after before over under up down out off same other such own both either neither " +
+  "select from where group order by count sum avg average max min distinct join limit having value values number numbers total " +
+  "refer refers referring means mean stand stands indicates indicate using use used one two three first second third calculate percentage ratio").split(/\s+/));
+
+export function splitIdentifier(s: string): string[] {
+  return s.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/[_\-.]+/g, " ").toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+}
+
+export function stem(word: string): string {
+  if (word.length > 4 && word.endsWith("ies")) return word.slice(0, -3) + "y";
+  if (word.length > 3 && word.endsWith("s") && !word.endsWith("ss")) return word.slice(0, -1);
+  return word;
+}
+
+export function contentWords(text: string): string[] {
+  return splitIdentifier(text).filter((w) => !STOP.has(w) && !/^\d+$/.test(w) && w.length > 1);
+}
+
+/** Identifiers the evidence names: dotted/underscored/camel-cased tokens, backticked names, left sides of comparisons and "refers to". */
+export function evidenceIdentifiers(evidence: string): string[] {
+  const out: string[] = [];
+  for (const m of evidence.matchAll(/`([^`]+)`/g)) out.push(m[1]);
+  for (const m of evidence.matchAll(/\b([A-Za-z][\w]*(?:\.[A-Za-z][\w]*)?)\s*(?:=|!=|<>|>=|<=|>|<|\bLIKE\b|\bIN\b|\bBETWEEN\b)/gi)) out.push(m[1]);
+  for (const m of evidence.matchAll(/\b([A-Za-z]+(?:_[A-Za-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]*)\b/g)) out.push(m[1]);
+  for (const m of evidence.matchAll(/(?:refers? to|means?|stands? for)\s+([^;,.]+)/gi)) out.push(m[1]);
+  return [...new Set(out.map((s) => s.replace(/^T\d+\./i, "").trim()).filter((s) => s.length > 1))];
+}
+
+export function extractPhrases(question: string, evidence: string | null, maxPhrases: number): string[] {
+  const phrases: string[] = [];
+  const add = (p: string) => {
+    const words = contentWords(p);
+    if (words.length === 0) return;
+    const phrase = words.join(" ");
+    if (!phrases.includes(phrase)) phrases.push(phrase);
+  };
+  if (evidence) evidenceIdentifiers(evidence).forEach(add);
+  const words = contentWords(question + (evidence ? ` ${evidence.replace(/'[^']*'/g, " ")}` : ""));
+  for (let i = 0; i + 1 < words.length; i++) add(`${words[i]} ${words[i + 1]}`);
+  words.forEach(add);
+  return phrases.slice(0, maxPhrases);
+}
