@@ -2,6 +2,7 @@
 import { UsageError } from "./args";
 import { runDatasetCommand } from "./dataset";
 import { runIngestCommand } from "./ingest";
+import { runMcpCommand } from "./mcp";
 import { runEvaluateCommand, runRecomputeCommand } from "./run-commands";
 import { runSqlCommand } from "./sql";
 import { databasePath, openDb } from "@/lib/db/client";
@@ -22,6 +23,8 @@ commands:
       the tables a query reads, by EXPLAIN against FILE, else by the parser
   evaluate --run R [--mode set|bag|ordered|order-aware] [--json]
       execution accuracy of a run's final SQL against the gold SQL
+  mcp --dataset NAME --question ID [--variant none|computed|oracle] [--trace-out FILE] [--http PORT]
+      serve the five environment tools for one question over MCP (stdio, or HTTP on 127.0.0.1)
   recompute (--run R … | --all) [--json]
       recompute the per-trace metrics (after a dataset, role mapping or price change)
 
@@ -44,6 +47,8 @@ export async function main(argv: string[]): Promise<number> {
         return await runSqlCommand(rest);
       case "evaluate":
         return await runEvaluateCommand(rest);
+      case "mcp":
+        return await runMcpCommand(rest);
       case "recompute":
         return await runRecomputeCommand(rest);
       case undefined:

@@ -4,7 +4,9 @@
  * usage totals fall back to the sum of the steps'.
  */
 import type { StepInput, TraceHeader } from "./schema";
-import { isSubmissionTool, sqlOfArgs } from "./tool-names";
+import { isSubmissionTool, normalizeToolName, sqlOfArgs } from "./tool-names";
+
+const LISTING_TOOLS = new Set(["list_tables", "GetSchema", "get_schema"]);
 import type { Directives, Outcome, Question, RunDefaults, RunHeader, Step, Trace, TraceUsage } from "./types";
 
 const STEP_KEYS = new Set([
@@ -85,7 +87,14 @@ export function normalizeTrace(header: TraceHeader, steps: Step[], defaults: Run
     usage: header.usage ?? sumUsage(steps),
     meta,
   };
-  if (directives) trace.directives = directives;
+  if (directives) {
+    // Directives come with the schema listing: without `at_step`, they are at the first listing call.
+    if (directives.at_step === undefined) {
+      const listing = steps.find((s) => s.type === "tool_call" && s.tool && LISTING_TOOLS.has(normalizeToolName(s.tool)));
+      if (listing) directives.at_step = listing.seq;
+    }
+    trace.directives = directives;
+  }
   if (header.started_at !== undefined) trace.started_at = header.started_at;
   if (header.duration_ms !== undefined) trace.duration_ms = header.duration_ms;
   return trace;

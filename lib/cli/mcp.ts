@@ -1,0 +1,36 @@
+import { parseArgs } from "node:util";
+import { openDb } from "@/lib/db/client";
+import { loadQuestion } from "@/lib/environment/database-info";
+import { directivesFor, variants, type Variant } from "@/lib/environment/directives";
+import { createMcpServer, serveHttp, serveStdio } from "@/lib/environment/mcp-server";
+import { SqlEnvironment } from "@/lib/environment/tools";
+import { UsageError } from "./args";
+
+/** `metron mcp`: stdout is the protocol channel over stdio, so everything else goes to stderr. */
+export async function runMcpCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: {
+    dataset: { type: "string" }, question: { type: "string" }, variant: { type: "string", default: "none" },
+    "trace-out": { type: "string" }, http: { type: "string" }, run: { type: "string" }, model: { type: "string" },
+  } });
+  if (!values.dataset || !values.question) throw new UsageError("mcp needs --dataset NAME and --question ID");
+  if (!(variants as readonly string[]).includes(values.variant!)) throw new UsageError(`--variant must be one of ${variants.join(", ")}`);
+  const db = openDb();
+  const { question, database } = loadQuestion(db.$client, values.dataset, values.question);
+  const variant = values.variant as Variant;
+  const directives = await directivesFor(variant, question, database);
+  const env = new SqlEnvironment(question, database, { variant, directives, run: { name: values.run, model: values.model } });
+  const server = createMcpServer(env, values["trace-out"]);
+  const stop = async () => { await env.close(); db.$client.close(); process.exit(0); };
+  process.on("SIGINT", () => void stop());
+  process.on("SIGTERM", () => void stop());
+  if (values.http) {
+    const { url } = await serveHttp(server, Number(values.http));
+    console.error(`metron mcp: question ${question.id} of ${database.datasetId} (${variant}) at ${url}`);
+  } else {
+    await serveStdio(server);
+    process.stdin.on("end", () => void stop()); // the client went away
+    console.error(`metron mcp: question ${question.id} of ${database.datasetId} (${variant}) on stdio`);
+  }
+  await new Promise(() => undefined); // serve until stopped
+  return 0;
+}

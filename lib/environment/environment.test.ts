@@ -1,0 +1,117 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { spawn } from "node:child_process";
+import { createReadStream, existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { importDataset } from "@/lib/datasets/import-dataset";
+import { SqlSandbox } from "@/lib/eval/sandbox";
+import { ingestAuto } from "@/lib/ingest/ingest-auto";
+import { tempDb } from "@/lib/testing/db";
+import { sharedData } from "@/lib/testing/shared-data";
+import { loadQuestion } from "./database-info";
+import { directivesFor } from "./directives";
+import { SqlEnvironment } from "./tools";
+
+const ROOT = path.resolve(import.meta.dirname, "..", "..");
+const store = tempDb();
+const sqlite = store.db.$client;
+beforeAll(async () => {
+  await importDataset(store.db, { name: "spider-de", format: "spider", questions: sharedData("spider-de", "dev.json"), databases: sharedData("spider-de", "database") }, store.dir);
+});
+afterAll(() => store.cleanup());
+
+describe("the environment's tools on a real Spider-de database", () => {
+  it("answers each tool, refuses writes, stops a runaway query, accepts one submission", async () => {
+    const { question, database } = loadQuestion(sqlite, "spider-de", "22");
+    const sandbox = new SqlSandbox({ timeoutMs: 1500, maxRows: 1001 });
+    const env = new SqlEnvironment(question, database, { variant: "none", directives: null, sandbox });
+    expect((await env.call("list_tables", {})).split("\n").sort()).toEqual(["konzert", "stadion", "sänger", "sänger_im_konzert"]);
+    const described = await env.call("describe_table", { table_name: "SÄNGER" });
+    expect(described).toMatch(/^Table sänger \(6 rows\)/);
+    expect(described).toContain("- sänger_id INT PRIMARY KEY");
+    expect(described).toContain("Sample rows:");
+    expect(await env.call("describe_table", { table_name: "nirgendwo" })).toMatch(/^Error: no table named "nirgendwo"/);
+    expect(await env.call("get_join_info", {})).toContain("konzert.stadion_id = stadion.stadion_id");
+    const read = await env.call("read_query", { query: "SELECT name FROM sänger ORDER BY name", max_rows: 2 });
+    expect(read.split("\n")).toHaveLength(4);
+    expect(read).toContain("more rows were cut");
+    expect(await env.call("read_query", { query: "DELETE FROM sänger" })).toMatch(/^Error: refused/);
+    expect(await env.call("read_query", { query: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c" })).toMatch(/time limit/);
+    expect(await env.call("read_query", { query: 42 })).toMatch(/^Error: invalid arguments: query/);
+    expect(await env.call("submit_final_query", { query: "SELECT 1" })).toBe("Final query accepted.");
+    expect(await env.call("submit_final_query", { query: "SELECT 2" })).toMatch(/already submitted/);
+    expect(env.finalSql).toBe("SELECT 1");
+    expect(env.steps.map((s) => Boolean(s.error))).toEqual([false, false, true, false, false, true, true, true, false, true]);
+    await sandbox.close();
+  });
+
+  it("directives: oracle flags the complement of the gold tables; computed keeps an easy question's gold tables and says so in list_tables", async () => {
+    const { question, database } = loadQuestion(sqlite, "spider-de", "22");
+    expect((await directivesFor("oracle", question, database))!.irrelevant.sort()).toEqual(["sänger", "sänger_im_konzert"]);
+    const easy = loadQuestion(sqlite, "spider-de", "0"); // Wie viele Sängerinnen und Sänger haben wir? → sänger
+    const computed = (await directivesFor("computed", easy.question, easy.database, { indexDir: path.join(store.dir, "indexes") }))!;
+    expect(computed.irrelevant).not.toContain("sänger");
+    expect(computed.explanation).toMatchObject({ strategy: "computed", phrase_source: "keywords" });
+    const env = new SqlEnvironment(easy.question, easy.database, { variant: "computed", directives: computed });
+    const listed = await env.call("list_tables", {});
+    if (computed.irrelevant.length) expect(listed).toContain("## Directives");
+    expect((env.trace().directives as { at_step?: number }).at_step).toBe(computed.irrelevant.length ? 0 : undefined);
+    await env.close();
+    expect(await directivesFor("none", question, database)).toBeNull();
+  });
+});
+
+async function useAllTools(client: Client) {
+  const names = (await client.listTools()).tools.map((t) => t.name).sort();
+  expect(names).toEqual(["describe_table", "get_join_info", "list_tables", "read_query", "submit_final_query"]);
+  const text = (r: unknown) => ((r as { content: { text: string }[] }).content[0].text);
+  expect(text(await client.callTool({ name: "list_tables", arguments: {} }))).toContain("## Directives");
+  expect(text(await client.callTool({ name: "describe_table", arguments: { table_name: "konzert" } }))).toContain("Table konzert");
+  expect(text(await client.callTool({ name: "describe_table", arguments: { table_name: "sänger" } }))).toContain("Table sänger");
+  expect(text(await client.callTool({ name: "get_join_info", arguments: {} }))).toContain("=");
+  expect(text(await client.callTool({ name: "read_query", arguments: { query: "PRAGMA table_info(stadion)" } }))).toContain("name");
+  expect(text(await client.callTool({ name: "submit_final_query", arguments: { query: "SELECT T2.name, count(*) FROM konzert AS T1 JOIN stadion AS T2 ON T1.stadion_id = T2.stadion_id GROUP BY T1.stadion_id" } }))).toBe("Final query accepted.");
+}
+
+async function ingestTrace(file: string, run: string) {
+  expect(existsSync(file)).toBe(true);
+  const report = await ingestAuto(sqlite, createReadStream(file), { defaults: { name: run } });
+  expect(report).toMatchObject({ format: "canonical", inserted: 1, error_count: 0 });
+  return sqlite.prepare("SELECT t.*, r.system FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = ?").get(run) as Record<string, unknown>;
+}
+
+describe("the MCP server", () => {
+  const env = { ...process.env, DATABASE_PATH: store.file } as Record<string, string>;
+
+  it("serves the five tools over stdio and leaves a trace that ingests with the right metrics", async () => {
+    const traceOut = path.join(store.dir, "stdio.jsonl");
+    const client = new Client({ name: "test", version: "1.0.0" });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [path.join(ROOT, "scripts", "metron.mjs"), "mcp", "--dataset", "spider-de", "--question", "22", "--variant", "oracle", "--trace-out", traceOut, "--run", "mcp stdio"], env, stderr: "ignore" }));
+    await useAllTools(client);
+    await client.close();
+    const t = await ingestTrace(traceOut, "mcp stdio");
+    // describe konzert (gold), describe sänger (flagged), PRAGMA table_info(stadion) (gold): 3 exploratory against 2 gold.
+    expect(t).toMatchObject({ system: "Sophrosyne-Oracle", question_id: "22", exploratory_calls: 3, gold_count: 2, over_exploration: 1, violation_count: 1, directive_recall: 1, extra_table_count: 0, step_count: 6 });
+    expect(JSON.parse(t.directives as string)).toMatchObject({ strategy: "oracle", irrelevant_tables: ["sänger", "sänger_im_konzert"], at_step: 0 });
+  });
+
+  it("serves them over streamable HTTP on 127.0.0.1", async () => {
+    const traceOut = path.join(store.dir, "http.jsonl");
+    const child = spawn(process.execPath, [path.join(ROOT, "scripts", "metron.mjs"), "mcp", "--dataset", "spider-de", "--question", "22", "--variant", "oracle", "--trace-out", traceOut, "--run", "mcp http", "--http", "0"], { env, stdio: ["ignore", "ignore", "pipe"] });
+    const url = await new Promise<string>((resolve, reject) => {
+      let err = "";
+      child.stderr.on("data", (d) => { err += d; const m = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err); if (m) resolve(m[1]); });
+      child.on("exit", () => reject(new Error(err)));
+    });
+    const client = new Client({ name: "test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    await useAllTools(client);
+    await client.close();
+    child.kill("SIGTERM");
+    const t = await ingestTrace(traceOut, "mcp http");
+    expect(t).toMatchObject({ exploratory_calls: 3, gold_count: 2, final_sql: expect.stringContaining("GROUP BY T1.stadion_id") });
+    expect(readFileSync(traceOut, "utf8").trim().split("\n")).toHaveLength(7);
+  });
+});
