@@ -84,6 +84,7 @@ async function ingestTrace(file: string, run: string) {
 
 describe("the MCP server", () => {
   const env = { ...process.env, DATABASE_PATH: store.file } as Record<string, string>;
+  const childEnv = env as NodeJS.ProcessEnv;
 
   it("serves the five tools over stdio and leaves a trace that ingests with the right metrics", async () => {
     const traceOut = path.join(store.dir, "stdio.jsonl");
@@ -99,7 +100,7 @@ describe("the MCP server", () => {
 
   it("serves them over streamable HTTP on 127.0.0.1", async () => {
     const traceOut = path.join(store.dir, "http.jsonl");
-    const child = spawn(process.execPath, [path.join(ROOT, "scripts", "metron.mjs"), "mcp", "--dataset", "spider-de", "--question", "22", "--variant", "oracle", "--trace-out", traceOut, "--run", "mcp http", "--http", "0"], { env, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(process.execPath, [path.join(ROOT, "scripts", "metron.mjs"), "mcp", "--dataset", "spider-de", "--question", "22", "--variant", "oracle", "--trace-out", traceOut, "--run", "mcp http", "--http", "0"], { env: childEnv, stdio: ["ignore", "ignore", "pipe"] });
     const url = await new Promise<string>((resolve, reject) => {
       let err = "";
       child.stderr.on("data", (d) => { err += d; const m = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err); if (m) resolve(m[1]); });

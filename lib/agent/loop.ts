@@ -1,0 +1,113 @@
+/**
+ * The agent loop (AI SDK 6): the model explores the question's database through the environment's tools until
+ * it submits, or a limit stops it (steps, output tokens per call, wall time, a cancel). Each finished step is
+ * emitted as canonical steps while the loop runs; the result is a canonical trace for the normal ingest path,
+ * partial when a provider error or a limit ended it. Dependencies (model, environment) are injected.
+ */
+import { generateText, hasToolCall, stepCountIs, tool, type LanguageModel } from "ai";
+import { toolDescriptions, toolInputs, type SqlEnvironment, type ToolName } from "@/lib/environment/tools";
+import type { ForeignStep } from "@/lib/trace/adapters/types";
+import { SYSTEM_PROMPT, userPrompt } from "./prompts";
+
+export interface AgentLimits {
+  maxSteps: number;
+  maxOutputTokens: number;
+  wallTimeMs: number;
+}
+
+function positive(name: string, fallback: number): number {
+  const raw = process.env[name];
+  const n = raw ? Number(raw) : fallback;
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return n;
+}
+
+export function defaultLimits(): AgentLimits {
+  return { maxSteps: positive("METRON_AGENT_MAX_STEPS", 30), maxOutputTokens: positive("METRON_AGENT_MAX_OUTPUT_TOKENS", 4096), wallTimeMs: positive("METRON_AGENT_WALL_TIME_MS", 300_000) };
+}
+
+export interface LoopResult {
+  trace: Record<string, unknown>;
+  status: "submitted" | "no_submission" | "max_steps" | "timeout" | "cancelled" | "error";
+  error?: string;
+}
+
+export async function runAgentLoop(opts: {
+  model: LanguageModel;
+  modelName: string;
+  env: SqlEnvironment;
+  limits?: AgentLimits;
+  onStep?: (step: ForeignStep & { seq: number }) => void;
+  signal?: AbortSignal;
+}): Promise<LoopResult> {
+  const { env, modelName } = opts;
+  const limits = opts.limits ?? defaultLimits();
+  const steps: (ForeignStep & { seq: number })[] = [];
+  const usage = { input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, cached_input_tokens: 0 };
+  let envCursor = 0;
+  const push = (s: ForeignStep) => {
+    const step = { ...s, seq: steps.length };
+    steps.push(step);
+    opts.onStep?.(step);
+  };
+  const flushToolSteps = () => {
+    while (envCursor < env.steps.length) {
+      const r = env.steps[envCursor++];
+      push({ type: "tool_call", tool: r.tool, args: r.args, result: r.result, ...(r.error ? { error: r.error } : {}), started_at: r.started_at, duration_ms: r.duration_ms });
+    }
+  };
+
+  const controller = new AbortController();
+  let stopReason: "timeout" | "cancelled" | null = null;
+  const timer = setTimeout(() => { stopReason = "timeout"; controller.abort(); }, limits.wallTimeMs);
+  const onCancel = () => { stopReason = "cancelled"; controller.abort(); };
+  opts.signal?.addEventListener("abort", onCancel);
+  if (opts.signal?.aborted) onCancel();
+
+  const tools = Object.fromEntries((Object.keys(toolInputs) as ToolName[]).map((name) => [name, tool({
+    description: toolDescriptions[name],
+    inputSchema: toolInputs[name],
+    execute: async (input: unknown) => env.call(name, input),
+  })]));
+
+  let status: LoopResult["status"];
+  let error: string | undefined;
+  try {
+    const result = await generateText({
+      model: opts.model,
+      system: SYSTEM_PROMPT,
+      prompt: userPrompt(env.question.text, env.question.evidence),
+      tools,
+      stopWhen: [stepCountIs(limits.maxSteps), hasToolCall("submit_final_query")],
+      maxOutputTokens: limits.maxOutputTokens,
+      maxRetries: 1,
+      abortSignal: controller.signal,
+      onStepFinish: (step) => {
+        const u = step.usage;
+        const stepUsage = { input_tokens: u.inputTokens ?? 0, output_tokens: u.outputTokens ?? 0, reasoning_tokens: u.outputTokenDetails?.reasoningTokens ?? 0, cached_input_tokens: u.inputTokenDetails?.cacheReadTokens ?? 0 };
+        usage.input_tokens += stepUsage.input_tokens;
+        usage.output_tokens += stepUsage.output_tokens;
+        usage.reasoning_tokens += stepUsage.reasoning_tokens;
+        usage.cached_input_tokens += stepUsage.cached_input_tokens;
+        const first = steps.length;
+        if (step.reasoningText) push({ type: "reasoning", role: "assistant", content: step.reasoningText, model: modelName });
+        if (step.text) push({ type: "message", role: "assistant", content: step.text, model: modelName });
+        flushToolSteps();
+        if (steps[first]) steps[first].usage = stepUsage;
+        else push({ type: "message", role: "assistant", content: "", usage: stepUsage, model: modelName });
+      },
+    });
+    status = env.finalSql !== null ? "submitted" : result.steps.length >= limits.maxSteps ? "max_steps" : "no_submission";
+  } catch (e) {
+    status = stopReason ?? "error";
+    error = stopReason === "timeout" ? `stopped at the wall-time limit of ${limits.wallTimeMs} ms (METRON_AGENT_WALL_TIME_MS)` : stopReason === "cancelled" ? "cancelled" : (e as Error).message;
+  } finally {
+    clearTimeout(timer);
+    opts.signal?.removeEventListener("abort", onCancel);
+  }
+  flushToolSteps(); // tool calls that ran before an error cut the step short
+  if (error) push({ type: "error", content: error, error });
+  const trace = env.trace({ status, error, usage, steps });
+  (trace.meta as Record<string, unknown>).agent = { model: modelName, limits };
+  return { trace, status, error };
+}

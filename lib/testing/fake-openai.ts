@@ -1,0 +1,59 @@
+/**
+ * A scripted fake OpenAI-compatible server on 127.0.0.1 for tests of the provider path: each chat completion
+ * request takes the next scripted reply — tool calls, a text answer, an HTTP error, or a slow reply.
+ */
+import http from "node:http";
+
+export type ScriptedReply =
+  | { toolCalls: { name: string; args: Record<string, unknown> }[]; usage?: { prompt: number; completion: number } }
+  | { text: string; usage?: { prompt: number; completion: number } }
+  | { error: number; message: string }
+  | { delayMs: number; then: ScriptedReply };
+
+export interface FakeServer {
+  url: string;
+  requests: { headers: http.IncomingHttpHeaders; body: { model: string; messages: unknown[]; tools?: unknown[] } }[];
+  close: () => Promise<void>;
+}
+
+export async function startFakeOpenAI(script: ScriptedReply[]): Promise<FakeServer> {
+  const requests: FakeServer["requests"] = [];
+  let next = 0;
+  const reply = (res: http.ServerResponse, r: ScriptedReply, model: string): void => {
+    if ("delayMs" in r) {
+      const t = setTimeout(() => reply(res, r.then, model), r.delayMs);
+      res.on("close", () => clearTimeout(t));
+      return;
+    }
+    if ("error" in r) {
+      res.writeHead(r.error, { "Content-Type": "application/json" }).end(JSON.stringify({ error: { message: r.message, type: "server_error" } }));
+      return;
+    }
+    const usage = r.usage ?? { prompt: 100, completion: 20 };
+    const message = "toolCalls" in r
+      ? { role: "assistant", content: null, tool_calls: r.toolCalls.map((c, i) => ({ id: `call_${next}_${i}`, type: "function", function: { name: c.name, arguments: JSON.stringify(c.args) } })) }
+      : { role: "assistant", content: r.text };
+    res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({
+      id: `chatcmpl-${next}`, object: "chat.completion", created: 1_700_000_000, model,
+      choices: [{ index: 0, message, finish_reason: "toolCalls" in r ? "tool_calls" : "stop" }],
+      usage: { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion },
+    }));
+  };
+  const server = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      if (!req.url?.endsWith("/chat/completions")) {
+        res.writeHead(404).end();
+        return;
+      }
+      const parsed = JSON.parse(body);
+      requests.push({ headers: req.headers, body: parsed });
+      const r = script[Math.min(next++, script.length - 1)];
+      reply(res, r, parsed.model);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}/v1`, requests, close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+}
