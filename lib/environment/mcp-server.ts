@@ -15,7 +15,9 @@ export function createMcpServer(env: SqlEnvironment, traceOut?: string): McpServ
   const server = new McpServer({ name: "metron-sqlite", version: "1.0.0" });
   const traceId = randomUUID();
   if (traceOut) {
-    const { steps: _steps, final_sql: _f, outcome: _o, ...header } = env.trace();
+    // The header of an event-line trace: everything but the steps and what only the end knows.
+    const header: Record<string, unknown> = { ...env.trace() };
+    for (const key of ["steps", "final_sql", "outcome"]) delete header[key];
     appendFileSync(traceOut, JSON.stringify({ kind: "trace", trace_id: traceId, ...header }) + "\n");
   }
   for (const name of Object.keys(toolInputs) as ToolName[]) {
