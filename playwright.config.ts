@@ -1,6 +1,7 @@
 import { defineConfig } from "@playwright/test";
 
 const PORT = Number(process.env.E2E_PORT ?? 3100);
+export const E2E_SECRET = "sk-e2e-NOT-A-REAL-KEY-7731";
 
 export default defineConfig({
   testDir: "./e2e",
@@ -21,6 +22,8 @@ export default defineConfig({
   webServer: {
     // A fresh store, seeded through the real ingest, then the production build.
     command: `node e2e/server.mjs ${PORT}`,
+    // A key the server holds: tests check that it never reaches a page, the bundle or the store.
+    env: { OPENAI_API_KEY: E2E_SECRET },
     url: `http://127.0.0.1:${PORT}/api/schema/trace`,
     timeout: 120_000,
     reuseExistingServer: false,

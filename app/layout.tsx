@@ -19,6 +19,7 @@ export default function RootLayout({ children }: { children: React.ReactNode }) 
             <Link href="/experiments" className="text-zinc-600 hover:text-zinc-900">Experiments</Link>
             <Link href="/compare" className="text-zinc-600 hover:text-zinc-900">Compare</Link>
             <Link href="/datasets" className="text-zinc-600 hover:text-zinc-900">Datasets</Link>
+            <Link href="/settings" className="text-zinc-600 hover:text-zinc-900">Settings</Link>
             <a href="/api/schema/trace" className="text-zinc-600 hover:text-zinc-900">Trace schema</a>
           </nav>
         </header>

@@ -21,6 +21,7 @@ const metron = (...args) => {
 };
 metron("dataset", "import", "--name", "spider-de", "--format", "spider", "--questions", path.join(shared, "spider-de", "dev.json"), "--databases", path.join(shared, "spider-de", "database"));
 metron("ingest", seed);
+metron("demo");
 const server = spawn(path.join(root, "node_modules", ".bin", "next"), ["start", "-p", port, "-H", "127.0.0.1"], { cwd: root, env, stdio: "inherit" });
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => server.kill(sig));
 server.on("exit", (code) => process.exit(code ?? 0));

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { OutcomeCell } from "@/components/compare/outcome-cell";
 import { formatCount, formatPercent } from "@/components/ui/format";
+import { isSimulated, SimulatedBadge } from "@/components/ui/simulated-badge";
 import type { Run } from "@/lib/db/schema";
 import type { CompareRow, Comparison } from "@/lib/metrics/compare-runs";
 import { compareQuestionPath } from "@/lib/url/compare";
@@ -21,7 +22,7 @@ export function CompareHeadline({ runs, baseline, comparison }: { runs: Run[]; b
           return (
             <div key={r.id} className="rounded-lg border border-zinc-200 bg-white p-3 text-sm">
               <div className="font-medium">{r.system} · {r.model}{i === baseline && <span className="ml-2 rounded bg-zinc-800 px-1.5 text-xs text-white">baseline</span>}</div>
-              <div className="text-xs text-zinc-500">{r.name}</div>
+              <div className="flex items-center gap-1 text-xs text-zinc-500">{r.name}{isSimulated(r.config) && <SimulatedBadge />}</div>
               {v ? (
                 <div className="mt-2 space-y-1">
                   <div><span className="font-semibold text-emerald-700">{v.fixed} fixed</span> · <span className="font-semibold text-red-700">{v.regressed} regressed</span> · {v.bothRight} both right · {v.bothWrong} both wrong{v.unknown ? ` · ${v.unknown} unknown` : ""}</div>

@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { formatCount, formatPercent, formatTokens } from "@/components/ui/format";
+import { SimulatedBadge } from "@/components/ui/simulated-badge";
 import type { OverviewGroup } from "@/lib/metrics/overview";
 import type { Interval } from "@/lib/metrics/stats";
 import { runPath } from "@/lib/url/runs";
@@ -31,7 +32,7 @@ export function OverviewMatrix({ g }: { g: OverviewGroup }) {
                           {c.aggregates.cost !== null ? ` · $${c.aggregates.cost.toFixed(2)}` : ""}{c.aggregates.directiveOverheadCost ? ` + $${c.aggregates.directiveOverheadCost.toFixed(2)} directives` : ""}
                           {c.aggregates.directiveRecall !== null ? ` · recall ${formatPercent(c.aggregates.directiveRecall, 0)}` : ""}
                         </div>
-                        {runs.length > 1 && <div className="text-[11px] text-zinc-400">{c.name}</div>}
+                        {(runs.length > 1 || c.simulated) && <div className="flex items-center gap-1 text-[11px] text-zinc-400">{runs.length > 1 ? c.name : null}{c.simulated && <SimulatedBadge />}</div>}
                       </Link>
                     ))}
                   </td>

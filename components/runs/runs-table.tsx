@@ -4,6 +4,7 @@ import { createColumnHelper, getCoreRowModel, useReactTable, type SortingState }
 import Link from "next/link";
 import { useQueryStates } from "nuqs";
 import { DataTable } from "@/components/ui/data-table";
+import { SimulatedBadge } from "@/components/ui/simulated-badge";
 import { formatCount, formatPercent, formatTokens } from "@/components/ui/format";
 import type { RunListRow } from "@/lib/db/queries/runs";
 import { accuracyOf, overExplorationOf } from "@/lib/metrics/run-metrics";
@@ -12,7 +13,7 @@ import { runPath, runsSearchParams, runSortKeys, type RunSortKey } from "@/lib/u
 const col = createColumnHelper<RunListRow>();
 
 const columns = [
-  col.accessor("name", { id: "name", header: "Run", cell: (c) => <Link className="font-medium text-blue-700 hover:underline" href={runPath(c.row.original.id)}>{c.getValue()}</Link> }),
+  col.accessor("name", { id: "name", header: "Run", cell: (c) => <span className="flex items-center gap-1.5"><Link className="font-medium text-blue-700 hover:underline" href={runPath(c.row.original.id)}>{c.getValue()}</Link>{c.row.original.simulated ? <SimulatedBadge /> : null}</span> }),
   col.accessor("system", { id: "system", header: "System" }),
   col.accessor("model", { id: "model", header: "Model" }),
   col.accessor("traces", { id: "traces", header: "Traces", cell: (c) => formatCount(c.getValue()), meta: { align: "right" } }),

@@ -41,8 +41,8 @@ export function planEpisode(policy: SimulatedPolicy, q: SimulatedQuestion, flagg
   const candidates = q.tables.filter((t) => !gold.has(t.toLowerCase()));
   const distractors: string[] = [];
   const wanted = Math.max(0, Math.round(policy.distractors + (random() - 0.5) * 2));
-  for (const t of [...candidates].sort(() => random() - 0.5)) {
-    if (distractors.length >= wanted) break;
+  // Each distractor the agent would look at is skipped when a directive flags it, unless it ignores the directive.
+  for (const t of [...candidates].sort(() => random() - 0.5).slice(0, wanted)) {
     if (flaggedSet.has(t.toLowerCase()) && random() > policy.ignoreDirectiveRate) continue;
     distractors.push(t);
   }

@@ -1,6 +1,7 @@
 /** `metron <command>`: dispatch. Each command prints JSON on stdout with --json, text otherwise. */
 import { UsageError } from "./args";
 import { runDatasetCommand } from "./dataset";
+import { runDemoCommand } from "./demo";
 import { runIngestCommand } from "./ingest";
 import { runMcpCommand } from "./mcp";
 import { runEvaluateCommand, runRecomputeCommand } from "./run-commands";
@@ -25,6 +26,8 @@ commands:
       execution accuracy of a run's final SQL against the gold SQL
   mcp --dataset NAME --question ID [--variant none|computed|oracle] [--trace-out FILE] [--http PORT]
       serve the five environment tools for one question over MCP (stdio, or HTTP on 127.0.0.1)
+  demo [--force] [--json]
+      seed the simulated demo (a generated retail database, 42 questions, 3 variants × 2 simulated models)
   recompute (--run R … | --all) [--json]
       recompute the per-trace metrics (after a dataset, role mapping or price change)
 
@@ -47,6 +50,8 @@ export async function main(argv: string[]): Promise<number> {
         return await runSqlCommand(rest);
       case "evaluate":
         return await runEvaluateCommand(rest);
+      case "demo":
+        return await runDemoCommand(rest);
       case "mcp":
         return await runMcpCommand(rest);
       case "recompute":

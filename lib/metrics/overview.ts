@@ -10,6 +10,7 @@ import type { RunAggregates } from "./run-metrics";
 export interface OverviewCell {
   runId: string;
   name: string;
+  simulated: boolean;
   stats: RunStats;
   aggregates: RunAggregates;
 }
@@ -23,7 +24,7 @@ export interface OverviewGroup {
   charts: { over: GroupedBars; failedWithExtra: GroupedBars; ex: GroupedBars; tokens: GroupedBars; cost: GroupedBars };
 }
 
-export function buildOverview(runs: (RunAggregates & { id: string; name: string; system: string; model: string; group: string })[], unitsOf: (runId: string) => TraceUnit[]): OverviewGroup[] {
+export function buildOverview(runs: (RunAggregates & { id: string; name: string; system: string; model: string; group: string; simulated?: number | null })[], unitsOf: (runId: string) => TraceUnit[]): OverviewGroup[] {
   const groups = new Map<string, typeof runs>();
   for (const r of runs) {
     const list = groups.get(r.group);
@@ -36,7 +37,7 @@ export function buildOverview(runs: (RunAggregates & { id: string; name: string;
     const cells: OverviewGroup["cells"] = {};
     for (const r of list) {
       cells[r.model] ??= {};
-      (cells[r.model][r.system] ??= []).push({ runId: r.id, name: r.name, stats: runStats(unitsOf(r.id)), aggregates: r });
+      (cells[r.model][r.system] ??= []).push({ runId: r.id, name: r.name, simulated: Boolean(r.simulated), stats: runStats(unitsOf(r.id)), aggregates: r });
     }
     // Charts use each pair's newest run.
     const newest = models.flatMap((m) => systems.map((s) => ({ model: m, system: s, cell: cells[m]?.[s]?.[0] }))).filter((x) => x.cell);

@@ -6,6 +6,7 @@ import { EvaluateButton } from "@/components/runs/evaluate-button";
 import { RunCharts } from "@/components/runs/run-charts";
 import { RunSummary } from "@/components/runs/run-summary";
 import { TracesTable } from "@/components/runs/traces-table";
+import { isSimulated, SimulatedBadge } from "@/components/ui/simulated-badge";
 import { getDb } from "@/lib/db/client";
 import { getRun, getRunAggregates } from "@/lib/db/queries/runs";
 import { listTraceFacets, listTraces } from "@/lib/db/queries/traces";
@@ -42,7 +43,8 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
   return (
     <div className="space-y-5">
       <header>
-        <h1 className="text-xl font-semibold">{run.name}</h1>
+        <h1 className="flex items-center gap-2 text-xl font-semibold">{run.name}{isSimulated(run.config) && <SimulatedBadge />}</h1>
+        {isSimulated(run.config) && <p className="mt-1 rounded bg-fuchsia-50 px-2 py-1 text-sm text-fuchsia-900">Simulated demo: these traces were produced by Metron&apos;s simulated policy on a generated database, to show the product without a model. They are not results of a real agent.</p>}
         <p className="text-sm text-zinc-600">
           System <strong>{run.system}</strong> · model <strong>{run.model}</strong>
           {run.datasetId ? <> · dataset <a className="text-blue-700 hover:underline" href={`/datasets?dataset=${encodeURIComponent(run.datasetId)}`}>{run.datasetId}</a></> : run.benchmark ? <> · benchmark <strong>{run.benchmark}</strong> (no dataset of that name imported: gold tables come from the traces, if they carry gold SQL)</> : " · no dataset linked: gold tables come from the traces, if they carry gold SQL"}

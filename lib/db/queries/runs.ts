@@ -11,12 +11,13 @@ export interface RunListRow extends RunAggregates {
   model: string;
   datasetId: string | null;
   createdAt: string;
+  simulated: number | null;
 }
 
 const ORDER: Record<RunSortKey, string> = {
-  name: "r.name",
-  system: "r.system",
-  model: "r.model",
+  name: "r.name COLLATE NOCASE",
+  system: "r.system COLLATE NOCASE",
+  model: "r.model COLLATE NOCASE",
   traces: "traces",
   questions: "questions",
   correct: "CASE WHEN judged > 0 THEN 1.0 * correct / judged END",
@@ -32,7 +33,7 @@ export function listRuns(db: Db, opts: { sort: RunSortKey; dir: "asc" | "desc"; 
   if (opts.model) { where.push("r.model = ?"); params.push(opts.model); }
   const dir = opts.dir === "asc" ? "ASC" : "DESC";
   return db.$client.prepare(`
-    SELECT r.id, r.name, r.system, r.model, r.dataset_id AS datasetId, r.created_at AS createdAt, ${RUN_AGGREGATES}
+    SELECT r.id, r.name, r.system, r.model, r.dataset_id AS datasetId, r.created_at AS createdAt, json_extract(r.config, '$.simulated') AS simulated, ${RUN_AGGREGATES}
     FROM runs r LEFT JOIN traces t ON t.run_id = r.id
     ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
     GROUP BY r.id
@@ -55,4 +56,15 @@ export function getRunAggregates(db: Db, runId: string): RunAggregates {
 
 export function countOutcomes(db: Db, runId: string): { outcome: string; n: number }[] {
   return db.$client.prepare("SELECT coalesce(ex_outcome, 'not evaluated yet') AS outcome, count(*) AS n FROM traces WHERE run_id = ? GROUP BY 1 ORDER BY 2 DESC").all(runId) as { outcome: string; n: number }[];
+}
+
+/** Deletes a run with its traces and steps (blobs shared with other traces stay). */
+export function deleteRun(db: Db, runId: string): void {
+  const s = db.$client;
+  s.transaction(() => {
+    s.prepare("DELETE FROM steps WHERE trace_id IN (SELECT id FROM traces WHERE run_id = ?)").run(runId);
+    s.prepare("DELETE FROM traces WHERE run_id = ?").run(runId);
+    s.prepare("DELETE FROM run_tool_counts WHERE run_id = ?").run(runId);
+    s.prepare("DELETE FROM runs WHERE id = ?").run(runId);
+  })();
 }

@@ -5,6 +5,7 @@ import { Suspense } from "react";
 import { createLoader, parseAsArrayOf, parseAsInteger, parseAsString } from "nuqs/server";
 import { ScrollTogether } from "@/components/compare/scroll-together";
 import { OutcomeBadge } from "@/components/ui/outcome-badge";
+import { isSimulated, SimulatedBadge } from "@/components/ui/simulated-badge";
 import { TraceExplorer } from "@/components/traces/trace-explorer";
 import { getDb } from "@/lib/db/client";
 import { getQuestionTrace } from "@/lib/db/queries/question-traces";
@@ -13,7 +14,8 @@ import { getStepStats, listStepSummaries, listStripSteps } from "@/lib/db/querie
 import { allGoldSeenAt, buildTableStrip } from "@/lib/metrics/table-strip";
 import { questionPath } from "@/lib/url/question";
 
-const loadParams = createLoader({ runs: parseAsArrayOf(parseAsString, ",").withDefault([]), sample: parseAsInteger.withDefault(0) });
+// `samples` gives each run its own sample (a rerun is a later sample of its question); else `sample` for all.
+const loadParams = createLoader({ runs: parseAsArrayOf(parseAsString, ",").withDefault([]), sample: parseAsInteger.withDefault(0), samples: parseAsArrayOf(parseAsInteger, ",") });
 
 export default function SideBySidePage(props: PageProps<"/compare/questions/[questionId]">) {
   return (
@@ -26,13 +28,14 @@ export default function SideBySidePage(props: PageProps<"/compare/questions/[que
 async function SideBySide({ params, searchParams }: PageProps<"/compare/questions/[questionId]">) {
   await connection();
   const questionId = decodeURIComponent((await params).questionId);
-  const { runs: runIds, sample } = await loadParams(searchParams);
+  const { runs: runIds, sample, samples } = await loadParams(searchParams);
   const db = getDb();
   const columns = [];
-  for (const id of runIds) {
+  for (const [i, id] of runIds.entries()) {
     const run = await getRun(db, id);
-    const trace = run && getQuestionTrace(db, id, questionId, sample);
-    columns.push({ id, run, trace });
+    const s = samples?.[i] ?? sample;
+    const trace = run && getQuestionTrace(db, id, questionId, s);
+    columns.push({ id, run, trace, sample: s });
   }
   const found = columns.filter((c) => c.run && c.trace);
   if (found.length === 0) notFound();
@@ -44,7 +47,7 @@ async function SideBySide({ params, searchParams }: PageProps<"/compare/question
       {columns.filter((c) => !c.trace).map((c) => <p key={c.id} className="text-sm text-zinc-600">Run {c.run ? `${c.run.system} · ${c.run.model}` : c.id} has no trace for this question.</p>)}
       <ScrollTogether>
         <div className="grid gap-3" style={{ gridTemplateColumns: `repeat(${found.length}, minmax(0, 1fr))` }} data-testid="side-by-side">
-          {found.map(({ run, trace }) => {
+          {found.map(({ run, trace, sample: s }) => {
             const t = trace!;
             const sets = t.tableSets ?? null;
             const strip = listStripSteps(db, t.id);
@@ -52,7 +55,7 @@ async function SideBySide({ params, searchParams }: PageProps<"/compare/question
             return (
               <section key={run!.id} className="min-w-0 space-y-2">
                 <header className="text-sm">
-                  <Link className="font-medium text-blue-700 hover:underline" href={questionPath(run!.id, questionId, { sample })}>{run!.system} · {run!.model}</Link>
+                  <Link className="font-medium text-blue-700 hover:underline" href={questionPath(run!.id, questionId, { sample: s })}>{run!.name} · {run!.system} · {run!.model}{s ? ` #${s}` : ""}</Link>{isSimulated(run!.config) && <SimulatedBadge className="ml-1" />}
                   <div className="flex flex-wrap items-center gap-2 text-xs text-zinc-600">
                     <OutcomeBadge exOutcome={t.exOutcome} exError={t.exError} recordedCorrect={t.recordedCorrect} status={t.status} />
                     exploratory {t.exploratoryCalls} / gold {t.goldCount ?? "?"} · {t.stepCount} steps · {(t.inputTokens + t.outputTokens).toLocaleString("en-US")} tokens

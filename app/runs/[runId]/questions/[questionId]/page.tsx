@@ -5,9 +5,13 @@ import { Suspense } from "react";
 import { createLoader } from "nuqs/server";
 import { QuestionHeader } from "@/components/traces/question-header";
 import { QuestionNav } from "@/components/traces/question-nav";
+import { RerunPanel } from "@/components/traces/rerun-panel";
 import { ResultsCompare } from "@/components/traces/results-compare";
+import { defaultLimits } from "@/lib/agent/loop";
+import { listProviders } from "@/lib/agent/providers";
 import { SqlCompare } from "@/components/traces/sql-compare";
 import { TraceExplorer } from "@/components/traces/trace-explorer";
+import { isSimulated, SimulatedBadge } from "@/components/ui/simulated-badge";
 import { getDb } from "@/lib/db/client";
 import { getNeighbours, getQuestionTrace, listOtherRuns, listSamples } from "@/lib/db/queries/question-traces";
 import { getRun } from "@/lib/db/queries/runs";
@@ -48,6 +52,7 @@ async function Question({ params, searchParams }: PageProps<"/runs/[runId]/quest
   return (
     <div className="space-y-5">
       <QuestionNav links={{ prev: href(nav.prev), next: href(nav.next), prevFailing: href(nav.prevFailing), nextFailing: href(nav.nextFailing), position: nav.position, total: nav.total, runHref: runPath(runId) }} />
+      {isSimulated(run.config) && <p className="rounded bg-fuchsia-50 px-2 py-1 text-sm text-fuchsia-900"><SimulatedBadge /> Simulated demo trace: produced by Metron&apos;s simulated policy, not by a model.</p>}
       <QuestionHeader trace={trace} runName={`${run.name} · ${run.system} · ${run.model}`} sets={sets} />
       {samples.length > 1 && (
         <p className="flex gap-2 text-sm">Samples: {samples.map((s) => <Link key={s} href={questionPath(runId, questionId, { sample: s })} className={s === sample ? "font-semibold" : "text-blue-700 hover:underline"}>#{s}</Link>)}</p>
@@ -69,6 +74,9 @@ async function Question({ params, searchParams }: PageProps<"/runs/[runId]/quest
         directives={trace.directives ?? null}
         maxDurationMs={stats.maxDurationMs}
       />
+      {run.datasetId ? (
+        <RerunPanel traceId={trace.id} runId={run.id} questionId={questionId} providers={listProviders().map((p) => ({ id: p.id, label: p.label, available: p.available, models: p.models }))} defaults={defaultLimits()} />
+      ) : <p className="text-sm text-zinc-500">Link this run to its dataset to rerun the question (the rerun needs the question&apos;s database).</p>}
       <SqlCompare finalSql={trace.finalSql} goldSql={trace.goldSql} finalTables={sets?.final ?? null} goldTables={sets?.gold ?? null} />
       <ResultsCompare traceId={trace.id} />
     </div>
