@@ -13,6 +13,7 @@ import { SqlEnvironment } from "@/lib/environment/tools";
 import { ingestStream } from "@/lib/ingest/ingest";
 import { runIdOf } from "@/lib/trace/hash";
 import { runAgentLoop, type AgentLimits } from "./loop";
+import { directiveDeps } from "./directive-models";
 import { languageModel, listProviders, type ProviderId } from "./providers";
 import { createSimulatedModel, SIMULATED_POLICIES } from "./simulated";
 
@@ -113,7 +114,7 @@ async function execute(openStore: () => Database.Database, job: RerunJob): Promi
     if (!original) throw new Error(`no trace ${request.traceId}`);
     if (!original.datasetId) throw new Error("the trace's run is not linked to a dataset: a rerun needs the question's database");
     const { question, database } = loadQuestion(sqlite, original.datasetId, original.questionId);
-    const directives = await directivesFor(request.variant, question, database);
+    const directives = await directivesFor(request.variant, question, database, { deps: directiveDeps() });
     const modelName = request.provider === "simulated" ? request.model : `${request.provider}:${request.model}`;
     const run = { name: RERUN_RUN_NAME, system: SYSTEM_OF[request.variant], model: modelName };
     const env = new SqlEnvironment(question, database, { variant: request.variant, directives, run });

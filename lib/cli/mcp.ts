@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { directiveDeps } from "@/lib/agent/directive-models";
 import { openDb } from "@/lib/db/client";
 import { loadQuestion } from "@/lib/environment/database-info";
 import { directivesFor, variants, type Variant } from "@/lib/environment/directives";
@@ -17,7 +18,7 @@ export async function runMcpCommand(argv: string[]): Promise<number> {
   const db = openDb();
   const { question, database } = loadQuestion(db.$client, values.dataset, values.question);
   const variant = values.variant as Variant;
-  const directives = await directivesFor(variant, question, database);
+  const directives = await directivesFor(variant, question, database, { deps: directiveDeps() });
   const env = new SqlEnvironment(question, database, { variant, directives, run: { name: values.run, model: values.model } });
   const server = createMcpServer(env, values["trace-out"]);
   const stop = async () => { await env.close(); db.$client.close(); process.exit(0); };

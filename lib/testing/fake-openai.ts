@@ -43,6 +43,13 @@ export async function startFakeOpenAI(script: ScriptedReply[]): Promise<FakeServ
     let body = "";
     req.on("data", (c) => (body += c));
     req.on("end", () => {
+      if (req.url?.endsWith("/embeddings")) {
+        // A deterministic embedding: letter frequencies of each input.
+        const { input } = JSON.parse(body) as { input: string[] };
+        const vec = (t: string) => Array.from({ length: 26 }, (_, i) => [...t.toLowerCase()].filter((ch) => ch.charCodeAt(0) - 97 === i).length);
+        res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ object: "list", data: input.map((t, i) => ({ object: "embedding", index: i, embedding: vec(t) })), model: "fake-embed", usage: { prompt_tokens: 1, total_tokens: 1 } }));
+        return;
+      }
       if (!req.url?.endsWith("/chat/completions")) {
         res.writeHead(404).end();
         return;

@@ -1,0 +1,35 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { importDataset } from "@/lib/datasets/import-dataset";
+import { loadQuestion } from "@/lib/environment/database-info";
+import { directivesFor } from "@/lib/environment/directives";
+import { tempDb } from "@/lib/testing/db";
+import { startFakeOpenAI, type FakeServer } from "@/lib/testing/fake-openai";
+import { sharedData } from "@/lib/testing/shared-data";
+import path from "node:path";
+import { directiveDeps, parsePhrases } from "./directive-models";
+
+const store = tempDb();
+let fake: FakeServer;
+beforeAll(async () => {
+  await importDataset(store.db, { name: "bird", format: "bird", questions: sharedData("bird-minidev", "mini_dev_sqlite.dev-split.json"), ddl: sharedData("bird-minidev", "schema-ddl"), descriptions: sharedData("bird-minidev", "descriptions") }, store.dir);
+  fake = await startFakeOpenAI([{ text: '```json\n["consumption", "customer segment", "year month date"]\n```' }]);
+});
+afterAll(async () => { await fake.close(); store.cleanup(); });
+
+describe("computed directives with a phrase model and an embedding model (fake OpenAI-compatible server)", () => {
+  it("asks the cheap model for phrases, embeds the columns, and records both in the explanation", async () => {
+    const deps = directiveDeps({ METRON_OPENAI_COMPATIBLE_URL: fake.url, METRON_DIRECTIVE_MODEL: "compatible:cheap", METRON_EMBEDDING_MODEL: "compatible:embed" } as NodeJS.ProcessEnv);
+    const { question, database } = loadQuestion(store.db.$client, "bird", "1472"); // gold: customers, yearmonth
+    const r = (await directivesFor("computed", question, database, { deps, indexDir: path.join(store.dir, "indexes") }))!;
+    expect(r.explanation).toMatchObject({ phrase_source: "model", semantic: true, phrases: ["consumption", "customer segment", "year month date"] });
+    expect(r.irrelevant).not.toContain("customers");
+    expect(r.irrelevant).not.toContain("yearmonth");
+    const chat = fake.requests.find((q) => Array.isArray(q.body.messages));
+    expect(JSON.stringify(chat!.body.messages)).toContain("raw JSON array");
+  });
+
+  it("parses the phrase answer strictly", () => {
+    expect(parsePhrases('["a", "b"]')).toEqual(["a", "b"]);
+    expect(() => parsePhrases("I think the columns are a and b")).toThrow(/JSON array/);
+  });
+});
