@@ -18,7 +18,7 @@ afterAll(async () => { await fake.close(); store.cleanup(); });
 
 describe("computed directives with a phrase model and an embedding model (fake OpenAI-compatible server)", () => {
   it("asks the cheap model for phrases, embeds the columns, and records both in the explanation", async () => {
-    const deps = directiveDeps({ METRON_OPENAI_COMPATIBLE_URL: fake.url, METRON_DIRECTIVE_MODEL: "compatible:cheap", METRON_EMBEDDING_MODEL: "compatible:embed" } as NodeJS.ProcessEnv);
+    const deps = directiveDeps({ ...process.env, METRON_OPENAI_COMPATIBLE_URL: fake.url, METRON_DIRECTIVE_MODEL: "compatible:cheap", METRON_EMBEDDING_MODEL: "compatible:embed" });
     const { question, database } = loadQuestion(store.db.$client, "bird", "1472"); // gold: customers, yearmonth
     const r = (await directivesFor("computed", question, database, { deps, indexDir: path.join(store.dir, "indexes") }))!;
     expect(r.explanation).toMatchObject({ phrase_source: "model", semantic: true, phrases: ["consumption", "customer segment", "year month date"] });
