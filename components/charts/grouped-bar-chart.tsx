@@ -19,8 +19,8 @@ export function GroupedBarChart({ title, help, fileName, bars, format = "count",
   const f = formatters[format];
   return (
     <ChartFrame title={title} help={help} fileName={fileName} testId={testId}>
-      {bars.data.length === 0 ? (
-        <p className="py-8 text-center text-sm text-zinc-500">No data to draw.</p>
+      {bars.data.every((d) => bars.series.every((s) => d[s] === null || d[s] === undefined)) ? (
+        <p className="py-8 text-center text-sm text-zinc-500">No values to draw{format === "usd" ? ": no price is known for these models (METRON_PRICES adds prices; simulated models have none)" : ""}.</p>
       ) : (
         <ResponsiveContainer width="100%" height={height}>
           <BarChart data={bars.data} margin={{ top: 8, right: 8, bottom: 8, left: 8 }}>
