@@ -1,6 +1,7 @@
 "use client";
 
 import { useQueryStates } from "nuqs";
+import { FacetSelect } from "@/components/ui/facet-select";
 import { compareSearchParams } from "@/lib/url/compare";
 
 export function CompareFilters({ runs, baselineId, databases, difficulties }: { runs: { id: string; label: string }[]; baselineId: string; databases: string[]; difficulties: string[] }) {
@@ -17,14 +18,8 @@ export function CompareFilters({ runs, baselineId, databases, difficulties }: { 
           <input type="radio" name="show" checked={params.show === s} onChange={() => void setParams({ show: s, page: 1 })} /> {s === "all" ? "all questions" : `${s} only`}
         </label>
       ))}
-      <select aria-label="Filter by database" className="rounded border border-zinc-300 bg-white px-2 py-1" value={params.db ?? ""} onChange={(e) => void setParams({ db: e.target.value || null, page: 1 })}>
-        <option value="">all databases</option>
-        {databases.map((d) => <option key={d} value={d}>{d}</option>)}
-      </select>
-      <select aria-label="Filter by difficulty" className="rounded border border-zinc-300 bg-white px-2 py-1" value={params.difficulty ?? ""} onChange={(e) => void setParams({ difficulty: e.target.value || null, page: 1 })}>
-        <option value="">all difficulties</option>
-        {difficulties.map((d) => <option key={d} value={d}>{d}</option>)}
-      </select>
+      <FacetSelect label="database" allLabel="all databases" value={params.db} options={databases} onChange={(db) => void setParams({ db, page: 1 })} />
+      <FacetSelect label="difficulty" allLabel="all difficulties" value={params.difficulty} options={difficulties} onChange={(difficulty) => void setParams({ difficulty, page: 1 })} />
     </div>
   );
 }

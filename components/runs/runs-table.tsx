@@ -4,6 +4,7 @@ import { createColumnHelper, getCoreRowModel, useReactTable, type SortingState }
 import Link from "next/link";
 import { useQueryStates } from "nuqs";
 import { DataTable } from "@/components/ui/data-table";
+import { FacetSelect } from "@/components/ui/facet-select";
 import { SimulatedBadge } from "@/components/ui/simulated-badge";
 import { formatCount, formatPercent, formatTokens } from "@/components/ui/format";
 import type { RunListRow } from "@/lib/db/queries/runs";
@@ -63,23 +64,11 @@ export function RunsTable({ rows, systems, models }: { rows: RunListRow[]; syste
   return (
     <div className="space-y-3">
       <div className="flex flex-wrap items-center gap-3 text-sm">
-        <FacetSelect label="System" value={params.system} options={systems} onChange={(v) => void setParams({ system: v })} />
-        <FacetSelect label="Model" value={params.model} options={models} onChange={(v) => void setParams({ model: v })} />
+        <label className="flex items-center gap-2"><span className="text-zinc-600">System</span><FacetSelect label="system" value={params.system} options={systems} onChange={(v) => void setParams({ system: v })} /></label>
+        <label className="flex items-center gap-2"><span className="text-zinc-600">Model</span><FacetSelect label="model" value={params.model} options={models} onChange={(v) => void setParams({ model: v })} /></label>
         <span className="text-zinc-500">{rows.length} {rows.length === 1 ? "run" : "runs"}</span>
       </div>
       <DataTable table={table} testId="runs-table" />
     </div>
-  );
-}
-
-function FacetSelect({ label, value, options, onChange }: { label: string; value: string | null; options: string[]; onChange: (v: string | null) => void }) {
-  return (
-    <label className="flex items-center gap-2">
-      <span className="text-zinc-600">{label}</span>
-      <select className="rounded border border-zinc-300 bg-white px-2 py-1" value={value ?? ""} onChange={(e) => onChange(e.target.value || null)} aria-label={`Filter by ${label.toLowerCase()}`}>
-        <option value="">all</option>
-        {options.map((o) => <option key={o} value={o}>{o}</option>)}
-      </select>
-    </label>
   );
 }

@@ -3,6 +3,7 @@
 import { createColumnHelper, getCoreRowModel, useReactTable, type SortingState } from "@tanstack/react-table";
 import { useQueryStates } from "nuqs";
 import { DataTable } from "@/components/ui/data-table";
+import { FacetSelect } from "@/components/ui/facet-select";
 import { formatCount, formatTokens } from "@/components/ui/format";
 import { OutcomeBadge } from "@/components/ui/outcome-badge";
 import type { TraceListRow } from "@/lib/db/queries/traces";
@@ -48,14 +49,8 @@ function Filters({ databases, difficulties }: { databases: string[]; difficultie
       {toggle("failing", "failing only")}
       {toggle("extra", "with extra tables")}
       {toggle("over", "over-explored")}
-      <select aria-label="Filter by database" className="rounded border border-zinc-300 bg-white px-2 py-1" value={params.db ?? ""} onChange={(e) => void setParams({ db: e.target.value || null, page: 1 })}>
-        <option value="">all databases</option>
-        {databases.map((d) => <option key={d} value={d}>{d}</option>)}
-      </select>
-      <select aria-label="Filter by difficulty" className="rounded border border-zinc-300 bg-white px-2 py-1" value={params.difficulty ?? ""} onChange={(e) => void setParams({ difficulty: e.target.value || null, page: 1 })}>
-        <option value="">all difficulties</option>
-        {difficulties.map((d) => <option key={d} value={d}>{d}</option>)}
-      </select>
+      <FacetSelect label="database" allLabel="all databases" value={params.db} options={databases} onChange={(db) => void setParams({ db, page: 1 })} />
+      <FacetSelect label="difficulty" allLabel="all difficulties" value={params.difficulty} options={difficulties} onChange={(difficulty) => void setParams({ difficulty, page: 1 })} />
     </div>
   );
 }

@@ -5,6 +5,7 @@
  * partial when a provider error or a limit ended it. Dependencies (model, environment) are injected.
  */
 import { generateText, hasToolCall, stepCountIs, tool, type LanguageModel } from "ai";
+import { positiveNumber } from "@/lib/config/env";
 import { toolDescriptions, toolInputs, type SqlEnvironment, type ToolName } from "@/lib/environment/tools";
 import type { ForeignStep } from "@/lib/trace/adapters/types";
 import { SYSTEM_PROMPT, userPrompt } from "./prompts";
@@ -15,15 +16,8 @@ export interface AgentLimits {
   wallTimeMs: number;
 }
 
-function positive(name: string, fallback: number): number {
-  const raw = process.env[name];
-  const n = raw ? Number(raw) : fallback;
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`);
-  return n;
-}
-
 export function defaultLimits(): AgentLimits {
-  return { maxSteps: positive("METRON_AGENT_MAX_STEPS", 30), maxOutputTokens: positive("METRON_AGENT_MAX_OUTPUT_TOKENS", 4096), wallTimeMs: positive("METRON_AGENT_WALL_TIME_MS", 300_000) };
+  return { maxSteps: positiveNumber("METRON_AGENT_MAX_STEPS", 30), maxOutputTokens: positiveNumber("METRON_AGENT_MAX_OUTPUT_TOKENS", 4096), wallTimeMs: positiveNumber("METRON_AGENT_WALL_TIME_MS", 300_000) };
 }
 
 export interface LoopResult {

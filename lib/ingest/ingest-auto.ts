@@ -6,6 +6,7 @@
  */
 import type Database from "better-sqlite3";
 import { isUtf8 } from "node:buffer";
+import { positiveNumber } from "@/lib/config/env";
 import { adapt, detectFormat, looksCanonical } from "@/lib/trace/adapters";
 import { linkQuestion, type LinkMethod } from "@/lib/trace/adapters/link-questions";
 import { EmptyInputError, ingestStream, type IngestOptions, type IngestReport } from "./ingest";
@@ -29,12 +30,7 @@ const HEAD_BYTES = 64 * 1024;
 
 export class ForeignFileTooLargeError extends Error {}
 
-function foreignLimit(): number {
-  const raw = process.env.METRON_MAX_FOREIGN_BYTES;
-  const n = raw ? Number(raw) : 512 * 1024 * 1024;
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`METRON_MAX_FOREIGN_BYTES must be a positive integer, got "${raw}"`);
-  return n;
-}
+const foreignLimit = () => positiveNumber("METRON_MAX_FOREIGN_BYTES", 512 * 1024 * 1024);
 
 async function* prepend(head: Uint8Array[], rest: AsyncIterator<Uint8Array>): AsyncGenerator<Uint8Array> {
   yield* head;
