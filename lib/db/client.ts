@@ -23,9 +23,6 @@ export function openConnection(file = databasePath()): Database.Database {
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("busy_timeout = 5000");
-  // Aggregates read many rows: a 64 MB page cache and memory-mapped reads keep them off the read() path.
-  sqlite.pragma("cache_size = -65536");
-  sqlite.pragma("mmap_size = 268435456");
   return sqlite;
 }
 
@@ -41,7 +38,13 @@ const globalForDb = globalThis as unknown as { metronDb?: Db };
 
 /** The process-wide store used by pages and route handlers. */
 export function getDb(): Db {
-  globalForDb.metronDb ??= openDb();
+  if (!globalForDb.metronDb) {
+    globalForDb.metronDb = openDb();
+    // The pages' connection reads many rows for aggregates: a 64 MB page cache and memory-mapped reads keep them
+    // off the read() path. Upload connections keep SQLite's small defaults, so ingest memory stays flat.
+    globalForDb.metronDb.$client.pragma("cache_size = -65536");
+    globalForDb.metronDb.$client.pragma("mmap_size = 268435456");
+  }
   return globalForDb.metronDb;
 }
 
