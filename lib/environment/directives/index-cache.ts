@@ -6,7 +6,7 @@ import type { DatabaseInfo } from "../database-info";
 import { buildKeywordIndex, type ColumnDoc, type ColumnIndex } from "./computed";
 import { splitIdentifier, stem } from "./keywords";
 
-const VERSION = 1; // bump when the indexed fields or the tokenizer change
+const VERSION = 2; // bump when the indexed fields or the tokenizer change
 const memory = new Map<string, ColumnIndex>();
 
 export function indexCacheFor(dir: string, embedder?: { name: string; embed: (texts: string[]) => Promise<number[][]> }) {

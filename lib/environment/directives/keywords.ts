@@ -8,7 +8,12 @@ const STOP = new Set(("a an the of in on at to for from by with and or not no is
   "do does did have has had can could would should will shall may might also only just more most less least among between about into " +
   "per whether if when where why while during after before over under up down out off same other such own both either neither " +
   "select from where group order by count sum avg average max min distinct join limit having value values number numbers total " +
-  "refer refers referring means mean stand stands indicates indicate using use used one two three first second third calculate percentage ratio").split(/\s+/));
+  "refer refers referring means mean stand stands indicates indicate using use used one two three first second third calculate percentage ratio " +
+  // German, for benchmarks translated to it (Spider-de).
+  "der die das den dem des ein eine einer eines einem einen und oder nicht kein keine ist sind war waren wird werden wurde wurden hat haben " +
+  "wie viele viel welche welcher welches wer wen wem wessen was wo wann warum alle aller jede jeder jedes jedem mit von vom zu zum zur für auf aus bei " +
+  "nach über unter vor im in an am als auch nur mehr meisten weniger zwischen ob wenn dass diese dieser dieses es sie er ihr ihre sein seine denen " +
+  "gib geben nenne nennen zeige zeigen liste listen finde finden anzahl lautet lauten heißt heißen gibt statt").split(/\s+/));
 
 export function splitIdentifier(s: string): string[] {
   return s.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/[_\-.]+/g, " ").toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
@@ -17,6 +22,8 @@ export function splitIdentifier(s: string): string[] {
 export function stem(word: string): string {
   if (word.length > 4 && word.endsWith("ies")) return word.slice(0, -3) + "y";
   if (word.length > 3 && word.endsWith("s") && !word.endsWith("ss")) return word.slice(0, -1);
+  // German plural and case endings (Konzerte, Konzerten → konzert), on longer words only.
+  if (word.length > 6 && /[^aeiou](en|e)$/.test(word)) return word.replace(/(en|e)$/, "");
   return word;
 }
 
