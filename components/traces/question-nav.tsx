@@ -3,16 +3,10 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
+import type { Neighbours } from "@/lib/db/queries/question-traces";
 
-export interface NavLinks {
-  prev?: string;
-  next?: string;
-  prevFailing?: string;
-  nextFailing?: string;
-  position: number;
-  total: number;
-  runHref: string;
-}
+/** The run's neighbours of this question, as page paths, and the run's own path. */
+export type NavLinks = Neighbours & { runHref: string };
 
 /** Previous/next question and failing question (keys k/j), and a copy-link button. */
 export function QuestionNav({ links }: { links: NavLinks }) {
