@@ -1,6 +1,6 @@
 "use client";
 
-import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { Bar, BarChart, CartesianGrid, ErrorBar, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { GroupedBars } from "@/lib/metrics/chart-series";
 import { ChartFrame } from "./chart-frame";
 
@@ -25,12 +25,14 @@ export function GroupedBarChart({ title, help, fileName, bars, format = "count",
         <ResponsiveContainer width="100%" height={height}>
           <BarChart data={bars.data} margin={{ top: 8, right: 8, bottom: 8, left: 8 }}>
             <CartesianGrid strokeDasharray="3 3" vertical={false} />
-            <XAxis dataKey="category" tick={{ fontSize: 11 }} interval={0} />
+            <XAxis dataKey="category" tick={{ fontSize: 10 }} interval={0} />
             <YAxis tickFormatter={f} tick={{ fontSize: 11 }} width={56} />
             <Tooltip formatter={(v) => (typeof v === "number" ? f(v) : String(v ?? "—"))} />
             <Legend wrapperStyle={{ fontSize: 12 }} />
             {bars.series.map((s, i) => (
-              <Bar key={s} dataKey={s} fill={COLORS[i % COLORS.length]} isAnimationActive={false} />
+              <Bar key={s} dataKey={s} fill={COLORS[i % COLORS.length]} isAnimationActive={false}>
+                {bars.data.some((d) => d[`${s}:err`]) && <ErrorBar dataKey={`${s}:err`} width={4} stroke="#18181b" isAnimationActive={false} />}
+              </Bar>
             ))}
           </BarChart>
         </ResponsiveContainer>

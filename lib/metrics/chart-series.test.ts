@@ -20,7 +20,10 @@ describe("chart preparers", () => {
       { id: "b", name: "b", system: "Sophrosyne", model: "m", group: "bird", ...(agg as object) } as never,
     ], (id) => units[id]);
     expect(g.systems).toEqual(["No Directives", "Sophrosyne"]);
-    expect(g.charts.over.data).toEqual([{ category: "m", "No Directives": 1.5, Sophrosyne: 0 }]);
+    expect(g.charts.over.data[0]).toMatchObject({ category: "m", "No Directives": 1.5, Sophrosyne: 0 });
+    const err = g.charts.over.data[0]["No Directives:err"] as [number, number];
+    expect(err[0]).toBeGreaterThanOrEqual(0); // [below, above] the estimate
+    expect(err[1]).toBeGreaterThanOrEqual(0);
     expect(g.charts.failedWithExtra.data).toEqual([{ category: "m", "No Directives": 1, Sophrosyne: 0 }]);
     expect(g.cells.m["Sophrosyne"][0].stats.ex!.estimate).toBe(1);
   });

@@ -6,6 +6,7 @@
 import { groupedBars, orderSystems, type GroupedBars } from "./chart-series";
 import { runStats, type RunStats, type TraceUnit } from "./run-units";
 import type { RunAggregates } from "./run-metrics";
+import type { Interval } from "./stats";
 
 export interface OverviewCell {
   runId: string;
@@ -41,8 +42,11 @@ export function buildOverview(runs: (RunAggregates & { id: string; name: string;
     }
     // Charts use each pair's newest run.
     const newest = models.flatMap((m) => systems.map((s) => ({ model: m, system: s, cell: cells[m]?.[s]?.[0] }))).filter((x) => x.cell);
-    const bars = (value: (c: OverviewCell) => number | null) =>
-      groupedBars(newest.map((x) => ({ category: x.model, series: x.system, value: value(x.cell!) })), { categories: models, series: systems });
+    const bars = (value: (c: OverviewCell) => number | null | Interval) =>
+      groupedBars(newest.map((x) => {
+        const v = value(x.cell!);
+        return { category: x.model, series: x.system, ...(v !== null && typeof v === "object" ? { value: v.estimate, low: v.low, high: v.high } : { value: v }) };
+      }), { categories: models, series: systems });
     const costItems = newest.flatMap((x) => [
       { category: x.model, series: `${x.system}: agent`, value: x.cell!.aggregates.cost },
       { category: x.model, series: `${x.system}: directives`, value: x.cell!.aggregates.directiveOverheadCost },
@@ -50,9 +54,9 @@ export function buildOverview(runs: (RunAggregates & { id: string; name: string;
     return {
       group, systems, models, cells,
       charts: {
-        over: bars((c) => c.stats.over?.estimate ?? null),
+        over: bars((c) => c.stats.over),
         failedWithExtra: bars((c) => c.stats.failedWithExtra),
-        ex: bars((c) => c.stats.ex?.estimate ?? null),
+        ex: bars((c) => c.stats.ex),
         tokens: groupedBars(newest.flatMap((x) => [
           { category: x.model, series: `${x.system}: input`, value: x.cell!.stats.inputTokens },
           { category: x.model, series: `${x.system}: output`, value: x.cell!.stats.outputTokens },
