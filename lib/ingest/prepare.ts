@@ -1,0 +1,89 @@
+/**
+ * The CPU half of persisting a trace: its identity (hash), its metrics, and the row values to insert. Kept apart
+ * from the writes so a worker thread can prepare traces while the main thread writes (prepare-worker.ts).
+ */
+import type { RoleMap } from "@/lib/sql/classify-step";
+import { runIdOf, serializeTrace } from "@/lib/trace/hash";
+import type { Trace } from "@/lib/trace/types";
+import type { TraceMeasurer } from "./measure";
+
+/** Results at or above this many characters (as JSON) are stored once in `blobs`, keyed by hash. */
+export const BLOB_THRESHOLD = 2048;
+
+export interface PreparedTrace {
+  run: { id: string; name: string; system: string; model: string; benchmark: string | null; config: string | null; datasetId: string | null };
+  id: string;
+  /** The traces row after (id, run_id, upload_id), in TRACE_COLUMNS order. */
+  values: unknown[];
+  /** Steps rows after trace_id, in STEP_COLUMNS order. */
+  steps: unknown[][];
+  blobs: [string, string][];
+  /** Tool and role of each classified tool call, for the run's tool counts. */
+  tools: [string, string][];
+}
+
+export const TRACE_COLUMNS = [
+  "question_id", "sample", "db_id", "question_text", "evidence", "gold_sql", "difficulty", "directives", "final_sql", "recorded_correct", "status",
+  "outcome_error", "step_count", "tool_call_count", "error_step_count", "input_tokens", "output_tokens", "reasoning_tokens", "cached_input_tokens",
+  "cost_usd", "started_at", "duration_ms", "meta", "exploratory_calls", "gold_count", "over_exploration", "extra_table_count", "directive_recall",
+  "directive_flag_rate", "violation_count", "calls_schema_listing", "calls_schema_exploration", "calls_data_inspection", "calls_execution",
+  "calls_submission", "calls_other", "cost_computed_usd", "table_sets", "link_tp", "link_pred", "link_gold",
+];
+
+export const STEP_COLUMNS = [
+  "seq", "type", "tool", "args", "result", "result_blob", "result_size", "error", "role", "content", "started_at", "duration_ms", "input_tokens",
+  "output_tokens", "reasoning_tokens", "cached_input_tokens", "model", "meta", "tool_role", "tables", "exploratory",
+];
+
+const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
+
+export function prepareTrace(trace: Trace, measurer: TraceMeasurer, rolesFor: (runId: string) => RoleMap): PreparedTrace {
+  const runId = runIdOf(trace.run);
+  const { id, steps: serialized } = serializeTrace(trace, BLOB_THRESHOLD);
+  const measured = measurer.measure(trace, rolesFor(runId));
+  const m = measured.metrics;
+  const dq = measured.question;
+  const q = trace.question;
+  let toolCalls = 0;
+  let errorSteps = 0;
+  for (const step of trace.steps) {
+    if (step.type === "tool_call") toolCalls++;
+    if (step.type === "error" || step.error) errorSteps++;
+  }
+  const u = trace.usage;
+  const values = [
+    q.id, trace.sample, q.db_id ?? dq?.dbId ?? null, q.text ?? dq?.text ?? null, q.evidence ?? dq?.evidence ?? null, q.gold_sql ?? dq?.goldSql ?? null,
+    q.difficulty ?? dq?.difficulty ?? null, json(trace.directives), trace.final_sql, trace.outcome.correct === null ? null : trace.outcome.correct ? 1 : 0,
+    trace.outcome.status, trace.outcome.error ?? null, trace.steps.length, toolCalls, errorSteps,
+    u.input_tokens ?? 0, u.output_tokens ?? 0, u.reasoning_tokens ?? 0, u.cached_input_tokens ?? 0, u.cost_usd ?? null,
+    trace.started_at ?? null, trace.duration_ms ?? null, Object.keys(trace.meta).length ? JSON.stringify(trace.meta) : null,
+    m.exploratoryCalls, m.goldCount, m.overExploration, m.extraTables?.length ?? null, m.directiveRecall, m.directiveFlagRate, m.directiveViolations?.length ?? null,
+    m.roleCounts.schema_listing, m.roleCounts.schema_exploration, m.roleCounts.data_inspection, m.roleCounts.execution, m.roleCounts.submission, m.roleCounts.other,
+    measured.costComputedUsd, JSON.stringify(measured.tableSets),
+    measured.linking?.truePositive ?? null, measured.linking?.predicted ?? null, measured.linking?.gold ?? null,
+  ];
+  const blobs: [string, string][] = [];
+  const tools: [string, string][] = [];
+  const steps = trace.steps.map((step, i) => {
+    const { args, meta, resultHash: blob } = serialized[i];
+    let result = serialized[i].result;
+    const size = result === null ? 0 : result.length;
+    if (blob !== null) {
+      blobs.push([blob, result!]);
+      result = null;
+    }
+    const su = step.usage;
+    const cls = measured.steps[i];
+    if (cls) tools.push([cls.tool, cls.role]);
+    return [
+      step.seq, step.type, step.tool ?? null, args, result, blob, size, step.error ?? null, step.role ?? null,
+      step.content ?? null, step.started_at ?? null, step.duration_ms ?? null, su?.input_tokens ?? null, su?.output_tokens ?? null,
+      su?.reasoning_tokens ?? null, su?.cached_input_tokens ?? null, step.model ?? null, meta,
+      cls?.role ?? null, cls && cls.tables.length ? JSON.stringify(cls.tables) : null, cls?.exploratory ? 1 : 0,
+    ];
+  });
+  return {
+    run: { id: runId, name: trace.run.name, system: trace.run.system, model: trace.run.model, benchmark: trace.run.benchmark ?? null, config: json(trace.run.config), datasetId: measured.datasetId },
+    id, values, steps, blobs, tools,
+  };
+}
