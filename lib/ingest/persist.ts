@@ -22,10 +22,6 @@ export interface UploadInfo {
   fileName?: string;
 }
 
-function json(value: unknown): string | null {
-  return value === undefined ? null : JSON.stringify(value);
-}
-
 export class Persister {
   private statements;
   private runs = new Map<string, RunRef>();
