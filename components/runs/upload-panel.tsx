@@ -80,7 +80,7 @@ export function UploadPanel() {
         onDrop={(e) => { e.preventDefault(); setDragging(false); void start(e.dataTransfer.files); }}
         className={`mt-4 flex flex-col items-center justify-center rounded-md border-2 border-dashed px-4 py-6 text-sm ${dragging ? "border-blue-500 bg-blue-50" : "border-zinc-300"}`}
       >
-        <p>Drop .jsonl files here, or</p>
+        <p>Drop trace files here (.jsonl, .json), or</p>
         <button type="button" disabled={busy} onClick={() => input.current?.click()} className="mt-2 rounded bg-zinc-900 px-3 py-1.5 text-white disabled:opacity-50">Choose files</button>
         <input ref={input} type="file" multiple accept=".jsonl,.ndjson,.json,application/x-ndjson" className="sr-only" data-testid="upload-input" onChange={(e) => { void start(e.target.files); e.target.value = ""; }} />
       </div>
