@@ -169,14 +169,14 @@ export function mergeRoles(runRoles: Record<string, string> | null | undefined):
 export class ToolCounter {
   readonly counts = new Map<string, Map<string, { role: string; calls: number }>>();
 
-  add(runId: string, steps: (StepClass | null)[]): void {
+  /** Counts a trace's tool calls, given as [tool, role] pairs. */
+  add(runId: string, calls: [string, string][]): void {
     let run = this.counts.get(runId);
     if (!run) this.counts.set(runId, (run = new Map()));
-    for (const s of steps) {
-      if (!s) continue;
-      const c = run.get(s.tool);
+    for (const [tool, role] of calls) {
+      const c = run.get(tool);
       if (c) c.calls++;
-      else run.set(s.tool, { role: s.role, calls: 1 });
+      else run.set(tool, { role, calls: 1 });
     }
   }
 

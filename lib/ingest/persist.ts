@@ -6,7 +6,7 @@
 import type Database from "better-sqlite3";
 import type { Trace } from "@/lib/trace/types";
 import type { RoleMap } from "@/lib/sql/classify-step";
-import { mergeRoles, type TraceMeasurer } from "./measure";
+import { mergeRoles, ToolCounter, type TraceMeasurer } from "./measure";
 import { prepareTrace, STEP_COLUMNS, TRACE_COLUMNS, type PreparedTrace } from "./prepare";
 
 export interface RunRef {
@@ -30,7 +30,7 @@ export class Persister {
   duplicates = 0;
 
   private roles = new Map<string, RoleMap>();
-  private tools = new Map<string, Map<string, { role: string; calls: number }>>();
+  private tools = new ToolCounter();
 
   constructor(
     private sqlite: Database.Database,
@@ -46,7 +46,6 @@ export class Persister {
       setRunRoles: s.prepare(`UPDATE runs SET tool_roles = ? WHERE id = ?`),
       trace: s.prepare(`INSERT OR IGNORE INTO traces (id, run_id, upload_id, ${TRACE_COLUMNS.join(", ")}) VALUES (?, ?, ?, ${TRACE_COLUMNS.map(() => "?").join(", ")})`),
       step: s.prepare(`INSERT INTO steps (trace_id, ${STEP_COLUMNS.join(", ")}) VALUES (?, ${STEP_COLUMNS.map(() => "?").join(", ")})`),
-      toolCount: s.prepare("INSERT INTO run_tool_counts (run_id, tool, role, calls) VALUES (?, ?, ?, ?) ON CONFLICT (run_id, tool) DO UPDATE SET calls = calls + excluded.calls, role = excluded.role"),
       blob: s.prepare(`INSERT OR IGNORE INTO blobs (hash, content) VALUES (?, ?)`),
       error: s.prepare(`INSERT INTO upload_errors (upload_id, line, message) VALUES (?, ?, ?)`),
       upload: s.prepare(`INSERT INTO uploads (id, source, file_name) VALUES (?, ?, ?)`),
@@ -91,13 +90,7 @@ export class Persister {
     }
     for (const [hash, content] of p.blobs) this.statements.blob.run(hash, content);
     for (const row of p.steps) this.statements.step.run(p.id, ...row);
-    let counts = this.tools.get(runId);
-    if (!counts) this.tools.set(runId, (counts = new Map()));
-    for (const [tool, role] of p.tools) {
-      const c = counts.get(tool);
-      if (c) c.calls++;
-      else counts.set(tool, { role, calls: 1 });
-    }
+    this.tools.add(runId, p.tools);
     this.inserted++;
     return { id: p.id, inserted: true, runId };
   }
@@ -108,7 +101,7 @@ export class Persister {
 
   commit(totals: { bytes: number; lines: number; errors: number }): RunRef[] {
     const runs = [...this.runs.values()];
-    for (const [runId, counts] of this.tools) for (const [tool, c] of counts) this.statements.toolCount.run(runId, tool, c.role, c.calls);
+    this.tools.flush(this.sqlite);
     const bump = this.sqlite.prepare("UPDATE runs SET version = version + 1 WHERE id = ?");
     for (const r of runs) bump.run(r.id);
     this.statements.finish.run(totals.bytes, totals.lines, this.inserted, this.duplicates, totals.errors, JSON.stringify(runs.map((r) => r.id)), this.upload.id);

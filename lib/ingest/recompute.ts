@@ -41,7 +41,7 @@ export function recomputeRun(sqlite: Database.Database, runId: string): { traces
           steps: steps.map((s) => ({ type: s.type, tool: s.tool ?? undefined, args: s.args === null ? undefined : JSON.parse(s.args) })),
         };
         const { metrics: m, steps: classes, tableSets, costComputedUsd, question: dq, linking } = measurer.measure(trace, roles);
-        tools.add(runId, classes);
+        tools.add(runId, classes.filter((c) => c !== null).map((c) => [c.tool, c.role]));
         updateTrace.run(m.exploratoryCalls, m.goldCount, m.overExploration, m.extraTables?.length ?? null, m.directiveRecall, m.directiveFlagRate,
           m.directiveViolations?.length ?? null, m.roleCounts.schema_listing, m.roleCounts.schema_exploration, m.roleCounts.data_inspection,
           m.roleCounts.execution, m.roleCounts.submission, m.roleCounts.other, costComputedUsd, JSON.stringify(tableSets),

@@ -1,3 +1,5 @@
+import { schemaLinking } from "./stats";
+
 /**
  * Run-level metrics from the aggregates of per-trace columns (the SQL is in lib/db/queries/metrics-sql.ts).
  * Over-exploration follows Sophrosyne: (Σ exploratory − Σ gold) / Σ gold over the traces whose gold count is
@@ -56,10 +58,7 @@ export const ROLE_LABELS: Record<string, string> = {
   other: "other",
 };
 
-/** Table-level schema linking, micro-averaged over traces with known gold and final tables (FlexSQL). */
+/** Table-level schema linking, micro-averaged over traces with known gold and final tables (FlexSQL; stats.ts). */
 export function linkingOf(a: Pick<RunAggregates, "linkTruePositive" | "linkPredicted" | "linkGold">): { precision: number | null; recall: number | null; f1: number | null } {
-  const precision = a.linkPredicted ? a.linkTruePositive / a.linkPredicted : null;
-  const recall = a.linkGold ? a.linkTruePositive / a.linkGold : null;
-  const f1 = precision !== null && recall !== null ? (precision + recall > 0 ? (2 * precision * recall) / (precision + recall) : 0) : null;
-  return { precision, recall, f1 };
+  return schemaLinking([{ truePositive: a.linkTruePositive, predicted: a.linkPredicted, gold: a.linkGold }]);
 }

@@ -2,7 +2,7 @@
  * Per-question units of a run, for intervals and paired comparisons (pure). A question's samples form one
  * unit: its accuracy is the share of correct samples, its exploration sums over samples with known gold.
  */
-import { bootstrap, majorityAtK, overExploration, type Interval } from "./stats";
+import { bootstrap, majorityAtK, overExploration, passAtK, type Interval } from "./stats";
 
 export interface TraceUnit {
   questionId: string;
@@ -132,8 +132,9 @@ export function sampleStats(traces: TraceUnit[]): { k: number; questions: number
   let voted = 0;
   for (const u of units) {
     const judged = u.traces.filter((t) => t.correct !== null);
-    pass1 += judged.filter((t) => t.correct === 1).length / judged.length;
-    passK += judged.some((t) => t.correct === 1) ? 1 : 0;
+    const correct = judged.filter((t) => t.correct === 1).length;
+    pass1 += passAtK(judged.length, correct, 1);
+    passK += passAtK(judged.length, correct, judged.length);
     if (u.traces.some((t) => t.resultKey)) {
       majority += majorityAtK(u.traces.map((t) => ({ correct: t.correct === 1, resultKey: t.resultKey ?? null })));
       voted++;

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { bootstrap, linkingCounts, majorityAtK, mcnemarExact, overExploration, passAtK, schemaLinking, share } from "./stats";
+import { bootstrap, linkingCounts, majorityAtK, mcnemarExact, overExploration, passAtK, schemaLinking } from "./stats";
+
+const share = (values: boolean[]) => (values.length ? values.filter(Boolean).length / values.length : null);
 
 describe("over-exploration of a set (hand-checked)", () => {
   it("is (Σ exploratory − Σ gold) / Σ gold, not a mean of per-trace ratios", () => {

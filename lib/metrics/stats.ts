@@ -43,11 +43,6 @@ export function bootstrap<T>(units: T[], statistic: (sample: T[]) => number | nu
   return { estimate, low: q((1 - level) / 2), high: q(1 - (1 - level) / 2) };
 }
 
-/** Share of true values. */
-export function share(values: boolean[]): number | null {
-  return values.length ? values.filter(Boolean).length / values.length : null;
-}
-
 /** Over-exploration of a set: (Σ exploratory − Σ gold) / Σ gold. */
 export function overExploration(units: readonly { exploratory: number; gold: number }[]): number | null {
   let e = 0;
