@@ -58,11 +58,13 @@ export function planEpisode(policy: SimulatedPolicy, q: SimulatedQuestion, flagg
   return actions;
 }
 
-function wrongVariant(gold: string, distractor: string | undefined, random: () => number): string {
+/** A plausible wrong answer to the gold SQL (exported for tests: it must still be valid SQL). */
+export function wrongVariant(gold: string, distractor: string | undefined, random: () => number): string {
   const where = /\bWHERE\b/i.exec(gold);
   if (distractor && random() < 0.5) {
     // Join a table the gold SQL does not need: a failed trace with an extra table.
-    const from = /\bFROM\s+("?[\w]+"?)(\s+(?:AS\s+)?\w+)?/i.exec(gold);
+    // The first FROM table with its alias, if any (a keyword such as WHERE is not an alias).
+    const from = /\bFROM\s+("?[\w]+"?)(\s+(?:AS\s+)?(?!(?:WHERE|JOIN|INNER|LEFT|CROSS|GROUP|ORDER|LIMIT|HAVING|ON|UNION|EXCEPT|INTERSECT)\b)\w+)?/i.exec(gold);
     if (from) return gold.replace(from[0], `${from[0]} CROSS JOIN "${distractor}" AS extra_t`);
   }
   if (where) return gold.replace(/\bWHERE\b[\s\S]*?(?=\bGROUP BY\b|\bORDER BY\b|\bLIMIT\b|$)/i, "");
