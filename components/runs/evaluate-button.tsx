@@ -10,10 +10,11 @@ export function EvaluateButton({ runId, disabledReason }: { runId: string; disab
   const router = useRouter();
   const [state, setState] = useState<State>({ phase: "idle" });
   const [mode, setMode] = useState("set");
+  const [numeric, setNumeric] = useState("exact");
 
   async function start() {
     setState({ phase: "running", done: 0, total: 0 });
-    const res = await fetch(`/api/runs/${encodeURIComponent(runId)}/evaluate`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ mode }) });
+    const res = await fetch(`/api/runs/${encodeURIComponent(runId)}/evaluate`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ mode, numeric }) });
     if (!res.ok || !res.body) {
       const body = await res.json().catch(() => ({ error: `HTTP ${res.status}` }));
       setState({ phase: "failed", error: body.error });
@@ -47,6 +48,13 @@ export function EvaluateButton({ runId, disabledReason }: { runId: string; disab
           <option value="bag">bags</option>
           <option value="ordered">ordered lists</option>
           <option value="order-aware">ordered when gold has ORDER BY</option>
+        </select>
+      </label>
+      <label className="flex items-center gap-1 text-zinc-600">
+        numbers
+        <select value={numeric} onChange={(e) => setNumeric(e.target.value)} className="rounded border border-zinc-300 bg-white px-1 py-0.5" aria-label="Numeric comparison">
+          <option value="exact">exactly (BIRD, Spider)</option>
+          <option value="sig10">to 10 significant digits</option>
         </select>
       </label>
       <button type="button" onClick={() => void start()} disabled={state.phase === "running" || !!disabledReason} title={disabledReason}

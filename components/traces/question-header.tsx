@@ -27,7 +27,7 @@ export function QuestionHeader({ trace, runName, sets }: { trace: TraceRow; runN
         {trace.exError && <span className="max-w-xl truncate text-xs text-red-700" title={trace.exError}>{trace.exError}</span>}
       </div>
       <div className="flex flex-wrap gap-2 text-sm" data-testid="trace-metrics">
-        <Metric label="Exploratory / gold" value={`${trace.exploratoryCalls} / ${trace.goldCount ?? "?"}`} help="Exploratory calls (describe_table, PRAGMA table_info probes) against the number of tables the gold SQL reads" />
+        <Metric label="Exploratory / gold" value={`${trace.exploratoryCalls} / ${trace.goldCount ?? (sets?.goldError ? "gold SQL fails" : "needs gold tables")}`} help="Exploratory calls (describe_table, PRAGMA table_info probes) against the number of tables the gold SQL reads" />
         <Metric label="Over-exploration" value={trace.overExploration === null ? "—" : trace.overExploration > 0 ? `+${trace.overExploration}` : String(trace.overExploration)} warn={(trace.overExploration ?? 0) > 0} help="Exploratory calls − gold tables" />
         <Metric label="Extra tables" value={trace.extraTableCount === null ? "—" : sets?.extra?.length ? sets.extra.join(", ") : "none"} warn={(trace.extraTableCount ?? 0) > 0} help="Tables of the final SQL that the gold SQL does not read" />
         <Metric label="Gold never explored" value={sets?.goldNeverExplored ? (sets.goldNeverExplored.join(", ") || "none") : "—"} help="Gold tables no exploratory call named" />

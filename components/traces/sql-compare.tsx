@@ -1,5 +1,6 @@
 import { diffWordsWithSpace } from "diff";
 import { highlight } from "@/lib/highlight/highlight";
+import { describeExtraction, extractSql } from "@/lib/sql/extract-sql";
 
 function Highlighted({ html }: { html: string }) {
   // Shiki escapes the SQL it highlights.
@@ -7,12 +8,18 @@ function Highlighted({ html }: { html: string }) {
 }
 
 /** Final SQL against gold SQL: side by side, highlighted, and a word-level diff (rendered as text). */
-export async function SqlCompare({ finalSql, goldSql, finalTables, goldTables }: { finalSql: string | null; goldSql: string | null; finalTables: string[] | null; goldTables: string[] | null }) {
+export async function SqlCompare({ finalSql: rawFinal, goldSql, finalTables, goldTables, goldError }: { finalSql: string | null; goldSql: string | null; finalTables: string[] | null; goldTables: string[] | null; goldError?: string }) {
+  // Measured and evaluated on the SQL inside a Markdown fence or after a label; the raw text stays in the trace.
+  const extracted = rawFinal ? extractSql(rawFinal) : null;
+  const finalSql = extracted?.sql ?? null;
+  const caveat = describeExtraction(extracted?.extracted ?? null);
   const [finalHtml, goldHtml] = await Promise.all([finalSql ? highlight(finalSql, "sql") : null, goldSql ? highlight(goldSql, "sql") : null]);
   const parts = finalSql && goldSql ? diffWordsWithSpace(goldSql, finalSql) : null;
   return (
     <section className="space-y-2" aria-labelledby="sql-heading">
       <h2 id="sql-heading" className="font-semibold">Final SQL against gold SQL</h2>
+      {caveat && <p className="rounded bg-amber-50 px-2 py-1 text-xs text-amber-900" data-testid="sql-extracted">Note: {caveat}; it is measured and evaluated as shown, and the raw answer is kept in the trace.</p>}
+      {goldError && <p className="rounded bg-amber-50 px-2 py-1 text-xs text-amber-900" data-testid="gold-error">The gold SQL fails on the question&apos;s database ({goldError}): its gold tables are unknown, so gold-based metrics of this trace are not computed.</p>}
       <div className="grid gap-3 md:grid-cols-2">
         <div className="rounded-lg border border-zinc-200 bg-white" data-testid="final-sql">
           <p className="border-b border-zinc-100 px-2 py-1 text-xs text-zinc-500">Final SQL{finalTables ? ` · tables: ${finalTables.join(", ") || "none"}` : ""}</p>

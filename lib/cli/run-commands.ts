@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { openDb } from "@/lib/db/client";
-import { compareModes, type CompareMode } from "@/lib/eval/compare";
+import { compareModes, numericModes, type CompareMode, type NumericMode } from "@/lib/eval/compare";
 import { evaluateRun } from "@/lib/eval/evaluate-run";
 import { recomputeRun } from "@/lib/ingest/recompute";
 import { UsageError } from "./args";
@@ -27,15 +27,17 @@ export async function runRecomputeCommand(argv: string[]): Promise<number> {
 }
 
 export async function runEvaluateCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { run: { type: "string" }, mode: { type: "string", default: "set" }, json: { type: "boolean", default: false } } });
+  const { values } = parseArgs({ args: argv, options: { run: { type: "string" }, mode: { type: "string", default: "set" }, numeric: { type: "string", default: "exact" }, json: { type: "boolean", default: false } } });
   if (!values.run) throw new UsageError("--run R is required");
   if (!(compareModes as readonly string[]).includes(values.mode!)) throw new UsageError(`--mode must be one of ${compareModes.join(", ")}`);
+  if (!(numericModes as readonly string[]).includes(values.numeric!)) throw new UsageError(`--numeric must be one of ${numericModes.join(", ")}`);
   const db = openDb();
   try {
     const runId = resolveRun(db.$client, values.run);
     let last = 0;
     const { counts } = await evaluateRun(db.$client, runId, {
       mode: values.mode as CompareMode,
+      numeric: values.numeric as NumericMode,
       onProgress: (done, total) => {
         if (!values.json && (done === total || Date.now() - last > 1000)) {
           last = Date.now();

@@ -150,7 +150,7 @@ export async function importDataset(db: Db, opts: ImportOptions, filesDir = data
       handle = new Database(dbRow.path, { readonly: true, fileMustExist: true });
       handles.set(dbRow.dbId, handle);
     }
-    const result = q.goldSql ? extractTables(q.goldSql, handle) : undefined;
+    const result = q.goldSql ? extractTables(q.goldSql, handle, undefined, "parser", "fail") : undefined;
     if (result?.ok) counts[result.method]++;
     else if (result) counts.failed++;
     return {

@@ -29,6 +29,8 @@ export const runs = sqliteTable("runs", {
   datasetId: text("dataset_id"),
   /** The run's own tool → role mapping, merged over the default one. */
   toolRoles: text("tool_roles", { mode: "json" }).$type<Record<string, string>>(),
+  /** How the run was last evaluated (comparison mode, numeric mode), shown beside its EX. */
+  exSettings: text("ex_settings", { mode: "json" }).$type<{ mode: string; numeric: string; evaluated_at: string }>(),
   /** Bumped by every write that changes the run's traces or their metrics: the key of cached aggregates. */
   version: integer("version").notNull().default(0),
   createdAt: createdAt(),
@@ -95,6 +97,8 @@ export const traces = sqliteTable(
     directiveRecall: real("directive_recall"),
     directiveFlagRate: real("directive_flag_rate"),
     violationCount: integer("violation_count"),
+    /** SQL probes whose result was empty; null when no probe's result was recorded. */
+    emptyProbeCount: integer("empty_probe_count"),
     callsSchemaListing: integer("calls_schema_listing").notNull().default(0),
     callsSchemaExploration: integer("calls_schema_exploration").notNull().default(0),
     callsDataInspection: integer("calls_data_inspection").notNull().default(0),
@@ -148,6 +152,10 @@ export const steps = sqliteTable(
     toolRole: text("tool_role"),
     tables: text("tables", { mode: "json" }).$type<string[]>(),
     exploratory: integer("exploratory", { mode: "boolean" }).notNull().default(false),
+    /** A SQL probe whose recorded result has no rows (SDE-SQL); null when it is not a probe or no result was recorded. */
+    emptyResult: integer("empty_result", { mode: "boolean" }),
+    /** The seq of the empty-result probe this SQL refines (same tables, changed SQL). */
+    refines: integer("refines"),
   },
   (t) => [primaryKey({ columns: [t.traceId, t.seq] })],
 );

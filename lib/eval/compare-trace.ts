@@ -1,4 +1,5 @@
 /** Runs a trace's final SQL and its gold SQL side by side (through the sandbox) and diffs their results. */
+import { extractSql } from "@/lib/sql/extract-sql";
 import type Database from "better-sqlite3";
 import { diffResults, type ResultDiff } from "./result-diff";
 import { SqlSandbox, type QueryResult } from "./sandbox";
@@ -19,7 +20,7 @@ export async function compareTraceResults(sqlite: Database.Database, traceId: st
   const db = sqlite.prepare("SELECT path, schema_only AS schemaOnly FROM databases WHERE id = ?").get(`${t.datasetId}:${t.dbId}`) as { path: string; schemaOnly: number } | undefined;
   if (!db) return { ok: false, reason: `database ${t.dbId} is not registered` };
   try {
-    const [gold, pred] = await Promise.all([sandbox.run(db.path, t.goldSql), sandbox.run(db.path, t.finalSql)]);
+    const [gold, pred] = await Promise.all([sandbox.run(db.path, t.goldSql), sandbox.run(db.path, extractSql(t.finalSql).sql)]);
     const diff = gold.ok && pred.ok ? diffResults(gold.rows, pred.rows, PREVIEW_ROWS) : null;
     const preview = (r: QueryResult): QueryResult => (r.ok ? { ...r, rows: r.rows.slice(0, PREVIEW_ROWS) } : r);
     return { ok: true, gold: preview(gold), pred: preview(pred), diff, schemaOnly: db.schemaOnly === 1 };

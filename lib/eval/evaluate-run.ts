@@ -5,7 +5,8 @@
  */
 import type Database from "better-sqlite3";
 import { createHash } from "node:crypto";
-import { resultsMatch, rowKey, type CompareMode } from "./compare";
+import { extractSql } from "@/lib/sql/extract-sql";
+import { resultsMatch, rowKey, type CompareMode, type NumericMode } from "./compare";
 import { SqlSandbox, type QueryResult, type SqlValue } from "./sandbox";
 
 export const exOutcomes = ["correct", "wrong_result", "pred_error", "gold_error", "timeout", "no_submission", "not_evaluated"] as const;
@@ -21,6 +22,8 @@ const decode = (s: string) => JSON.parse(s, (_k, x) => (x && typeof x === "objec
 
 export interface EvaluateOptions {
   mode?: CompareMode;
+  /** How numbers compare; `exact` follows BIRD's and Spider's evaluators. */
+  numeric?: NumericMode;
   sandbox?: SqlSandbox;
   onProgress?: (done: number, total: number) => void;
 }
@@ -29,6 +32,7 @@ export async function evaluateRun(sqlite: Database.Database, runId: string, opti
   const run = sqlite.prepare("SELECT id, dataset_id AS datasetId FROM runs WHERE id = ?").get(runId) as { id: string; datasetId: string | null } | undefined;
   if (!run) throw new Error(`no run ${runId}`);
   const mode = options.mode ?? "set";
+  const numeric = options.numeric ?? "exact";
   const sandbox = options.sandbox ?? new SqlSandbox();
   const traces = sqlite.prepare("SELECT id, question_id, db_id, final_sql, gold_sql FROM traces WHERE run_id = ?").all(runId) as TraceRow[];
   const dbOf = sqlite.prepare("SELECT path, sha256, schema_only FROM databases WHERE id = ?");
@@ -57,7 +61,7 @@ export async function evaluateRun(sqlite: Database.Database, runId: string, opti
   };
 
   // Equal results (as sets of rows) hash alike: the identity majority votes use.
-  const resultHash = (rows: SqlValue[][]) => createHash("sha256").update([...new Set(rows.map(rowKey))].sort().join("\u0002")).digest("hex").slice(0, 32);
+  const resultHash = (rows: SqlValue[][]) => createHash("sha256").update([...new Set(rows.map((r) => rowKey(r, numeric)))].sort().join("\u0002")).digest("hex").slice(0, 32);
 
   const evaluate = async (t: TraceRow): Promise<[ExOutcome, string | null, string | null]> => {
     if (!t.final_sql) return ["no_submission", null, null];
@@ -70,10 +74,10 @@ export async function evaluateRun(sqlite: Database.Database, runId: string, opti
     const gold = await goldResult(db, t.gold_sql);
     if ("error" in gold) return ["gold_error", gold.error, null];
     if (gold.truncated) return ["gold_error", `gold result over the row cap of ${sandbox.limits.maxRows} (METRON_SQL_MAX_ROWS)`, null];
-    const pred: QueryResult = await sandbox.run(db.path, t.final_sql);
+    const pred: QueryResult = await sandbox.run(db.path, extractSql(t.final_sql).sql);
     if (!pred.ok) return [pred.kind === "timeout" ? "timeout" : "pred_error", pred.error, null];
     if (pred.truncated) return ["wrong_result", `predicted result over the row cap of ${sandbox.limits.maxRows}; the gold result has ${gold.rows.length} rows`, null];
-    return [resultsMatch(gold.rows, pred.rows, mode, t.gold_sql) ? "correct" : "wrong_result", null, resultHash(pred.rows)];
+    return [resultsMatch(gold.rows, pred.rows, mode, t.gold_sql, numeric) ? "correct" : "wrong_result", null, resultHash(pred.rows)];
   };
 
   let done = 0;
@@ -96,7 +100,7 @@ export async function evaluateRun(sqlite: Database.Database, runId: string, opti
       counts[outcome]++;
       save.run(outcome, error, hash, id);
     }
-    sqlite.prepare("UPDATE runs SET version = version + 1 WHERE id = ?").run(runId);
+    sqlite.prepare("UPDATE runs SET version = version + 1, ex_settings = ? WHERE id = ?").run(JSON.stringify({ mode, numeric, evaluated_at: new Date().toISOString() }), runId);
   })();
   return { run_id: runId, counts };
 }

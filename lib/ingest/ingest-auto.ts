@@ -20,8 +20,6 @@ export interface AutoOptions extends IngestOptions {
 
 export interface AutoReport extends IngestReport {
   format: string;
-  /** What the adapter could not carry over (a line that is not JSON, a result without its call). */
-  warnings: { line: number; message: string }[];
   /** How foreign traces were linked to questions: method → count. */
   links: Partial<Record<LinkMethod, number>>;
 }
@@ -57,7 +55,7 @@ export async function ingestAuto(sqlite: Database.Database, chunks: AsyncIterabl
   const requested = options.format && options.format !== "auto" ? options.format : undefined;
   if (requested === "canonical" || (!requested && looksCanonical(headText))) {
     const report = await ingestStream(sqlite, done ? (async function* () { yield* head; })() : prepend(head, iterator), options);
-    return { ...report, format: "canonical", warnings: [], links: {} };
+    return { ...report, format: "canonical", links: {} };
   }
 
   // A foreign file: read it whole, within the limit.
@@ -76,7 +74,7 @@ export async function ingestAuto(sqlite: Database.Database, chunks: AsyncIterabl
   const format = requested ?? detectFormat(text);
   if (format === "canonical") {
     const report = await ingestStream(sqlite, (async function* () { yield bytes; })(), options);
-    return { ...report, format, warnings: [], links: {} };
+    return { ...report, format, links: {} };
   }
   const { traces, warnings } = adapt(text, format);
 
@@ -95,5 +93,6 @@ export async function ingestAuto(sqlite: Database.Database, chunks: AsyncIterabl
     });
   });
   const report = await ingestStream(sqlite, (async function* () { yield Buffer.from(lines.join("\n") + "\n"); })(), options);
-  return { ...report, format, warnings, links };
+  const measured = report.warnings.map((w) => ({ line: w.line, message: `adapted trace ${w.line}: ${w.message}` }));
+  return { ...report, format, warnings: [...warnings, ...measured], links };
 }

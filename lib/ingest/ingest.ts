@@ -7,7 +7,8 @@ import type Database from "better-sqlite3";
 import { randomUUID } from "node:crypto";
 import { TraceAssembler } from "@/lib/trace/assemble";
 import { parseLine } from "@/lib/trace/parse-line";
-import type { RunDefaults } from "@/lib/trace/types";
+import type { RunDefaults, Trace } from "@/lib/trace/types";
+import { describeExtraction, extractSql } from "@/lib/sql/extract-sql";
 import { Persister, type RunRef, type UploadInfo } from "./persist";
 import { splitLines, type SplitProgress } from "./split-lines";
 import { ingestLimits } from "./limits";
@@ -27,6 +28,8 @@ export interface IngestReport {
   /** The first errors (up to `METRON_MAX_REPORTED_ERRORS`); all are stored with the upload. */
   errors: IngestError[];
   error_count: number;
+  /** Traces stored with a caveat (a final SQL extracted from a Markdown fence or after a label). */
+  warnings: IngestError[];
   lines: number;
   bytes: number;
 }
@@ -92,6 +95,13 @@ async function runIngest(sqlite: Database.Database, chunks: AsyncIterable<Uint8A
   const persister = new Persister(sqlite, upload, measurer, options.toolRoles);
   const progress: IngestProgress = { bytes: 0, lines: 0, traces: 0, errors: 0 };
   const errors: IngestError[] = [];
+  const warnings: IngestError[] = [];
+  const store = (trace: Trace, line: number) => {
+    persister.add(trace);
+    progress.traces++;
+    const caveat = trace.final_sql ? describeExtraction(extractSql(trace.final_sql).extracted) : null;
+    if (caveat && warnings.length < limits.maxReportedErrors) warnings.push({ line, message: `${caveat}; the raw text is kept in the trace` });
+  };
   const every = options.progressEvery ?? 200;
 
   const fail = (line: number, message: string) => {
@@ -112,8 +122,7 @@ async function runIngest(sqlite: Database.Database, chunks: AsyncIterable<Uint8A
           const err = assembler.event(parsed.line, parsed.lineNo);
           if (err) fail(err.line, err.message);
         } else {
-          persister.add(assembler.whole(parsed.line, parsed.lineNo).trace);
-          progress.traces++;
+          store(assembler.whole(parsed.line, parsed.lineNo).trace, parsed.lineNo);
         }
       }
       if (options.onProgress && progress.lines % every === 0) options.onProgress(progress);
@@ -121,10 +130,7 @@ async function runIngest(sqlite: Database.Database, chunks: AsyncIterable<Uint8A
     if (progress.lines === 0) throw new EmptyInputError();
     const assembled = assembler.finish();
     for (const err of assembled.errors) fail(err.line, err.message);
-    for (const { trace } of assembled.traces) {
-      persister.add(trace);
-      progress.traces++;
-    }
+    for (const { trace, lineNo } of assembled.traces) store(trace, lineNo);
     options.onProgress?.(progress);
     errors.sort((a, b) => a.line - b.line);
     const runs = persister.commit({ bytes: progress.bytes, lines: progress.lines, errors: progress.errors });
@@ -135,6 +141,7 @@ async function runIngest(sqlite: Database.Database, chunks: AsyncIterable<Uint8A
       duplicates: persister.duplicates,
       errors,
       error_count: progress.errors,
+      warnings: warnings.sort((a, b) => a.line - b.line),
       lines: progress.lines,
       bytes: progress.bytes,
     };

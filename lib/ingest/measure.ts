@@ -8,6 +8,9 @@ import Database from "better-sqlite3";
 import type { TraceTableSets } from "@/lib/db/schema";
 import { classifyStep, DEFAULT_ROLE_MAP, type RoleMap, type StepClass } from "@/lib/sql/classify-step";
 import { extractTables, type TablesResult } from "@/lib/sql/extract-tables";
+import { extractSql } from "@/lib/sql/extract-sql";
+import { isEmptyResult, markProbes, type ProbeMarks, type ProbeStep } from "@/lib/sql/probes";
+import { sqlOfArgs } from "@/lib/trace/tool-names";
 import { costOf, type PriceTable } from "@/lib/metrics/prices";
 import { computeTraceMetrics, type TraceMetrics } from "@/lib/metrics/trace-metrics";
 import { linkingCounts, type LinkingCounts } from "@/lib/metrics/stats";
@@ -16,7 +19,8 @@ import type { Trace } from "@/lib/trace/types";
 /** What measuring needs of a trace: a stored one rebuilt from rows fits too. */
 export type MeasurableTrace = Pick<Trace, "question" | "final_sql" | "directives" | "usage"> & {
   run: Pick<Trace["run"], "benchmark" | "model">;
-  steps: { type: string; tool?: string; args?: unknown }[];
+  /** `result` as recorded (ingest), or `empty` as stored (recompute): whether a probe's result had no rows. */
+  steps: { type: string; tool?: string; args?: unknown; result?: unknown; empty?: boolean | null }[];
 };
 
 export interface DatasetQuestionRef {
@@ -27,6 +31,8 @@ export interface DatasetQuestionRef {
   difficulty: string | null;
   goldTables: string[] | null;
   goldTablesMethod: string | null;
+  /** Why the gold tables are unknown: the gold SQL does not compile on the question's database. */
+  goldTablesError: string | null;
 }
 
 export interface Measurement {
@@ -39,6 +45,9 @@ export interface Measurement {
   datasetId: string | null;
   /** The dataset's question, to fill what the trace lacks. */
   question: DatasetQuestionRef | null;
+  /** Per step: whether its result was empty (null: not a probe or not recorded); empty probes and refinements. */
+  empty: (boolean | null)[];
+  probes: ProbeMarks;
 }
 
 const CACHE_LIMIT = 20_000;
@@ -69,8 +78,8 @@ export class TraceMeasurer {
   private question(datasetId: string, questionId: string): DatasetQuestionRef | null {
     const key = `${datasetId}\u0000${questionId}`;
     if (!this.questions.has(key)) {
-      const row = this.sqlite.prepare(`SELECT db_id AS dbId, text, evidence, gold_sql AS goldSql, difficulty, gold_tables AS goldTables, gold_tables_method AS goldTablesMethod
-        FROM questions WHERE dataset_id = ? AND question_id = ?`).get(datasetId, questionId) as (Omit<DatasetQuestionRef, "goldTables"> & { goldTables: string | null }) | undefined;
+      const row = this.sqlite.prepare(`SELECT db_id AS dbId, text, evidence, gold_sql AS goldSql, difficulty, gold_tables AS goldTables, gold_tables_method AS goldTablesMethod,
+        gold_tables_error AS goldTablesError FROM questions WHERE dataset_id = ? AND question_id = ?`).get(datasetId, questionId) as (Omit<DatasetQuestionRef, "goldTables"> & { goldTables: string | null }) | undefined;
       this.questions.set(key, row ? { ...row, goldTables: row.goldTables ? JSON.parse(row.goldTables) : null } : null);
     }
     return this.questions.get(key)!;
@@ -93,11 +102,11 @@ export class TraceMeasurer {
     return this.databases.get(key)!;
   }
 
-  private tablesOf(sql: string, dbKey: string, db: { tables: string[]; handle: Database.Database } | null): TablesResult {
-    const key = `${dbKey}\u0000${sql}`;
+  private tablesOf(sql: string, dbKey: string, db: { tables: string[]; handle: Database.Database } | null, onRefusal: "fallback" | "fail" = "fallback"): TablesResult {
+    const key = `${onRefusal}\u0000${dbKey}\u0000${sql}`;
     let result = this.tablesCache.get(key);
     if (!result) {
-      result = extractTables(sql, db?.handle, db?.tables, "scan");
+      result = extractTables(sql, db?.handle, db?.tables, "scan", onRefusal);
       if (this.tablesCache.size >= CACHE_LIMIT) this.tablesCache.clear();
       this.tablesCache.set(key, result);
     }
@@ -112,6 +121,14 @@ export class TraceMeasurer {
     const dbKey = datasetId && dbId ? `${datasetId}:${dbId}` : "";
 
     const steps = trace.steps.map((s) => (s.type === "tool_call" && s.tool ? classifyStep(s.tool, s.args, roles, db?.tables) : null));
+    const probeSteps: ProbeStep[] = trace.steps.map((s, i) => {
+      const cls = steps[i];
+      if (!cls || cls.exploratory || (cls.role !== "data_inspection" && cls.role !== "execution")) return { cls, sql: undefined, empty: null };
+      const raw = sqlOfArgs(s.args);
+      if (raw === undefined) return { cls, sql: undefined, empty: null };
+      return { cls, sql: extractSql(raw).sql, empty: s.empty !== undefined ? s.empty : isEmptyResult(s.result) };
+    });
+    const probes = markProbes(probeSteps);
 
     let gold: string[] | null = null;
     let goldMethod: string | null = null;
@@ -119,10 +136,13 @@ export class TraceMeasurer {
     if (question?.goldTables) {
       gold = question.goldTables;
       goldMethod = question.goldTablesMethod;
+    } else if (question?.goldTablesError && !trace.question.gold_sql) {
+      goldMethod = question.goldTablesMethod;
+      goldError = question.goldTablesError;
     } else {
       const goldSql = trace.question.gold_sql ?? question?.goldSql;
       if (goldSql) {
-        const r = this.tablesOf(goldSql, dbKey, db);
+        const r = this.tablesOf(goldSql, dbKey, db, "fail");
         goldMethod = r.method;
         if (r.ok) gold = r.tables;
         else goldError = r.error;
@@ -131,7 +151,7 @@ export class TraceMeasurer {
     let final: string[] | null = null;
     let finalMethod: string | null = null;
     if (trace.final_sql) {
-      const r = this.tablesOf(trace.final_sql, dbKey, db);
+      const r = this.tablesOf(extractSql(trace.final_sql).sql, dbKey, db);
       finalMethod = r.method;
       if (r.ok) final = r.tables;
     }
@@ -152,6 +172,8 @@ export class TraceMeasurer {
       costComputedUsd: trace.run.model ? costOf(trace.run.model, { input: u.input_tokens ?? 0, cached: u.cached_input_tokens ?? 0, output: u.output_tokens ?? 0 }, this.prices) : null,
       datasetId,
       question,
+      empty: probeSteps.map((p) => (p.sql === undefined ? null : p.empty)),
+      probes,
     };
   }
 

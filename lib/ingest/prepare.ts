@@ -27,15 +27,16 @@ export const TRACE_COLUMNS = [
   "outcome_error", "step_count", "tool_call_count", "error_step_count", "input_tokens", "output_tokens", "reasoning_tokens", "cached_input_tokens",
   "cost_usd", "started_at", "duration_ms", "meta", "exploratory_calls", "gold_count", "over_exploration", "extra_table_count", "directive_recall",
   "directive_flag_rate", "violation_count", "calls_schema_listing", "calls_schema_exploration", "calls_data_inspection", "calls_execution",
-  "calls_submission", "calls_other", "cost_computed_usd", "table_sets", "link_tp", "link_pred", "link_gold",
+  "calls_submission", "calls_other", "cost_computed_usd", "table_sets", "link_tp", "link_pred", "link_gold", "empty_probe_count",
 ];
 
 export const STEP_COLUMNS = [
   "seq", "type", "tool", "args", "result", "result_blob", "result_size", "error", "role", "content", "started_at", "duration_ms", "input_tokens",
-  "output_tokens", "reasoning_tokens", "cached_input_tokens", "model", "meta", "tool_role", "tables", "exploratory",
+  "output_tokens", "reasoning_tokens", "cached_input_tokens", "model", "meta", "tool_role", "tables", "exploratory", "empty_result", "refines",
 ];
 
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
+const bool = (value: boolean | null) => (value === null ? null : value ? 1 : 0);
 
 export function prepareTrace(trace: Trace, measurer: TraceMeasurer, rolesFor: (runId: string) => RoleMap): PreparedTrace {
   const runId = runIdOf(trace.run);
@@ -60,10 +61,11 @@ export function prepareTrace(trace: Trace, measurer: TraceMeasurer, rolesFor: (r
     m.exploratoryCalls, m.goldCount, m.overExploration, m.extraTables?.length ?? null, m.directiveRecall, m.directiveFlagRate, m.directiveViolations?.length ?? null,
     m.roleCounts.schema_listing, m.roleCounts.schema_exploration, m.roleCounts.data_inspection, m.roleCounts.execution, m.roleCounts.submission, m.roleCounts.other,
     measured.costComputedUsd, JSON.stringify(measured.tableSets),
-    measured.linking?.truePositive ?? null, measured.linking?.predicted ?? null, measured.linking?.gold ?? null,
+    measured.linking?.truePositive ?? null, measured.linking?.predicted ?? null, measured.linking?.gold ?? null, measured.probes.emptyProbeCount,
   ];
   const blobs: [string, string][] = [];
   const tools: [string, string][] = [];
+  const refinedSeq = (index: number | null) => (index === null ? null : trace.steps[index].seq);
   const steps = trace.steps.map((step, i) => {
     const { args, meta, resultHash: blob } = serialized[i];
     let result = serialized[i].result;
@@ -80,6 +82,7 @@ export function prepareTrace(trace: Trace, measurer: TraceMeasurer, rolesFor: (r
       step.content ?? null, step.started_at ?? null, step.duration_ms ?? null, su?.input_tokens ?? null, su?.output_tokens ?? null,
       su?.reasoning_tokens ?? null, su?.cached_input_tokens ?? null, step.model ?? null, meta,
       cls?.role ?? null, cls && cls.tables.length ? JSON.stringify(cls.tables) : null, cls?.exploratory ? 1 : 0,
+      bool(measured.empty[i]), refinedSeq(measured.probes.refines[i]),
     ];
   });
   return {

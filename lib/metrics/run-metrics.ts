@@ -28,6 +28,9 @@ export interface RunAggregates {
   unpricedTraces: number;
   directiveRecall: number | null;
   directiveFlagRate: number | null;
+  /** Σ empty-result probes over the traces that recorded probe results (SDE-SQL), and how many traces did. */
+  emptyProbes: number | null;
+  probeTraces: number;
   linkTruePositive: number;
   linkPredicted: number;
   linkGold: number;

@@ -118,27 +118,32 @@ export function breakdown(traces: TraceUnit[], key: (t: TraceUnit) => string | n
 }
 
 /**
- * Multi-sample runs (FlexSQL): Pass@1 is the mean share of correct samples per question, Pass@K whether any
- * of a question's K samples is correct, Majority@K whether the largest group of equal execution results is
- * correct (stats.ts). Null for a run with one sample per question. Majority@K needs evaluated results.
+ * Multi-sample runs (FlexSQL): Pass@1 is the mean share of correct samples per question; Pass@K the unbiased
+ * estimator 1 − C(n−c, K)/C(n, K) of Chen et al. over a question's n judged samples (with n = K: whether any is
+ * correct); Majority@K whether the largest group of equal execution results is correct (stats.ts). K defaults to
+ * the most samples a question has; a question with fewer than K judged samples is estimated at K = n, and
+ * `short` counts them. Majority@K needs an evaluated run: a question none of whose samples executed scores 0
+ * and stays in the denominator (DOMAIN.md). Null for a run with one sample per question.
  */
-export function sampleStats(traces: TraceUnit[]): { k: number; questions: number; pass1: number; passK: number; majorityK: number | null } | null {
+export function sampleStats(traces: TraceUnit[], requestedK?: number): { k: number; maxK: number; questions: number; short: number; pass1: number; passK: number; majorityK: number | null } | null {
   const units = groupByQuestion(traces).filter((u) => u.traces.some((t) => t.correct !== null));
-  const k = Math.max(0, ...units.map((u) => u.traces.length));
-  if (k <= 1) return null;
+  const maxK = Math.max(0, ...units.map((u) => u.traces.filter((t) => t.correct !== null).length));
+  if (maxK <= 1) return null;
+  const k = requestedK && requestedK >= 1 && requestedK <= maxK ? requestedK : maxK;
+  // A run is evaluated when any of its traces carries an execution result: only then can a vote be taken.
+  const evaluated = traces.some((t) => t.resultKey);
   let pass1 = 0;
   let passK = 0;
   let majority = 0;
-  let voted = 0;
+  let short = 0;
   for (const u of units) {
     const judged = u.traces.filter((t) => t.correct !== null);
     const correct = judged.filter((t) => t.correct === 1).length;
     pass1 += passAtK(judged.length, correct, 1);
-    passK += passAtK(judged.length, correct, judged.length);
-    if (u.traces.some((t) => t.resultKey)) {
-      majority += majorityAtK(u.traces.map((t) => ({ correct: t.correct === 1, resultKey: t.resultKey ?? null })));
-      voted++;
-    }
+    if (judged.length < k) short++;
+    passK += passAtK(judged.length, correct, Math.min(k, judged.length));
+    if (evaluated) majority += majorityAtK(u.traces.map((t) => ({ correct: t.correct === 1, resultKey: t.resultKey ?? null })));
   }
-  return { k, questions: units.length, pass1: pass1 / units.length, passK: passK / units.length, majorityK: voted ? majority / voted : null };
+  const n = units.length;
+  return { k, maxK, questions: n, short, pass1: pass1 / n, passK: passK / n, majorityK: evaluated ? majority / n : null };
 }

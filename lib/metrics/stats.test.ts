@@ -87,4 +87,27 @@ describe("sampleStats over a multi-sample run", () => {
     expect(s.passK).toBeCloseTo(2 / 3);
     expect(s.majorityK).toBeCloseTo((1 + 1 / 3 + 0) / 3);
   });
+
+  it("Majority@K scores a question none of whose samples executed as 0, in the denominator", async () => {
+    const { sampleStats } = await import("./run-units");
+    const t = (questionId: string, correct: number, resultKey: string | null) => ({ questionId, sample: 0, dbId: null, difficulty: null, correct, exploratory: 0, goldCount: null, extraTables: null, inputTokens: 0, outputTokens: 0, cost: null, resultKey });
+    // 20 questions × 3 samples: 13 majority-right, 2 majority-wrong, 5 where no sample executed (pred errors).
+    const traces = [];
+    for (let q = 0; q < 13; q++) traces.push(t(`r${q}`, 1, "ok"), t(`r${q}`, 1, "ok"), t(`r${q}`, 0, "bad"));
+    for (let q = 0; q < 2; q++) traces.push(t(`w${q}`, 0, "bad"), t(`w${q}`, 0, "bad"), t(`w${q}`, 1, "ok"));
+    for (let q = 0; q < 5; q++) traces.push(t(`e${q}`, 0, null), t(`e${q}`, 0, null), t(`e${q}`, 0, null));
+    const s = sampleStats(traces)!;
+    expect(s.questions).toBe(20);
+    expect(s.majorityK).toBeCloseTo(13 / 20); // dropping the 5 would give 13 / 15
+  });
+
+  it("Pass@K uses the unbiased estimator when a question has more samples than K", async () => {
+    const { sampleStats } = await import("./run-units");
+    const t = (questionId: string, correct: number) => ({ questionId, sample: 0, dbId: null, difficulty: null, correct, exploratory: 0, goldCount: null, extraTables: null, inputTokens: 0, outputTokens: 0, cost: null });
+    // 5 samples, 1 correct: pass@2 = 1 − C(4,2)/C(5,2) = 1 − 6/10 = 0.4; pass@5 = 1.
+    const traces = [t("a", 1), t("a", 0), t("a", 0), t("a", 0), t("a", 0)];
+    expect(sampleStats(traces, 2)!.passK).toBeCloseTo(0.4);
+    expect(sampleStats(traces)!.passK).toBe(1);
+    expect(sampleStats(traces)!.majorityK).toBeNull(); // not evaluated: no vote
+  });
 });

@@ -31,6 +31,48 @@ describe("exploratoryTableOf", () => {
     expect(exploratoryTableOf("SELECT name FROM sqlite_master WHERE type='table'")).toBeUndefined();
     expect(exploratoryTableOf("SELECT * FROM concert LIMIT 5")).toBeUndefined();
   });
+
+  // Every spelling SQLite accepts (each checked against sqlite3 by hand): one form per case.
+  it.each([
+    ["PRAGMA table_info = concert", "concert"],
+    ["PRAGMA table_info = 'concert';", "concert"],
+    ["PRAGMA main.table_info(concert)", "concert"],
+    ['PRAGMA "main".table_info(concert)', "concert"],
+    ["PRAGMA [main].table_xinfo([concert])", "concert"],
+    ["pragma Main.TABLE_XINFO(`concert`)", "concert"],
+    ["/* look first */ PRAGMA table_info(concert)", "concert"],
+    ["-- the columns\nPRAGMA table_info(concert)", "concert"],
+    [";; PRAGMA table_info(concert);;", "concert"],
+    ['SELECT * FROM pragma_table_info("concert")', "concert"],
+    ["SELECT name FROM pragma_table_info('concert','main')", "concert"],
+    ["SELECT name FROM pragma_table_xinfo('concert')", "concert"],
+    ["SELECT * FROM PRAGMA_TABLE_INFO(concert, 'main')", "concert"],
+    ['SELECT sql FROM sqlite_master WHERE name = "concert"', "concert"],
+    ["SELECT sql FROM main.sqlite_schema WHERE type = 'table' AND tbl_name == 'concert'", "concert"],
+    ["select sql from SQLITE_MASTER m where m.name like 'concert'", "concert"],
+  ])("counts %s", (sql, table) => {
+    expect(exploratoryTableOf(sql)).toBe(table);
+    expect(classifyStep("read_query", { query: sql })).toMatchObject({ exploratory: true, tables: [table] });
+  });
+
+  it.each([
+    "PRAGMA index_list(concert)",
+    "PRAGMA table_list",
+    "SELECT sql FROM sqlite_master WHERE name LIKE 'con%'",
+    "SELECT * FROM concert WHERE name = 'table_info'",
+    "PRAGMA table_info(concert); SELECT * FROM singer",
+  ])("does not count %s", (sql) => {
+    expect(exploratoryTableOf(sql)).toBeUndefined();
+  });
+
+  it("counts describe_table without a table as an exploratory call on an unknown table", () => {
+    expect(classifyStep("describe_table", {})).toEqual({ role: "schema_exploration", tool: "describe_table", tables: [], exploratory: true });
+    expect(classifyStep("mcp__db__describe_table", "")).toMatchObject({ exploratory: true, tables: [] });
+  });
+
+  it("reads SQL inside a Markdown fence", () => {
+    expect(classifyStep("read_query", { query: "```sql\nSELECT * FROM concert\n```" }, undefined, ["concert"])).toMatchObject({ tables: ["concert"] });
+  });
 });
 
 describe("scanTables", () => {
@@ -40,5 +82,10 @@ describe("scanTables", () => {
     expect(scanTables("SELECT * FROM (SELECT id FROM inner_t) q LEFT OUTER JOIN `x`")).toEqual(["inner_t", "x"]);
     expect(scanTables("SELECT * FROM pragma_table_info('t')")).toEqual([]);
     expect(scanTables("SELECT count(*) FROM sänger -- FROM comment")).toEqual(["sänger"]);
+  });
+  it("drops CTE names declared with a column list, recursive CTEs and table-valued functions", () => {
+    expect(scanTables("WITH r(n) AS (SELECT id FROM base) SELECT n FROM r")).toEqual(["base"]);
+    expect(scanTables("WITH RECURSIVE cnt(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM cnt WHERE x < 9) SELECT x FROM cnt JOIN t ON t.id = x")).toEqual(["t"]);
+    expect(scanTables("WITH a AS MATERIALIZED (SELECT * FROM s), b(k, v) AS (SELECT * FROM a) SELECT * FROM b, json_each(b.v)")).toEqual(["s"]);
   });
 });

@@ -9,8 +9,9 @@
  * table as `describe_table` does, counts too (docs/metrics.md).
  */
 import { normalizeToolName, sqlOfArgs } from "@/lib/trace/tool-names";
+import { extractSql } from "./extract-sql";
 import { foldTable } from "./parse-tables";
-import { scanTables } from "./scan-tables";
+import { scanTables, tokenize, type Token } from "./scan-tables";
 
 export const stepRoles = ["schema_listing", "schema_exploration", "data_inspection", "execution", "submission", "other"] as const;
 export type StepRole = (typeof stepRoles)[number];
@@ -53,22 +54,51 @@ function tableArg(args: unknown): string | undefined {
   return undefined;
 }
 
-const unquote = (s: string) => s.replace(/^["'`[]|["'`\]]$/g, "");
+const isName = (t: Token | undefined) => t !== undefined && (t.kind === "word" || t.kind === "ident" || t.kind === "string");
+const isWord = (t: Token | undefined, ...words: string[]) => t?.kind === "word" && words.includes(t.text.toLowerCase());
 
-/** The table of an exploratory SQL probe, or undefined when the SQL is not one. */
+/**
+ * The table of an exploratory SQL probe, or undefined when the SQL is not one. Read from SQLite's tokens, so
+ * every spelling SQLite accepts counts: any case, any quoting, a schema prefix (`PRAGMA "main".table_info(t)`),
+ * the `PRAGMA table_info = t` form, leading comments and semicolons, `pragma_table_info(t, 'main')`,
+ * `table_xinfo`, and `sqlite_master`/`sqlite_schema` filtered on one table's name.
+ */
 export function exploratoryTableOf(sql: string): string | undefined {
   if (!/pragma|sqlite_(?:master|schema)/i.test(sql)) return undefined;
-  const s = sql.trim().replace(/;\s*$/, "");
-  let m = /^PRAGMA\s+(?:main\.)?table_x?info\s*\(\s*(["'`[]?[^)]+?["'`\]]?)\s*\)$/i.exec(s);
-  if (m) return unquote(m[1]);
-  m = /\bpragma_table_x?info\s*\(\s*'((?:[^']|'')+)'\s*\)/i.exec(s);
-  if (m) return m[1].replace(/''/g, "'");
-  if (/\bFROM\s+(?:main\.)?sqlite_(?:master|schema)\b/i.test(s)) {
-    m = /\b(?:tbl_)?name\s*=\s*'((?:[^']|'')+)'/i.exec(s) ?? /\b(?:tbl_)?name\s+LIKE\s+'((?:[^'%_]|'')+)'/i.exec(s);
-    if (m) return m[1].replace(/''/g, "'");
+  const tokens = tokenize(sql);
+  let a = 0;
+  let b = tokens.length;
+  while (a < b && tokens[a].text === ";") a++;
+  while (b > a && tokens[b - 1].text === ";") b--;
+  const t = tokens.slice(a, b);
+  if (isWord(t[0], "pragma")) {
+    let i = 1;
+    if (isName(t[i]) && t[i + 1]?.text === ".") i += 2; // schema prefix
+    if (!isWord(t[i], "table_info", "table_xinfo")) return undefined;
+    i++;
+    if (t[i]?.text === "(" && isName(t[i + 1]) && t[i + 2]?.text === ")" && i + 3 === t.length) return t[i + 1].text;
+    if (t[i]?.text === "=" && isName(t[i + 1]) && i + 2 === t.length) return t[i + 1].text;
+    return undefined;
+  }
+  for (let i = 0; i < t.length - 2; i++) {
+    if (isWord(t[i], "pragma_table_info", "pragma_table_xinfo") && t[i + 1].text === "(" && isName(t[i + 2])) return t[i + 2].text;
+  }
+  const from = t.findIndex((x, i) => isWord(x, "from") && (isSchemaTable(t[i + 1]) || (isName(t[i + 1]) && t[i + 2]?.text === "." && isSchemaTable(t[i + 3]))));
+  if (from === -1) return undefined;
+  for (let i = from; i < t.length - 2; i++) {
+    if (!isWord(t[i], "name", "tbl_name")) continue;
+    const op = t[i + 1];
+    const value = t[i + 2];
+    if ((op.text === "=" || isWord(op, "like", "is")) && (value.kind === "string" || value.kind === "ident")) {
+      if (isWord(op, "like") && /[%_]/.test(value.text)) continue;
+      return value.text;
+    }
+    if (op.text === "=" && t[i + 2]?.text === "=" && (t[i + 3]?.kind === "string" || t[i + 3]?.kind === "ident")) return t[i + 3].text;
   }
   return undefined;
 }
+
+const isSchemaTable = (t: Token | undefined) => (t?.kind === "word" || t?.kind === "ident") && /^sqlite_(?:temp_)?(?:master|schema)$/i.test(t.text);
 
 // Tool names repeat across a run's steps: normalise each once per role map.
 const normalized = new WeakMap<RoleMap, Map<string, string>>();
@@ -89,11 +119,13 @@ export function classifyStep(tool: string, args: unknown, roles: RoleMap = DEFAU
   const role = roles[name] ?? roles[tool] ?? "other";
   const fold = (t: string) => foldTable(t, schemaTables);
   if (DESCRIBE_TOOLS.has(name)) {
+    // Without a table argument it is still an exploratory call, on a table nobody can name (DOMAIN.md).
     const table = tableArg(args);
-    return { role, tool: name, tables: table ? [fold(table)] : [], exploratory: table !== undefined };
+    return { role, tool: name, tables: table ? [fold(table)] : [], exploratory: true };
   }
   if (role === "data_inspection" || role === "execution" || role === "submission") {
-    const sql = sqlOfArgs(args);
+    const raw = sqlOfArgs(args);
+    const sql = raw === undefined ? undefined : extractSql(raw).sql;
     if (sql) {
       const explored = role === "submission" ? undefined : exploratoryTableOf(sql);
       if (explored) return { role, tool: name, tables: [fold(explored)], exploratory: true };

@@ -57,8 +57,12 @@ function explainTables(db: Database.Database, sql: string, schema: SchemaMap): {
   return { tables, sql: ran };
 }
 
-/** Tables of `sql`: through EXPLAIN when `db` is given (falling back to the parser if SQLite refuses it), else the parser. */
-export function extractTables(sql: string, db?: Database.Database, schemaTables?: readonly string[], fallbackMethod: "parser" | "scan" = "parser"): TablesResult {
+/**
+ * Tables of `sql`: through EXPLAIN when `db` is given, else the parser (or the scan). When SQLite refuses the
+ * statement, a final SQL still names its tables (the fallback method reads them), but a gold SQL that does not
+ * compile has unknown gold tables: pass `onRefusal: "fail"` for gold SQL.
+ */
+export function extractTables(sql: string, db?: Database.Database, schemaTables?: readonly string[], fallbackMethod: "parser" | "scan" = "parser", onRefusal: "fallback" | "fail" = "fallback"): TablesResult {
   if (db) {
     const schema = readSchemaMap(db);
     try {
@@ -69,6 +73,7 @@ export function extractTables(sql: string, db?: Database.Database, schemaTables?
       }
       return { ok: true, tables: sortTables(tables), method: "explain" };
     } catch (e) {
+      if (onRefusal === "fail") return { ok: false, error: (e as Error).message, method: "explain" };
       const fallback = withoutDatabase(sql, schema.tables, fallbackMethod);
       return fallback.ok ? fallback : { ok: false, error: (e as Error).message, method: "explain" };
     }

@@ -6,12 +6,14 @@
  * extract-tables.ts (EXPLAIN, or the full parser) instead.
  */
 
-type Token = { kind: "word" | "ident" | "punct"; text: string };
+/** A SQL token: a bare word, a quoted identifier (its text unquoted), a string literal (its value) or punctuation. */
+export type Token = { kind: "word" | "ident" | "string" | "punct"; text: string };
 
 const WORD = /[\p{L}\p{N}_$]+/uy;
 const SPACE = /\s+/y;
 
-function tokenize(sql: string): Token[] {
+/** Tokenises SQL in one linear pass; comments are dropped. */
+export function tokenize(sql: string): Token[] {
   const out: Token[] = [];
   let i = 0;
   while (i < sql.length) {
@@ -20,7 +22,7 @@ function tokenize(sql: string): Token[] {
     if (SPACE.test(sql)) { i = SPACE.lastIndex; continue; }
     if (c === "-" && sql[i + 1] === "-") { const nl = sql.indexOf("\n", i); i = nl === -1 ? sql.length : nl + 1; continue; }
     if (c === "/" && sql[i + 1] === "*") { const end = sql.indexOf("*/", i + 2); i = end === -1 ? sql.length : end + 2; continue; }
-    if (c === "'") { i = skip(sql, i, "'"); out.push({ kind: "punct", text: "'" }); continue; }
+    if (c === "'") { const end = skip(sql, i, "'"); out.push({ kind: "string", text: sql.slice(i + 1, end - 1).split("''").join("'") }); i = end; continue; }
     if (c === '"' || c === "`") { const end = skip(sql, i, c); out.push({ kind: "ident", text: sql.slice(i + 1, end - 1).split(c + c).join(c) }); i = end; continue; }
     if (c === "[") { const end = sql.indexOf("]", i); const stop = end === -1 ? sql.length : end; out.push({ kind: "ident", text: sql.slice(i + 1, stop) }); i = stop + 1; continue; }
     WORD.lastIndex = i;
@@ -47,12 +49,24 @@ export function scanTables(sql: string): string[] {
   const isName = (t: Token | undefined) => t !== undefined && (t.kind === "ident" || (t.kind === "word" && !CLAUSE_END.has(t.text.toLowerCase())));
   const ctes = new Set<string>();
   const found: string[] = [];
-  // CTE names: `WITH [RECURSIVE] name [(cols)] AS (` and `, name AS (`.
+  // CTE names: `WITH [RECURSIVE] name [(cols)] AS [[NOT] MATERIALIZED] (` and `, name … AS (`.
   for (let i = 0; i < tokens.length - 1; i++) {
-    if (isName(tokens[i]) && lower(tokens[i + 1]) === "as" && tokens[i + 2]?.text === "(") {
-      const prev = tokens[i - 1];
-      if (prev && (lower(prev) === "with" || lower(prev) === "recursive" || prev.text === ",")) ctes.add(tokens[i].text.toLowerCase());
+    if (!isName(tokens[i])) continue;
+    const prev = tokens[i - 1];
+    if (!prev || !(lower(prev) === "with" || lower(prev) === "recursive" || prev.text === ",")) continue;
+    let j = i + 1;
+    if (tokens[j]?.text === "(") {
+      // A column list: names and commas up to the closing parenthesis.
+      j++;
+      while (j < tokens.length && tokens[j].text !== ")" && (isName(tokens[j]) || tokens[j].text === ",")) j++;
+      if (tokens[j]?.text !== ")") continue;
+      j++;
     }
+    if (lower(tokens[j]) !== "as") continue;
+    j++;
+    if (lower(tokens[j]) === "not") j++;
+    if (lower(tokens[j]) === "materialized") j++;
+    if (tokens[j]?.text === "(") ctes.add(tokens[i].text.toLowerCase());
   }
   for (let i = 0; i < tokens.length; i++) {
     const kw = lower(tokens[i]);

@@ -11,7 +11,7 @@ export const runsSearchParams = {
   model: parseAsString,
 };
 
-export const traceSortKeys = ["question", "db", "steps", "tools", "exploratory", "over", "extra", "tokens", "outcome"] as const;
+export const traceSortKeys = ["question", "db", "steps", "tools", "exploratory", "over", "extra", "empty", "tokens", "outcome"] as const;
 export type TraceSortKey = (typeof traceSortKeys)[number];
 
 export const tracesSearchParams = {

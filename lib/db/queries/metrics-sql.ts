@@ -31,5 +31,7 @@ export const RUN_AGGREGATES = `
   coalesce(sum(t.link_tp), 0) AS linkTruePositive,
   coalesce(sum(t.link_pred), 0) AS linkPredicted,
   coalesce(sum(t.link_gold), 0) AS linkGold,
+  sum(t.empty_probe_count) AS emptyProbes,
+  count(t.empty_probe_count) AS probeTraces,
   avg(t.directive_recall) AS directiveRecall,
   avg(t.directive_flag_rate) AS directiveFlagRate`;

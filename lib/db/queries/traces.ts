@@ -21,6 +21,7 @@ export interface TraceListRow {
   goldCount: number | null;
   overExploration: number | null;
   extraTableCount: number | null;
+  emptyProbeCount: number | null;
 }
 
 // Question ids are text, but most benchmarks number them: sort numbers numerically, then text.
@@ -35,6 +36,7 @@ const ORDER: Record<TraceSortKey, (dir: string) => string> = {
   exploratory: (d) => `exploratory_calls ${d}, ${QUESTION_ORDER}`,
   over: (d) => `over_exploration ${d} NULLS LAST, ${QUESTION_ORDER}`,
   extra: (d) => `extra_table_count ${d} NULLS LAST, ${QUESTION_ORDER}`,
+  empty: (d) => `empty_probe_count ${d} NULLS LAST, ${QUESTION_ORDER}`,
   tokens: (d) => `input_tokens + output_tokens ${d}, ${QUESTION_ORDER}`,
   outcome: (d) => `ex_outcome ${d} NULLS LAST, recorded_correct ${d} NULLS LAST, status ${d}, ${QUESTION_ORDER}`,
 };
@@ -54,7 +56,7 @@ export function listTraces(db: Db, runId: string, opts: { sort: TraceSortKey; di
     SELECT id, run_id AS runId, question_id AS questionId, sample, db_id AS dbId, difficulty, step_count AS stepCount,
       tool_call_count AS toolCallCount, input_tokens + output_tokens AS tokens, status, recorded_correct AS recordedCorrect,
       ex_outcome AS exOutcome, ex_error AS exError, exploratory_calls AS exploratoryCalls, gold_count AS goldCount,
-      over_exploration AS overExploration, extra_table_count AS extraTableCount
+      over_exploration AS overExploration, extra_table_count AS extraTableCount, empty_probe_count AS emptyProbeCount
     FROM traces t WHERE ${clause}
     ORDER BY ${ORDER[opts.sort](dir)}
     LIMIT ? OFFSET ?`).all(...params, opts.pageSize, (Math.max(1, opts.page) - 1) * opts.pageSize) as TraceListRow[];

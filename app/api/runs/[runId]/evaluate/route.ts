@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { getDb } from "@/lib/db/client";
 import { getRun } from "@/lib/db/queries/runs";
-import { compareModes } from "@/lib/eval/compare";
+import { compareModes, numericModes } from "@/lib/eval/compare";
 import { evaluateRun } from "@/lib/eval/evaluate-run";
 
-const body = z.object({ mode: z.enum(compareModes).default("set") });
+const body = z.object({ mode: z.enum(compareModes).default("set"), numeric: z.enum(numericModes).default("exact") });
 const running = ((globalThis as unknown as { metronEvaluating?: Set<string> }).metronEvaluating ??= new Set());
 
 /** Re-evaluates a run's execution accuracy; progress and the final counts stream as server-sent events. */
@@ -24,6 +24,7 @@ export async function POST(request: Request, ctx: RouteContext<"/api/runs/[runId
       try {
         const { counts } = await evaluateRun(db.$client, runId, {
           mode: parsed.data.mode,
+          numeric: parsed.data.numeric,
           onProgress: (done, total) => {
             if (done === total || Date.now() - last > 150) {
               last = Date.now();

@@ -77,7 +77,7 @@ async function Question({ params, searchParams }: PageProps<"/runs/[runId]/quest
       {run.datasetId ? (
         <RerunPanel traceId={trace.id} runId={run.id} questionId={questionId} providers={listProviders().map((p) => ({ id: p.id, label: p.label, available: p.available, models: p.models }))} defaults={defaultLimits()} />
       ) : <p className="text-sm text-zinc-500">Link this run to its dataset to rerun the question (the rerun needs the question&apos;s database).</p>}
-      <SqlCompare finalSql={trace.finalSql} goldSql={trace.goldSql} finalTables={sets?.final ?? null} goldTables={sets?.gold ?? null} />
+      <SqlCompare finalSql={trace.finalSql} goldSql={trace.goldSql} finalTables={sets?.final ?? null} goldTables={sets?.gold ?? null} goldError={sets?.goldError} />
       <ResultsCompare traceId={trace.id} />
     </div>
   );
