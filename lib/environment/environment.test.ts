@@ -1,3 +1,4 @@
+import { DEFAULT_PARAMS } from "./directives/computed";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -52,15 +53,30 @@ describe("the environment's tools on a real Spider-de database", () => {
     expect((await directivesFor("oracle", question, database))!.irrelevant.sort()).toEqual(["sänger", "sänger_im_konzert"]);
     const easy = loadQuestion(sqlite, "spider-de", "0"); // Wie viele Sängerinnen und Sänger haben wir? → sänger
     const computed = (await directivesFor("computed", easy.question, easy.database, { indexDir: path.join(store.dir, "indexes") }))!;
-    expect(computed.irrelevant.sort()).toEqual(["konzert", "stadion", "sänger_im_konzert"]); // every table but the gold one
+    // The gold table and its best-scoring neighbour are kept (two tables per phrase, the cross-validated default).
+    expect(computed.irrelevant.sort()).toEqual(["konzert", "stadion"]);
     expect(computed.explanation).toMatchObject({ strategy: "computed", phrase_source: "keywords" });
     const env = new SqlEnvironment(easy.question, easy.database, { variant: "computed", directives: computed });
     const listed = await env.call("list_tables", {});
     expect(listed).toContain("## Directives");
-    expect(listed.split("## Directives")[1]).toContain("sänger_im_konzert");
+    expect(listed.split("## Directives")[1]).toContain("stadion");
     expect((env.trace().directives as { at_step?: number }).at_step).toBe(0);
     await env.close();
     expect(await directivesFor("none", question, database)).toBeNull();
+  });
+
+  it("computed directives keep tables named inside German compounds and tables holding a value the question names", async () => {
+    const indexDir = path.join(store.dir, "indexes");
+    const stadium = loadQuestion(sqlite, "spider-de", "28"); // Zeige die Stadionnamen ohne Konzert.
+    const withParts = (await directivesFor("computed", stadium.question, stadium.database, { indexDir }))!;
+    expect(withParts.irrelevant).not.toContain("stadion");
+    expect(withParts.explanation.compound_parts).toContain("stadion");
+    const france = loadQuestion(sqlite, "spider-de", "113"); // Wie viele Autohersteller gibt es in "france"?
+    const withValues = (await directivesFor("computed", france.question, france.database, { indexDir }))!;
+    expect(withValues.explanation.value_hits).toEqual({ france: ["länder"] });
+    expect(withValues.irrelevant).not.toContain("länder");
+    const without = (await directivesFor("computed", france.question, france.database, { indexDir, params: { ...DEFAULT_PARAMS, matchValues: false } }))!;
+    expect(without.irrelevant).toContain("länder");
   });
 });
 

@@ -1,43 +1,98 @@
 /**
- * `npm run bench -- directives --dataset NAME [--json] [--variant computed|oracle] [--limit N]`: directive
- * quality over a dataset's questions in the store (DATABASE_PATH): mean recall of gold tables (share not flagged),
- * mean share of non-gold tables flagged, share of questions with every gold table kept, and time per question.
+ * `npm run bench -- directives --dataset NAME[,NAME…] [--json] [--variant computed|oracle] [--limit N] [--params JSON] [--misses] [--cv]`:
+ * directive quality over datasets' questions in the store (DATABASE_PATH): mean recall of gold tables (share not
+ * flagged), mean share of non-gold tables flagged, share of questions with every gold table kept, time per question.
+ * `--cv`: leave-one-database-out cross-validation over a grid of the computed strategy's parameters
+ * (lib/environment/directives/cross-validate.ts): held-out figures per dataset and database, and the configuration
+ * chosen on everything (what DEFAULT_PARAMS should be) with its tuned-on figures, labelled so.
  */
 import { parseArgs } from "node:util";
 import { openDb } from "@/lib/db/client";
-import { loadDatabase, type QuestionInfo } from "@/lib/environment/database-info";
+import { loadDatabase, type DatabaseInfo, type QuestionInfo } from "@/lib/environment/database-info";
 import { directivesFor, type Variant } from "@/lib/environment/directives";
-import { DEFAULT_PARAMS } from "@/lib/environment/directives/computed";
+import { DEFAULT_PARAMS, type ComputedParams } from "@/lib/environment/directives/computed";
+import { crossValidate, figuresOf, type QuestionScore } from "@/lib/environment/directives/cross-validate";
+
+type Question = QuestionInfo & { goldTables: string[]; dataset: string };
+
+function grid(): ComputedParams[] {
+  const out: ComputedParams[] = [];
+  for (const maxPhrases of [8, 12, 16])
+    for (const tablesPerPhrase of [1, 2])
+      for (const minScoreRatio of [0.6, 0.8])
+        for (const expandBridges of [true, false])
+          for (const splitCompounds of [true, false])
+            for (const matchValues of [true, false]) out.push({ ...DEFAULT_PARAMS, maxPhrases, tablesPerPhrase, minScoreRatio, expandBridges, splitCompounds, matchValues });
+  return out;
+}
 
 export async function benchDirectives(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { dataset: { type: "string" }, json: { type: "boolean", default: false }, variant: { type: "string", default: "computed" }, limit: { type: "string" }, misses: { type: "boolean", default: false }, params: { type: "string" } } });
+  const { values } = parseArgs({ args: argv, options: { dataset: { type: "string" }, json: { type: "boolean", default: false }, variant: { type: "string", default: "computed" }, limit: { type: "string" }, misses: { type: "boolean", default: false }, params: { type: "string" }, cv: { type: "boolean", default: false } } });
   const params = { ...DEFAULT_PARAMS, ...(values.params ? JSON.parse(values.params) : {}) };
   if (!values.dataset) throw new Error("--dataset NAME is required (import it first: metron dataset import)");
   const db = openDb();
-  const ds = db.$client.prepare("SELECT id FROM datasets WHERE id = ? OR name = ?").get(values.dataset, values.dataset) as { id: string } | undefined;
-  if (!ds) throw new Error(`no dataset ${values.dataset} in ${db.$client.name}`);
-  const rows = db.$client.prepare("SELECT question_id AS id, db_id AS dbId, text, evidence, gold_sql AS goldSql, gold_tables AS goldTables FROM questions WHERE dataset_id = ? AND gold_tables IS NOT NULL ORDER BY position").all(ds.id) as (Omit<QuestionInfo, "goldTables"> & { goldTables: string })[];
-  const questions = rows.slice(0, values.limit ? Number(values.limit) : undefined).map((r) => ({ ...r, goldTables: JSON.parse(r.goldTables) as string[] }));
-  let recall = 0, flagged = 0, flaggedN = 0, allKept = 0;
+  const questions: Question[] = [];
+  for (const name of values.dataset.split(",")) {
+    const ds = db.$client.prepare("SELECT id FROM datasets WHERE id = ? OR name = ?").get(name, name) as { id: string } | undefined;
+    if (!ds) throw new Error(`no dataset ${name} in ${db.$client.name}`);
+    const rows = db.$client.prepare("SELECT question_id AS id, db_id AS dbId, text, evidence, gold_sql AS goldSql, gold_tables AS goldTables FROM questions WHERE dataset_id = ? AND gold_tables IS NOT NULL ORDER BY position").all(ds.id) as (Omit<QuestionInfo, "goldTables"> & { goldTables: string })[];
+    questions.push(...rows.slice(0, values.limit ? Number(values.limit) : undefined).map((r) => ({ ...r, goldTables: JSON.parse(r.goldTables) as string[], dataset: ds.id })));
+  }
+  const databases = new Map<string, DatabaseInfo>();
+  const databaseOf = (q: Question) => databases.get(`${q.dataset}:${q.dbId}`) ?? databases.set(`${q.dataset}:${q.dbId}`, loadDatabase(db.$client, q.dataset, q.dbId)).get(`${q.dataset}:${q.dbId}`)!;
+
+  const score = async (p: ComputedParams, misses?: string[]): Promise<QuestionScore[]> => {
+    const out: QuestionScore[] = [];
+    for (const q of questions) {
+      const database = databaseOf(q);
+      const r = await directivesFor(values.variant as Variant, q, database, { params: p });
+      const irrelevant = new Set((r?.irrelevant ?? []).map((t) => t.toLowerCase()));
+      const gold = q.goldTables.map((t) => t.toLowerCase());
+      const nonGold = database.tables.map((t) => t.name.toLowerCase()).filter((t) => !gold.includes(t));
+      const keptGold = gold.filter((t) => !irrelevant.has(t)).length;
+      out.push({ dataset: q.dataset, database: q.dbId, recall: keptGold / gold.length, flagged: nonGold.length ? nonGold.filter((t) => irrelevant.has(t)).length / nonGold.length : null });
+      if (misses && keptGold < gold.length) misses.push(`${q.id} [${q.dbId}] lost ${gold.filter((t) => irrelevant.has(t))} — ${q.text} | ${q.evidence ?? ""} | phrases ${JSON.stringify((r?.explanation as { phrases?: string[] })?.phrases)}`);
+    }
+    return out;
+  };
+
+  if (values.cv) {
+    const configs = grid();
+    const started = performance.now();
+    const scores: QuestionScore[][] = [];
+    for (const c of configs) scores.push(await score(c));
+    const cv = crossValidate(scores);
+    const out = {
+      method: "leave-one-database-out over a grid; utility = flagged − 4·(1 − recall) per dataset, averaged over datasets",
+      configurations: configs.length,
+      held_out: cv.heldOut,
+      folds: cv.folds.map((f) => ({ dataset: f.dataset, database: f.database, chosen: configs[f.chosen], ...f.figures })),
+      chosen_on_all: configs[cv.chosen],
+      tuned_on_figures: cv.tunedOn,
+      shipped_defaults: DEFAULT_PARAMS,
+      shipped_defaults_are_chosen: JSON.stringify(configs[cv.chosen]) === JSON.stringify(DEFAULT_PARAMS),
+      seconds: (performance.now() - started) / 1000,
+    };
+    if (values.json) console.log(JSON.stringify(out, null, 2));
+    else {
+      for (const [d, f] of Object.entries(out.held_out)) console.log(`held out (${d}): recall ${(100 * f.recall).toFixed(1)}% · non-gold flagged ${(100 * f.flagged).toFixed(1)}% · every gold table kept ${(100 * f.allGoldKept).toFixed(1)}% · ${f.questions} questions`);
+      for (const f of out.folds) console.log(`  ${f.dataset}/${f.database}: recall ${(100 * f.recall).toFixed(1)}% · flagged ${(100 * f.flagged).toFixed(1)}% (${f.questions} q)`);
+      for (const [d, f] of Object.entries(out.tuned_on_figures)) console.log(`tuned on (${d}, chosen on all data, NOT held out): recall ${(100 * f.recall).toFixed(1)}% · flagged ${(100 * f.flagged).toFixed(1)}%`);
+      console.log(`chosen on all: ${JSON.stringify(out.chosen_on_all)}${out.shipped_defaults_are_chosen ? " (= the shipped defaults)" : " (differs from the shipped defaults!)"}`);
+    }
+    db.$client.close();
+    return 0;
+  }
+
   const misses: string[] = [];
   const start = performance.now();
-  for (const q of questions) {
-    const database = loadDatabase(db.$client, ds.id, q.dbId);
-    const r = await directivesFor(values.variant as Variant, q, database, { params });
-    const irrelevant = new Set((r?.irrelevant ?? []).map((t) => t.toLowerCase()));
-    const gold = q.goldTables.map((t) => t.toLowerCase());
-    const nonGold = database.tables.map((t) => t.name.toLowerCase()).filter((t) => !gold.includes(t));
-    const keptGold = gold.filter((t) => !irrelevant.has(t)).length;
-    recall += keptGold / gold.length;
-    if (keptGold === gold.length) allKept++;
-    else if (values.misses) misses.push(`${q.id} [${q.dbId}] lost ${gold.filter((t) => irrelevant.has(t))} — ${q.text} | ${q.evidence ?? ""} | phrases ${JSON.stringify((r?.explanation as { phrases?: string[] })?.phrases)}`);
-    if (nonGold.length) { flagged += nonGold.filter((t) => irrelevant.has(t)).length / nonGold.length; flaggedN++; }
-  }
+  const scores = await score(params, values.misses ? misses : undefined);
   const ms = (performance.now() - start) / questions.length;
-  const out = { questions: questions.length, recall: recall / questions.length, flagged: flaggedN ? flagged / flaggedN : 0, all_gold_kept: allKept / questions.length, ms_per_question: ms };
+  const f = figuresOf(scores);
+  const out = { questions: f.questions, recall: f.recall, flagged: f.flagged, all_gold_kept: f.allGoldKept, ms_per_question: ms };
   if (values.json) console.log(JSON.stringify(out, null, 2));
   else {
-    console.log(`dataset ${ds.id}, variant ${values.variant}, ${out.questions} questions`);
+    console.log(`dataset ${values.dataset}, variant ${values.variant}, ${out.questions} questions`);
     console.log(`recall of gold tables ${(100 * out.recall).toFixed(1)}% · non-gold flagged ${(100 * out.flagged).toFixed(1)}% · every gold table kept ${(100 * out.all_gold_kept).toFixed(1)}% · ${ms.toFixed(2)} ms/question`);
     console.log(`parameters: ${JSON.stringify(params)} (no model: keyword phrases, BM25 only)`);
     misses.slice(0, 40).forEach((m) => console.log("  miss", m));

@@ -9,7 +9,8 @@
  */
 import MiniSearch from "minisearch";
 import type { DatabaseInfo, QuestionInfo } from "../database-info";
-import { extractPhrases, splitIdentifier, stem } from "./keywords";
+import { contentWords, extractPhrases, splitIdentifier, stem } from "./keywords";
+import { buildValueIndex, questionLiterals, type ValueIndex } from "./values";
 import type { DirectiveResult, DirectiveStrategy } from "./types";
 
 export interface ComputedParams {
@@ -22,10 +23,16 @@ export interface ComputedParams {
   expandBridges: boolean;
   /** Reciprocal rank fusion constant (with a semantic index). */
   rrfK: number;
+  /** Split question words on the schema's own words ("Stadionnamen" → "stadion"). */
+  splitCompounds: boolean;
+  /** Keep the tables holding a value the question names literally, when at most `maxValueTables` hold it. */
+  matchValues: boolean;
+  maxValueTables: number;
 }
 
-// Chosen on the BIRD mini-dev dev split (docs/environment.md): one table per phrase, at most 12 phrases.
-export const DEFAULT_PARAMS: ComputedParams = { maxPhrases: 12, tablesPerPhrase: 1, minScoreRatio: 0.6, expandBridges: true, rrfK: 60 };
+// Chosen by leave-one-database-out cross-validation on BIRD mini-dev and Spider-de together (`npm run bench --
+// directives --dataset bird-minidev,spider-de --cv`; held-out figures in docs/environment.md).
+export const DEFAULT_PARAMS: ComputedParams = { maxPhrases: 8, tablesPerPhrase: 2, minScoreRatio: 0.8, expandBridges: true, rrfK: 60, splitCompounds: true, matchValues: true, maxValueTables: 2 };
 
 export interface ColumnDoc {
   id: number;
@@ -47,6 +54,8 @@ export interface ColumnIndex {
   keyword: MiniSearch<ColumnDoc>;
   docs: ColumnDoc[];
   embeddings?: number[][];
+  /** Short text values of the database's rows and the tables holding them (empty for schema-only databases). */
+  values?: ValueIndex;
 }
 
 export function buildKeywordIndex(database: DatabaseInfo): ColumnIndex {
@@ -56,8 +65,48 @@ export function buildKeywordIndex(database: DatabaseInfo): ColumnIndex {
   }
   const keyword = new MiniSearch<ColumnDoc>({ fields: ["table", "column", "description", "values"], storeFields: ["table", "column"], tokenize, processTerm: (t) => t || null });
   keyword.addAll(docs);
-  return { keyword, docs };
+  return { keyword, docs, values: buildValueIndex(database) };
 }
+
+// The schema's own words (from table and column names), for splitting compounds such as "Stadionnamen".
+const vocabularies = new WeakMap<ColumnIndex, string[]>();
+function vocabulary(index: ColumnIndex): string[] {
+  let words = vocabularies.get(index);
+  if (!words) {
+    const set = new Set<string>();
+    for (const d of index.docs) for (const w of [...tokenize(d.table), ...tokenize(d.column)]) if (w.length >= 4) set.add(w);
+    vocabularies.set(index, (words = [...set]));
+  }
+  return words;
+}
+
+/** Schema words hidden inside longer question words (German compounds): "automodelle" → "auto", "modell". */
+export function compoundParts(index: ColumnIndex, text: string): string[] {
+  const vocab = vocabulary(index);
+  const known = new Set(vocab);
+  const out = new Set<string>();
+  for (const w of contentWords(text).map(stem)) {
+    if (known.has(w) || w.length < 6) continue;
+    for (const v of vocab) if (v.length < w.length && w.includes(v)) out.add(v);
+  }
+  return [...out];
+}
+
+const valueMaps = new WeakMap<ColumnIndex, Map<string, string[]>>();
+/** Tables holding a value the question or evidence names literally. */
+export function valueTables(index: ColumnIndex, text: string): Record<string, string[]> {
+  if (!index.values?.length) return {};
+  let map = valueMaps.get(index);
+  if (!map) valueMaps.set(index, (map = new Map(index.values)));
+  const hits: Record<string, string[]> = {};
+  for (const literal of questionLiterals(text)) {
+    const tables = map.get(literal);
+    if (tables && !STOP_LITERALS.has(literal)) hits[literal] = tables;
+  }
+  return hits;
+}
+// Words that are values somewhere but say nothing about which table (yes/no flags and the like).
+const STOP_LITERALS = new Set(["yes", "no", "true", "false", "none", "null", "n/a", "ja", "nein"]);
 
 function rankTables(index: ColumnIndex, phrase: string, params: ComputedParams, phraseEmbedding?: number[]): { table: string; score: number }[] {
   const hits = index.keyword.search(phrase, { boost: { column: 3, table: 2, description: 1, values: 0.5 }, combineWith: "OR" });
@@ -112,11 +161,21 @@ export async function computeDirectives(question: QuestionInfo, database: Databa
   const words = new Set(splitIdentifier(`${question.text} ${question.evidence ?? ""}`).map(stem));
   const named = database.tables.filter((t) => { const parts = splitIdentifier(t.name).map(stem); return parts.length > 0 && parts.every((p) => words.has(p)); }).map((t) => t.name);
   named.forEach((t) => kept.add(t));
+  // Schema words inside compounds, as phrases of their own.
+  const parts = params.splitCompounds ? compoundParts(index, `${question.text} ${question.evidence ?? ""}`) : [];
+  for (const p of parts) {
+    const tables = rankTables(index, p, params).map((t) => t.table);
+    hits[p] = tables;
+    tables.forEach((t) => kept.add(t));
+  }
+  // Tables holding a value the question names.
+  const valueHits = params.matchValues ? valueTables(index, `${question.text} ${question.evidence ?? ""}`) : {};
+  for (const tables of Object.values(valueHits)) if (tables.length <= params.maxValueTables) tables.forEach((t) => kept.add(t));
   const bridged = params.expandBridges ? bridges(database, kept) : [];
   bridged.forEach((t) => kept.add(t));
   return {
     irrelevant: database.tables.map((t) => t.name).filter((t) => !kept.has(t)),
-    explanation: { strategy: "computed", phrase_source: deps.phrases ? "model" : "keywords", semantic: Boolean(phraseEmbeddings), params, phrases, hits, named, bridged },
+    explanation: { strategy: "computed", phrase_source: deps.phrases ? "model" : "keywords", semantic: Boolean(phraseEmbeddings), params, phrases, hits, compound_parts: parts, value_hits: valueHits, named, bridged },
   };
 }
 

@@ -5,8 +5,9 @@ import path from "node:path";
 import type { DatabaseInfo } from "../database-info";
 import { buildKeywordIndex, type ColumnDoc, type ColumnIndex } from "./computed";
 import { splitIdentifier, stem } from "./keywords";
+import type { ValueIndex } from "./values";
 
-const VERSION = 2; // bump when the indexed fields or the tokenizer change
+const VERSION = 3; // bump when the indexed fields or the tokenizer change
 const memory = new Map<string, ColumnIndex>();
 
 export function indexCacheFor(dir: string, embedder?: { name: string; embed: (texts: string[]) => Promise<number[][]> }) {
@@ -17,14 +18,14 @@ export function indexCacheFor(dir: string, embedder?: { name: string; embed: (te
     const file = path.join(dir, `${key}.json`);
     let index: ColumnIndex;
     if (existsSync(file)) {
-      const saved = JSON.parse(readFileSync(file, "utf8")) as { keyword: unknown; docs: ColumnDoc[]; embeddings?: number[][] };
+      const saved = JSON.parse(readFileSync(file, "utf8")) as { keyword: unknown; docs: ColumnDoc[]; embeddings?: number[][]; values?: ValueIndex };
       const keyword = MiniSearch.loadJS<ColumnDoc>(saved.keyword as never, { fields: ["table", "column", "description", "values"], storeFields: ["table", "column"], tokenize: (t) => splitIdentifier(t).map(stem), processTerm: (t) => t || null });
-      index = { keyword, docs: saved.docs, embeddings: saved.embeddings };
+      index = { keyword, docs: saved.docs, embeddings: saved.embeddings, values: saved.values };
     } else {
       index = buildKeywordIndex(database);
       if (embedder) index.embeddings = await embedder.embed(index.docs.map((d) => `${d.table}.${d.column}: ${d.description} ${d.values}`.trim()));
       mkdirSync(dir, { recursive: true });
-      writeFileSync(file, JSON.stringify({ keyword: index.keyword.toJSON(), docs: index.docs, embeddings: index.embeddings }));
+      writeFileSync(file, JSON.stringify({ keyword: index.keyword.toJSON(), docs: index.docs, embeddings: index.embeddings, values: index.values }));
     }
     memory.set(key, index);
     return index;

@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { crossValidate, utility, type QuestionScore } from "./cross-validate";
+
+const q = (database: string, recall: number, flagged: number | null, dataset = "d"): QuestionScore => ({ dataset, database, recall, flagged });
+
+describe("leave-one-database-out cross-validation", () => {
+  it("scores each held-out database with the configuration chosen on the others", () => {
+    // Config 0 is perfect on a and b but loses gold tables on c; config 1 is safe everywhere and flags less.
+    const scores = [
+      [q("a", 1, 0.9), q("b", 1, 0.9), q("c", 0.5, 0.9)],
+      [q("a", 1, 0.5), q("b", 1, 0.5), q("c", 1, 0.5)],
+    ];
+    const cv = crossValidate(scores);
+    // Holding out c, config 0 looks best on a and b: its held-out recall on c is what it really does there.
+    expect(cv.folds.find((f) => f.database === "c")).toMatchObject({ chosen: 0, figures: { recall: 0.5, flagged: 0.9 } });
+    // Holding out a, c is among the training databases: config 0's loss there makes config 1 win.
+    expect(cv.folds.find((f) => f.database === "a")).toMatchObject({ chosen: 1 });
+    expect(cv.heldOut.d.recall).toBeCloseTo((1 + 1 + 0.5) / 3);
+    // On everything, config 0: U = 0.9 − 4·(1/6) = 0.233 against config 1: 0.5.
+    expect(cv.chosen).toBe(1);
+    expect(cv.tunedOn.d).toMatchObject({ recall: 1, flagged: 0.5 });
+  });
+
+  it("weighs datasets equally, whatever their sizes", () => {
+    const big = Array.from({ length: 100 }, () => q("x", 1, 1, "big"));
+    expect(utility([...big, q("y", 0, 0, "small")])).toBeCloseTo((1 + (0 - 4)) / 2);
+  });
+});

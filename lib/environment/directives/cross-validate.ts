@@ -1,0 +1,96 @@
+/**
+ * Choosing directive parameters without peeking: leave-one-database-out cross-validation (pure). Every candidate
+ * configuration is scored once per question; for each held-out database, the configuration that does best on all
+ * the other databases is chosen and scored on the held-out one. The held-out figures estimate how the selection
+ * procedure does on a database it never saw; the configuration chosen on everything is what ships.
+ *
+ * "Best" is one utility, fixed before looking: U = flagged − λ·(1 − recall) per dataset (λ = 4: losing a gold
+ * table costs as much as leaving four non-gold tables unflagged), averaged over the datasets so that a large one
+ * does not drown a small one.
+ */
+export interface QuestionScore {
+  dataset: string;
+  database: string;
+  /** Share of the question's gold tables not flagged. */
+  recall: number;
+  /** Share of its non-gold tables flagged; null when every table is gold. */
+  flagged: number | null;
+}
+
+export interface Figures {
+  questions: number;
+  recall: number;
+  flagged: number;
+  allGoldKept: number;
+}
+
+export const LOSS_WEIGHT = 4;
+
+export function figuresOf(scores: QuestionScore[]): Figures {
+  let recall = 0;
+  let flagged = 0;
+  let flaggedN = 0;
+  let kept = 0;
+  for (const s of scores) {
+    recall += s.recall;
+    if (s.recall === 1) kept++;
+    if (s.flagged !== null) { flagged += s.flagged; flaggedN++; }
+  }
+  const n = scores.length || 1;
+  return { questions: scores.length, recall: recall / n, flagged: flaggedN ? flagged / flaggedN : 0, allGoldKept: kept / n };
+}
+
+export function utility(scores: QuestionScore[]): number {
+  const byDataset = new Map<string, QuestionScore[]>();
+  for (const s of scores) (byDataset.get(s.dataset) ?? byDataset.set(s.dataset, []).get(s.dataset)!).push(s);
+  let sum = 0;
+  for (const list of byDataset.values()) {
+    const f = figuresOf(list);
+    sum += f.flagged - LOSS_WEIGHT * (1 - f.recall);
+  }
+  return byDataset.size ? sum / byDataset.size : -Infinity;
+}
+
+/** Index of the configuration with the best utility on `keep`ed questions; ties go to the earlier one. */
+export function choose(scores: QuestionScore[][], keep: (s: QuestionScore) => boolean): number {
+  let best = 0;
+  let bestU = -Infinity;
+  scores.forEach((perConfig, i) => {
+    const u = utility(perConfig.filter(keep));
+    if (u > bestU + 1e-12) { best = i; bestU = u; }
+  });
+  return best;
+}
+
+export interface CrossValidation {
+  /** Per held-out database: the configuration chosen without it, and its figures on it. */
+  folds: { dataset: string; database: string; chosen: number; figures: Figures }[];
+  /** Held-out figures per dataset, pooled over its questions. */
+  heldOut: Record<string, Figures>;
+  /** The configuration chosen on every database (what ships), and its figures on the data it was chosen on. */
+  chosen: number;
+  tunedOn: Record<string, Figures>;
+}
+
+/** `scores[c][q]`: configuration c on question q (same question order for every configuration). */
+export function crossValidate(scores: QuestionScore[][]): CrossValidation {
+  const questions = scores[0] ?? [];
+  const databases = [...new Set(questions.map((q) => `${q.dataset}\u0000${q.database}`))];
+  const heldOutScores = new Map<string, QuestionScore[]>();
+  const folds = databases.map((key) => {
+    const [dataset, database] = key.split("\u0000");
+    const isHeld = (s: QuestionScore) => s.dataset === dataset && s.database === database;
+    const chosen = choose(scores, (s) => !isHeld(s));
+    const held = scores[chosen].filter(isHeld);
+    (heldOutScores.get(dataset) ?? heldOutScores.set(dataset, []).get(dataset)!).push(...held);
+    return { dataset, database, chosen, figures: figuresOf(held) };
+  });
+  const chosen = choose(scores, () => true);
+  const datasets = [...new Set(questions.map((q) => q.dataset))];
+  return {
+    folds,
+    heldOut: Object.fromEntries([...heldOutScores].map(([d, s]) => [d, figuresOf(s)])),
+    chosen,
+    tunedOn: Object.fromEntries(datasets.map((d) => [d, figuresOf(scores[chosen].filter((s) => s.dataset === d))])),
+  };
+}
