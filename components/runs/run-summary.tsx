@@ -1,4 +1,5 @@
 import { formatCount, formatPercent, formatTokens } from "@/components/ui/format";
+import type { sampleStats } from "@/lib/metrics/run-units";
 import { accuracyOf, linkingOf, overExplorationOf, type RunAggregates } from "@/lib/metrics/run-metrics";
 
 function Card({ label, value, detail, help }: { label: string; value: string; detail?: string; help: string }) {
@@ -12,13 +13,15 @@ function Card({ label, value, detail, help }: { label: string; value: string; de
 }
 
 /** Summary cards of a run; every number follows docs/metrics.md, and each card says how it was computed. */
-export function RunSummary({ a, hasDataset, samples }: { a: RunAggregates; hasDataset: boolean; samples?: { k: number; questions: number; pass1: number; passK: number; majorityK: number | null } | null }) {
+export function RunSummary({ a, hasDataset, samples, exSettings }: {
+  a: RunAggregates; hasDataset: boolean; samples?: ReturnType<typeof sampleStats>; exSettings?: { mode: string; numeric: string } | null;
+}) {
   const ex = accuracyOf(a);
   const over = overExplorationOf(a);
   const link = linkingOf(a);
   return (
     <div className="grid grid-cols-2 gap-3 md:grid-cols-4" data-testid="run-summary">
-      <Card label="Execution accuracy" value={ex ? formatPercent(ex.share) : "—"} detail={ex ? `${ex.source}, ${formatCount(ex.n)} judged` : "no outcome yet"}
+      <Card label="Execution accuracy" value={ex ? formatPercent(ex.share) : "—"} detail={ex ? `${ex.source}, ${formatCount(ex.n)} judged${exSettings && ex.source !== "recorded" ? ` · rows as ${exSettings.mode}${exSettings.numeric === "sig10" ? ", numbers to 10 significant digits" : ""}` : ""}` : "no outcome yet"}
         help="Correct over judged traces (correct, wrong result, prediction error, time-out, no submission); gold errors and unevaluated traces are left out. Re-evaluated outcomes are used when the run was evaluated, else the recorded ones." />
       <Card label="Over-exploration" value={over === null ? "—" : formatPercent(over)} detail={over === null ? (hasDataset ? "no gold tables" : "link a dataset for gold tables") : `${formatCount(a.exploratoryWithGold ?? 0)} exploratory vs ${formatCount(a.goldSum ?? 0)} gold`}
         help="(Σ exploratory calls − Σ gold tables) / Σ gold tables, over traces whose gold tables are known (Sophrosyne). Exploratory: describe_table, or a read_query of PRAGMA table_info / pragma_table_info / sqlite_master for one table." />
@@ -31,10 +34,13 @@ export function RunSummary({ a, hasDataset, samples }: { a: RunAggregates; hasDa
         help="Mean share of gold tables not flagged irrelevant, with the mean share of non-gold tables flagged (flagging nothing gives 100% recall)." />
       <Card label="Schema linking F1" value={link.f1 === null ? "—" : formatPercent(link.f1)} detail={link.f1 === null ? "needs gold and final tables" : `precision ${formatPercent(link.precision)} · recall ${formatPercent(link.recall)}`}
         help="Tables in the final SQL against the gold tables, micro-averaged over traces: precision = shared / final-SQL tables, recall = shared / gold tables (FlexSQL)." />
+      <Card label="Empty-result probes" value={a.emptyProbes === null ? "not recorded" : formatCount(a.emptyProbes)}
+        detail={a.emptyProbes === null ? "no probe recorded its result" : `in ${formatCount(a.probeTraces)} traces with recorded probe results`}
+        help="SQL probes (data inspection, execution) whose result had no rows (SDE-SQL); the timeline marks them and the probe that refines each." />
       {samples && (
-        <Card label={`Pass@1 · Pass@${samples.k} · Majority@${samples.k}`} value={`${formatPercent(samples.pass1, 0)} · ${formatPercent(samples.passK, 0)} · ${samples.majorityK === null ? "—" : formatPercent(samples.majorityK, 0)}`}
-          detail={samples.majorityK === null ? "evaluate the run for Majority@K" : `${formatCount(samples.questions)} questions`}
-          help="Pass@1: mean share of correct samples per question. Pass@K: any of the K samples correct. Majority@K: the largest group of equal execution results is correct; a tie scores the share of tied groups that are correct." />
+        <Card label={`Pass@1 · Pass@${samples.k} · Majority@${samples.maxK}`} value={`${formatPercent(samples.pass1, 0)} · ${formatPercent(samples.passK, 0)} · ${samples.majorityK === null ? "—" : formatPercent(samples.majorityK, 0)}`}
+          detail={`${formatCount(samples.questions)} questions${samples.short ? ` (${formatCount(samples.short)} with fewer than ${samples.k} samples)` : ""}${samples.majorityK === null ? " · evaluate the run for Majority@K" : ""}`}
+          help="Pass@1: mean share of correct samples per question. Pass@K: the unbiased estimator 1 − C(n−c, K)/C(n, K) over a question's n samples (K from ?k=, default the most samples). Majority@K: the largest group of equal execution results is correct; a question none of whose samples executed scores 0; a tie scores the share of tied groups that are correct." />
       )}
     </div>
   );

@@ -44,6 +44,9 @@ const Row = memo(function Row({ s, expanded, highlighted, goldSet, allGoldSeen, 
       <span className={`flex h-5 w-5 shrink-0 items-center justify-center rounded-full text-[10px] text-white ${isError ? "bg-red-600" : style.dot}`} title={isError ? "error" : style.label}>{isError ? "!" : style.icon}</span>
       <span className="w-36 shrink-0 truncate font-medium">{s.tool ?? (s.type === "message" ? s.role ?? "message" : s.type)}</span>
       {s.exploratory && <span className="shrink-0 rounded bg-violet-100 px-1 text-violet-800" title="exploratory call (Sophrosyne)">explore</span>}
+      {s.exploratory && s.tables.length === 0 && <span className="shrink-0 rounded bg-amber-100 px-1 text-amber-900" title="an exploratory call that names no table: counted, on an unknown table">unknown table</span>}
+      {s.emptyResult && <span className="shrink-0 rounded bg-orange-100 px-1 text-orange-900" title="this SQL probe returned no rows (SDE-SQL)" data-testid="empty-probe">empty result</span>}
+      {s.refines !== null && <span className="shrink-0 rounded bg-sky-100 px-1 text-sky-900" title={`refines the empty-result probe at step ${s.refines}: same tables, changed SQL`}>refines #{s.refines}</span>}
       <span className={`min-w-0 flex-1 truncate ${collapsedText ? "italic text-zinc-500" : "font-mono"}`}>
         {collapsedText ? `${s.summary}${s.contentSize > 200 ? ` … (${s.contentSize} chars)` : ""}` : s.summary}
         {isError && s.error ? ` — ${s.error}` : ""}

@@ -23,6 +23,8 @@ export const tracesSearchParams = {
   over: parseAsBoolean.withDefault(false),
   db: parseAsString,
   difficulty: parseAsString,
+  /** K of Pass@K and Majority@K (default: the most samples a question has). */
+  k: parseAsInteger,
 };
 
 export const TRACES_PAGE_SIZE = 50;

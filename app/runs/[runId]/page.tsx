@@ -5,6 +5,8 @@ import { createLoader, createSerializer } from "nuqs/server";
 import { EvaluateButton } from "@/components/runs/evaluate-button";
 import { RunCharts } from "@/components/runs/run-charts";
 import { RunSummary } from "@/components/runs/run-summary";
+import { DirectiveSavingsPanel } from "@/components/runs/directive-savings";
+import { getDirectiveSavings } from "@/lib/db/queries/directive-savings";
 import { TracesTable } from "@/components/runs/traces-table";
 import { isSimulated, SimulatedBadge } from "@/components/ui/simulated-badge";
 import { getDb } from "@/lib/db/client";
@@ -40,6 +42,7 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
   const tools = listRunToolCounts(db, run.id);
   const roleTotals = Object.entries(ROLE_LABELS).map(([role, label]) => ({ label, calls: tools.filter((t) => t.role === role).reduce((s, t) => s + t.calls, 0) }));
   const facets = listTraceFacets(db, run.id);
+  const savings = await getDirectiveSavings(db, run.id);
   return (
     <div className="space-y-5">
       <header>
@@ -51,7 +54,8 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
           {" · "}<a className="text-blue-700 hover:underline" href={`/compare?runs=${encodeURIComponent(run.id)}`}>compare with other runs</a>
         </p>
       </header>
-      <RunSummary a={aggregates} hasDataset={Boolean(run.datasetId)} samples={sampleStats(units)} />
+      <RunSummary a={aggregates} hasDataset={Boolean(run.datasetId)} samples={sampleStats(units, query.k ?? undefined)} exSettings={run.exSettings ?? null} />
+      {savings && <DirectiveSavingsPanel savings={savings} />}
       <EvaluateButton runId={run.id} disabledReason={run.datasetId ? undefined : "Import the run's dataset (metron dataset import) to evaluate it"} />
       <RunCharts
         fileBase={`${run.name}-${run.system}-${run.model}`.replace(/[^\w.-]+/g, "_")}
@@ -65,7 +69,7 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
       />
       <section className="space-y-2">
         <h2 className="font-semibold">Questions</h2>
-        <TracesTable rows={rows} total={total} pageSize={TRACES_PAGE_SIZE} databases={facets.databases} difficulties={facets.difficulties} csvHref={`/api/runs/${encodeURIComponent(run.id)}/traces.csv${serialize({ ...query, page: null })}`} />
+        <TracesTable rows={rows} total={total} pageSize={TRACES_PAGE_SIZE} databases={facets.databases} difficulties={facets.difficulties} csvHref={`/api/runs/${encodeURIComponent(run.id)}/traces.csv${serialize({ ...query, page: null, k: null })}`} />
       </section>
     </div>
   );

@@ -10,6 +10,10 @@ export interface StepSummary {
   summary: string;
   tables: string[];
   exploratory: boolean;
+  /** A SQL probe whose result had no rows (true), had rows (false), or is not a probe / not recorded (null). */
+  emptyResult: boolean | null;
+  /** The seq of the empty-result probe this probe refines. */
+  refines: number | null;
   error: string | null;
   role: string | null;
   inputTokens: number | null;
@@ -21,17 +25,18 @@ export interface StepSummary {
   contentSize: number;
 }
 
-interface Row extends Omit<StepSummary, "summary" | "tables" | "exploratory"> { args: string | null; content: string | null; tables: string | null; exploratory: number }
+interface Row extends Omit<StepSummary, "summary" | "tables" | "exploratory" | "emptyResult"> { args: string | null; content: string | null; tables: string | null; exploratory: number; emptyResult: number | null }
 
 export const STEP_PAGE_SIZE = 200;
 
 export function listStepSummaries(db: Db, traceId: string, from: number, limit = STEP_PAGE_SIZE): StepSummary[] {
-  const rows = db.$client.prepare(`SELECT seq, type, tool, tool_role AS toolRole, substr(args, 1, 2000) AS args, tables, exploratory, substr(error, 1, 300) AS error,
+  const rows = db.$client.prepare(`SELECT seq, type, tool, tool_role AS toolRole, substr(args, 1, 2000) AS args, tables, exploratory, empty_result AS emptyResult, refines, substr(error, 1, 300) AS error,
       role, substr(content, 1, 400) AS content, length(content) AS contentSize, input_tokens AS inputTokens, output_tokens AS outputTokens,
       reasoning_tokens AS reasoningTokens, duration_ms AS durationMs, started_at AS startedAt, result_size AS resultSize
     FROM steps WHERE trace_id = ? ORDER BY seq LIMIT ? OFFSET ?`).all(traceId, limit, from) as (Row & { contentSize: number | null })[];
-  return rows.map(({ args, content, tables, exploratory, contentSize, ...r }) => ({
+  return rows.map(({ args, content, tables, exploratory, emptyResult, contentSize, ...r }) => ({
     ...r,
+    emptyResult: emptyResult === null ? null : emptyResult === 1,
     summary: r.type === "tool_call" ? summarizeArgs(args) : summarizeContent(content),
     tables: tables ? JSON.parse(tables) : [],
     exploratory: exploratory === 1,
