@@ -3,7 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { spawn } from "node:child_process";
-import { createReadStream, existsSync, readFileSync } from "node:fs";
+import { createReadStream, existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importDataset } from "@/lib/datasets/import-dataset";
@@ -23,6 +23,22 @@ beforeAll(async () => {
 });
 afterAll(() => store.cleanup());
 
+describe("metron evaluate on a runaway prediction", () => {
+  it("reports the time-out and exits when it is done", async () => {
+    const file = path.join(store.dir, "runaway.jsonl");
+    writeFileSync(file, JSON.stringify({ run: { name: "runaway", system: "s", model: "m", benchmark: "spider-de" }, question: { id: "0" }, steps: [], final_sql: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c" }) + "\n");
+    await ingestAuto(sqlite, createReadStream(file));
+    const started = Date.now();
+    const child = spawn(process.execPath, [path.join(ROOT, "scripts", "metron.mjs"), "evaluate", "--run", "runaway", "--json"], { env: { ...process.env, DATABASE_PATH: store.file, METRON_SQL_TIMEOUT_MS: "1000" }, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    expect(code).toBe(0);
+    expect(JSON.parse(out)).toMatchObject({ timeout: 1 });
+    expect(Date.now() - started).toBeLessThan(20_000); // tsx start-up included; it used to never exit
+  }, 30_000);
+});
+
 describe("the environment's tools on a real Spider-de database", () => {
   it("answers each tool, refuses writes, stops a runaway query, accepts one submission", async () => {
     const { question, database } = loadQuestion(sqlite, "spider-de", "22");
@@ -41,10 +57,13 @@ describe("the environment's tools on a real Spider-de database", () => {
     expect(await env.call("read_query", { query: "DELETE FROM sänger" })).toMatch(/^Error: refused/);
     expect(await env.call("read_query", { query: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c" })).toMatch(/time limit/);
     expect(await env.call("read_query", { query: 42 })).toMatch(/^Error: invalid arguments: query/);
+    const long = await env.call("read_query", { query: "SELECT replace(zeroblob(200000), x'00', 'a') AS long_text" });
+    expect(long.length).toBeLessThan(100_300);
+    expect(long).toMatch(/result cut at 100000 of \d+ characters \(METRON_TOOL_RESULT_MAX_CHARS\)/);
     expect(await env.call("submit_final_query", { query: "SELECT 1" })).toBe("Final query accepted.");
     expect(await env.call("submit_final_query", { query: "SELECT 2" })).toMatch(/already submitted/);
     expect(env.finalSql).toBe("SELECT 1");
-    expect(env.steps.map((s) => Boolean(s.error))).toEqual([false, false, true, false, false, true, true, true, false, true]);
+    expect(env.steps.map((s) => Boolean(s.error))).toEqual([false, false, true, false, false, true, true, true, false, false, true]);
     await sandbox.close();
   });
 

@@ -5,6 +5,7 @@
  * never thrown out. Every call is recorded as a canonical step; `trace()` is the session as a canonical trace.
  */
 
+import { positiveNumber } from "@/lib/config/env";
 import { z } from "zod";
 import { SqlSandbox, type SqlValue } from "@/lib/eval/sandbox";
 import type { DatabaseInfo, QuestionInfo } from "./database-info";
@@ -102,6 +103,9 @@ export class SqlEnvironment {
         result = `Error: ${error}`;
       }
     }
+    // A result the agent (and an MCP client: the SDK drops a session over ~10 MB) can take, with a note it can read.
+    const max = positiveNumber("METRON_TOOL_RESULT_MAX_CHARS", 100_000);
+    if (result.length > max) result = `${result.slice(0, max)}\n(result cut at ${max} of ${result.length} characters (METRON_TOOL_RESULT_MAX_CHARS): select fewer columns or rows, or shorter values)`;
     this.steps.push({ type: "tool_call", tool, args: input ?? {}, result, ...(error ? { error } : {}), started_at: started.toISOString(), duration_ms: Date.now() - started.getTime() });
     return result;
   }
@@ -148,7 +152,7 @@ export class SqlEnvironment {
       case "submit_final_query": {
         const { query } = input as { query: string };
         if (this.submitted !== null) return "Error: a final query was already submitted; only the first submission counts.";
-        const check = this.sandbox.check(this.database.path, query);
+        const check = await this.sandbox.check(this.database.path, query);
         this.submitted = query;
         return check.ok ? "Final query accepted." : `Final query accepted (note: it does not compile here: ${check.error}).`;
       }

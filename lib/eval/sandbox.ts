@@ -1,23 +1,23 @@
 /**
- * The read-only SQL sandbox every query Metron runs goes through. A statement is first compiled on the main
- * thread against the database opened read-only with `query_only`: SQLite's legacy double-quoted strings are
- * emulated (legacy-dqs.ts), statements SQLite does not report read-only are refused, and so are ATTACH,
- * DETACH and VACUUM (ATTACH counts as read-only to SQLite). It then runs in a worker thread with a row cap;
- * the worker is terminated at the time limit and replaced.
+ * The read-only SQL sandbox every query Metron runs goes through (evaluation, the environment's tools, result
+ * diffs, the demo). Each statement is compiled and run in a worker *process* (sandbox-worker.mjs, rules in
+ * sandbox-check.mjs): exactly one statement, read-only by SQLite's own account, on a read-only `query_only`
+ * connection, with legacy double-quoted strings emulated. Limits, each named in the error when hit: time (the
+ * process is killed with SIGKILL and replaced, so the query stops inside SQLite too and the CPU returns to idle),
+ * rows, bytes per value and per result, the size of the SQL text, and the worker's address space (ulimit -v), so
+ * that a query building huge values fails in the worker instead of growing the server.
  */
-import Database from "better-sqlite3";
+import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
-import { Worker } from "node:worker_threads";
-import { prepareLegacy } from "@/lib/sql/legacy-dqs";
 import { sandboxLimits } from "./limits";
 
 export type SqlValue = string | number | bigint | null | Uint8Array;
 
 export type QueryResult =
   | { ok: true; columns: string[]; rows: SqlValue[][]; truncated: boolean; sql: string; ms: number }
-  | { ok: false; error: string; kind: "refused" | "error" | "timeout"; sql: string; ms: number };
+  | { ok: false; error: string; kind: "refused" | "error" | "timeout" | "limit"; sql: string; ms: number };
 
-const FORBIDDEN = /^\s*(?:--[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*(ATTACH|DETACH|VACUUM)\b/i;
+type Reply = { ok: true; columns: string[]; rows: SqlValue[][]; truncated: boolean; sql: string } | { ok: false; error: string; kind: "refused" | "error" | "timeout" | "limit"; sql: string };
 
 function workerFile(): string {
   const root = process.env.METRON_ROOT ?? process.cwd();
@@ -26,83 +26,88 @@ function workerFile(): string {
 
 interface Task {
   id: number;
-  path: string;
-  sql: string;
-  maxRows: number;
-  resolve: (r: { columns: string[]; rows: SqlValue[][]; truncated: boolean } | { error: string; timeout?: boolean }) => void;
+  message: { path: string; sql: string; maxRows: number; maxBytes: number; maxValueBytes: number; compileOnly: boolean };
+  resolve: (r: Reply) => void;
 }
 
 interface Slot {
-  worker: Worker;
+  child: ChildProcess;
   task?: Task;
   timer?: NodeJS.Timeout;
+  dead?: boolean;
 }
 
 export class SqlSandbox {
   private slots: Slot[] = [];
   private queue: Task[] = [];
   private nextId = 1;
-  private compilers = new Map<string, Database.Database>();
   readonly limits;
 
   constructor(limits: Partial<ReturnType<typeof sandboxLimits>> = {}) {
     this.limits = { ...sandboxLimits(), ...limits };
   }
 
-  /** Compiles on the main thread: refuses writes, returns the SQL to run (legacy double-quoted strings applied). */
-  check(dbPath: string, sql: string): { ok: true; sql: string } | { ok: false; error: string; kind: "refused" | "error" } {
-    const text = sql.trim().replace(/;\s*$/, "");
-    if (FORBIDDEN.test(text)) return { ok: false, kind: "refused", error: `refused: ${FORBIDDEN.exec(text)![1].toUpperCase()} is not allowed` };
-    let db = this.compilers.get(dbPath);
-    if (!db) {
-      db = new Database(dbPath, { readonly: true, fileMustExist: true });
-      db.pragma("query_only = 1");
-      this.compilers.set(dbPath, db);
-    }
-    try {
-      const { statement, sql: rewritten } = prepareLegacy(db, text);
-      if (!statement.readonly) return { ok: false, kind: "refused", error: "refused: only read-only statements run here" };
-      return { ok: true, sql: rewritten };
-    } catch (e) {
-      return { ok: false, kind: "error", error: (e as Error).message };
-    }
+  /** Compiles without running: whether the statement may run here, and the SQL that would run. */
+  async check(dbPath: string, sql: string): Promise<{ ok: true; sql: string } | { ok: false; error: string; kind: "refused" | "error" | "timeout" | "limit" }> {
+    const r = await this.submit(dbPath, sql, 0, true);
+    return r.ok ? { ok: true, sql: r.sql } : { ok: false, error: r.error, kind: r.kind };
   }
 
   async run(dbPath: string, sql: string, maxRows = this.limits.maxRows): Promise<QueryResult> {
     const started = performance.now();
-    const checked = this.check(dbPath, sql);
-    if (!checked.ok) return { ...checked, sql, ms: performance.now() - started };
-    const out = await new Promise<Parameters<Task["resolve"]>[0]>((resolve) => {
-      this.queue.push({ id: this.nextId++, path: dbPath, sql: checked.sql, maxRows, resolve });
+    const r = await this.submit(dbPath, sql, maxRows, false);
+    return { ...r, ms: performance.now() - started };
+  }
+
+  private submit(dbPath: string, sql: string, maxRows: number, compileOnly: boolean): Promise<Reply> {
+    if (Buffer.byteLength(sql) > this.limits.maxSqlBytes) {
+      return Promise.resolve({ ok: false, kind: "limit", sql: sql.slice(0, 200), error: `the SQL text is over the limit of ${this.limits.maxSqlBytes} bytes (METRON_SQL_MAX_SQL_BYTES)` });
+    }
+    return new Promise((resolve) => {
+      const { maxResultBytes: maxBytes, maxValueBytes } = this.limits;
+      this.queue.push({ id: this.nextId++, message: { path: dbPath, sql, maxRows, maxBytes, maxValueBytes, compileOnly }, resolve });
       this.pump();
     });
-    const ms = performance.now() - started;
-    if ("error" in out) return { ok: false, kind: out.timeout ? "timeout" : /^refused/.test(out.error) ? "refused" : "error", error: out.error, sql: checked.sql, ms };
-    return { ok: true, ...out, sql: checked.sql, ms };
   }
 
   private spawn(): Slot {
-    const slot: Slot = { worker: new Worker(workerFile()) };
-    slot.worker.on("message", (msg: { id: number } & ({ columns: string[]; rows: SqlValue[][]; truncated: boolean } | { error: string })) => {
+    const memoryKb = this.limits.memoryMb * 1024;
+    // `ulimit -v` bounds the worker's address space; `exec` keeps the IPC channel and makes the pid node's own.
+    const child = spawn("/bin/sh", ["-c", `ulimit -v ${memoryKb} 2>/dev/null; exec "$0" "$1"`, process.execPath, workerFile()], {
+      stdio: ["ignore", "ignore", "pipe", "ipc"],
+      serialization: "advanced",
+      env: { ...process.env, METRON_SANDBOX_MEMORY_MB: String(this.limits.memoryMb) },
+    });
+    const slot: Slot = { child };
+    let stderr = "";
+    child.stderr?.on("data", (d: Buffer) => { if (stderr.length < 4000) stderr += d.toString(); });
+    child.on("message", (msg: { id: number } & Reply) => {
       const task = slot.task;
       if (!task || task.id !== msg.id) return;
       clearTimeout(slot.timer);
       slot.task = undefined;
-      task.resolve(msg);
+      const { id: _, ...reply } = msg;
+      task.resolve(reply as Reply);
       this.pump();
     });
-    slot.worker.on("error", (e) => this.fail(slot, e.message));
-    slot.worker.unref();
+    child.on("exit", (code, signal) => {
+      if (slot.dead) return;
+      this.fail(slot, `the sandbox worker stopped (${signal ?? `exit ${code}`})${stderr ? `: ${stderr.trim().split("\n").pop()}` : ""}`, "error");
+    });
+    child.on("error", (e) => this.fail(slot, e.message, "error"));
+    child.unref();
+    (child.channel as unknown as { unref?: () => void } | undefined)?.unref?.();
     return slot;
   }
 
-  private fail(slot: Slot, message: string, timeout = false) {
+  private fail(slot: Slot, message: string, kind: "timeout" | "error") {
     clearTimeout(slot.timer);
     const task = slot.task;
     slot.task = undefined;
-    void slot.worker.terminate();
+    slot.dead = true;
+    slot.child.kill("SIGKILL");
     this.slots = this.slots.filter((s) => s !== slot);
-    task?.resolve({ error: message, timeout });
+    task?.resolve({ ok: false, kind, error: message, sql: task.message.sql });
     this.pump();
   }
 
@@ -117,19 +122,24 @@ export class SqlSandbox {
       const task = this.queue.shift()!;
       slot.task = task;
       const s = slot;
-      s.timer = setTimeout(() => this.fail(s, `stopped at the time limit of ${this.limits.timeoutMs} ms (METRON_SQL_TIMEOUT_MS)`, true), this.limits.timeoutMs);
-      s.worker.postMessage({ id: task.id, path: task.path, sql: task.sql, maxRows: task.maxRows });
+      s.timer = setTimeout(() => this.fail(s, `stopped at the time limit of ${this.limits.timeoutMs} ms (METRON_SQL_TIMEOUT_MS)`, "timeout"), this.limits.timeoutMs);
+      s.child.send({ id: task.id, ...task.message });
     }
+  }
+
+  /** The worker processes' ids (for diagnostics and tests). */
+  pids(): number[] {
+    return this.slots.map((s) => s.child.pid).filter((p): p is number => p !== undefined);
   }
 
   async close(): Promise<void> {
     for (const s of this.slots) {
       clearTimeout(s.timer);
-      s.task?.resolve({ error: "sandbox closed" });
+      s.dead = true;
+      s.task?.resolve({ ok: false, kind: "error", error: "sandbox closed", sql: s.task.message.sql });
+      s.child.kill("SIGKILL");
     }
-    await Promise.all(this.slots.map((s) => s.worker.terminate()));
     this.slots = [];
-    for (const db of this.compilers.values()) db.close();
-    this.compilers.clear();
+    for (const t of this.queue.splice(0)) t.resolve({ ok: false, kind: "error", error: "sandbox closed", sql: t.message.sql });
   }
 }

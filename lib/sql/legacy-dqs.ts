@@ -10,48 +10,42 @@ import type Database from "better-sqlite3";
 
 const MAX_REWRITES = 32;
 
-/** Replaces every double-quoted token `"name"` (outside string literals and comments) by `'name'`. */
+/** Replaces every double-quoted token `"name"` (outside string literals and comments) by `'name'`. Linear: spans are copied whole. */
 export function quoteAsString(sql: string, name: string): string {
-  let out = "";
+  const parts: string[] = [];
+  let last = 0;
   let i = 0;
   while (i < sql.length) {
     const c = sql[i];
-    if (c === "'") {
-      const end = skipQuoted(sql, i, "'");
-      out += sql.slice(i, end);
-      i = end;
-    } else if (c === "-" && sql[i + 1] === "-") {
+    if (c === "'") i = skipQuoted(sql, i, "'");
+    else if (c === "-" && sql[i + 1] === "-") {
       const nl = sql.indexOf("\n", i);
-      const end = nl === -1 ? sql.length : nl;
-      out += sql.slice(i, end);
-      i = end;
+      i = nl === -1 ? sql.length : nl;
     } else if (c === "/" && sql[i + 1] === "*") {
       const close = sql.indexOf("*/", i + 2);
-      const end = close === -1 ? sql.length : close + 2;
-      out += sql.slice(i, end);
-      i = end;
+      i = close === -1 ? sql.length : close + 2;
     } else if (c === '"') {
       const end = skipQuoted(sql, i, '"');
       const token = sql.slice(i + 1, end - 1).replace(/""/g, '"');
-      out += token === name ? `'${token.replace(/'/g, "''")}'` : sql.slice(i, end);
+      if (token === name) {
+        parts.push(sql.slice(last, i), `'${token.replace(/'/g, "''")}'`);
+        last = end;
+      }
       i = end;
-    } else {
-      out += c;
-      i++;
-    }
+    } else i++;
   }
-  return out;
+  parts.push(sql.slice(last));
+  return parts.join("");
 }
 
 function skipQuoted(sql: string, start: number, q: string): number {
   let i = start + 1;
-  while (i < sql.length) {
-    if (sql[i] === q) {
-      if (sql[i + 1] === q) i += 2;
-      else return i + 1;
-    } else i++;
+  for (;;) {
+    const j = sql.indexOf(q, i);
+    if (j === -1) return sql.length;
+    if (sql[j + 1] === q) i = j + 2;
+    else return j + 1;
   }
-  return sql.length;
 }
 
 /** Prepares `prefix + sql` with legacy double-quoted strings; returns the statement and the SQL it ran. */
