@@ -86,8 +86,7 @@ export class SqlSandbox {
       if (!task || task.id !== msg.id) return;
       clearTimeout(slot.timer);
       slot.task = undefined;
-      const { id: _, ...reply } = msg;
-      task.resolve(reply as Reply);
+      task.resolve(msg);
       this.pump();
     });
     child.on("exit", (code, signal) => {
