@@ -2,6 +2,8 @@ import { diffWordsWithSpace } from "diff";
 import { highlight } from "@/lib/highlight/highlight";
 import { describeExtraction, extractSql } from "@/lib/sql/extract-sql";
 
+const DIFF_MAX_CHARS = 40_000;
+
 function Highlighted({ html }: { html: string }) {
   // Shiki escapes the SQL it highlights.
   return <div className="overflow-x-auto text-xs [&_pre]:whitespace-pre-wrap [&_pre]:p-2" dangerouslySetInnerHTML={{ __html: html }} />;
@@ -14,7 +16,9 @@ export async function SqlCompare({ finalSql: rawFinal, goldSql, finalTables, gol
   const finalSql = extracted?.sql ?? null;
   const caveat = describeExtraction(extracted?.extracted ?? null);
   const [finalHtml, goldHtml] = await Promise.all([finalSql ? highlight(finalSql, "sql") : null, goldSql ? highlight(goldSql, "sql") : null]);
-  const parts = finalSql && goldSql ? diffWordsWithSpace(goldSql, finalSql) : null;
+  // A word diff is O(N·D): bounded in input size and edit length, so one huge answer cannot stall the server.
+  const diffable = finalSql && goldSql && finalSql.length + goldSql.length <= DIFF_MAX_CHARS;
+  const parts = diffable ? (diffWordsWithSpace(goldSql, finalSql, { maxEditLength: 2000, timeout: 100 }) ?? null) : null;
   return (
     <section className="space-y-2" aria-labelledby="sql-heading">
       <h2 id="sql-heading" className="font-semibold">Final SQL against gold SQL</h2>
@@ -30,6 +34,7 @@ export async function SqlCompare({ finalSql: rawFinal, goldSql, finalTables, gol
           {goldHtml ? <Highlighted html={goldHtml} /> : <p className="p-2 text-xs text-zinc-500">No gold SQL: link the run to its dataset.</p>}
         </div>
       </div>
+      {finalSql && goldSql && !parts && <p className="text-xs text-zinc-500" data-testid="sql-diff-skipped">No word diff: the two queries are too long or too different to diff quickly (over {DIFF_MAX_CHARS.toLocaleString("en-US")} characters together, or over 2,000 edits).</p>}
       {parts && (
         <div className="rounded-lg border border-zinc-200 bg-white p-2 font-mono text-xs whitespace-pre-wrap" data-testid="sql-diff">
           <span className="mr-2 font-sans text-zinc-500">diff:</span>

@@ -4,6 +4,7 @@ import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3"
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
+import { positiveNumber } from "@/lib/config/env";
 import * as schema from "./schema";
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
@@ -22,7 +23,8 @@ export function openConnection(file = databasePath()): Database.Database {
   const sqlite = new Database(file);
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = NORMAL");
-  sqlite.pragma("busy_timeout = 5000");
+  // Another process writing (a CLI ingest, an evaluation, the server): wait for it instead of failing.
+  sqlite.pragma(`busy_timeout = ${positiveNumber("METRON_BUSY_TIMEOUT_MS", 300_000)}`);
   return sqlite;
 }
 

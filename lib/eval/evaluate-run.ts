@@ -6,6 +6,7 @@
 import type Database from "better-sqlite3";
 import { createHash } from "node:crypto";
 import { extractSql } from "@/lib/sql/extract-sql";
+import { withWriteTransaction } from "@/lib/db/write-lock";
 import { resultsMatch, rowKey, type CompareMode, type NumericMode } from "./compare";
 import { SqlSandbox, type QueryResult, type SqlValue } from "./sandbox";
 
@@ -95,12 +96,12 @@ export async function evaluateRun(sqlite: Database.Database, runId: string, opti
   } finally {
     if (!options.sandbox) await sandbox.close();
   }
-  sqlite.transaction(() => {
+  await withWriteTransaction(sqlite, () => {
     for (const [id, [outcome, error, hash]] of results) {
       counts[outcome]++;
       save.run(outcome, error, hash, id);
     }
     sqlite.prepare("UPDATE runs SET version = version + 1, ex_settings = ? WHERE id = ?").run(JSON.stringify({ mode, numeric, evaluated_at: new Date().toISOString() }), runId);
-  })();
+  });
   return { run_id: runId, counts };
 }

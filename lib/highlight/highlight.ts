@@ -3,6 +3,7 @@
  * once), and a small cache of highlighted snippets. Shiki escapes the code it highlights, so untrusted trace
  * content never reaches the page as HTML.
  */
+import { positiveNumber } from "@/lib/config/env";
 import { createHighlighter, type Highlighter } from "shiki";
 
 export type CodeLang = "sql" | "json";
@@ -18,11 +19,22 @@ function highlighter(): Promise<Highlighter> {
   return g.metronHighlighter;
 }
 
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/**
+ * Highlighted HTML of `code`. Text over `METRON_HIGHLIGHT_MAX_CHARS` (default 20,000) is shown plain with a note,
+ * and lines over 2,000 characters or taking over 50 ms are left untokenised by shiki: highlighting runs on the
+ * request thread, so its cost is bounded whatever a trace holds.
+ */
 export async function highlight(code: string, lang: CodeLang): Promise<string> {
+  const max = positiveNumber("METRON_HIGHLIGHT_MAX_CHARS", 20_000);
+  if (code.length > max) {
+    return `<pre class="shiki" style="background-color:#fff"><code>${escapeHtml(code)}</code></pre><p class="px-2 pb-1 text-xs text-zinc-500">Shown without highlighting: ${code.length.toLocaleString("en-US")} characters is over the ${max.toLocaleString("en-US")} highlighted (METRON_HIGHLIGHT_MAX_CHARS).</p>`;
+  }
   const key = `${lang}\u0000${code}`;
   const hit = cache.get(key);
   if (hit) return hit;
-  const html = (await highlighter()).codeToHtml(code, { lang, theme: THEME });
+  const html = (await highlighter()).codeToHtml(code, { lang, theme: THEME, tokenizeMaxLineLength: 2000, tokenizeTimeLimit: 50 });
   if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
   cache.set(key, html);
   return html;

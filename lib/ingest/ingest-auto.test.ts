@@ -8,6 +8,7 @@ import { ingestAuto } from "./ingest-auto";
 const store = tempDb();
 afterAll(() => store.cleanup());
 const sqlite = store.db.$client;
+const CLAUDE_FILE = "representative_messages.jsonl";
 const row = (runName: string) => sqlite.prepare("SELECT t.* FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = ?").all(runName) as Record<string, unknown>[];
 
 describe("ingestAuto on real foreign files", () => {
@@ -38,6 +39,21 @@ describe("ingestAuto on real foreign files", () => {
     const [t] = row("claude session");
     expect(t).toMatchObject({ question_id: "22", db_id: "concert_singer", gold_count: 2 });
     expect(JSON.parse(t.meta as string).question_link).toMatchObject({ method: "contained", matched: question });
+  });
+
+  it("a canonical file whose first line is broken still streams as canonical, the line reported by number", async () => {
+    const good = (id: string) => JSON.stringify({ run: { name: "broken-first", system: "s", model: "m" }, question: { id }, steps: [] });
+    const report = await ingestAuto(sqlite, chunksOf(`{not json\n${good("a")}\n${good("b")}\n`, 7));
+    expect(report).toMatchObject({ format: "canonical", inserted: 2, errors: [{ line: 1, message: expect.stringMatching(/invalid JSON/) }] });
+  });
+
+  it("an invalid UTF-8 byte in a Claude Code session fails its line only", async () => {
+    const lines = readFileSync(sharedData("traces", "claude-code", CLAUDE_FILE)).toString("utf8").split("\n");
+    const broken = Buffer.concat([Buffer.from(lines[0] + "\n"), Buffer.from([0x7b, 0xff, 0xfe, 0x7d, 0x0a]), Buffer.from(lines.slice(1).join("\n"))]);
+    const report = await ingestAuto(sqlite, chunksOf(broken), { defaults: { name: "cc-utf8", system: "s", model: "m" } });
+    expect(report.format).toBe("claude-code");
+    expect(report.inserted).toBeGreaterThan(0);
+    expect(report.warnings).toContainEqual({ line: 2, message: "not valid UTF-8: the line was skipped" });
   });
 
   it("refuses a file of no known format, naming the formats", async () => {

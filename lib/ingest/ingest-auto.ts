@@ -7,7 +7,7 @@
 import type Database from "better-sqlite3";
 import { isUtf8 } from "node:buffer";
 import { positiveNumber } from "@/lib/config/env";
-import { adapt, detectFormat, looksCanonical } from "@/lib/trace/adapters";
+import { adapt, detectFormat, LINE_FORMATS, looksCanonical } from "@/lib/trace/adapters";
 import { linkQuestion, type LinkMethod } from "@/lib/trace/adapters/link-questions";
 import { EmptyInputError, ingestStream, type IngestOptions, type IngestReport } from "./ingest";
 
@@ -25,6 +25,7 @@ export interface AutoReport extends IngestReport {
 }
 
 const HEAD_BYTES = 64 * 1024;
+const HEAD_MAX_BYTES = 64 * 1024 * 1024;
 
 export class ForeignFileTooLargeError extends Error {}
 
@@ -44,11 +45,14 @@ export async function ingestAuto(sqlite: Database.Database, chunks: AsyncIterabl
   const head: Uint8Array[] = [];
   let size = 0;
   let done = false;
-  while (size < HEAD_BYTES) {
+  // The head: 64 kB, or more until it holds a few complete lines (a canonical line can be megabytes long).
+  let newlines = 0;
+  while (size < HEAD_BYTES || (size < HEAD_MAX_BYTES && newlines < 2)) {
     const next = await iterator.next();
     if (next.done) { done = true; break; }
     head.push(next.value);
     size += next.value.byteLength;
+    for (let i = next.value.indexOf(10); i !== -1 && newlines < 2; i = next.value.indexOf(10, i + 1)) newlines++;
   }
   if (size === 0) throw new EmptyInputError();
   const headText = Buffer.concat(head).toString("utf8");
@@ -69,14 +73,23 @@ export async function ingestAuto(sqlite: Database.Database, chunks: AsyncIterabl
     if (size > limit) throw new ForeignFileTooLargeError(`the file is over ${limit} bytes, the limit for formats read whole (METRON_MAX_FOREIGN_BYTES)`);
   }
   const bytes = Buffer.concat(parts);
-  if (!isUtf8(bytes)) throw new Error("the file is not valid UTF-8");
-  const text = bytes.toString("utf8");
+  // Invalid UTF-8 fails its line, not the file: in a line format the line is skipped, in a JSON document it is
+  // decoded with replacement characters; either way a warning names the line.
+  const badLines = isUtf8(bytes) ? [] : invalidUtf8Lines(bytes);
+  let text = bytes.toString("utf8");
   const format = requested ?? detectFormat(text);
+  const utf8Warnings = badLines.map((line) => ({ line, message: LINE_FORMATS.has(format) ? "not valid UTF-8: the line was skipped" : "not valid UTF-8: decoded with replacement characters (U+FFFD)" }));
+  if (badLines.length && LINE_FORMATS.has(format) && format !== "canonical") {
+    const bad = new Set(badLines);
+    text = text.split("\n").map((l, i) => (bad.has(i + 1) ? "" : l)).join("\n");
+  }
   if (format === "canonical") {
     const report = await ingestStream(sqlite, (async function* () { yield bytes; })(), options);
     return { ...report, format, links: {} };
   }
-  const { traces, warnings } = adapt(text, format);
+  const adapted = adapt(text, format);
+  const traces = adapted.traces;
+  const warnings = [...utf8Warnings, ...adapted.warnings];
 
   const datasetRef = options.dataset ?? options.defaults?.benchmark;
   const dataset = datasetRef ? (sqlite.prepare("SELECT id FROM datasets WHERE id = ? OR name = ?").get(datasetRef, datasetRef) as { id: string } | undefined) : undefined;
@@ -95,4 +108,17 @@ export async function ingestAuto(sqlite: Database.Database, chunks: AsyncIterabl
   const report = await ingestStream(sqlite, (async function* () { yield Buffer.from(lines.join("\n") + "\n"); })(), options);
   const measured = report.warnings.map((w) => ({ line: w.line, message: `adapted trace ${w.line}: ${w.message}` }));
   return { ...report, format, warnings: [...warnings, ...measured], links };
+}
+
+/** 1-based numbers of the lines that are not valid UTF-8. */
+function invalidUtf8Lines(bytes: Buffer): number[] {
+  const bad: number[] = [];
+  let start = 0;
+  for (let line = 1; start <= bytes.length; line++) {
+    let end = bytes.indexOf(10, start);
+    if (end === -1) end = bytes.length;
+    if (!isUtf8(bytes.subarray(start, end))) bad.push(line);
+    start = end + 1;
+  }
+  return bad;
 }

@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { chunksOf, tempDb } from "@/lib/testing/db";
 import { jsonl, makeTraceLine } from "@/lib/testing/factories";
-import { ingestStream } from "./ingest";
+import { ingestStream, runIngest } from "./ingest";
+
+const ingestStreamUnqueued = (sqlite: Parameters<typeof runIngest>[0], text: string) => runIngest(sqlite, chunksOf(text, 1 << 12), {});
 
 let cleanups: (() => void)[] = [];
 afterEach(() => { cleanups.forEach((c) => c()); cleanups = []; });
@@ -104,6 +106,43 @@ describe("ingestStream", () => {
     expect(report.errors).toEqual([{ line: 5, message: expect.stringContaining("orphan") }]);
     const t = sqlite.prepare("SELECT final_sql, step_count FROM traces WHERE question_id = '7'").get();
     expect(t).toEqual({ final_sql: "SELECT 1", step_count: 2 });
+  });
+});
+
+describe("a bad line is a bad line", () => {
+  it("a trace nested 5,000 deep fails alone, with its line number, and the file goes on", async () => {
+    const sqlite = store();
+    // Written as text: JSON.stringify itself cannot build it.
+    const deep = `${'{"d":'.repeat(5000)}"bottom"${"}".repeat(5000)}`;
+    const withDeep = (path: "meta" | "args") => {
+      const line = JSON.stringify(path === "meta" ? makeTraceLine({ meta: { deep: "@@" } }) : makeTraceLine({ steps: [{ type: "tool_call", tool: "read_query", args: { nested: "@@" } }] }));
+      return line.replace('"@@"', deep);
+    };
+    const lines = [makeTraceLine(), withDeep("meta"), makeTraceLine(), withDeep("args"), makeTraceLine()];
+    const report = await ingestStream(sqlite, chunksOf(jsonl(...lines), 4096));
+    expect(report.inserted).toBe(3);
+    expect(report.errors.map((e) => e.line)).toEqual([2, 4]);
+    expect(report.errors[0].message).toMatch(/nests too deeply|could not be stored/);
+    expect(count(sqlite, "traces")).toBe(3);
+    expect(count(sqlite, "steps")).toBe(9);
+  });
+
+  it("two CLI-like connections ingesting at once both succeed: the second waits for the lock", async () => {
+    const t = tempDb();
+    cleanups.push(t.cleanup);
+    const { openConnection } = await import("@/lib/db/client");
+    const a = openConnection(t.file);
+    const b = openConnection(t.file);
+    try {
+      const many = (n: number) => jsonl(...Array.from({ length: n }, () => makeTraceLine()));
+      // The module's in-process queue would serialise these; two connections in one process race like two processes.
+      const [ra, rb] = await Promise.all([ingestStreamUnqueued(a, many(300)), ingestStreamUnqueued(b, many(300))]);
+      expect(ra.inserted + rb.inserted).toBe(600);
+      expect(count(a, "traces")).toBe(600);
+    } finally {
+      a.close();
+      b.close();
+    }
   });
 });
 

@@ -66,6 +66,12 @@ export class UnknownDatasetError extends Error {
   }
 }
 
+/** What a per-line failure says: a stack overflow is deep nesting, anything else its own message. */
+function lineFailure(e: unknown): string {
+  if (e instanceof RangeError && /call stack/i.test(e.message)) return "the JSON nests too deeply to process (a value inside thousands of arrays or objects)";
+  return (e as Error).message ?? String(e);
+}
+
 let lock: Promise<unknown> = Promise.resolve();
 
 /** Uploads are serialised: SQLite has one writer, and each upload holds a write transaction. */
@@ -79,7 +85,8 @@ export function ingestStream(sqlite: Database.Database, chunks: AsyncIterable<Ui
   return withIngestLock(() => runIngest(sqlite, chunks, options));
 }
 
-async function runIngest(sqlite: Database.Database, chunks: AsyncIterable<Uint8Array>, options: IngestOptions): Promise<IngestReport> {
+/** The ingest itself, outside this process's upload queue (other processes do not share that queue either). */
+export async function runIngest(sqlite: Database.Database, chunks: AsyncIterable<Uint8Array>, options: IngestOptions): Promise<IngestReport> {
   const limits = ingestLimits();
   const maxLineBytes = options.maxLineBytes ?? limits.maxLineBytes;
   const upload: UploadInfo = { id: randomUUID(), source: options.source ?? "cli", fileName: options.fileName };
@@ -97,7 +104,13 @@ async function runIngest(sqlite: Database.Database, chunks: AsyncIterable<Uint8A
   const errors: IngestError[] = [];
   const warnings: IngestError[] = [];
   const store = (trace: Trace, line: number) => {
-    persister.add(trace);
+    try {
+      persister.add(trace);
+    } catch (e) {
+      // One trace that cannot be measured or written (nesting past the stack, a number SQLite refuses) fails alone.
+      fail(line, `this trace could not be stored: ${lineFailure(e)}`);
+      return;
+    }
     progress.traces++;
     const caveat = trace.final_sql ? describeExtraction(extractSql(trace.final_sql).extracted) : null;
     if (caveat && warnings.length < limits.maxReportedErrors) warnings.push({ line, message: `${caveat}; the raw text is kept in the trace` });
@@ -110,19 +123,32 @@ async function runIngest(sqlite: Database.Database, chunks: AsyncIterable<Uint8A
     persister.addError(line, message);
   };
 
-  persister.begin();
+  await persister.begin();
   try {
     for await (const raw of splitLines(chunks, maxLineBytes, progress)) {
       if ("error" in raw) {
         fail(raw.lineNo, raw.error);
       } else {
-        const parsed = parseLine(raw.text, raw.lineNo);
-        if (!parsed.ok) fail(parsed.lineNo, parsed.error);
+        let parsed: ReturnType<typeof parseLine> | undefined;
+        try {
+          parsed = parseLine(raw.text, raw.lineNo);
+        } catch (e) {
+          fail(raw.lineNo, lineFailure(e));
+        }
+        if (!parsed) {
+          // reported above
+        } else if (!parsed.ok) fail(parsed.lineNo, parsed.error);
         else if (parsed.line.kind === "trace" || parsed.line.kind === "step") {
           const err = assembler.event(parsed.line, parsed.lineNo);
           if (err) fail(err.line, err.message);
         } else {
-          store(assembler.whole(parsed.line, parsed.lineNo).trace, parsed.lineNo);
+          let assembled: ReturnType<TraceAssembler["whole"]> | undefined;
+          try {
+            assembled = assembler.whole(parsed.line, parsed.lineNo);
+          } catch (e) {
+            fail(parsed.lineNo, lineFailure(e));
+          }
+          if (assembled) store(assembled.trace, parsed.lineNo);
         }
       }
       if (options.onProgress && progress.lines % every === 0) options.onProgress(progress);

@@ -5,6 +5,7 @@
  */
 import type Database from "better-sqlite3";
 import type { Trace } from "@/lib/trace/types";
+import { beginImmediate } from "@/lib/db/write-lock";
 import type { RoleMap } from "@/lib/sql/classify-step";
 import { mergeRoles, ToolCounter, type TraceMeasurer } from "./measure";
 import { prepareTrace, STEP_COLUMNS, TRACE_COLUMNS, type PreparedTrace } from "./prepare";
@@ -53,8 +54,9 @@ export class Persister {
     };
   }
 
-  begin(): void {
-    this.sqlite.exec("BEGIN IMMEDIATE");
+  /** Opens the upload's transaction, waiting (asynchronously) while another process writes. */
+  async begin(): Promise<void> {
+    await beginImmediate(this.sqlite);
     this.open = true;
     this.statements.upload.run(this.upload.id, this.upload.source, this.upload.fileName ?? null);
   }
@@ -72,7 +74,19 @@ export class Persister {
 
   /** Stores a trace unless the same content is already stored; returns its id and whether it was new. */
   add(trace: Trace): { id: string; inserted: boolean; runId: string } {
-    return this.write(prepareTrace(trace, this.measurer, this.rolesFor));
+    const prepared = prepareTrace(trace, this.measurer, this.rolesFor);
+    // A savepoint per trace: a write that fails half-way leaves nothing of that trace, and the upload goes on.
+    const knownRun = this.runs.has(prepared.run.id);
+    this.sqlite.exec("SAVEPOINT trace");
+    try {
+      const r = this.write(prepared);
+      this.sqlite.exec("RELEASE trace");
+      return r;
+    } catch (e) {
+      this.sqlite.exec("ROLLBACK TO trace; RELEASE trace");
+      if (!knownRun) this.runs.delete(prepared.run.id); // its row was rolled back with the trace
+      throw e;
+    }
   }
 
   /** Writes a prepared trace (prepared here or by a worker thread). */

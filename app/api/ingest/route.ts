@@ -5,6 +5,8 @@ import { ForeignFileTooLargeError, ingestAuto } from "@/lib/ingest/ingest-auto";
 import { UnknownFormatError } from "@/lib/trace/adapters";
 import { FORMATS } from "@/lib/trace/adapters/formats";
 import { reportProgress } from "@/lib/ingest/progress-registry";
+import { receiveToFile, UploadStalledError, UploadTooLargeError, type Received } from "@/lib/ingest/receive";
+import { createReadStream } from "node:fs";
 
 const query = z.object({
   token: z.string().regex(/^[\w-]{8,64}$/).optional(),
@@ -18,7 +20,10 @@ const query = z.object({
   question: z.string().max(500).optional(),
 });
 
-/** Streamed upload: the request body is read line by line as it arrives, never buffered whole. */
+/**
+ * Upload: the body is first received into a temporary file (no lock held while a client sends), then ingested
+ * from it in one write transaction, streamed line by line, never buffered whole.
+ */
 export async function POST(request: Request) {
   const parsed = query.safeParse(Object.fromEntries(new URL(request.url).searchParams));
   if (!parsed.success) return Response.json({ error: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") }, { status: 400 });
@@ -26,9 +31,12 @@ export async function POST(request: Request) {
   const { token, filename, run, system, model, benchmark, dataset, format, question } = parsed.data;
   const blank = (s?: string) => (s && s.trim() ? s.trim() : undefined);
   getDb(); // migrates the store before a second connection writes to it
-  const sqlite = openConnection();
+  let received: Received | undefined;
+  let sqlite: ReturnType<typeof openConnection> | undefined;
   try {
-    const report = await ingestAuto(sqlite, request.body as unknown as AsyncIterable<Uint8Array>, {
+    received = await receiveToFile(request.body, { onBytes: (bytes) => token && reportProgress(token, { bytes, lines: 0, traces: 0, errors: 0 }) });
+    sqlite = openConnection();
+    const report = await ingestAuto(sqlite, createReadStream(received.file, { highWaterMark: 4 << 20 }), {
       source: "browser",
       format,
       dataset: blank(dataset),
@@ -43,9 +51,11 @@ export async function POST(request: Request) {
   } catch (e) {
     if (token) reportProgress(token, { bytes: 0, lines: 0, traces: 0, errors: 0 }, true, (e as Error).message);
     if (e instanceof EmptyInputError || e instanceof UnknownFormatError || e instanceof UnknownDatasetError) return Response.json({ error: e.message }, { status: 400 });
-    if (e instanceof ForeignFileTooLargeError) return Response.json({ error: e.message }, { status: 413 });
+    if (e instanceof ForeignFileTooLargeError || e instanceof UploadTooLargeError) return Response.json({ error: e.message }, { status: 413 });
+    if (e instanceof UploadStalledError) return Response.json({ error: e.message }, { status: 408 });
     return Response.json({ error: `upload failed, nothing of it was stored: ${(e as Error).message}` }, { status: 500 });
   } finally {
-    sqlite.close();
+    sqlite?.close();
+    await received?.dispose();
   }
 }

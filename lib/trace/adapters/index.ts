@@ -80,17 +80,19 @@ export function detectFormat(text: string): string {
   throw new UnknownFormatError("the file is in no format Metron knows");
 }
 
-/** Whether the first bytes of a file could only be canonical JSONL (so it can be streamed without reading it whole). */
+/**
+ * Whether the first bytes of a file read as canonical JSONL (so it can be streamed without reading it whole): the
+ * first complete lines that parse are canonical. A broken first line does not make the file foreign; the ingest
+ * reports it by number.
+ */
 export function looksCanonical(head: string): boolean {
-  const firstLine = head.replace(/^\uFEFF/, "").split(/\r?\n/).find((l) => l.trim());
-  if (!firstLine) return false;
-  try {
-    const o = JSON.parse(firstLine) as unknown;
-    return isObj(o) && ("question" in o || o.kind === "trace" || o.kind === "step");
-  } catch {
-    return false;
-  }
+  const lines = head.replace(/^\uFEFF/, "").split(/\r?\n/);
+  lines.pop(); // possibly cut in the middle
+  return detectLines(lines.join("\n")) === "canonical";
 }
+
+/** Formats read line by line, where a line that is not valid UTF-8 can be skipped alone. */
+export const LINE_FORMATS = new Set(["canonical", "claude-code", "codex"]);
 
 export function adapt(text: string, format: string): AdapterResult {
   const adapter = ADAPTERS.find((a) => a.format === format);
