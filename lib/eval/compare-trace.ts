@@ -2,15 +2,18 @@
 import { extractSql } from "@/lib/sql/extract-sql";
 import type Database from "better-sqlite3";
 import { diffResults, type ResultDiff } from "./result-diff";
-import { SqlSandbox, type QueryResult } from "./sandbox";
+import { sharedSandbox, type SqlSandbox, type QueryResult } from "./sandbox";
 
 export type TraceResults =
   | { ok: false; reason: string }
   | { ok: true; gold: QueryResult; pred: QueryResult; diff: ResultDiff | null; schemaOnly: boolean };
 
 const PREVIEW_ROWS = 200;
+const MAX_ROWS = 10_000;
 
-export async function compareTraceResults(sqlite: Database.Database, traceId: string, sandbox = new SqlSandbox({ maxRows: 10_000 })): Promise<TraceResults> {
+/** With no sandbox given, the process-wide one (a server's requests share its workers and queue); a given one stays open. */
+export async function compareTraceResults(sqlite: Database.Database, traceId: string, given?: SqlSandbox): Promise<TraceResults> {
+  const sandbox = given ?? sharedSandbox();
   const t = sqlite.prepare(`SELECT t.final_sql AS finalSql, t.gold_sql AS goldSql, t.db_id AS dbId, r.dataset_id AS datasetId FROM traces t JOIN runs r ON r.id = t.run_id WHERE t.id = ?`).get(traceId) as
     { finalSql: string | null; goldSql: string | null; dbId: string | null; datasetId: string | null } | undefined;
   if (!t) return { ok: false, reason: "no such trace" };
@@ -19,12 +22,8 @@ export async function compareTraceResults(sqlite: Database.Database, traceId: st
   if (!t.datasetId || !t.dbId) return { ok: false, reason: "the run is not linked to a dataset with this database" };
   const db = sqlite.prepare("SELECT path, schema_only AS schemaOnly FROM databases WHERE id = ?").get(`${t.datasetId}:${t.dbId}`) as { path: string; schemaOnly: number } | undefined;
   if (!db) return { ok: false, reason: `database ${t.dbId} is not registered` };
-  try {
-    const [gold, pred] = await Promise.all([sandbox.run(db.path, t.goldSql), sandbox.run(db.path, extractSql(t.finalSql).sql)]);
-    const diff = gold.ok && pred.ok ? diffResults(gold.rows, pred.rows, PREVIEW_ROWS) : null;
-    const preview = (r: QueryResult): QueryResult => (r.ok ? { ...r, rows: r.rows.slice(0, PREVIEW_ROWS) } : r);
-    return { ok: true, gold: preview(gold), pred: preview(pred), diff, schemaOnly: db.schemaOnly === 1 };
-  } finally {
-    await sandbox.close();
-  }
+  const [gold, pred] = await Promise.all([sandbox.run(db.path, t.goldSql, MAX_ROWS), sandbox.run(db.path, extractSql(t.finalSql).sql, MAX_ROWS)]);
+  const diff = gold.ok && pred.ok ? diffResults(gold.rows, pred.rows, PREVIEW_ROWS) : null;
+  const preview = (r: QueryResult): QueryResult => (r.ok ? { ...r, rows: r.rows.slice(0, PREVIEW_ROWS) } : r);
+  return { ok: true, gold: preview(gold), pred: preview(pred), diff, schemaOnly: db.schemaOnly === 1 };
 }

@@ -91,7 +91,10 @@ export class SqlSandbox {
     });
     child.on("exit", (code, signal) => {
       if (slot.dead) return;
-      this.fail(slot, `the sandbox worker stopped (${signal ?? `exit ${code}`})${stderr ? `: ${stderr.trim().split("\n").pop()}` : ""}`, "error");
+      // An abort while converting a huge value is the address-space limit at work: say which limit.
+      if (signal === "SIGABRT" || /out of memory|allocation failed/i.test(stderr)) {
+        this.fail(slot, `out of memory: the query needs more than the sandbox's ${this.limits.memoryMb} MB (METRON_SQL_MEMORY_MB); its worker was replaced`, "limit");
+      } else this.fail(slot, `the sandbox worker stopped (${signal ?? `exit ${code}`})${stderr ? `: ${stderr.trim().split("\n").pop()}` : ""}`, "error");
     });
     child.on("error", (e) => this.fail(slot, e.message, "error"));
     child.unref();
@@ -99,7 +102,7 @@ export class SqlSandbox {
     return slot;
   }
 
-  private fail(slot: Slot, message: string, kind: "timeout" | "error") {
+  private fail(slot: Slot, message: string, kind: "timeout" | "error" | "limit") {
     clearTimeout(slot.timer);
     const task = slot.task;
     slot.task = undefined;
@@ -141,4 +144,11 @@ export class SqlSandbox {
     this.slots = [];
     for (const t of this.queue.splice(0)) t.resolve({ ok: false, kind: "error", error: "sandbox closed", sql: t.message.sql });
   }
+}
+
+const g = globalThis as unknown as { metronSandbox?: SqlSandbox };
+
+/** The process-wide sandbox of a long-running server: concurrent requests queue for its workers. */
+export function sharedSandbox(): SqlSandbox {
+  return (g.metronSandbox ??= new SqlSandbox());
 }

@@ -51,6 +51,7 @@ export interface Measurement {
 }
 
 const CACHE_LIMIT = 20_000;
+const MEASURE_MAX_SQL_CHARS = 200_000;
 
 export class TraceMeasurer {
   private datasetIds = new Map<string, string | null>();
@@ -106,7 +107,8 @@ export class TraceMeasurer {
     const key = `${onRefusal}\u0000${dbKey}\u0000${sql}`;
     let result = this.tablesCache.get(key);
     if (!result) {
-      result = extractTables(sql, db?.handle, db?.tables, "scan", onRefusal);
+      // Past the size bound, EXPLAIN (and its legacy-string retries) is skipped for the linear scan.
+      result = sql.length > MEASURE_MAX_SQL_CHARS ? extractTables(sql, undefined, db?.tables, "scan") : extractTables(sql, db?.handle, db?.tables, "scan", onRefusal);
       if (this.tablesCache.size >= CACHE_LIMIT) this.tablesCache.clear();
       this.tablesCache.set(key, result);
     }

@@ -1,3 +1,4 @@
+import { benchAbuse } from "./abuse";
 import { benchCompare } from "./compare";
 import { benchDirectives } from "./directives";
 import { benchEvaluate } from "./evaluate";
@@ -12,6 +13,7 @@ const BENCHES: Record<string, (argv: string[]) => Promise<number>> = {
   compare: benchCompare,
   directives: benchDirectives,
   "ingest-phase": ingestPhase,
+  abuse: benchAbuse,
 };
 
 export async function runBench(argv: string[]): Promise<number> {
