@@ -1,4 +1,5 @@
 import { defineConfig } from "@playwright/test";
+import { SECURE_PORT } from "./e2e/secure.mjs";
 
 const PORT = Number(process.env.E2E_PORT ?? 3100);
 export const E2E_SECRET = "sk-e2e-NOT-A-REAL-KEY-7731";
@@ -19,14 +20,24 @@ export default defineConfig({
       args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
     },
   },
-  webServer: {
-    // A fresh store, seeded through the real ingest, then the production build.
-    command: `node e2e/server.mjs ${PORT}`,
-    // A key the server holds: tests check that it never reaches a page, the bundle or the store.
-    env: { OPENAI_API_KEY: E2E_SECRET },
-    url: `http://127.0.0.1:${PORT}/api/schema/trace`,
-    timeout: 120_000,
-    reuseExistingServer: false,
-    stdout: "pipe",
-  },
+  webServer: [
+    {
+      // A fresh store, seeded through the real ingest, then the production build.
+      command: `node e2e/server.mjs ${PORT}`,
+      // A key the server holds: tests check that it never reaches a page, the bundle or the store.
+      env: { OPENAI_API_KEY: E2E_SECRET, METRON_UPLOAD_IDLE_MS: "3000" },
+      url: `http://127.0.0.1:${PORT}/api/schema/trace`,
+      timeout: 120_000,
+      reuseExistingServer: false,
+      stdout: "pipe",
+    },
+    {
+      // The same build on its own store, with access tokens (e2e/security.spec.ts).
+      command: `node e2e/server.mjs ${SECURE_PORT} --secure`,
+      url: `http://127.0.0.1:${SECURE_PORT}/api/schema/trace`, // answers 401 once up: ready
+      timeout: 120_000,
+      reuseExistingServer: false,
+      stdout: "pipe",
+    },
+  ],
 });

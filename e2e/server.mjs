@@ -1,16 +1,24 @@
-// Playwright's web server: a fresh store under e2e/.store, seeded through the real CLI ingest, then `next start`.
+// Playwright's web servers: a fresh store under e2e/.store, seeded through the real CLI ingest, then `next start`.
+// With --secure: a second server on its own store (the simulated demo only) that requires access tokens.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { makeSeedLines } from "./fixtures/make-traces.mjs";
+import { READ_TOKEN, WRITE_TOKEN } from "./secure.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const port = process.argv[2] ?? "3100";
-const dir = path.join(root, "e2e", ".store");
+const secure = process.argv.includes("--secure");
+const dir = path.join(root, "e2e", secure ? ".store-secure" : ".store");
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
 const env = { ...process.env, DATABASE_PATH: path.join(dir, "e2e.db") };
+if (secure) {
+  const tokens = path.join(dir, "tokens.json");
+  writeFileSync(tokens, JSON.stringify([{ name: "writer", token: WRITE_TOKEN, access: "write" }, { name: "reader", token: READ_TOKEN, access: "read" }]));
+  env.METRON_TOKENS_FILE = tokens;
+}
 const seed = path.join(dir, "seed.jsonl");
 writeFileSync(seed, makeSeedLines());
 // Real Spider-de data from ../shared/data (never copied into the repo), then the seed traces.
@@ -19,8 +27,10 @@ const metron = (...args) => {
   const r = spawnSync(process.execPath, ["scripts/metron.mjs", ...args], { cwd: root, env, stdio: "inherit" });
   if (r.status !== 0) process.exit(r.status ?? 1);
 };
-metron("dataset", "import", "--name", "spider-de", "--format", "spider", "--questions", path.join(shared, "spider-de", "dev.json"), "--databases", path.join(shared, "spider-de", "database"));
-metron("ingest", seed);
+if (!secure) {
+  metron("dataset", "import", "--name", "spider-de", "--format", "spider", "--questions", path.join(shared, "spider-de", "dev.json"), "--databases", path.join(shared, "spider-de", "database"));
+  metron("ingest", seed);
+}
 metron("demo");
 const server = spawn(path.join(root, "node_modules", ".bin", "next"), ["start", "-p", port, "-H", "127.0.0.1"], { cwd: root, env, stdio: "inherit" });
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => server.kill(sig));

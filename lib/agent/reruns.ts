@@ -4,6 +4,12 @@
  * keeps its events (status, steps, the end) so an event stream can reconnect and replay from any point. The
  * finished trace — partial if it failed — goes through the normal ingest into the "Reruns" run of its system and
  * model, with `meta.rerun_of` naming the trace it came from.
+ *
+ * Spending limits (docs/security.md): a cap on one client's queued and running jobs, a server-wide queue cap,
+ * server-side maxima for steps, wall time and output tokens (a request can lower them, never raise them), and a
+ * daily cost cap; past one, RerunLimitError (HTTP 429) names it. Jobs are recorded in `rerun_jobs`: one that was
+ * queued or running when the server stopped is marked lost at the next start. Events are scrubbed of secrets, and
+ * a finished job's events are released after METRON_RERUN_RETENTION_MS.
  */
 import type Database from "better-sqlite3";
 import { createHash, randomUUID } from "node:crypto";
@@ -12,7 +18,11 @@ import { directivesFor, SYSTEM_OF, type Variant } from "@/lib/environment/direct
 import { SqlEnvironment } from "@/lib/environment/tools";
 import { ingestStream } from "@/lib/ingest/ingest";
 import { runIdOf } from "@/lib/trace/hash";
-import { runAgentLoop, type AgentLimits } from "./loop";
+import { positiveNumber } from "@/lib/config/env";
+import { loadPrices } from "@/lib/ingest/prices-file";
+import { priceOf } from "@/lib/metrics/prices";
+import { defaultLimits, runAgentLoop, type AgentLimits } from "./loop";
+import { scrubSecrets, scrubValue } from "./scrub";
 import { directiveDeps } from "./directive-models";
 import { languageModel, listProviders, type ProviderId } from "./providers";
 import { createSimulatedModel, SIMULATED_POLICIES } from "./simulated";
@@ -21,6 +31,8 @@ export const RERUN_RUN_NAME = "Reruns";
 
 export interface RerunRequest {
   traceId: string;
+  /** Who asked (the access token's name, else the client's address): the unit of the per-client cap. */
+  client?: string;
   provider: ProviderId;
   model: string;
   variant: Variant;
@@ -43,9 +55,10 @@ export interface RerunJob {
   events: RerunEvent[];
   listeners: Set<(e: RerunEvent) => void>;
   controller: AbortController;
+  finishedAt?: number;
 }
 
-interface Registry { jobs: Map<string, RerunJob>; queue: RerunJob[]; running: number }
+interface Registry { jobs: Map<string, RerunJob>; queue: RerunJob[]; running: number; recovered?: boolean }
 const g = globalThis as unknown as { metronReruns?: Registry };
 const registry: Registry = (g.metronReruns ??= { jobs: new Map<string, RerunJob>(), queue: [] as RerunJob[], running: 0 });
 
@@ -55,7 +68,7 @@ function concurrency(): number {
 }
 
 function emit(job: RerunJob, body: EventBody): void {
-  const event = { id: job.events.length, ...body } as RerunEvent;
+  const event = { id: job.events.length, ...scrubValue(body) } as RerunEvent;
   job.events.push(event);
   for (const l of job.listeners) l(event);
 }
@@ -64,12 +77,73 @@ export function getRerun(id: string): RerunJob | undefined {
   return registry.jobs.get(id);
 }
 
-/** Checks the request against the store and the providers; returns the job, queued. */
+export function rerunLimits() {
+  return {
+    perClient: positiveNumber("METRON_RERUN_MAX_PER_CLIENT", 4),
+    queued: positiveNumber("METRON_RERUN_MAX_QUEUED", 32),
+    retentionMs: positiveNumber("METRON_RERUN_RETENTION_MS", 3_600_000),
+    dailyBudgetUsd: process.env.METRON_DAILY_BUDGET_USD ? positiveNumber("METRON_DAILY_BUDGET_USD", 0, { integer: false }) : null,
+  };
+}
+
+/** A limit was hit: the route answers 429 with this message, which names the limit. */
+export class RerunLimitError extends Error {}
+
+/** Marks the jobs a previous server process left queued or running as lost (once per process). */
+function recoverLostJobs(sqlite: Database.Database): void {
+  if (registry.recovered) return;
+  registry.recovered = true;
+  sqlite.prepare("UPDATE rerun_jobs SET state = 'lost', error = 'the server stopped before this job finished; start it again', finished_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE state IN ('queued', 'running')").run();
+}
+
+/** What the store says of a job this process does not hold (finished and released, or lost in a restart). */
+export function getRecordedRerun(sqlite: Database.Database, id: string): { state: string; error: string | null; resultTraceId: string | null } | undefined {
+  recoverLostJobs(sqlite);
+  return sqlite.prepare("SELECT state, error, result_trace_id AS resultTraceId FROM rerun_jobs WHERE id = ?").get(id) as { state: string; error: string | null; resultTraceId: string | null } | undefined;
+}
+
+/** Spent today (UTC) on reruns, from their stored traces: recorded cost, else priced tokens; null when unpriced. */
+function spentToday(sqlite: Database.Database): { usd: number; unpriced: number } {
+  const r = sqlite.prepare(`SELECT sum(coalesce(cost_usd, cost_computed_usd)) AS usd, sum(CASE WHEN coalesce(cost_usd, cost_computed_usd) IS NULL THEN 1 ELSE 0 END) AS unpriced
+    FROM traces WHERE json_extract(meta, '$.rerun_job') IS NOT NULL AND created_at >= strftime('%Y-%m-%dT00:00:00Z', 'now') AND json_extract(meta, '$.agent.model') NOT LIKE 'sim-%'`).get() as { usd: number | null; unpriced: number | null };
+  return { usd: r.usd ?? 0, unpriced: r.unpriced ?? 0 };
+}
+
+/** Releases the events of jobs finished longer ago than the retention period (their records stay). */
+function releaseFinished(retentionMs: number): void {
+  const cutoff = Date.now() - retentionMs;
+  for (const [id, job] of registry.jobs) if (job.state === "finished" && job.finishedAt !== undefined && job.finishedAt < cutoff) registry.jobs.delete(id);
+}
+
+/** Checks the request against the limits, the store and the providers; returns the job, queued. */
 export function startRerun(openStore: () => Database.Database, request: RerunRequest): RerunJob {
   const provider = listProviders().find((p) => p.id === request.provider);
   if (!provider?.available) throw new RerunError(`provider ${request.provider} is not configured: ${provider?.enable ?? "unknown provider"}`);
   if (request.provider === "simulated" && !SIMULATED_POLICIES[request.model]) throw new RerunError(`the simulated provider has the models ${Object.keys(SIMULATED_POLICIES).join(", ")}`);
-  const job: RerunJob = { id: randomUUID(), request, state: "queued", events: [], listeners: new Set(), controller: new AbortController() };
+  const limits = rerunLimits();
+  releaseFinished(limits.retentionMs);
+  const client = request.client ?? "local";
+  const active = [...registry.jobs.values()].filter((j) => j.state !== "finished");
+  if (active.filter((j) => (j.request.client ?? "local") === client).length >= limits.perClient) throw new RerunLimitError(`${client} already has ${limits.perClient} reruns queued or running (METRON_RERUN_MAX_PER_CLIENT): wait for one to finish`);
+  if (registry.queue.length >= limits.queued) throw new RerunLimitError(`the server's rerun queue is full (${limits.queued} jobs, METRON_RERUN_MAX_QUEUED)`);
+  // The server's maxima: a request can lower them, never raise them.
+  const max = defaultLimits();
+  const clamped = { maxSteps: Math.min(request.limits.maxSteps, max.maxSteps), wallTimeMs: Math.min(request.limits.wallTimeMs, max.wallTimeMs), maxOutputTokens: Math.min(request.limits.maxOutputTokens, max.maxOutputTokens) };
+  const sqlite = openStore();
+  let id: string;
+  try {
+    recoverLostJobs(sqlite);
+    if (limits.dailyBudgetUsd !== null && request.provider !== "simulated") {
+      if (!priceOf(request.model, loadPrices())) throw new RerunLimitError(`${request.model} has no price, so the daily budget (METRON_DAILY_BUDGET_USD) cannot be kept: add its price to METRON_PRICES`);
+      const spent = spentToday(sqlite);
+      if (spent.usd >= limits.dailyBudgetUsd) throw new RerunLimitError(`today's reruns cost $${spent.usd.toFixed(2)}, at the daily budget of $${limits.dailyBudgetUsd} (METRON_DAILY_BUDGET_USD)`);
+    }
+    id = randomUUID();
+    sqlite.prepare("INSERT INTO rerun_jobs (id, trace_id, client, provider, model, variant, state) VALUES (?, ?, ?, ?, ?, ?, 'queued')").run(id, request.traceId, client, request.provider, request.model, request.variant);
+  } finally {
+    sqlite.close();
+  }
+  const job: RerunJob = { id, request: { ...request, client, limits: clamped }, state: "queued", events: [], listeners: new Set(), controller: new AbortController() };
   registry.jobs.set(job.id, job);
   registry.queue.push(job);
   emit(job, { type: "status", status: "queued", position: registry.queue.length });
@@ -85,6 +159,7 @@ export function cancelRerun(id: string): boolean {
   if (job.state === "queued") {
     registry.queue.splice(registry.queue.indexOf(job), 1);
     job.state = "finished";
+    job.finishedAt = Date.now();
     emit(job, { type: "failed", error: "cancelled before it started" });
   } else job.controller.abort();
   return true;
@@ -99,6 +174,7 @@ function pump(openStore: () => Database.Database): void {
     void execute(openStore, job).finally(() => {
       registry.running--;
       job.state = "finished";
+      job.finishedAt = Date.now();
       registry.queue.forEach((q, i) => emit(q, { type: "status", status: "queued", position: i + 1 }));
       pump(openStore);
     });
@@ -107,7 +183,10 @@ function pump(openStore: () => Database.Database): void {
 
 async function execute(openStore: () => Database.Database, job: RerunJob): Promise<void> {
   const sqlite = openStore();
+  const record = (state: string, error: string | null, resultTraceId: string | null = null) =>
+    sqlite.prepare("UPDATE rerun_jobs SET state = ?, error = ?, result_trace_id = ?, finished_at = CASE WHEN ? IN ('done', 'failed') THEN strftime('%Y-%m-%dT%H:%M:%fZ','now') END WHERE id = ?").run(state, error, resultTraceId, state, job.id);
   try {
+    record("running", null);
     const { request } = job;
     const original = sqlite.prepare("SELECT t.id, t.run_id AS runId, t.question_id AS questionId, t.sample, r.dataset_id AS datasetId FROM traces t JOIN runs r ON r.id = t.run_id WHERE t.id = ?").get(request.traceId) as
       { id: string; runId: string; questionId: string; sample: number; datasetId: string | null } | undefined;
@@ -132,11 +211,15 @@ async function execute(openStore: () => Database.Database, job: RerunJob): Promi
       run: { ...(result.trace.run as object), ...(request.provider === "simulated" ? { config: { simulated: true } } : {}) },
       meta: { ...(result.trace.meta as object), rerun_of: { trace_id: original.id, run_id: original.runId, sample: original.sample }, rerun_job: job.id },
     };
-    await ingestStream(sqlite, (async function* () { yield Buffer.from(JSON.stringify(trace) + "\n"); })(), { source: "agent", fileName: `rerun-${job.id}.jsonl` });
+    // Nothing a provider echoed (its key, a bearer token) reaches the store.
+    await ingestStream(sqlite, (async function* () { yield Buffer.from(scrubSecrets(JSON.stringify(trace)) + "\n"); })(), { source: "agent", fileName: `rerun-${job.id}.jsonl` });
     const stored = sqlite.prepare("SELECT id FROM traces WHERE run_id = ? AND question_id = ? AND sample = ?").get(runId, question.id, sample) as { id: string };
     emit(job, { type: "done", status: result.status, ...(result.error ? { error: result.error } : {}), runId, traceId: stored.id, questionId: question.id, sample, originalRunId: original.runId, originalSample: original.sample });
+    record("done", result.error ? scrubSecrets(result.error) : null, stored.id);
   } catch (e) {
-    emit(job, { type: "failed", error: (e as Error).message });
+    const message = scrubSecrets((e as Error).message);
+    emit(job, { type: "failed", error: message });
+    try { record("failed", message); } catch { /* the store is gone: the event says it */ }
   } finally {
     sqlite.close();
   }

@@ -263,3 +263,26 @@ export const runToolCounts = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.runId, t.tool] })],
 );
+
+/**
+ * Rerun jobs, recorded so that none is silently dropped: a job still queued or running when the server stops is
+ * marked `lost` at the next start, and says so. Their event logs live in memory until a retention period ends.
+ */
+export const rerunJobs = sqliteTable(
+  "rerun_jobs",
+  {
+    id: text("id").primaryKey(),
+    traceId: text("trace_id").notNull(),
+    /** Who asked: the access token's name, else the client's address. */
+    client: text("client").notNull(),
+    provider: text("provider").notNull(),
+    model: text("model").notNull(),
+    variant: text("variant").notNull(),
+    state: text("state").notNull(),
+    error: text("error"),
+    resultTraceId: text("result_trace_id"),
+    createdAt: createdAt(),
+    finishedAt: text("finished_at"),
+  },
+  (t) => [index("rerun_jobs_trace").on(t.traceId), index("rerun_jobs_state").on(t.state)],
+);

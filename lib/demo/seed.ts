@@ -44,7 +44,7 @@ function writeDemoFiles(dir: string): { questions: string; databases: string; de
   insertDemoRows(db);
   db.close();
   for (const t of DEMO_TABLES) {
-    writeFileSync(path.join(descDir, `${t.name}.csv`), toCsv(["original_column_name", "column_name", "column_description", "data_format", "value_description"], t.columns.map((c) => [c.name, c.name.replace(/_/g, " "), c.description, c.type.toLowerCase(), c.values ?? ""])));
+    writeFileSync(path.join(descDir, `${t.name}.csv`), toCsv(["original_column_name", "column_name", "column_description", "data_format", "value_description"], t.columns.map((c) => [c.name, c.name.replace(/_/g, " "), c.description, c.type.toLowerCase(), c.values ?? ""]), { escapeFormulas: false }));
   }
   const questions = path.join(dir, "questions.json");
   writeFileSync(questions, JSON.stringify(DEMO_QUESTIONS.map((q) => ({ question_id: q.id, db_id: DB_ID, question: q.question, evidence: q.evidence, SQL: q.sql, difficulty: q.difficulty })), null, 1));

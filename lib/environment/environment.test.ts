@@ -3,6 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { spawn } from "node:child_process";
+import { request } from "node:http";
 import { createReadStream, existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -146,6 +147,14 @@ describe("the MCP server", () => {
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
     await useAllTools(client);
     await client.close();
+    // DNS rebinding: another Host or Origin is refused.
+    const port = new URL(url).port;
+    const post = (headers: Record<string, string>) => new Promise<number>((resolve) => {
+      const req = request({ host: "127.0.0.1", port, path: "/mcp", method: "POST", headers: { "Content-Type": "application/json", ...headers } }, (res) => { res.resume(); resolve(res.statusCode ?? 0); });
+      req.end("{}");
+    });
+    expect(await post({ Host: `evil.example:${port}` })).toBe(403);
+    expect(await post({ Origin: "http://evil.example" })).toBe(403);
     child.kill("SIGTERM");
     const t = await ingestTrace(traceOut, "mcp http");
     expect(t).toMatchObject({ exploratory_calls: 3, gold_count: 2, final_sql: expect.stringContaining("GROUP BY T1.stadion_id") });

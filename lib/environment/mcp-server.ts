@@ -39,7 +39,14 @@ export async function serveStdio(server: McpServer): Promise<void> {
 export async function serveHttp(server: McpServer, port: number): Promise<{ url: string; close: () => Promise<void> }> {
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID() });
   await server.connect(transport);
+  let allowed = new Set<string>();
   const httpServer = http.createServer((req, res) => {
+    // DNS rebinding: a page on another origin that resolves to 127.0.0.1 sends its own Host and Origin; refuse both.
+    const origin = req.headers.origin;
+    if (!allowed.has(req.headers.host ?? "") || (origin !== undefined && !allowed.has(origin.replace(/^https?:\/\//, "")))) {
+      res.writeHead(403, { "Content-Type": "text/plain" }).end("refused: Host and Origin must be this server's own (127.0.0.1 or localhost)");
+      return;
+    }
     if (!req.url?.startsWith("/mcp")) {
       res.writeHead(404).end("MCP is served at /mcp");
       return;
@@ -48,5 +55,6 @@ export async function serveHttp(server: McpServer, port: number): Promise<{ url:
   });
   await new Promise<void>((resolve) => httpServer.listen(port, "127.0.0.1", resolve));
   const address = httpServer.address() as { port: number };
+  allowed = new Set([`127.0.0.1:${address.port}`, `localhost:${address.port}`]);
   return { url: `http://127.0.0.1:${address.port}/mcp`, close: () => new Promise((r) => { void transport.close(); httpServer.close(() => r()); }) };
 }

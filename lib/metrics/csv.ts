@@ -1,13 +1,33 @@
-/** CSV text (RFC 4180): fields with a comma, quote or line break are quoted, quotes doubled. Pure. */
-export function toCsv(columns: string[], rows: unknown[][]): string {
-  const field = (v: unknown) => {
-    if (v === null || v === undefined) return "";
-    const s = typeof v === "object" ? JSON.stringify(v) : String(v);
-    return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-  };
-  return [columns, ...rows].map((r) => r.map(field).join(",")).join("\r\n") + "\r\n";
+/**
+ * CSV through csv-stringify (RFC 4180, CRLF). Exports escape formulas: a text cell that starts with `=`, `+`, `-`,
+ * `@`, a tab or a carriage return gets a leading `'`, so a question text like `=HYPERLINK(…)` stays text in a
+ * spreadsheet (numbers are left alone). Unknown values are empty cells, never 0. Pure.
+ */
+import { stringify } from "csv-stringify/sync";
+
+const OPTIONS = { record_delimiter: "windows", cast: { boolean: (b: boolean) => (b ? "true" : "false"), object: (o: object) => JSON.stringify(o) } } as const;
+
+export function toCsv(columns: string[], rows: unknown[][], { escapeFormulas = true } = {}): string {
+  return stringify([columns, ...rows], { ...OPTIONS, escape_formulas: escapeFormulas });
 }
 
-export function csvResponse(fileName: string, csv: string): Response {
-  return new Response(csv, { headers: { "Content-Type": "text/csv; charset=utf-8", "Content-Disposition": `attachment; filename="${fileName.replace(/[^\w.-]+/g, "_")}"` } });
+/** A CSV download, streamed a few hundred rows at a time from `rows` (never one string of the whole export). */
+export function csvResponse(fileName: string, columns: string[], rows: Iterable<unknown[]>): Response {
+  const encoder = new TextEncoder();
+  const iterator = rows[Symbol.iterator]();
+  let header = true;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const batch: unknown[][] = header ? [columns] : [];
+      header = false;
+      for (let i = 0; i < 500; i++) {
+        const next = iterator.next();
+        if (next.done) break;
+        batch.push(next.value);
+      }
+      if (batch.length === 0) return controller.close();
+      controller.enqueue(encoder.encode(stringify(batch, { ...OPTIONS, escape_formulas: true })));
+    },
+  });
+  return new Response(stream, { headers: { "Content-Type": "text/csv; charset=utf-8", "Content-Disposition": `attachment; filename="${fileName.replace(/[^\w.-]+/g, "_")}"` } });
 }

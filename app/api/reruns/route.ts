@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defaultLimits } from "@/lib/agent/loop";
 import { providerIds } from "@/lib/agent/providers";
-import { RerunError, startRerun } from "@/lib/agent/reruns";
+import { RerunError, RerunLimitError, startRerun } from "@/lib/agent/reruns";
 import { getDb, openConnection } from "@/lib/db/client";
 import { variants } from "@/lib/environment/directives";
 
@@ -23,9 +23,12 @@ export async function POST(request: Request) {
   getDb(); // migrated before the job opens its own connection
   const d = defaultLimits();
   try {
-    const job = startRerun(() => openConnection(), { traceId, provider, model, variant, limits: { maxSteps: limits.maxSteps ?? d.maxSteps, wallTimeMs: limits.wallTimeMs ?? d.wallTimeMs, maxOutputTokens: limits.maxOutputTokens ?? d.maxOutputTokens } });
+    // The per-client cap counts by access token when there is one, else by the client's address.
+    const client = request.headers.get("x-metron-principal") ?? request.headers.get("x-forwarded-for")?.split(",")[0].trim() ?? "local";
+    const job = startRerun(() => openConnection(), { traceId, provider, model, variant, client, limits: { maxSteps: limits.maxSteps ?? d.maxSteps, wallTimeMs: limits.wallTimeMs ?? d.wallTimeMs, maxOutputTokens: limits.maxOutputTokens ?? d.maxOutputTokens } });
     return Response.json({ jobId: job.id });
   } catch (e) {
+    if (e instanceof RerunLimitError) return Response.json({ error: e.message }, { status: 429 });
     if (e instanceof RerunError) return Response.json({ error: e.message }, { status: 400 });
     throw e;
   }

@@ -2,7 +2,7 @@ import { createLoader } from "nuqs/server";
 import { getDb } from "@/lib/db/client";
 import { loadComparison } from "@/lib/db/queries/compare";
 import { filterCompareRows } from "@/lib/metrics/compare-runs";
-import { csvResponse, toCsv } from "@/lib/metrics/csv";
+import { csvResponse } from "@/lib/metrics/csv";
 import { compareSearchParams } from "@/lib/url/compare";
 
 const loadParams = createLoader(compareSearchParams);
@@ -15,5 +15,5 @@ export async function GET(request: Request) {
   const label = (i: number) => `${runs[i].system} · ${runs[i].model}`.replace(/[^\w.-]+/g, "_");
   const columns = ["question_id", "sample", "db_id", "difficulty", ...runs.flatMap((_, i) => [`${label(i)}_correct`, `${label(i)}_status`, `${label(i)}_exploratory`, `${label(i)}_gold`, `${label(i)}_tokens`])];
   const rows = filterCompareRows(comparison.rows, params).map((r) => [r.questionId, r.sample, r.dbId, r.difficulty, ...r.cells.flatMap((c, i) => [c.correct, i === baseline ? "baseline" : r.status[i], c.exploratory, c.goldCount, c.inputTokens + c.outputTokens])]);
-  return csvResponse("metron-compare.csv", toCsv(columns, rows));
+  return csvResponse("metron-compare.csv", columns, rows);
 }

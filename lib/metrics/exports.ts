@@ -1,0 +1,25 @@
+/** The rows of Metron's CSV exports, shared by the export routes and their tests (pure). */
+import type { TraceListRow } from "@/lib/db/queries/traces";
+import type { buildOverview } from "./overview";
+
+export interface Table {
+  columns: string[];
+  rows: unknown[][];
+}
+
+export function overviewTable(groups: ReturnType<typeof buildOverview>): Table {
+  return {
+    columns: ["dataset", "model", "system", "run", "run_id", "questions", "ex", "ex_low", "ex_high", "over_exploration", "over_low", "over_high", "failed_with_extra_tables", "input_tokens", "output_tokens", "cost_usd", "directive_overhead_usd", "directive_recall"],
+    rows: groups.flatMap((g) => g.models.flatMap((m) => g.systems.flatMap((s) => (g.cells[m]?.[s] ?? []).map((c) => [
+      g.group, m, s, c.name, c.runId, c.stats.questions, c.stats.ex?.estimate, c.stats.ex?.low, c.stats.ex?.high, c.stats.over?.estimate, c.stats.over?.low, c.stats.over?.high,
+      c.stats.failedWithExtra, c.stats.inputTokens, c.stats.outputTokens, c.aggregates.cost, c.aggregates.directiveOverheadCost, c.aggregates.directiveRecall,
+    ])))),
+  };
+}
+
+export function tracesTable(rows: TraceListRow[]): Table {
+  return {
+    columns: ["question_id", "sample", "db_id", "difficulty", "steps", "tool_calls", "exploratory_calls", "gold_count", "over_exploration", "extra_tables", "empty_probes", "tokens", "ex_outcome", "recorded_correct", "status"],
+    rows: rows.map((r) => [r.questionId, r.sample, r.dbId, r.difficulty, r.stepCount, r.toolCallCount, r.exploratoryCalls, r.goldCount, r.overExploration, r.extraTableCount, r.emptyProbeCount, r.tokens, r.exOutcome, r.recordedCorrect, r.status]),
+  };
+}
