@@ -35,10 +35,10 @@ describe("ingestAuto on real foreign files", () => {
       { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "submit_final_query", input: { query: "SELECT 1" } }] },
     ]);
     const report = await ingestAuto(sqlite, chunksOf(session), { dataset: "spider-de", defaults: { name: "claude session", system: "s", model: "m" } });
-    expect(report).toMatchObject({ format: "anthropic-messages", links: { contained: 1 } });
+    expect(report).toMatchObject({ format: "anthropic-messages", links: { exact: 1 } }); // the labelled question, exactly
     const [t] = row("claude session");
     expect(t).toMatchObject({ question_id: "22", db_id: "concert_singer", gold_count: 2 });
-    expect(JSON.parse(t.meta as string).question_link).toMatchObject({ method: "contained", matched: question });
+    expect(JSON.parse(t.meta as string).question_link).toMatchObject({ method: "exact" });
   });
 
   it("a canonical file whose first line is broken still streams as canonical, the line reported by number", async () => {

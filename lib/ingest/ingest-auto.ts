@@ -87,7 +87,7 @@ export async function ingestAuto(sqlite: Database.Database, chunks: AsyncIterabl
     const report = await ingestStream(sqlite, (async function* () { yield bytes; })(), options);
     return { ...report, format, links: {} };
   }
-  const adapted = adapt(text, format);
+  const adapted = adapt(text, format, { fileName: options.fileName });
   const traces = adapted.traces;
   const warnings = [...utf8Warnings, ...adapted.warnings];
 

@@ -11,12 +11,16 @@ describe("real files from ../shared/data/traces", () => {
   it("Spider-Agent: 52 OpenAI-style messages, no call ids, object arguments, no final answer", () => {
     const text = real("spider-agent", "spider-agent-tc_claude-3-7-sonnet_sf_bq024.json");
     expect(detectFormat(text)).toBe("openai-messages");
-    const { traces, warnings } = adapt(text, "openai-messages");
+    const { traces, warnings } = adapt(text, "openai-messages", { fileName: "spider-agent-tc_claude-3-7-sonnet_sf_bq024.json" });
     expect(warnings).toEqual([]);
     expect(traces).toHaveLength(1);
     const t = traces[0];
     expect(t.question.id).toBe("sf_bq024");
-    expect(t.question.text).toMatch(/^Question: For the year 2012, which top 10 evaluation groups/);
+    // The question, not the 600-character prompt around it; the model from Spider-Agent's file naming.
+    expect(t.question.text).toMatch(/^For the year 2012, which top 10 evaluation groups .* subplot acres\.\nExternal Knowledge: None$/s);
+    expect(t.run).toEqual({ model: "claude-3-7-sonnet" });
+    expect(t.meta.model_source).toMatch(/file name/);
+    expect(adapt(text, "openai-messages", { fileName: "renamed.json" }).traces[0].run).toBeUndefined(); // unknown stays unknown
     const calls = t.steps.filter((s) => s.type === "tool_call");
     expect(calls).toHaveLength(25);
     expect(calls[0]).toMatchObject({ tool: "execute_bash", args: { command: "ls USFS_FIA" } });
@@ -28,6 +32,10 @@ describe("real files from ../shared/data/traces", () => {
 
   it("LiveSQLBench: 3 tasks on alien, one passed, final SQL from submit_sql", () => {
     const text = real("livesqlbench-adk", "single_turn_samples.json");
+    const texts = adapt(text, "livesqlbench").traces.map((t) => t.question.text);
+    expect(texts[0]).toMatch(/^I want to analyze how the Signal-to-Noise Quality Indicator \(SNQI\) varies across different weather conditions\./);
+    expect(texts.every((q) => q && !q.startsWith("Database:"))).toBe(true);
+    expect(adapt(text, "livesqlbench").traces[0].run).toBeUndefined(); // the sample records no model
     expect(detectFormat(text)).toBe("livesqlbench");
     const { traces } = adapt(text, "livesqlbench");
     expect(traces.map((t) => [t.question.id, t.question.db_id, t.outcome?.correct, t.steps.length])).toEqual([["alien_1", "alien", false, 8], ["alien_2", "alien", true, 11], ["alien_3", "alien", false, 15]]);

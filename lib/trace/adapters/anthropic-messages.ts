@@ -59,7 +59,8 @@ export const anthropicMessagesAdapter: Adapter = {
       const usage = m.usage ? { input_tokens: (m.usage.input_tokens ?? 0) + (m.usage.cache_read_input_tokens ?? 0), output_tokens: m.usage.output_tokens, cached_input_tokens: m.usage.cache_read_input_tokens } : undefined;
       orphans += appendBlocks(steps, byId, m.role, m.content, { ...(usage ? { usage } : {}), ...(m.model ? { model: m.model } : {}) });
     }
-    const trace: AdaptedTrace = { question: { text: question }, steps, meta: { source_format: "anthropic-messages" } };
+    const model = (!Array.isArray(data) && typeof data.model === "string" ? data.model : undefined) ?? messages.find((m) => typeof m.model === "string")?.model;
+    const trace: AdaptedTrace = { ...(model ? { run: { model } } : {}), question: { text: question }, steps, meta: { source_format: "anthropic-messages" } };
     return { traces: [trace], warnings: orphans ? [{ line: 1, message: `${orphans} tool results without a matching tool_use kept as messages` }] : [] };
   },
 };

@@ -8,7 +8,8 @@ import { codexAdapter } from "./codex";
 import { liveSqlBenchAdapter } from "./livesqlbench";
 import { openAiMessagesAdapter } from "./openai-messages";
 import { openCodeAdapter } from "./opencode";
-import type { Adapter, AdapterResult } from "./types";
+import { questionOf } from "./question-text";
+import type { AdaptContext, Adapter, AdapterResult } from "./types";
 
 import { FORMATS } from "./formats";
 
@@ -94,12 +95,23 @@ export function looksCanonical(head: string): boolean {
 /** Formats read line by line, where a line that is not valid UTF-8 can be skipped alone. */
 export const LINE_FORMATS = new Set(["canonical", "claude-code", "codex"]);
 
-export function adapt(text: string, format: string): AdapterResult {
+export function adapt(text: string, format: string, context: AdaptContext = {}): AdapterResult {
   const adapter = ADAPTERS.find((a) => a.format === format);
   if (!adapter) throw new UnknownFormatError(`no adapter for the format "${format}"`);
+  let result: AdapterResult;
   try {
-    return adapter.adapt(text);
+    result = adapter.adapt(text, context);
   } catch (e) {
     throw new UnknownFormatError(`the file does not read as ${adapter.label} (${(e as Error).message})`);
   }
+  // The heading of a question page is the question, not the harness's instructions around it.
+  for (const t of result.traces) {
+    if (!t.question.text) continue;
+    const { question, fromLabel } = questionOf(t.question.text);
+    if (fromLabel) {
+      t.meta = { ...t.meta, question_from_prompt: "the question was taken from the labelled part of the first user message (the whole message is the first step)" };
+      t.question.text = question;
+    }
+  }
+  return result;
 }

@@ -6,7 +6,7 @@
  */
 import { parseArgs, textOf, type Adapter, type AdaptedTrace, type ForeignStep } from "./types";
 
-type Message = { role?: string; content?: unknown; tool_calls?: unknown[]; tool_call_id?: string; name?: string; reasoning_content?: string; usage?: { prompt_tokens?: number; completion_tokens?: number } };
+type Message = { model?: string; role?: string; content?: unknown; tool_calls?: unknown[]; tool_call_id?: string; name?: string; reasoning_content?: string; usage?: { prompt_tokens?: number; completion_tokens?: number } };
 
 export function adaptOpenAiMessages(messages: Message[], meta: Record<string, unknown> = {}): { trace: AdaptedTrace; orphans: number } {
   const steps: ForeignStep[] = [];
@@ -49,15 +49,16 @@ export const openAiMessagesAdapter: Adapter = {
   format: "openai-messages",
   label: "OpenAI chat messages (tool_calls / tool messages)",
   signature: "a JSON array of {role, content, tool_calls} messages, {messages: [...]}, or rollouts {instance_id, conversation: [...]}",
-  adapt(text) {
+  adapt(text, context = {}) {
     const data = JSON.parse(text.replace(/^\uFEFF/, ""));
-    const rollouts: { messages: Message[]; meta: Record<string, unknown>; id?: string; sample?: number; terminated?: unknown }[] = [];
+    const rollouts: { messages: Message[]; meta: Record<string, unknown>; id?: string; sample?: number; terminated?: unknown; model?: string }[] = [];
     if (Array.isArray(data) && data.every((d) => d && typeof d === "object" && Array.isArray((d as { conversation?: unknown }).conversation))) {
-      for (const r of data as { instance_id?: string; rollout_idx?: number; conversation: Message[]; terminated?: unknown }[]) {
-        rollouts.push({ messages: r.conversation, id: r.instance_id, sample: r.rollout_idx, terminated: r.terminated, meta: { instance_id: r.instance_id, rollout_idx: r.rollout_idx, terminated: r.terminated } });
+      for (const r of data as { instance_id?: string; rollout_idx?: number; conversation: Message[]; terminated?: unknown; model?: string }[]) {
+        const sample = r.rollout_idx === undefined ? undefined : Number(r.rollout_idx);
+        rollouts.push({ messages: r.conversation, id: r.instance_id, sample: Number.isInteger(sample) ? sample : undefined, terminated: r.terminated, model: r.model, meta: { instance_id: r.instance_id, rollout_idx: r.rollout_idx, terminated: r.terminated } });
       }
     } else {
-      rollouts.push({ messages: Array.isArray(data) ? data : (data.messages ?? data.conversation), meta: {} });
+      rollouts.push({ messages: Array.isArray(data) ? data : (data.messages ?? data.conversation), meta: {}, model: Array.isArray(data) ? undefined : (data.model as string | undefined) });
     }
     const warnings: { line: number; message: string }[] = [];
     const traces = rollouts.map((r, i) => {
@@ -65,8 +66,24 @@ export const openAiMessagesAdapter: Adapter = {
       if (orphans) warnings.push({ line: 1, message: `rollout ${i}: ${orphans} tool results without a matching call kept as messages` });
       if (r.id) trace.question.id = r.id;
       if (r.sample !== undefined) trace.sample = r.sample;
+      // The model: the rollout's or a message's own field; else Spider-Agent's file naming, `<agent>_<model>_<instance_id>.json`.
+      const own = r.model ?? r.messages.find((m) => typeof m.model === "string")?.model;
+      const named = own ? undefined : modelFromFileName(context.fileName, r.id);
+      if (own || named) trace.run = { ...trace.run, model: own ?? named };
+      if (named) trace.meta.model_source = "the file name (Spider-Agent's <agent>_<model>_<instance_id>.json)";
       return trace;
     });
     return { traces, warnings };
   },
 };
+
+/** Spider-Agent names its results `<agent>_<model>_<instance_id>.json`: the model, when the instance id matches the content. */
+function modelFromFileName(fileName: string | undefined, instanceId: string | undefined): string | undefined {
+  if (!fileName || !instanceId) return undefined;
+  const base = fileName.replace(/^.*[\\/]/, "").replace(/\.json$/i, "");
+  if (!base.endsWith(`_${instanceId}`)) return undefined;
+  const head = base.slice(0, -instanceId.length - 1);
+  const cut = head.indexOf("_");
+  const model = cut === -1 ? "" : head.slice(cut + 1);
+  return model || undefined;
+}

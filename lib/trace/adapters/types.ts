@@ -40,7 +40,12 @@ export interface Adapter {
   label: string;
   /** What the detector looks for, named in the refusal of an unknown file. */
   signature: string;
-  adapt(text: string): AdapterResult;
+  adapt(text: string, context?: AdaptContext): AdapterResult;
+}
+
+/** What an adapter may use beside the content: the file's name (some harnesses name the model there). */
+export interface AdaptContext {
+  fileName?: string;
 }
 
 export function parseArgs(args: unknown): unknown {
