@@ -53,16 +53,43 @@ test("the runs table sorts on the server and keeps the sort in the URL", async (
   await page.screenshot({ path: "e2e/screenshots/home.png", fullPage: true });
 });
 
-test("foreign formats are detected on upload, and an unknown file is refused with the formats named", async ({ page }) => {
+test("real foreign files: the model and each question's own text come from the file; what it lacks is asked before storing", async ({ page }) => {
   const shared = process.env.METRON_SHARED_DATA ?? path.resolve(import.meta.dirname, "..", "..", "shared", "data");
   await page.goto("/");
-  await page.getByLabel("System (variant)").fill("Spider-Agent");
+  // Spider-Agent: the model is in the file's name, the system is not said anywhere, execute_bash has no role.
   await page.getByTestId("upload-input").setInputFiles(path.join(shared, "traces", "spider-agent", "spider-agent-tc_claude-3-7-sonnet_sf_bq024.json"));
+  const review = page.getByTestId("upload-review");
+  await expect(review).toContainText("openai-messages");
+  await expect(review).toContainText("does not say system");
+  await expect(review.getByLabel("Model")).toHaveCount(0); // known from the file
+  await expect(review.getByLabel("Role of execute_bash")).toBeVisible();
+  await review.getByLabel("System (variant)").fill("Spider-Agent");
+  await review.getByLabel("Role of execute_bash").selectOption("execution");
+  await review.getByRole("button", { name: "Store" }).click();
   const report = page.getByTestId("upload-report");
   await expect(report.getByTestId("upload-format")).toHaveText("openai-messages");
   await expect(report).toContainText("1 traces stored");
   await expect(report).toContainText("Questions linked: 1 by field");
+  await expect(report).toContainText("Spider-Agent · claude-3-7-sonnet");
+  await report.getByRole("link", { name: /Spider-Agent · claude-3-7-sonnet/ }).click();
+  await expect(page.getByText("model claude-3-7-sonnet")).toBeVisible();
+  await page.getByTestId("traces-table").locator("tbody tr").first().getByRole("link").first().click();
+  await expect(page.getByTestId("question-text")).toHaveText(/^For the year 2012, which top 10 evaluation groups/);
 
+  // LiveSQLBench: neither model nor system is in the file; the researcher says them in the same form.
+  await page.goto("/");
+  await page.getByTestId("upload-input").setInputFiles(path.join(shared, "traces", "livesqlbench-adk", "single_turn_samples.json"));
+  await expect(page.getByTestId("upload-review")).toContainText("does not say system, model");
+  await page.getByTestId("upload-review").getByLabel("System (variant)").fill("ADK agent");
+  await page.getByTestId("upload-review").getByLabel("Model").fill("gemini-2.5-pro");
+  await page.getByTestId("upload-review").getByRole("button", { name: "Store" }).click();
+  await expect(page.getByTestId("upload-report")).toContainText("3 traces stored");
+  await page.getByTestId("upload-report").getByRole("link", { name: /ADK agent · gemini-2.5-pro/ }).click();
+  await expect(page.getByText("model gemini-2.5-pro")).toBeVisible();
+  await page.getByTestId("traces-table").locator("tbody tr").first().getByRole("link").first().click();
+  await expect(page.getByTestId("question-text")).toContainText("I want to analyze how the Signal-to-Noise Quality Indicator (SNQI) varies");
+
+  await page.goto("/");
   await page.getByTestId("upload-input").setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("these are my notes\n") });
   await expect(page.getByTestId("upload-file").getByRole("alert")).toContainText("Supported formats: canonical, openai-messages");
 });

@@ -1,36 +1,51 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
 import { connection } from "next/server";
 import { Suspense } from "react";
+import { ExperimentControls } from "@/components/compare/experiment-controls";
 import { OverviewCharts } from "@/components/compare/overview-charts";
 import { OverviewMatrix } from "@/components/compare/overview-matrix";
 import { getDb } from "@/lib/db/client";
-import { listOverviewRuns } from "@/lib/db/queries/overview";
-import { listTraceUnits } from "@/lib/db/queries/units";
-import { buildOverview } from "@/lib/metrics/overview";
+import { listDatasets } from "@/lib/db/queries/datasets";
+import { getExperiment, listExperiments, loadOverview } from "@/lib/db/queries/overview";
+import { experimentsQuery, loadExperimentsParams } from "@/lib/url/experiments";
 
-export default function ExperimentsPage() {
+export const metadata: Metadata = { title: "Experiments — Metron" };
+
+export default function ExperimentsPage(props: PageProps<"/experiments">) {
   return (
     <div className="space-y-6">
-      <div>
-        <h1 className="text-xl font-semibold">Experiments</h1>
-        <p className="text-sm text-zinc-600">Every run, by dataset: a model × system matrix with 95% bootstrap intervals over questions, and the Sophrosyne figures. <a className="text-blue-700 hover:underline" href="/api/export/overview.csv">Download CSV</a></p>
-      </div>
       <Suspense fallback={<p className="text-sm text-zinc-500">Loading…</p>}>
-        <Overview />
+        <Overview {...props} />
       </Suspense>
     </div>
   );
 }
 
-async function Overview() {
+async function Overview({ searchParams }: PageProps<"/experiments">) {
   await connection();
+  const params = await loadExperimentsParams(searchParams);
   const db = getDb();
-  const groups = buildOverview(listOverviewRuns(db), (id) => listTraceUnits(db, id));
-  if (groups.length === 0) return <p className="text-sm text-zinc-600">No runs yet: upload traces on the home page.</p>;
-  return groups.map((g) => (
-    <section key={g.group} className="space-y-3" aria-label={g.group}>
-      <h2 className="text-lg font-semibold">{g.group}</h2>
-      <OverviewMatrix g={g} />
-      <OverviewCharts g={{ group: g.group, charts: g.charts }} />
-    </section>
-  ));
+  const saved = params.experiment ? getExperiment(db, params.experiment) : undefined;
+  if (params.experiment && !saved) notFound();
+  const { runIds, groups } = loadOverview(db, saved ? { runIds: saved.runIds } : { dataset: params.dataset, withoutDataset: params.all, archived: params.archived });
+  return (
+    <>
+      <div>
+        <h1 className="text-xl font-semibold">{saved ? `Experiment: ${saved.name}` : "Experiments"}</h1>
+        <p className="text-sm text-zinc-600">
+          {saved ? `A saved set of ${saved.runIds.length} runs (saved ${saved.createdAt.slice(0, 10)}): its figures change only if its runs do. ` : "Every non-archived run with a dataset, by dataset: runs of the same model and system are pooled into one cell (a question's traces from several runs are its samples); reruns stay out unless an experiment names their run. "}
+          Intervals are 95% bootstrap intervals over questions. <a className="text-blue-700 hover:underline" href={`/api/export/overview.csv${experimentsQuery(params)}`}>Download CSV</a> (lists the runs of each cell).
+        </p>
+      </div>
+      <ExperimentControls params={params} datasets={listDatasets(db).map((d) => ({ id: d.id, name: d.name }))} experiments={listExperiments(db).map((e) => ({ id: e.id, name: e.name }))} runIds={runIds} saved={Boolean(saved)} />
+      {groups.length === 0 ? <p className="text-sm text-zinc-600">No runs in this view: upload traces on the home page, link runs to a dataset, or show runs without a dataset.</p> : groups.map((g) => (
+        <section key={g.group} className="space-y-3" aria-label={g.group}>
+          <h2 className="text-lg font-semibold">{g.group}</h2>
+          <OverviewMatrix g={g} />
+          <OverviewCharts g={{ group: g.group, charts: g.charts }} />
+        </section>
+      ))}
+    </>
+  );
 }

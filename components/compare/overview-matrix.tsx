@@ -20,21 +20,24 @@ export function OverviewMatrix({ g }: { g: OverviewGroup }) {
             <tr key={m} className="border-b border-zinc-100 align-top last:border-0">
               <th className="px-3 py-2 text-left font-medium">{m}</th>
               {g.systems.map((s) => {
-                const runs = g.cells[m]?.[s] ?? [];
+                const c = g.cells[m]?.[s];
                 return (
                   <td key={s} className="px-3 py-2">
-                    {runs.length === 0 ? <span className="text-zinc-300">no run</span> : runs.map((c) => (
-                      <Link key={c.runId} href={runPath(c.runId)} className="mb-1 block rounded p-1 hover:bg-zinc-50" data-testid="matrix-cell" title={`run ${c.name}`}>
+                    {!c ? <span className="text-zinc-300">no run</span> : (
+                      <div className="mb-1 rounded p-1" data-testid="matrix-cell">
                         <div><span className="text-zinc-500">EX</span> <strong>{formatPercent(c.stats.ex?.estimate ?? null)}</strong>{ci(c.stats.ex)}</div>
-                        <div><span className="text-zinc-500">over-expl.</span> <strong>{formatPercent(c.stats.over?.estimate ?? null)}</strong>{ci(c.stats.over)}</div>
+                        <div><span className="text-zinc-500">over-expl.</span> <strong>{c.stats.over ? formatPercent(c.stats.over.estimate) : <span className="font-normal text-zinc-500">needs gold tables</span>}</strong>{ci(c.stats.over)}</div>
                         <div className="text-xs text-zinc-600">
-                          failed w/ extra tables {formatCount(c.stats.failedWithExtra)} · tokens {formatTokens(c.stats.inputTokens)} / {formatTokens(c.stats.outputTokens)}
+                          failed w/ extra tables {c.stats.failedWithExtra === null ? "needs gold tables" : formatCount(c.stats.failedWithExtra)} · tokens {c.stats.inputTokens !== null && c.stats.outputTokens !== null ? `${formatTokens(c.stats.inputTokens)} / ${formatTokens(c.stats.outputTokens)}` : "not recorded"}
                           {c.aggregates.cost !== null ? ` · $${c.aggregates.cost.toFixed(2)}` : ""}{c.aggregates.directiveOverheadCost ? ` + $${c.aggregates.directiveOverheadCost.toFixed(2)} directives` : ""}
                           {c.aggregates.directiveRecall !== null ? ` · recall ${formatPercent(c.aggregates.directiveRecall, 0)}` : ""}
                         </div>
-                        {(runs.length > 1 || c.simulated) && <div className="flex items-center gap-1 text-[11px] text-zinc-400">{runs.length > 1 ? c.name : null}{c.simulated && <SimulatedBadge />}</div>}
-                      </Link>
-                    ))}
+                        <div className="flex flex-wrap items-center gap-1 text-[11px] text-zinc-500" data-testid="cell-runs">
+                          {c.runs.length > 1 ? `pools ${c.runs.length} runs:` : "run"} {c.runs.map((r, i) => <span key={r.id}>{i > 0 && " + "}<Link href={runPath(r.id)} className="text-blue-700 hover:underline">{r.name}</Link></span>)}
+                          {c.runs.some((r) => r.simulated) && <SimulatedBadge />}
+                        </div>
+                      </div>
+                    )}
                   </td>
                 );
               })}

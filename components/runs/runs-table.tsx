@@ -14,7 +14,7 @@ import { runPath, runsSearchParams, runSortKeys, type RunSortKey } from "@/lib/u
 const col = createColumnHelper<RunListRow>();
 
 const columns = [
-  col.accessor("name", { id: "name", header: "Run", cell: (c) => <span className="flex items-center gap-1.5"><Link className="font-medium text-blue-700 hover:underline" href={runPath(c.row.original.id)}>{c.getValue()}</Link>{c.row.original.simulated ? <SimulatedBadge /> : null}</span> }),
+  col.accessor("name", { id: "name", header: "Run", cell: (c) => <span className="flex items-center gap-1.5"><Link className="font-medium text-blue-700 hover:underline" href={runPath(c.row.original.id)}>{c.getValue()}</Link>{c.row.original.simulated ? <SimulatedBadge /> : null}{c.row.original.archivedAt ? <span className="rounded bg-zinc-200 px-1 text-xs text-zinc-700">archived</span> : null}</span> }),
   col.accessor("system", { id: "system", header: "System" }),
   col.accessor("model", { id: "model", header: "Model" }),
   col.accessor("traces", { id: "traces", header: "Traces", cell: (c) => formatCount(c.getValue()), meta: { align: "right" } }),
@@ -66,6 +66,7 @@ export function RunsTable({ rows, systems, models }: { rows: RunListRow[]; syste
       <div className="flex flex-wrap items-center gap-3 text-sm">
         <label className="flex items-center gap-2"><span className="text-zinc-600">System</span><FacetSelect label="system" value={params.system} options={systems} onChange={(v) => void setParams({ system: v })} /></label>
         <label className="flex items-center gap-2"><span className="text-zinc-600">Model</span><FacetSelect label="model" value={params.model} options={models} onChange={(v) => void setParams({ model: v })} /></label>
+        <label className="flex items-center gap-1 text-zinc-600"><input type="checkbox" checked={params.archived} onChange={(e) => void setParams({ archived: e.target.checked || null })} /> show archived runs</label>
         <span className="text-zinc-500">{rows.length} {rows.length === 1 ? "run" : "runs"}</span>
       </div>
       <DataTable table={table} testId="runs-table" />

@@ -32,13 +32,13 @@ const columns = [
     cell: (c) => { const v = c.getValue(); return v === null ? "—" : <span className={v > 0 ? "font-medium text-amber-700" : ""}>{v > 0 ? `+${v}` : v}</span>; },
     meta: { align: "right" },
   }),
-  col.accessor("extraTableCount", { id: "extra", header: "Extra tables", cell: (c) => { const v = c.getValue(); return v === null ? "—" : v > 0 ? <span className="font-medium text-red-700">{v}</span> : 0; }, meta: { align: "right" } }),
+  col.accessor("extraTableCount", { id: "extra", header: "Extra tables", cell: (c) => { const v = c.getValue(); return v === null ? <span className="text-zinc-400" title="needs gold tables (or a final SQL)">—</span> : v > 0 ? <span className="font-medium text-red-700">{v}</span> : 0; }, meta: { align: "right" } }),
   col.accessor("emptyProbeCount", {
     id: "empty", header: "Empty probes",
     cell: (c) => { const v = c.getValue(); return v === null ? <span className="text-zinc-400" title="no probe recorded its result">—</span> : <span title="SQL probes whose result had no rows (SDE-SQL)">{v}</span>; },
     meta: { align: "right" },
   }),
-  col.accessor("tokens", { id: "tokens", header: "Tokens", cell: (c) => formatTokens(c.getValue()), meta: { align: "right" } }),
+  col.accessor("tokens", { id: "tokens", header: "Tokens", cell: (c) => { const v = c.getValue(); return v === null ? <span className="text-zinc-400" title="no token usage recorded">not recorded</span> : formatTokens(v); }, meta: { align: "right" } }),
   col.display({ id: "outcome", header: "Outcome", enableSorting: true, cell: ({ row: { original: r } }) => <OutcomeBadge exOutcome={r.exOutcome} exError={r.exError} recordedCorrect={r.recordedCorrect} status={r.status} /> }),
 ];
 

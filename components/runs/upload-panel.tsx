@@ -5,6 +5,8 @@ import { useRouter } from "next/navigation";
 import { useRef, useState } from "react";
 import { formatBytes, formatCount } from "@/components/ui/format";
 import type { AutoReport } from "@/lib/ingest/ingest-auto";
+import type { UploadPreview } from "@/lib/ingest/preview";
+import { stepRoles } from "@/lib/sql/classify-step";
 import { FORMAT_OPTIONS } from "@/lib/trace/adapters/formats";
 import { runPath } from "@/lib/url/runs";
 
@@ -14,39 +16,59 @@ interface FileState {
   sent: number;
   lines: number;
   traces: number;
-  phase: "waiting" | "uploading" | "processing" | "done" | "failed";
+  phase: "waiting" | "uploading" | "processing" | "review" | "storing" | "done" | "failed";
+  staged?: string;
+  preview?: UploadPreview;
   report?: AutoReport;
   error?: string;
 }
 
 const ERRORS_SHOWN = 10;
 
-/** Upload one file: the body is streamed by the browser; lines processed arrive as server-sent events. */
-function uploadFile(file: File, meta: Record<string, string>, onUpdate: (patch: Partial<FileState>) => void): Promise<void> {
+/** POSTs to the ingest route with XHR (upload progress), following lines processed through server-sent events. */
+function post<T>(params: URLSearchParams, body: File | null, onUpdate: (patch: Partial<FileState>) => void, size: number): Promise<{ ok: true; body: T } | { ok: false; error: string }> {
   const token = crypto.randomUUID();
-  const params = new URLSearchParams({ token, filename: file.name, ...meta });
+  params.set("token", token);
   const events = new EventSource(`/api/ingest/progress?token=${token}`);
   events.onmessage = (e) => {
     const p = JSON.parse(e.data) as { lines?: number; traces?: number };
-    if (p.lines !== undefined) onUpdate({ lines: p.lines, traces: p.traces ?? 0 });
+    if (p.lines) onUpdate({ lines: p.lines, traces: p.traces ?? 0 });
   };
   return new Promise((resolve) => {
     const xhr = new XMLHttpRequest();
     xhr.open("POST", `/api/ingest?${params}`);
     xhr.setRequestHeader("Content-Type", "application/x-ndjson");
-    xhr.upload.onprogress = (e) => onUpdate({ sent: e.loaded, phase: e.loaded >= file.size ? "processing" : "uploading" });
+    if (body) xhr.upload.onprogress = (e) => onUpdate({ sent: e.loaded, phase: e.loaded >= size ? "processing" : "uploading" });
     xhr.onload = () => {
       events.close();
-      let body: (AutoReport & { error?: string }) | undefined;
-      try { body = JSON.parse(xhr.responseText); } catch { /* reported below */ }
-      if (xhr.status === 200 && body) onUpdate({ phase: "done", report: body, sent: file.size, lines: body.lines });
-      else onUpdate({ phase: "failed", error: body?.error ?? `HTTP ${xhr.status}` });
-      resolve();
+      let parsed: (T & { error?: string }) | undefined;
+      try { parsed = JSON.parse(xhr.responseText); } catch { /* reported below */ }
+      resolve(xhr.status === 200 && parsed ? { ok: true, body: parsed } : { ok: false, error: parsed?.error ?? `HTTP ${xhr.status}` });
     };
-    xhr.onerror = () => { events.close(); onUpdate({ phase: "failed", error: "network error" }); resolve(); };
-    onUpdate({ phase: "uploading" });
-    xhr.send(file);
+    xhr.onerror = () => { events.close(); resolve({ ok: false, error: "network error" }); };
+    xhr.send(body);
   });
+}
+
+/** Stores a staged file with what the researcher filled in. */
+async function store(file: FileState, meta: Record<string, string>, onUpdate: (patch: Partial<FileState>) => void): Promise<void> {
+  onUpdate({ phase: "storing", lines: 0 });
+  const r = await post<AutoReport>(new URLSearchParams({ staged: file.staged!, filename: file.name, ...meta }), null, onUpdate, file.size);
+  if (r.ok) onUpdate({ phase: "done", report: r.body, lines: r.body.lines });
+  else onUpdate({ phase: "failed", error: r.error });
+}
+
+/** Stages one file (sent once), then stores it at once when the file says everything, else asks first. */
+async function uploadFile(file: File, meta: Record<string, string>, onUpdate: (patch: Partial<FileState>) => void): Promise<void> {
+  onUpdate({ phase: "uploading" });
+  const staged = await post<{ staged: string; preview: UploadPreview }>(new URLSearchParams({ stage: "1", filename: file.name, ...meta }), file, onUpdate, file.size);
+  if (!staged.ok) return onUpdate({ phase: "failed", error: staged.error });
+  const { preview } = staged.body;
+  // A dataset is optional (a run can be linked later); an unknown system or model, or tool roles, are asked first.
+  const missing = preview.unknown.filter((k) => k !== "dataset" && !meta[k]);
+  onUpdate({ sent: file.size, staged: staged.body.staged, preview });
+  if (missing.length === 0 && preview.unknownTools.length === 0) await store({ name: file.name, size: file.size, sent: file.size, lines: 0, traces: 0, phase: "storing", staged: staged.body.staged }, meta, onUpdate);
+  else onUpdate({ phase: "review" });
 }
 
 export function UploadPanel() {
@@ -55,7 +77,7 @@ export function UploadPanel() {
   const [files, setFiles] = useState<FileState[]>([]);
   const [dragging, setDragging] = useState(false);
   const [meta, setMeta] = useState({ run: "", system: "", model: "", dataset: "", question: "", format: "auto" });
-  const busy = files.some((f) => f.phase === "uploading" || f.phase === "processing");
+  const busy = files.some((f) => f.phase === "uploading" || f.phase === "processing" || f.phase === "storing");
 
   async function start(list: FileList | null) {
     if (!list || list.length === 0 || busy) return;
@@ -100,12 +122,71 @@ export function UploadPanel() {
           </select>
         </label>
       </fieldset>
-      {files.length > 0 && <ul className="mt-4 space-y-4">{files.map((f, i) => <FileProgress key={i} file={f} />)}</ul>}
+      {files.length > 0 && (
+        <ul className="mt-4 space-y-4">
+          {files.map((f, i) => (
+            <FileProgress key={i} file={f} defaults={meta} onStore={async (filled) => {
+              await store(f, filled, (patch) => setFiles((all) => all.map((x, j) => (j === i ? { ...x, ...patch } : x))));
+              router.refresh();
+            }} />
+          ))}
+        </ul>
+      )}
     </section>
   );
 }
 
-function FileProgress({ file }: { file: FileState }) {
+/** What the file does not say, asked before it is stored: system, model, dataset, roles of unknown tools. */
+function ReviewForm({ file, defaults, onStore }: { file: FileState; defaults: Record<string, string>; onStore: (meta: Record<string, string>) => void }) {
+  const p = file.preview!;
+  const [values, setValues] = useState({ system: defaults.system ?? "", model: defaults.model ?? "", dataset: defaults.dataset ?? "" });
+  const [roles, setRoles] = useState<Record<string, string>>({});
+  const missing = p.unknown.filter((k) => k !== "dataset" && !values[k].trim());
+  const submit = () => {
+    const meta: Record<string, string> = Object.fromEntries(Object.entries({ ...defaults, ...values }).filter(([k, v]) => v.trim() && k !== "format"));
+    if (defaults.format) meta.format = defaults.format;
+    const chosen = Object.fromEntries(Object.entries(roles).filter(([, r]) => r !== "other"));
+    if (Object.keys(chosen).length) meta.roles = JSON.stringify(chosen);
+    onStore(meta);
+  };
+  return (
+    <form className="mt-2 space-y-2 rounded border border-amber-300 bg-amber-50 p-3" data-testid="upload-review" onSubmit={(e) => { e.preventDefault(); submit(); }}>
+      <p className="text-sm">
+        <span className="rounded bg-white px-1.5 py-0.5 text-xs">{p.format}</span> {p.runs.reduce((s, r) => s + r.traces, 0)} traces{p.partial ? " in the first lines" : ""} of{" "}
+        {p.runs.length} run{p.runs.length === 1 ? "" : "s"}. The file does not say {p.unknown.length ? p.unknown.join(", ") : "the roles of some tools"}: fill {p.unknown.length ? "them" : "them"} in before storing (left empty, they stay &quot;unknown&quot;).
+      </p>
+      <div className="grid gap-2 sm:grid-cols-3">
+        {p.unknown.includes("system") && <label className="flex flex-col gap-1 text-sm"><span>System (variant)</span><input name="review-system" className="rounded border border-zinc-300 bg-white px-2 py-1" value={values.system} onChange={(e) => setValues({ ...values, system: e.target.value })} /></label>}
+        {p.unknown.includes("model") && <label className="flex flex-col gap-1 text-sm"><span>Model</span><input name="review-model" className="rounded border border-zinc-300 bg-white px-2 py-1" value={values.model} onChange={(e) => setValues({ ...values, model: e.target.value })} /></label>}
+        {p.unknown.includes("dataset") && (
+          <label className="flex flex-col gap-1 text-sm"><span>Dataset</span>
+            <select name="review-dataset" className="rounded border border-zinc-300 bg-white px-2 py-1" value={values.dataset} onChange={(e) => setValues({ ...values, dataset: e.target.value })}>
+              <option value="">none (gold tables only from the traces)</option>
+              {p.datasets.map((d) => <option key={d.id} value={d.id}>{d.name}</option>)}
+            </select>
+          </label>
+        )}
+      </div>
+      {p.unknownTools.length > 0 && (
+        <fieldset className="text-sm">
+          <legend className="text-xs text-zinc-600">Tools the default roles do not know (kept as &quot;other&quot; unless you choose):</legend>
+          <div className="mt-1 flex flex-wrap gap-3">
+            {p.unknownTools.slice(0, 20).map((t) => (
+              <label key={t.tool} className="flex items-center gap-1"><span className="font-mono text-xs">{t.tool}</span> ({t.calls})
+                <select aria-label={`Role of ${t.tool}`} className="rounded border border-zinc-300 bg-white px-1" value={roles[t.tool] ?? "other"} onChange={(e) => setRoles({ ...roles, [t.tool]: e.target.value })}>
+                  {stepRoles.map((r) => <option key={r} value={r}>{r.replace(/_/g, " ")}</option>)}
+                </select>
+              </label>
+            ))}
+          </div>
+        </fieldset>
+      )}
+      <button type="submit" className="rounded bg-zinc-900 px-3 py-1.5 text-sm text-white">{missing.length ? `Store with ${missing.join(" and ")} unknown` : "Store"}</button>
+    </form>
+  );
+}
+
+function FileProgress({ file, defaults, onStore }: { file: FileState; defaults: Record<string, string>; onStore: (meta: Record<string, string>) => void }) {
   const pct = file.size ? Math.round((100 * file.sent) / file.size) : 100;
   const r = file.report;
   return (
@@ -118,6 +199,7 @@ function FileProgress({ file }: { file: FileState }) {
         <div className={`h-full ${file.phase === "failed" ? "bg-red-500" : file.phase === "done" ? "bg-emerald-500" : "bg-blue-500"}`} style={{ width: `${pct}%` }} />
       </div>
       {file.phase === "failed" && <p className="mt-2 text-red-700" role="alert">{file.error}</p>}
+      {file.phase === "review" && file.preview && <ReviewForm file={file} defaults={defaults} onStore={onStore} />}
       {r && (
         <div className="mt-2 space-y-2" data-testid="upload-report">
           <p>

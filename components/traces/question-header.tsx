@@ -28,11 +28,11 @@ export function QuestionHeader({ trace, runName, sets }: { trace: TraceRow; runN
       </div>
       <div className="flex flex-wrap gap-2 text-sm" data-testid="trace-metrics">
         <Metric label="Exploratory / gold" value={`${trace.exploratoryCalls} / ${trace.goldCount ?? (sets?.goldError ? "gold SQL fails" : "needs gold tables")}`} help="Exploratory calls (describe_table, PRAGMA table_info probes) against the number of tables the gold SQL reads" />
-        <Metric label="Over-exploration" value={trace.overExploration === null ? "—" : trace.overExploration > 0 ? `+${trace.overExploration}` : String(trace.overExploration)} warn={(trace.overExploration ?? 0) > 0} help="Exploratory calls − gold tables" />
-        <Metric label="Extra tables" value={trace.extraTableCount === null ? "—" : sets?.extra?.length ? sets.extra.join(", ") : "none"} warn={(trace.extraTableCount ?? 0) > 0} help="Tables of the final SQL that the gold SQL does not read" />
+        <Metric label="Over-exploration" value={trace.overExploration === null ? "needs gold tables" : trace.overExploration > 0 ? `+${trace.overExploration}` : String(trace.overExploration)} warn={(trace.overExploration ?? 0) > 0} help="Exploratory calls − gold tables" />
+        <Metric label="Extra tables" value={trace.extraTableCount === null ? (trace.finalSql ? "needs gold tables" : "no final SQL") : sets?.extra?.length ? sets.extra.join(", ") : "none"} warn={(trace.extraTableCount ?? 0) > 0} help="Tables of the final SQL that the gold SQL does not read" />
         <Metric label="Gold never explored" value={sets?.goldNeverExplored ? (sets.goldNeverExplored.join(", ") || "none") : "—"} help="Gold tables no exploratory call named" />
-        <Metric label="Tokens in / out" value={`${formatTokens(trace.inputTokens)} / ${formatTokens(trace.outputTokens)}`} help="Output includes reasoning tokens" />
-        <Metric label="Cost" value={cost === null ? "no price" : `$${cost.toFixed(4)}`} help={trace.costUsd !== null ? "recorded in the trace" : "from the price table"} />
+        <Metric label="Tokens in / out" value={trace.tokensRecorded ? `${formatTokens(trace.inputTokens)} / ${formatTokens(trace.outputTokens)}` : "not recorded"} help={trace.tokensRecorded ? "Output includes reasoning tokens" : "The trace carries no token usage"} />
+        <Metric label="Cost" value={cost === null ? (trace.tokensRecorded ? "no price" : "not recorded") : `$${cost.toFixed(4)}`} help={trace.costUsd !== null ? "recorded in the trace" : "from the price table"} />
         <Metric label="Duration" value={trace.durationMs === null ? "—" : `${(trace.durationMs / 1000).toFixed(1)} s`} help="Wall time recorded in the trace" />
         <Metric label="Steps" value={String(trace.stepCount)} help={`${trace.toolCallCount} tool calls, ${trace.errorStepCount} with errors`} />
       </div>

@@ -208,7 +208,8 @@ async function execute(openStore: () => Database.Database, job: RerunJob): Promi
     const trace = {
       ...result.trace,
       sample,
-      run: { ...(result.trace.run as object), ...(request.provider === "simulated" ? { config: { simulated: true } } : {}) },
+      // A run of reruns stays out of every experiment unless one names it (config.reruns).
+      run: { ...(result.trace.run as object), config: { reruns: true, ...(request.provider === "simulated" ? { simulated: true } : {}) } },
       meta: { ...(result.trace.meta as object), rerun_of: { trace_id: original.id, run_id: original.runId, sample: original.sample }, rerun_job: job.id },
     };
     // Nothing a provider echoed (its key, a bearer token) reaches the store.

@@ -31,6 +31,10 @@ export const runs = sqliteTable("runs", {
   toolRoles: text("tool_roles", { mode: "json" }).$type<Record<string, string>>(),
   /** How the run was last evaluated (comparison mode, numeric mode), shown beside its EX. */
   exSettings: text("ex_settings", { mode: "json" }).$type<{ mode: string; numeric: string; evaluated_at: string }>(),
+  description: text("description"),
+  tags: text("tags", { mode: "json" }).$type<string[]>(),
+  /** Archived runs are hidden from lists and figures by default, never deleted. */
+  archivedAt: text("archived_at"),
   /** Bumped by every write that changes the run's traces or their metrics: the key of cached aggregates. */
   version: integer("version").notNull().default(0),
   createdAt: createdAt(),
@@ -83,6 +87,8 @@ export const traces = sqliteTable(
     outputTokens: integer("output_tokens").notNull().default(0),
     reasoningTokens: integer("reasoning_tokens").notNull().default(0),
     cachedInputTokens: integer("cached_input_tokens").notNull().default(0),
+    /** Whether the trace recorded token usage at all: tokens of a trace that did not are unknown, not 0. */
+    tokensRecorded: integer("tokens_recorded", { mode: "boolean" }).notNull().default(true),
     costUsd: real("cost_usd"),
     startedAt: text("started_at"),
     durationMs: real("duration_ms"),
@@ -157,7 +163,7 @@ export const steps = sqliteTable(
     /** The seq of the empty-result probe this SQL refines (same tables, changed SQL). */
     refines: integer("refines"),
   },
-  (t) => [primaryKey({ columns: [t.traceId, t.seq] })],
+  (t) => [primaryKey({ columns: [t.traceId, t.seq] }), index("steps_blob").on(t.resultBlob).where(sql`result_blob IS NOT NULL`)],
 );
 
 export const blobs = sqliteTable("blobs", {
@@ -286,3 +292,25 @@ export const rerunJobs = sqliteTable(
   },
   (t) => [index("rerun_jobs_trace").on(t.traceId), index("rerun_jobs_state").on(t.state)],
 );
+
+/** What was changed on a run, when, and by whom (the access token's name; "local" without tokens; "cli"). */
+export const runChanges = sqliteTable(
+  "run_changes",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    runId: text("run_id").notNull(),
+    at: createdAt(),
+    who: text("who").notNull(),
+    change: text("change").notNull(),
+  },
+  (t) => [index("run_changes_run").on(t.runId, t.id)],
+);
+
+/** A saved experiment: a named, fixed set of runs of one dataset, whose figures change only when its set does. */
+export const experiments = sqliteTable("experiments", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  datasetId: text("dataset_id"),
+  runIds: text("run_ids", { mode: "json" }).$type<string[]>().notNull(),
+  createdAt: createdAt(),
+});

@@ -10,10 +10,10 @@ import path from "node:path";
 import { createSimulatedModel, SIMULATED_POLICIES } from "@/lib/agent/simulated";
 import { runAgentLoop } from "@/lib/agent/loop";
 import { dataDir, type Db } from "@/lib/db/client";
-import { deleteRun } from "@/lib/db/queries/runs";
+import { deleteRun } from "@/lib/ingest/curate";
 import { importDataset } from "@/lib/datasets/import-dataset";
 import { loadQuestion } from "@/lib/environment/database-info";
-import { directivesFor, variants } from "@/lib/environment/directives";
+import { SYSTEM_OF, directivesFor, variants } from "@/lib/environment/directives";
 import { SqlEnvironment } from "@/lib/environment/tools";
 import { evaluateRun } from "@/lib/eval/evaluate-run";
 import { SqlSandbox } from "@/lib/eval/sandbox";
@@ -53,11 +53,11 @@ function writeDemoFiles(dir: string): { questions: string; databases: string; de
 
 export async function seedDemo(db: Db, opts: { force?: boolean; dir?: string; log?: (s: string) => void } = {}): Promise<DemoResult> {
   const sqlite = db.$client;
-  const listRuns = () => sqlite.prepare("SELECT id, name, system, model FROM runs WHERE name = ? ORDER BY system, model").all(DEMO_RUN_NAME) as DemoResult["runs"];
+  const listRuns = () => sqlite.prepare("SELECT id, name, system, model FROM runs WHERE json_extract(config, '$.demo') = 1 ORDER BY system, model").all() as DemoResult["runs"];
   const exists = sqlite.prepare("SELECT 1 FROM datasets WHERE id = ?").get(DEMO_DATASET);
   if (exists && !opts.force && listRuns().length > 0) return { dataset: DEMO_DATASET, seeded: false, runs: listRuns() };
   const log = opts.log ?? (() => undefined);
-  for (const run of listRuns()) deleteRun(db, run.id); // --force: the new demo replaces the old one
+  for (const run of listRuns()) await deleteRun(sqlite, run.id); // --force: the new demo replaces the old one
   const files = writeDemoFiles(opts.dir ?? path.join(dataDir(), "demo"));
   await importDataset(db, { name: DEMO_DATASET, format: "bird", ...files });
   log(`demo dataset: ${DEMO_QUESTIONS.length} questions over ${DEMO_TABLES.length} tables`);
@@ -69,7 +69,7 @@ export async function seedDemo(db: Db, opts: { force?: boolean; dir?: string; lo
         for (const dq of DEMO_QUESTIONS) {
           const { question, database } = loadQuestion(sqlite, DEMO_DATASET, String(dq.id));
           const directives = await directivesFor(variant, question, database);
-          const env = new SqlEnvironment(question, database, { variant, directives, sandbox, run: { name: DEMO_RUN_NAME, model } });
+          const env = new SqlEnvironment(question, database, { variant, directives, sandbox, run: { name: `${DEMO_RUN_NAME} (${SYSTEM_OF[variant]}, ${model})`, model } });
           const sim = { id: question.id, goldSql: question.goldSql!, goldTables: question.goldTables ?? [], tables: database.tables.map((t) => t.name) };
           // The same seed per (question, model) across variants: the variants differ by their directives only.
           const seed = dq.id * 7919 + (model === "sim-hasty" ? 1 : 0);
@@ -77,7 +77,7 @@ export async function seedDemo(db: Db, opts: { force?: boolean; dir?: string; lo
           (trace.run as Record<string, unknown>).config = { simulated: true, demo: true };
           lines.push(JSON.stringify(trace));
         }
-        log(`simulated ${variant} × ${model}`);
+        log(`simulated ${SYSTEM_OF[variant]} × ${model}`);
       }
     }
   } finally {

@@ -27,7 +27,7 @@ export const TRACE_COLUMNS = [
   "outcome_error", "step_count", "tool_call_count", "error_step_count", "input_tokens", "output_tokens", "reasoning_tokens", "cached_input_tokens",
   "cost_usd", "started_at", "duration_ms", "meta", "exploratory_calls", "gold_count", "over_exploration", "extra_table_count", "directive_recall",
   "directive_flag_rate", "violation_count", "calls_schema_listing", "calls_schema_exploration", "calls_data_inspection", "calls_execution",
-  "calls_submission", "calls_other", "cost_computed_usd", "table_sets", "link_tp", "link_pred", "link_gold", "empty_probe_count",
+  "calls_submission", "calls_other", "cost_computed_usd", "table_sets", "link_tp", "link_pred", "link_gold", "empty_probe_count", "tokens_recorded",
 ];
 
 export const STEP_COLUMNS = [
@@ -62,6 +62,7 @@ export function prepareTrace(trace: Trace, measurer: TraceMeasurer, rolesFor: (r
     m.roleCounts.schema_listing, m.roleCounts.schema_exploration, m.roleCounts.data_inspection, m.roleCounts.execution, m.roleCounts.submission, m.roleCounts.other,
     measured.costComputedUsd, JSON.stringify(measured.tableSets),
     measured.linking?.truePositive ?? null, measured.linking?.predicted ?? null, measured.linking?.gold ?? null, measured.probes.emptyProbeCount,
+    u.input_tokens !== undefined || u.output_tokens !== undefined ? 1 : 0,
   ];
   const blobs: [string, string][] = [];
   const tools: [string, string][] = [];

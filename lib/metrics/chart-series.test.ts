@@ -16,8 +16,8 @@ describe("chart preparers", () => {
     const units: Record<string, TraceUnit[]> = { a: [u("1", 0, 6, 1), u("2", 1, 4)], b: [u("1", 1, 2), u("2", 1, 2)] };
     const agg = { directiveOverheadCost: null, cost: null } as never;
     const [g] = buildOverview([
-      { id: "a", name: "a", system: "No Directives", model: "m", group: "bird", ...(agg as object) } as never,
-      { id: "b", name: "b", system: "Sophrosyne", model: "m", group: "bird", ...(agg as object) } as never,
+      { runs: [{ id: "a", name: "a", simulated: false }], system: "No Directives", model: "m", group: "bird", ...(agg as object) } as never,
+      { runs: [{ id: "b", name: "b", simulated: false }], system: "Sophrosyne", model: "m", group: "bird", ...(agg as object) } as never,
     ], (id) => units[id]);
     expect(g.systems).toEqual(["No Directives", "Sophrosyne"]);
     expect(g.charts.over.data[0]).toMatchObject({ category: "m", "No Directives": 1.5, Sophrosyne: 0 });
@@ -25,6 +25,6 @@ describe("chart preparers", () => {
     expect(err[0]).toBeGreaterThanOrEqual(0); // [below, above] the estimate
     expect(err[1]).toBeGreaterThanOrEqual(0);
     expect(g.charts.failedWithExtra.data).toEqual([{ category: "m", "No Directives": 1, Sophrosyne: 0 }]);
-    expect(g.cells.m["Sophrosyne"][0].stats.ex!.estimate).toBe(1);
+    expect(g.cells.m["Sophrosyne"].stats.ex!.estimate).toBe(1);
   });
 });

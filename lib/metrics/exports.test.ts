@@ -1,14 +1,12 @@
 import { parse } from "csv-parse/sync";
 import { afterAll, describe, expect, it } from "vitest";
-import { listOverviewRuns } from "@/lib/db/queries/overview";
+import { loadOverview } from "@/lib/db/queries/overview";
 import { listTraces } from "@/lib/db/queries/traces";
-import { listTraceUnits } from "@/lib/db/queries/units";
 import { ingestStream } from "@/lib/ingest/ingest";
 import { chunksOf, tempDb } from "@/lib/testing/db";
 import { jsonl } from "@/lib/testing/factories";
 import { csvResponse } from "./csv";
 import { overviewTable, tracesTable } from "./exports";
-import { buildOverview } from "./overview";
 
 const store = tempDb();
 afterAll(() => store.cleanup());
@@ -26,7 +24,7 @@ describe("CSV exports cannot attack a spreadsheet", () => {
     const lines = HOSTILE.map((h, i) => ({ run: { name: h, system: HOSTILE[(i + 1) % HOSTILE.length], model: HOSTILE[(i + 2) % HOSTILE.length], benchmark: "b" }, question: { id: h, text: h, db_id: h }, steps: [], final_sql: h, outcome: { correct: i % 2 === 0 } }));
     const report = await ingestStream(store.db.$client, chunksOf(jsonl(...lines)));
     expect(report.inserted).toBe(HOSTILE.length);
-    const overview = overviewTable(buildOverview(listOverviewRuns(store.db), (id) => listTraceUnits(store.db, id)));
+    const overview = overviewTable(loadOverview(store.db, { withoutDataset: true }).groups);
     const all = await cells(csvResponse("o.csv", overview.columns, overview.rows));
     for (const h of HOSTILE.slice(0, 4)) expect(all).toContain(`'${h}`); // kept, as text
     for (const run of report.runs) {

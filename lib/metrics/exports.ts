@@ -9,9 +9,9 @@ export interface Table {
 
 export function overviewTable(groups: ReturnType<typeof buildOverview>): Table {
   return {
-    columns: ["dataset", "model", "system", "run", "run_id", "questions", "ex", "ex_low", "ex_high", "over_exploration", "over_low", "over_high", "failed_with_extra_tables", "input_tokens", "output_tokens", "cost_usd", "directive_overhead_usd", "directive_recall"],
-    rows: groups.flatMap((g) => g.models.flatMap((m) => g.systems.flatMap((s) => (g.cells[m]?.[s] ?? []).map((c) => [
-      g.group, m, s, c.name, c.runId, c.stats.questions, c.stats.ex?.estimate, c.stats.ex?.low, c.stats.ex?.high, c.stats.over?.estimate, c.stats.over?.low, c.stats.over?.high,
+    columns: ["dataset", "model", "system", "runs", "run_ids", "questions", "ex", "ex_low", "ex_high", "over_exploration", "over_low", "over_high", "failed_with_extra_tables", "input_tokens", "output_tokens", "cost_usd", "directive_overhead_usd", "directive_recall"],
+    rows: groups.flatMap((g) => g.models.flatMap((m) => g.systems.flatMap((s) => [g.cells[m]?.[s]].filter((c) => c !== undefined).map((c) => [
+      g.group, m, s, c.runs.map((r) => r.name).join(" + "), c.runs.map((r) => r.id).join(" "), c.stats.questions, c.stats.ex?.estimate, c.stats.ex?.low, c.stats.ex?.high, c.stats.over?.estimate, c.stats.over?.low, c.stats.over?.high,
       c.stats.failedWithExtra, c.stats.inputTokens, c.stats.outputTokens, c.aggregates.cost, c.aggregates.directiveOverheadCost, c.aggregates.directiveRecall,
     ])))),
   };

@@ -9,9 +9,8 @@ import type { RunAggregates } from "./run-metrics";
 import type { Interval } from "./stats";
 
 export interface OverviewCell {
-  runId: string;
-  name: string;
-  simulated: boolean;
+  /** The runs this cell pools: a question's traces from several runs are samples of that question. */
+  runs: { id: string; name: string; simulated: boolean }[];
   stats: RunStats;
   aggregates: RunAggregates;
 }
@@ -20,34 +19,49 @@ export interface OverviewGroup {
   group: string;
   systems: string[];
   models: string[];
-  /** cells[model][system]: the runs of that pair, newest first. */
-  cells: Record<string, Record<string, OverviewCell[]>>;
+  /** cells[model][system]: the pooled runs of that pair. */
+  cells: Record<string, Record<string, OverviewCell>>;
   charts: { over: GroupedBars; failedWithExtra: GroupedBars; ex: GroupedBars; tokens: GroupedBars; cost: GroupedBars };
 }
 
-export function buildOverview(runs: (RunAggregates & { id: string; name: string; system: string; model: string; group: string; simulated?: number | null })[], unitsOf: (runId: string) => TraceUnit[]): OverviewGroup[] {
-  const groups = new Map<string, typeof runs>();
-  for (const r of runs) {
-    const list = groups.get(r.group);
-    if (list) list.push(r);
-    else groups.set(r.group, [r]);
+export interface CellInput extends RunAggregates {
+  group: string;
+  model: string;
+  system: string;
+  runs: { id: string; name: string; simulated: boolean }[];
+}
+
+/** Splits the run list a cell query returns (`id\u0001name\u0001simulated`, joined by `\u0002`). */
+export function parseRunList(list: string | null): CellInput["runs"] {
+  return (list ?? "").split("\u0002").filter(Boolean).map((r) => {
+    const [id, name, simulated] = r.split("\u0001");
+    return { id, name, simulated: simulated === "1" };
+  });
+}
+
+export function buildOverview(cellsIn: CellInput[], unitsOf: (runId: string) => TraceUnit[]): OverviewGroup[] {
+  const groups = new Map<string, CellInput[]>();
+  for (const c of cellsIn) {
+    const list = groups.get(c.group);
+    if (list) list.push(c);
+    else groups.set(c.group, [c]);
   }
   return [...groups.entries()].map(([group, list]) => {
     const systems = orderSystems(list.map((r) => r.system));
     const models = [...new Set(list.map((r) => r.model))].sort();
     const cells: OverviewGroup["cells"] = {};
-    for (const r of list) {
-      cells[r.model] ??= {};
-      (cells[r.model][r.system] ??= []).push({ runId: r.id, name: r.name, simulated: Boolean(r.simulated), stats: runStats(unitsOf(r.id)), aggregates: r });
+    for (const c of list) {
+      const { group: _g, model, system, runs, ...aggregates } = c;
+      void _g;
+      (cells[model] ??= {})[system] = { runs, stats: runStats(runs.flatMap((r) => unitsOf(r.id))), aggregates };
     }
-    // Charts use each pair's newest run.
-    const newest = models.flatMap((m) => systems.map((s) => ({ model: m, system: s, cell: cells[m]?.[s]?.[0] }))).filter((x) => x.cell);
+    const present = models.flatMap((m) => systems.map((s) => ({ model: m, system: s, cell: cells[m]?.[s] }))).filter((x) => x.cell);
     const bars = (value: (c: OverviewCell) => number | null | Interval) =>
-      groupedBars(newest.map((x) => {
+      groupedBars(present.map((x) => {
         const v = value(x.cell!);
         return { category: x.model, series: x.system, ...(v !== null && typeof v === "object" ? { value: v.estimate, low: v.low, high: v.high } : { value: v }) };
       }), { categories: models, series: systems });
-    const costItems = newest.flatMap((x) => [
+    const costItems = present.flatMap((x) => [
       { category: x.model, series: `${x.system}: agent`, value: x.cell!.aggregates.cost },
       { category: x.model, series: `${x.system}: directives`, value: x.cell!.aggregates.directiveOverheadCost },
     ]);
@@ -57,7 +71,7 @@ export function buildOverview(runs: (RunAggregates & { id: string; name: string;
         over: bars((c) => c.stats.over),
         failedWithExtra: bars((c) => c.stats.failedWithExtra),
         ex: bars((c) => c.stats.ex),
-        tokens: groupedBars(newest.flatMap((x) => [
+        tokens: groupedBars(present.flatMap((x) => [
           { category: x.model, series: `${x.system}: input`, value: x.cell!.stats.inputTokens },
           { category: x.model, series: `${x.system}: output`, value: x.cell!.stats.outputTokens },
         ]), { categories: models, series: systems.flatMap((s) => [`${s}: input`, `${s}: output`]) }),

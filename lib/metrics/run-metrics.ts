@@ -19,9 +19,14 @@ export interface RunAggregates {
   recordedCorrect: number;
   exploratoryWithGold: number | null;
   goldSum: number | null;
-  failedWithExtra: number;
+  /** Null when no trace's extra tables are known (no gold tables). */
+  failedWithExtra: number | null;
+  /** Σ tokens over the traces that recorded usage; `tokensRecorded` counts them (0: tokens unknown, not 0). */
   inputTokens: number;
   outputTokens: number;
+  tokensRecorded: number;
+  /** Traces whose gold SQL failed at evaluation: out of EX's denominator. */
+  goldErrors: number;
   cost: number | null;
   /** Σ directives.overhead.cost_usd: what computing the directives cost, beside the agent's own cost. */
   directiveOverheadCost: number | null;

@@ -16,6 +16,8 @@ export interface TraceUnit {
   extraTables: number | null;
   inputTokens: number;
   outputTokens: number;
+  /** Whether the trace recorded token usage (1/0 from the store; absent in hand-made units counts as recorded). */
+  tokensRecorded?: number | boolean;
   cost: number | null;
   /** Identity of the evaluated result, for majority votes; null when not evaluated or it did not run. */
   resultKey?: string | null;
@@ -82,22 +84,27 @@ export interface RunStats {
   questions: number;
   ex: Interval | null;
   over: Interval | null;
-  failedWithExtra: number;
-  inputTokens: number;
-  outputTokens: number;
+  /** Null when no trace's extra tables are known (they need gold tables). */
+  failedWithExtra: number | null;
+  /** Σ over the traces that recorded usage; null when none did. */
+  inputTokens: number | null;
+  outputTokens: number | null;
+  tokensRecorded: number;
   cost: number | null;
 }
 
 export function runStats(traces: TraceUnit[], seed = 1): RunStats {
   const units = groupByQuestion(traces).map(summarizeQuestion);
   const priced = traces.filter((t) => t.cost !== null);
+  const recorded = traces.filter((t) => t.tokensRecorded === undefined || Boolean(t.tokensRecorded));
   return {
     questions: units.length,
     ex: bootstrap(units, meanAccuracy, { seed }),
     over: bootstrap(units, summaryExploration, { seed }),
-    failedWithExtra: traces.filter((t) => t.correct === 0 && (t.extraTables ?? 0) > 0).length,
-    inputTokens: traces.reduce((s, t) => s + t.inputTokens, 0),
-    outputTokens: traces.reduce((s, t) => s + t.outputTokens, 0),
+    failedWithExtra: traces.some((t) => t.extraTables !== null) ? traces.filter((t) => t.correct === 0 && (t.extraTables ?? 0) > 0).length : null,
+    inputTokens: recorded.length ? recorded.reduce((s, t) => s + t.inputTokens, 0) : null,
+    outputTokens: recorded.length ? recorded.reduce((s, t) => s + t.outputTokens, 0) : null,
+    tokensRecorded: recorded.length,
     cost: priced.length ? priced.reduce((s, t) => s + (t.cost as number), 0) : null,
   };
 }

@@ -9,6 +9,8 @@ export const runsSearchParams = {
   dir: parseAsStringLiteral(["asc", "desc"] as const).withDefault("desc"),
   system: parseAsString,
   model: parseAsString,
+  /** Archived runs are hidden unless asked for. */
+  archived: parseAsBoolean.withDefault(false),
 };
 
 export const traceSortKeys = ["question", "db", "steps", "tools", "exploratory", "over", "extra", "empty", "tokens", "outcome"] as const;

@@ -1,12 +1,16 @@
+import { createReadStream } from "node:fs";
+import { rm } from "node:fs/promises";
 import { z } from "zod";
 import { getDb, openConnection } from "@/lib/db/client";
 import { EmptyInputError, UnknownDatasetError } from "@/lib/ingest/ingest";
 import { ForeignFileTooLargeError, ingestAuto } from "@/lib/ingest/ingest-auto";
+import { previewFile } from "@/lib/ingest/preview";
+import { reportProgress } from "@/lib/ingest/progress-registry";
+import { receiveToFile, UploadStalledError, UploadTooLargeError } from "@/lib/ingest/receive";
+import { stagedFile, stageUpload } from "@/lib/ingest/staging";
+import { stepRoles } from "@/lib/sql/classify-step";
 import { UnknownFormatError } from "@/lib/trace/adapters";
 import { FORMATS } from "@/lib/trace/adapters/formats";
-import { reportProgress } from "@/lib/ingest/progress-registry";
-import { receiveToFile, UploadStalledError, UploadTooLargeError, type Received } from "@/lib/ingest/receive";
-import { createReadStream } from "node:fs";
 
 const query = z.object({
   token: z.string().regex(/^[\w-]{8,64}$/).optional(),
@@ -18,30 +22,58 @@ const query = z.object({
   dataset: z.string().max(500).optional(),
   format: z.enum(["auto", ...FORMATS] as [string, ...string[]]).default("auto"),
   question: z.string().max(500).optional(),
+  /** `stage=1`: keep the body and answer with a preview; `staged=<id>`: ingest a staged body. */
+  stage: z.enum(["1"]).optional(),
+  staged: z.string().max(64).optional(),
+  roles: z.string().max(20_000).optional(),
 });
 
+const rolesSchema = z.record(z.string().min(1).max(200), z.enum(stepRoles));
+
 /**
- * Upload: the body is first received into a temporary file (no lock held while a client sends), then ingested
- * from it in one write transaction, streamed line by line, never buffered whole.
+ * Upload. A body is received into a file before anything is written (no lock held while a client sends), then
+ * ingested in one write transaction, streamed line by line. The browser stages first (`stage=1`: a preview of the
+ * runs and what they do not say), then stores the staged file with what the researcher filled in (`staged=<id>`).
  */
 export async function POST(request: Request) {
   const parsed = query.safeParse(Object.fromEntries(new URL(request.url).searchParams));
   if (!parsed.success) return Response.json({ error: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") }, { status: 400 });
-  if (!request.body) return Response.json({ error: "empty body: send the JSONL file as the request body" }, { status: 400 });
-  const { token, filename, run, system, model, benchmark, dataset, format, question } = parsed.data;
+  const { token, filename, run, system, model, benchmark, dataset, format, question, stage, staged, roles } = parsed.data;
+  let toolRoles: Record<string, string> | undefined;
+  if (roles) {
+    const r = rolesSchema.safeParse(JSON.parse(roles));
+    if (!r.success) return Response.json({ error: `roles: ${r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}` }, { status: 400 });
+    toolRoles = Object.keys(r.data).length ? r.data : undefined;
+  }
   const blank = (s?: string) => (s && s.trim() ? s.trim() : undefined);
   getDb(); // migrates the store before a second connection writes to it
-  let received: Received | undefined;
+  let file: string | null = null;
+  let keep = false;
   let sqlite: ReturnType<typeof openConnection> | undefined;
   try {
-    received = await receiveToFile(request.body, { onBytes: (bytes) => token && reportProgress(token, { bytes, lines: 0, traces: 0, errors: 0 }) });
+    if (staged) {
+      file = stagedFile(staged);
+      if (!file) return Response.json({ error: `no staged upload ${staged} (stored already, or older than a day): upload the file again` }, { status: 404 });
+    } else {
+      if (!request.body) return Response.json({ error: "empty body: send the trace file as the request body" }, { status: 400 });
+      const onBytes = (bytes: number) => token && reportProgress(token, { bytes, lines: 0, traces: 0, errors: 0 });
+      if (stage) {
+        const s = await stageUpload(request.body, onBytes);
+        file = s.file;
+        keep = true;
+        const preview = await previewFile(getDb().$client, s.file, { format, fileName: filename });
+        return Response.json({ staged: s.id, bytes: s.bytes, preview });
+      }
+      file = (await receiveToFile(request.body, { onBytes })).file;
+    }
     sqlite = openConnection();
-    const report = await ingestAuto(sqlite, createReadStream(received.file, { highWaterMark: 4 << 20 }), {
+    const report = await ingestAuto(sqlite, createReadStream(file, { highWaterMark: 4 << 20 }), {
       source: "browser",
       format,
       dataset: blank(dataset),
       questionId: blank(question),
       fileName: filename,
+      toolRoles,
       defaults: { name: blank(run), system: blank(system), model: blank(model), benchmark: blank(benchmark) },
       progressEvery: 100,
       onProgress: (p) => token && reportProgress(token, p),
@@ -49,6 +81,7 @@ export async function POST(request: Request) {
     if (token) reportProgress(token, { bytes: report.bytes, lines: report.lines, traces: report.inserted + report.duplicates, errors: report.error_count }, true);
     return Response.json(report);
   } catch (e) {
+    keep = Boolean(staged); // a staged file that failed to store can be stored again with other settings
     if (token) reportProgress(token, { bytes: 0, lines: 0, traces: 0, errors: 0 }, true, (e as Error).message);
     if (e instanceof EmptyInputError || e instanceof UnknownFormatError || e instanceof UnknownDatasetError) return Response.json({ error: e.message }, { status: 400 });
     if (e instanceof ForeignFileTooLargeError || e instanceof UploadTooLargeError) return Response.json({ error: e.message }, { status: 413 });
@@ -56,6 +89,6 @@ export async function POST(request: Request) {
     return Response.json({ error: `upload failed, nothing of it was stored: ${(e as Error).message}` }, { status: 500 });
   } finally {
     sqlite?.close();
-    await received?.dispose();
+    if (file && !keep) await rm(file, { force: true });
   }
 }

@@ -1,4 +1,7 @@
+import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+import { RunCuration } from "@/components/runs/run-curation";
+import { listDatasets } from "@/lib/db/queries/datasets";
 import { connection } from "next/server";
 import { Suspense } from "react";
 import { createLoader, createSerializer } from "nuqs/server";
@@ -10,7 +13,7 @@ import { getDirectiveSavings } from "@/lib/db/queries/directive-savings";
 import { TracesTable } from "@/components/runs/traces-table";
 import { isSimulated, SimulatedBadge } from "@/components/ui/simulated-badge";
 import { getDb } from "@/lib/db/client";
-import { getRun, getRunAggregates } from "@/lib/db/queries/runs";
+import { getRun, getRunAggregates, listRunChanges } from "@/lib/db/queries/runs";
 import { listTraceFacets, listTraces } from "@/lib/db/queries/traces";
 import { listRunToolCounts, listTraceUnits } from "@/lib/db/queries/units";
 import { callsBars, exOverBreakdown, explorationScatter } from "@/lib/metrics/run-charts";
@@ -20,6 +23,11 @@ import { TRACES_PAGE_SIZE, tracesSearchParams } from "@/lib/url/runs";
 
 const loadParams = createLoader(tracesSearchParams);
 const serialize = createSerializer(tracesSearchParams);
+
+export async function generateMetadata({ params }: PageProps<"/runs/[runId]">): Promise<Metadata> {
+  const run = await getRun(getDb(), (await params).runId);
+  return { title: run ? `${run.name} · ${run.system} · ${run.model} — Metron` : "Run not found — Metron" };
+}
 
 export default function RunPage(props: PageProps<"/runs/[runId]">) {
   return (
@@ -43,10 +51,14 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
   const roleTotals = Object.entries(ROLE_LABELS).map(([role, label]) => ({ label, calls: tools.filter((t) => t.role === role).reduce((s, t) => s + t.calls, 0) }));
   const facets = listTraceFacets(db, run.id);
   const savings = await getDirectiveSavings(db, run.id);
+  const changes = listRunChanges(db, run.id);
+  const datasets = listDatasets(db).map((d) => ({ id: d.id, name: d.name }));
   return (
     <div className="space-y-5">
       <header>
-        <h1 className="flex items-center gap-2 text-xl font-semibold">{run.name}{isSimulated(run.config) && <SimulatedBadge />}</h1>
+        <h1 className="flex items-center gap-2 text-xl font-semibold">{run.name}{isSimulated(run.config) && <SimulatedBadge />}{run.archivedAt && <span className="rounded bg-zinc-200 px-1.5 py-0.5 text-xs font-normal text-zinc-700" data-testid="archived-badge">archived</span>}</h1>
+        {(run.tags?.length ?? 0) > 0 && <p className="mt-1 flex gap-1 text-xs">{run.tags!.map((t) => <span key={t} className="rounded bg-blue-50 px-1.5 py-0.5 text-blue-900">{t}</span>)}</p>}
+        {run.description && <p className="mt-1 whitespace-pre-wrap text-sm text-zinc-700">{run.description}</p>}
         {isSimulated(run.config) && <p className="mt-1 rounded bg-fuchsia-50 px-2 py-1 text-sm text-fuchsia-900">Simulated demo: these traces were produced by Metron&apos;s simulated policy on a generated database, to show the product without a model. They are not results of a real agent.</p>}
         <p className="text-sm text-zinc-600">
           System <strong>{run.system}</strong> · model <strong>{run.model}</strong>
@@ -54,6 +66,7 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
           {" · "}<a className="text-blue-700 hover:underline" href={`/compare?runs=${encodeURIComponent(run.id)}`}>compare with other runs</a>
         </p>
       </header>
+      <RunCuration run={{ id: run.id, name: run.name, system: run.system, model: run.model, description: run.description, tags: run.tags ?? [], datasetId: run.datasetId, archived: Boolean(run.archivedAt), traces: aggregates.traces }} datasets={datasets} tools={tools} />
       <RunSummary a={aggregates} hasDataset={Boolean(run.datasetId)} samples={sampleStats(units, query.k ?? undefined)} exSettings={run.exSettings ?? null} />
       {savings && <DirectiveSavingsPanel savings={savings} />}
       <EvaluateButton runId={run.id} disabledReason={run.datasetId ? undefined : "Import the run's dataset (metron dataset import) to evaluate it"} />
@@ -71,6 +84,12 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
         <h2 className="font-semibold">Questions</h2>
         <TracesTable rows={rows} total={total} pageSize={TRACES_PAGE_SIZE} databases={facets.databases} difficulties={facets.difficulties} csvHref={`/api/runs/${encodeURIComponent(run.id)}/traces.csv${serialize({ ...query, page: null, k: null })}`} />
       </section>
+      {changes.length > 0 && (
+        <section className="space-y-1" data-testid="run-history">
+          <h2 className="font-semibold">History</h2>
+          <ul className="text-xs text-zinc-700">{changes.map((c, i) => <li key={i}><time dateTime={c.at} className="text-zinc-500">{c.at.replace("T", " ").slice(0, 19)} UTC</time> · {c.who} · {c.change}</li>)}</ul>
+        </section>
+      )}
     </div>
   );
 }

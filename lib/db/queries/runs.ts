@@ -11,6 +11,7 @@ export interface RunListRow extends RunAggregates {
   model: string;
   datasetId: string | null;
   createdAt: string;
+  archivedAt: string | null;
   simulated: number | null;
 }
 
@@ -26,14 +27,14 @@ const ORDER: Record<RunSortKey, string> = {
   created: "r.created_at",
 };
 
-export function listRuns(db: Db, opts: { sort: RunSortKey; dir: "asc" | "desc"; system?: string | null; model?: string | null }): RunListRow[] {
-  const where: string[] = [];
+export function listRuns(db: Db, opts: { sort: RunSortKey; dir: "asc" | "desc"; system?: string | null; model?: string | null; archived?: boolean }): RunListRow[] {
+  const where: string[] = opts.archived ? [] : ["r.archived_at IS NULL"];
   const params: string[] = [];
   if (opts.system) { where.push("r.system = ?"); params.push(opts.system); }
   if (opts.model) { where.push("r.model = ?"); params.push(opts.model); }
   const dir = opts.dir === "asc" ? "ASC" : "DESC";
   return db.$client.prepare(`
-    SELECT r.id, r.name, r.system, r.model, r.dataset_id AS datasetId, r.created_at AS createdAt, json_extract(r.config, '$.simulated') AS simulated, ${RUN_AGGREGATES}
+    SELECT r.id, r.name, r.system, r.model, r.dataset_id AS datasetId, r.created_at AS createdAt, r.archived_at AS archivedAt, json_extract(r.config, '$.simulated') AS simulated, ${RUN_AGGREGATES}
     FROM runs r LEFT JOIN traces t ON t.run_id = r.id
     ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
     GROUP BY r.id
@@ -58,13 +59,6 @@ export function countOutcomes(db: Db, runId: string): { outcome: string; n: numb
   return db.$client.prepare("SELECT coalesce(ex_outcome, 'not evaluated yet') AS outcome, count(*) AS n FROM traces WHERE run_id = ? GROUP BY 1 ORDER BY 2 DESC").all(runId) as { outcome: string; n: number }[];
 }
 
-/** Deletes a run with its traces and steps (blobs shared with other traces stay). */
-export function deleteRun(db: Db, runId: string): void {
-  const s = db.$client;
-  s.transaction(() => {
-    s.prepare("DELETE FROM steps WHERE trace_id IN (SELECT id FROM traces WHERE run_id = ?)").run(runId);
-    s.prepare("DELETE FROM traces WHERE run_id = ?").run(runId);
-    s.prepare("DELETE FROM run_tool_counts WHERE run_id = ?").run(runId);
-    s.prepare("DELETE FROM runs WHERE id = ?").run(runId);
-  })();
+export function listRunChanges(db: Db, runId: string): { at: string; who: string; change: string }[] {
+  return db.$client.prepare("SELECT created_at AS at, who, change FROM run_changes WHERE run_id = ? ORDER BY id DESC LIMIT 200").all(runId) as { at: string; who: string; change: string }[];
 }

@@ -12,7 +12,8 @@ export interface TraceListRow {
   difficulty: string | null;
   stepCount: number;
   toolCallCount: number;
-  tokens: number;
+  /** Null when the trace recorded no token usage. */
+  tokens: number | null;
   status: string;
   recordedCorrect: number | null;
   exOutcome: string | null;
@@ -54,7 +55,7 @@ export function listTraces(db: Db, runId: string, opts: { sort: TraceSortKey; di
   const total = (db.$client.prepare(`SELECT count(*) AS n FROM traces t WHERE ${clause}`).get(...params) as { n: number }).n;
   const rows = db.$client.prepare(`
     SELECT id, run_id AS runId, question_id AS questionId, sample, db_id AS dbId, difficulty, step_count AS stepCount,
-      tool_call_count AS toolCallCount, input_tokens + output_tokens AS tokens, status, recorded_correct AS recordedCorrect,
+      tool_call_count AS toolCallCount, CASE WHEN tokens_recorded THEN input_tokens + output_tokens END AS tokens, status, recorded_correct AS recordedCorrect,
       ex_outcome AS exOutcome, ex_error AS exError, exploratory_calls AS exploratoryCalls, gold_count AS goldCount,
       over_exploration AS overExploration, extra_table_count AS extraTableCount, empty_probe_count AS emptyProbeCount
     FROM traces t WHERE ${clause}

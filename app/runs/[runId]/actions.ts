@@ -1,0 +1,74 @@
+"use server";
+
+import { headers } from "next/headers";
+import { revalidatePath } from "next/cache";
+import { redirect } from "next/navigation";
+import { getDb } from "@/lib/db/client";
+import { archiveRun, CurationError, deleteRun, editRun, linkRunDataset, parseRoles, previewRoles, setRunRoles } from "@/lib/ingest/curate";
+import { runPath } from "@/lib/url/runs";
+
+export type ActionResult = { ok: true; message: string; changed?: number } | { ok: false; error: string };
+
+/** Who made a change: the access token's name (set by the proxy), else "local". */
+async function who(): Promise<string> {
+  return (await headers()).get("x-metron-principal") ?? "local";
+}
+
+async function attempt(runId: string, fn: () => Promise<ActionResult>): Promise<ActionResult> {
+  try {
+    const r = await fn();
+    revalidatePath(runPath(runId));
+    revalidatePath("/");
+    revalidatePath("/experiments");
+    return r;
+  } catch (e) {
+    if (e instanceof CurationError || e instanceof SyntaxError) return { ok: false, error: e.message };
+    throw e;
+  }
+}
+
+export async function saveRunIdentity(runId: string, form: { name: string; system: string; model: string; description: string; tags: string }): Promise<ActionResult> {
+  return attempt(runId, async () => {
+    const changes = await editRun(getDb().$client, runId, { name: form.name, system: form.system, model: form.model, description: form.description, tags: form.tags.split(",") }, await who());
+    return { ok: true, message: changes.length ? `Saved: ${changes.join("; ")}` : "Nothing changed" };
+  });
+}
+
+export async function linkDataset(runId: string, dataset: string): Promise<ActionResult> {
+  return attempt(runId, async () => {
+    const r = await linkRunDataset(getDb().$client, runId, dataset || null, await who());
+    return { ok: true, message: dataset ? `Linked: ${r.linked} of ${r.traces} traces matched a question of the dataset; metrics recomputed` : "Unlinked; metrics recomputed" };
+  });
+}
+
+export async function previewRunRoles(runId: string, roles: string): Promise<ActionResult> {
+  try {
+    const p = previewRoles(getDb().$client, runId, parseRoles(JSON.parse(roles)));
+    return { ok: true, changed: p.changed, message: p.changed ? `${p.changed} calls change role: ${p.tools.map((t) => `${t.tool} ${t.from} → ${t.to} (${t.calls})`).join(", ")}` : "No call changes role" };
+  } catch (e) {
+    return { ok: false, error: (e as Error).message };
+  }
+}
+
+export async function applyRunRoles(runId: string, roles: string): Promise<ActionResult> {
+  return attempt(runId, async () => {
+    const r = await setRunRoles(getDb().$client, runId, parseRoles(JSON.parse(roles)), await who());
+    return { ok: true, changed: r.changed, message: `Roles saved; ${r.changed} calls changed role; metrics recomputed` };
+  });
+}
+
+export async function setRunArchived(runId: string, archived: boolean): Promise<ActionResult> {
+  return attempt(runId, async () => {
+    await archiveRun(getDb().$client, runId, archived, await who());
+    return { ok: true, message: archived ? "Archived: hidden from the run list and the Experiments page" : "Unarchived" };
+  });
+}
+
+export async function removeRun(runId: string): Promise<ActionResult> {
+  const r = await attempt(runId, async () => {
+    const d = await deleteRun(getDb().$client, runId);
+    return { ok: true, message: `Deleted ${d.traces} traces, ${d.steps} steps, ${d.blobs} unreferenced results` };
+  });
+  if (r.ok) redirect(`/?deleted=${encodeURIComponent(r.message)}`);
+  return r;
+}
