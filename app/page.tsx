@@ -6,6 +6,9 @@ import { UploadPanel } from "@/components/runs/upload-panel";
 import { getDb } from "@/lib/db/client";
 import { listRunFacets, listRuns } from "@/lib/db/queries/runs";
 import { runsSearchParams } from "@/lib/url/runs";
+import type { Metadata } from "next";
+
+export const metadata: Metadata = { title: "Runs — Metron" };
 
 const loadParams = createLoader(runsSearchParams);
 

@@ -9,6 +9,12 @@ import { getDb } from "@/lib/db/client";
 import { listComparableRuns, loadComparison } from "@/lib/db/queries/compare";
 import { filterCompareRows } from "@/lib/metrics/compare-runs";
 import { COMPARE_PAGE_SIZE, compareSearchParams } from "@/lib/url/compare";
+import type { Metadata } from "next";
+
+export async function generateMetadata({ searchParams }: { searchParams: Promise<SearchParams> }): Promise<Metadata> {
+  const runs = String((await searchParams).runs ?? "").split(",").filter(Boolean).length;
+  return { title: runs > 1 ? `Compare ${runs} runs — Metron` : "Compare runs — Metron" };
+}
 
 const loadParams = createLoader(compareSearchParams);
 const serialize = createSerializer(compareSearchParams);

@@ -1,3 +1,5 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
 import Link from "next/link";
 import { connection } from "next/server";
 import { Suspense } from "react";
@@ -9,7 +11,13 @@ import { datasetsSearchParams, QUESTIONS_PAGE_SIZE } from "@/lib/url/datasets";
 
 const loadParams = createLoader(datasetsSearchParams);
 
-export default function DatasetsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+export const metadata: Metadata = { title: "Datasets — Metron" };
+
+// An unknown ?dataset= answers 404 before the streamed body starts.
+export default async function DatasetsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  await connection();
+  const { dataset } = await loadParams(searchParams);
+  if (dataset && !listDatasets(getDb()).some((d) => d.id === dataset)) notFound();
   return (
     <div className="space-y-6">
       <h1 className="text-xl font-semibold">Datasets</h1>

@@ -12,7 +12,11 @@ import { experimentsQuery, loadExperimentsParams } from "@/lib/url/experiments";
 
 export const metadata: Metadata = { title: "Experiments — Metron" };
 
-export default function ExperimentsPage(props: PageProps<"/experiments">) {
+// An unknown saved experiment answers 404 before the streamed body starts.
+export default async function ExperimentsPage(props: PageProps<"/experiments">) {
+  await connection();
+  const { experiment } = await loadExperimentsParams(props.searchParams);
+  if (experiment && !getExperiment(getDb(), experiment)) notFound();
   return (
     <div className="space-y-6">
       <Suspense fallback={<p className="text-sm text-zinc-500">Loading…</p>}>

@@ -2,6 +2,9 @@ import { connection } from "next/server";
 import { Suspense } from "react";
 import { defaultLimits } from "@/lib/agent/loop";
 import { listProviders } from "@/lib/agent/providers";
+import type { Metadata } from "next";
+
+export const metadata: Metadata = { title: "Settings — Metron" };
 
 export default function SettingsPage() {
   return (

@@ -5,6 +5,7 @@ import { runDemoCommand } from "./demo";
 import { runIngestCommand } from "./ingest";
 import { runMcpCommand } from "./mcp";
 import { runEvaluateCommand, runRecomputeCommand } from "./run-commands";
+import { runRunCommand } from "./run-curation";
 import { runSqlCommand } from "./sql";
 import { databasePath, openDb } from "@/lib/db/client";
 
@@ -20,9 +21,9 @@ commands:
   dataset import --name N --format bird|spider|spider2-lite --questions F
                  (--databases DIR | --tables tables.json | --ddl DIR) [--descriptions DIR] [--gold DIR] [--json]
       import a benchmark's questions and databases; computes gold tables
-  sql tables [--db FILE] --sql "…" [--json]
-      the tables a query reads, by EXPLAIN against FILE, else by the parser
-  evaluate --run R [--mode set|bag|ordered|order-aware] [--json]
+  sql tables [--db FILE] --sql "…" [--method scan|parser] [--json]
+      the tables a query reads, by EXPLAIN against FILE, else by the fast scan (or the parser)
+  evaluate --run R [--mode set|bag|ordered|order-aware] [--numeric exact|sig10] [--json]
       execution accuracy of a run's final SQL against the gold SQL
   mcp --dataset NAME --question ID [--variant none|computed|oracle] [--trace-out FILE] [--http PORT]
       serve the five environment tools for one question over MCP (stdio, or HTTP on 127.0.0.1)
@@ -30,6 +31,10 @@ commands:
       seed the simulated demo (a generated retail database, 42 questions, 3 variants × 2 simulated models)
   recompute (--run R … | --all) [--json]
       recompute the per-trace metrics (after a dataset, role mapping or price change)
+  run edit RUN [--name N] [--system S] [--model M] [--dataset D|none] [--roles FILE] [--tags a,b] [--description T] [--json]
+      fix a run after upload: identity, dataset link (traces relinked and measured again), tool roles (recomputed)
+  run archive|unarchive RUN [--json]     hide a run from lists and figures (kept), or show it again
+  run delete RUN --yes [--json]          delete a run, its traces, steps and unreferenced results
 
 environment: DATABASE_PATH (store file, default data/metron.db); see docs/configuration.md`;
 
@@ -56,6 +61,8 @@ export async function main(argv: string[]): Promise<number> {
         return await runMcpCommand(rest);
       case "recompute":
         return await runRecomputeCommand(rest);
+      case "run":
+        return await runRunCommand(rest);
       case undefined:
       case "help":
       case "--help":

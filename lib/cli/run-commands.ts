@@ -5,7 +5,7 @@ import { evaluateRun } from "@/lib/eval/evaluate-run";
 import { recomputeRun } from "@/lib/ingest/recompute";
 import { UsageError } from "./args";
 
-function resolveRun(sqlite: ReturnType<typeof openDb>["$client"], ref: string): string {
+export function resolveRun(sqlite: ReturnType<typeof openDb>["$client"], ref: string): string {
   const rows = sqlite.prepare("SELECT id FROM runs WHERE id = ? OR name = ?").all(ref, ref) as { id: string }[];
   if (rows.length === 0) throw new UsageError(`no run with id or name "${ref}"`);
   if (rows.length > 1) throw new UsageError(`"${ref}" names ${rows.length} runs (of different systems or models): give the run id (${rows.map((r) => r.id).join(", ")})`);

@@ -29,7 +29,10 @@ export async function generateMetadata({ params }: PageProps<"/runs/[runId]">): 
   return { title: run ? `${run.name} · ${run.system} · ${run.model} — Metron` : "Run not found — Metron" };
 }
 
-export default function RunPage(props: PageProps<"/runs/[runId]">) {
+// An unknown run answers 404: checked before the streamed body starts, so the status is the real one.
+export default async function RunPage(props: PageProps<"/runs/[runId]">) {
+  await connection();
+  if (!(await getRun(getDb(), (await props.params).runId))) notFound();
   return (
     <Suspense fallback={<p className="text-sm text-zinc-500">Loading run…</p>}>
       <Run {...props} />

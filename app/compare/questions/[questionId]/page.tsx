@@ -1,3 +1,4 @@
+import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { connection } from "next/server";
@@ -17,7 +18,17 @@ import { questionPath } from "@/lib/url/question";
 // `samples` gives each run its own sample (a rerun is a later sample of its question); else `sample` for all.
 const loadParams = createLoader({ runs: parseAsArrayOf(parseAsString, ",").withDefault([]), sample: parseAsInteger.withDefault(0), samples: parseAsArrayOf(parseAsInteger, ",") });
 
-export default function SideBySidePage(props: PageProps<"/compare/questions/[questionId]">) {
+export async function generateMetadata({ params }: PageProps<"/compare/questions/[questionId]">): Promise<Metadata> {
+  return { title: `Question ${decodeURIComponent((await params).questionId)} side by side — Metron` };
+}
+
+// A question that none of the given runs has answers 404 before the streamed body starts.
+export default async function SideBySidePage(props: PageProps<"/compare/questions/[questionId]">) {
+  await connection();
+  const questionId = decodeURIComponent((await props.params).questionId);
+  const { runs } = await loadParams(props.searchParams);
+  const db = getDb();
+  if (!runs.some((id) => db.$client.prepare("SELECT 1 FROM traces WHERE run_id = ? AND question_id = ?").get(id, questionId))) notFound();
   return (
     <Suspense fallback={<p className="text-sm text-zinc-500">Loading…</p>}>
       <SideBySide {...props} />

@@ -9,5 +9,7 @@ export async function GET(request: Request, ctx: RouteContext<"/api/traces/[trac
   const { traceId } = await ctx.params;
   const parsed = query.safeParse(Object.fromEntries(new URL(request.url).searchParams));
   if (!parsed.success) return Response.json({ error: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") }, { status: 400 });
-  return Response.json({ steps: listStepSummaries(getDb(), traceId, parsed.data.from, parsed.data.limit) });
+  const db = getDb();
+  if (!db.$client.prepare("SELECT 1 FROM traces WHERE id = ?").get(traceId)) return Response.json({ error: `no trace ${traceId}` }, { status: 404 });
+  return Response.json({ steps: listStepSummaries(db, traceId, parsed.data.from, parsed.data.limit) });
 }

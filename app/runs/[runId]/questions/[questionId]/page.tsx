@@ -1,3 +1,4 @@
+import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { connection } from "next/server";
@@ -23,7 +24,18 @@ import { runPath } from "@/lib/url/runs";
 
 const loadParams = createLoader(questionSearchParams);
 
-export default function QuestionPage(props: PageProps<"/runs/[runId]/questions/[questionId]">) {
+export async function generateMetadata({ params }: PageProps<"/runs/[runId]/questions/[questionId]">): Promise<Metadata> {
+  const { runId, questionId } = await params;
+  const run = await getRun(getDb(), runId);
+  return { title: run ? `Question ${decodeURIComponent(questionId)} · ${run.name} — Metron` : "Question not found — Metron" };
+}
+
+// An unknown run or question answers 404 before the streamed body starts.
+export default async function QuestionPage(props: PageProps<"/runs/[runId]/questions/[questionId]">) {
+  await connection();
+  const { runId, questionId } = await props.params;
+  const { sample } = await loadParams(props.searchParams);
+  if (!getQuestionTrace(getDb(), runId, decodeURIComponent(questionId), sample)) notFound();
   return (
     <Suspense fallback={<p className="text-sm text-zinc-500">Loading question…</p>}>
       <Question {...props} />
