@@ -55,7 +55,8 @@ export function CompareTable({ runs, baseline, rows }: { runs: Run[]; baseline: 
         <tbody>
           {rows.map((row) => (
             <tr key={`${row.questionId}#${row.sample}`} className="border-b border-zinc-100 last:border-0">
-              <td className="px-3 py-1.5 font-mono">{row.questionId}{row.sample ? <span className="text-zinc-400"> #{row.sample}</span> : null}</td>
+              <td className="px-3 py-1.5"><span className="font-mono">{row.questionId}{row.sample ? <span className="text-zinc-400"> #{row.sample}</span> : null}</span>
+                {row.cells[0]?.questionText && <span className="block max-w-xs truncate text-xs text-zinc-600" title={row.cells[0].questionText}>{row.cells[0].questionText}</span>}</td>
               <td className="px-3 py-1.5">{row.dbId ?? "—"}</td>
               <td className="px-3 py-1.5">{row.difficulty ?? "—"}</td>
               {row.cells.map((c, i) => (

@@ -19,6 +19,10 @@ const columns = [
     id: "question", header: "Question",
     cell: (c) => <Link className="font-mono text-blue-700 hover:underline" href={questionPath(c.row.original.runId, c.getValue(), { sample: c.row.original.sample })}>{c.getValue()}{c.row.original.sample ? <span className="text-zinc-400"> #{c.row.original.sample}</span> : null}</Link>,
   }),
+  col.display({
+    id: "text", header: "Question text",
+    cell: ({ row: { original: r } }) => r.questionText ? <span className="block max-w-md truncate text-zinc-700" title={r.questionText}>{r.questionText}</span> : <span className="text-zinc-400">not recorded</span>,
+  }),
   col.accessor("dbId", { id: "db", header: "Database", cell: (c) => c.getValue() ?? "—" }),
   col.accessor("stepCount", { id: "steps", header: "Steps", cell: (c) => formatCount(c.getValue()), meta: { align: "right" } }),
   col.accessor("toolCallCount", { id: "tools", header: "Tool calls", cell: (c) => formatCount(c.getValue()), meta: { align: "right" } }),

@@ -17,7 +17,13 @@ export function QuestionHeader({ trace, runName, sets }: { trace: TraceRow; runN
     <header className="space-y-3">
       <div>
         <p className="text-xs text-zinc-500">{runName} · question <span className="font-mono">{trace.questionId}</span>{trace.sample ? ` · sample ${trace.sample}` : ""} · database <span className="font-mono">{trace.dbId ?? "unknown"}</span>{trace.difficulty ? ` · ${trace.difficulty}` : ""}</p>
-        <h1 className="mt-1 text-lg font-semibold" data-testid="question-text">{trace.questionText || <span className="text-zinc-400">(no question text)</span>}</h1>
+        {trace.questionText && trace.questionText.length > 300 ? (
+          // A long text (a whole prompt, when no question could be told apart) is collapsed: the heading stays readable.
+          <details className="mt-1"><summary className="cursor-pointer text-lg font-semibold" data-testid="question-text">{trace.questionText.slice(0, 280)}… <span className="text-sm font-normal text-blue-700">show all</span></summary>
+            <p className="mt-1 whitespace-pre-wrap text-sm text-zinc-700">{trace.questionText}</p></details>
+        ) : (
+          <h1 className="mt-1 text-lg font-semibold" data-testid="question-text">{trace.questionText || <span className="text-zinc-400">(the trace records no question text)</span>}</h1>
+        )}
         {trace.evidence && <p className="mt-1 text-sm text-zinc-600"><span className="font-medium">Evidence:</span> {trace.evidence}</p>}
         <QuestionLink meta={trace.meta} />
       </div>

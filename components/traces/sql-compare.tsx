@@ -10,7 +10,7 @@ function Highlighted({ html }: { html: string }) {
 }
 
 /** Final SQL against gold SQL: side by side, highlighted, and a word-level diff (rendered as text). */
-export async function SqlCompare({ finalSql: rawFinal, goldSql, finalTables, goldTables, goldError }: { finalSql: string | null; goldSql: string | null; finalTables: string[] | null; goldTables: string[] | null; goldError?: string }) {
+export async function SqlCompare({ finalSql: rawFinal, goldSql, finalTables, goldTables, goldError, stacked = false }: { finalSql: string | null; goldSql: string | null; finalTables: string[] | null; goldTables: string[] | null; goldError?: string; stacked?: boolean }) {
   // Measured and evaluated on the SQL inside a Markdown fence or after a label; the raw text stays in the trace.
   const extracted = rawFinal ? extractSql(rawFinal) : null;
   const finalSql = extracted?.sql ?? null;
@@ -20,11 +20,11 @@ export async function SqlCompare({ finalSql: rawFinal, goldSql, finalTables, gol
   const diffable = finalSql && goldSql && finalSql.length + goldSql.length <= DIFF_MAX_CHARS;
   const parts = diffable ? (diffWordsWithSpace(goldSql, finalSql, { maxEditLength: 2000, timeout: 100 }) ?? null) : null;
   return (
-    <section className="space-y-2" aria-labelledby="sql-heading">
-      <h2 id="sql-heading" className="font-semibold">Final SQL against gold SQL</h2>
+    <section className="space-y-2" aria-label="Final SQL against gold SQL">
+      <h2 className="font-semibold">Final SQL against gold SQL</h2>
       {caveat && <p className="rounded bg-amber-50 px-2 py-1 text-xs text-amber-900" data-testid="sql-extracted">Note: {caveat}; it is measured and evaluated as shown, and the raw answer is kept in the trace.</p>}
       {goldError && <p className="rounded bg-amber-50 px-2 py-1 text-xs text-amber-900" data-testid="gold-error">The gold SQL fails on the question&apos;s database ({goldError}): its gold tables are unknown, so gold-based metrics of this trace are not computed.</p>}
-      <div className="grid gap-3 md:grid-cols-2">
+      <div className={stacked ? "grid gap-3" : "grid gap-3 md:grid-cols-2"}>
         <div className="rounded-lg border border-zinc-200 bg-white" data-testid="final-sql">
           <p className="border-b border-zinc-100 px-2 py-1 text-xs text-zinc-500">Final SQL{finalTables ? ` · tables: ${finalTables.join(", ") || "none"}` : ""}</p>
           {finalHtml ? <Highlighted html={finalHtml} /> : <p className="p-2 text-xs text-zinc-500">No final SQL: the agent did not submit.</p>}

@@ -1,7 +1,7 @@
 import { parse } from "csv-parse/sync";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadOverview } from "@/lib/db/queries/overview";
-import { listTraces } from "@/lib/db/queries/traces";
+import { listTraces, listTraceTexts } from "@/lib/db/queries/traces";
 import { ingestStream } from "@/lib/ingest/ingest";
 import { chunksOf, tempDb } from "@/lib/testing/db";
 import { jsonl } from "@/lib/testing/factories";
@@ -28,7 +28,7 @@ describe("CSV exports cannot attack a spreadsheet", () => {
     const all = await cells(csvResponse("o.csv", overview.columns, overview.rows));
     for (const h of HOSTILE.slice(0, 4)) expect(all).toContain(`'${h}`); // kept, as text
     for (const run of report.runs) {
-      const t = tracesTable(listTraces(store.db, run.id, { sort: "question", dir: "asc", page: 1, pageSize: 100 }).rows);
+      const t = tracesTable(listTraces(store.db, run.id, { sort: "question", dir: "asc", page: 1, pageSize: 100 }).rows, listTraceTexts(store.db, run.id));
       all.push(...(await cells(csvResponse("t.csv", t.columns, t.rows))));
     }
     const evaluated = all.filter((c) => FORMULA.test(c) && !/^-?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(c));

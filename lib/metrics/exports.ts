@@ -17,9 +17,12 @@ export function overviewTable(groups: ReturnType<typeof buildOverview>): Table {
   };
 }
 
-export function tracesTable(rows: TraceListRow[]): Table {
+export type TraceTexts = Map<string, { questionText: string | null; goldSql: string | null; finalSql: string | null }>;
+
+export function tracesTable(rows: TraceListRow[], texts: TraceTexts): Table {
+  const text = (r: TraceListRow) => texts.get(`${r.questionId}\u0000${r.sample}`);
   return {
-    columns: ["question_id", "sample", "db_id", "difficulty", "steps", "tool_calls", "exploratory_calls", "gold_count", "over_exploration", "extra_tables", "empty_probes", "tokens", "ex_outcome", "recorded_correct", "status"],
-    rows: rows.map((r) => [r.questionId, r.sample, r.dbId, r.difficulty, r.stepCount, r.toolCallCount, r.exploratoryCalls, r.goldCount, r.overExploration, r.extraTableCount, r.emptyProbeCount, r.tokens, r.exOutcome, r.recordedCorrect, r.status]),
+    columns: ["question_id", "sample", "question_text", "db_id", "difficulty", "steps", "tool_calls", "exploratory_calls", "gold_count", "over_exploration", "extra_tables", "empty_probes", "tokens", "ex_outcome", "recorded_correct", "status", "final_sql", "gold_sql"],
+    rows: rows.map((r) => [r.questionId, r.sample, text(r)?.questionText ?? null, r.dbId, r.difficulty, r.stepCount, r.toolCallCount, r.exploratoryCalls, r.goldCount, r.overExploration, r.extraTableCount, r.emptyProbeCount, r.tokens, r.exOutcome, r.recordedCorrect, r.status, text(r)?.finalSql ?? null, text(r)?.goldSql ?? null]),
   };
 }

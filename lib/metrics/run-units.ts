@@ -16,6 +16,8 @@ export interface TraceUnit {
   extraTables: number | null;
   inputTokens: number;
   outputTokens: number;
+  /** The question's first characters, for tables a researcher reads. */
+  questionText?: string | null;
   /** Whether the trace recorded token usage (1/0 from the store; absent in hand-made units counts as recorded). */
   tokensRecorded?: number | boolean;
   cost: number | null;

@@ -7,6 +7,8 @@ export interface TraceListRow {
   id: string;
   runId: string;
   questionId: string;
+  /** The first 300 characters of the question. */
+  questionText: string | null;
   sample: number;
   dbId: string | null;
   difficulty: string | null;
@@ -54,7 +56,7 @@ export function listTraces(db: Db, runId: string, opts: { sort: TraceSortKey; di
   const clause = where.join(" AND ");
   const total = (db.$client.prepare(`SELECT count(*) AS n FROM traces t WHERE ${clause}`).get(...params) as { n: number }).n;
   const rows = db.$client.prepare(`
-    SELECT id, run_id AS runId, question_id AS questionId, sample, db_id AS dbId, difficulty, step_count AS stepCount,
+    SELECT id, run_id AS runId, question_id AS questionId, substr(question_text, 1, 300) AS questionText, sample, db_id AS dbId, difficulty, step_count AS stepCount,
       tool_call_count AS toolCallCount, CASE WHEN tokens_recorded THEN input_tokens + output_tokens END AS tokens, status, recorded_correct AS recordedCorrect,
       ex_outcome AS exOutcome, ex_error AS exError, exploratory_calls AS exploratoryCalls, gold_count AS goldCount,
       over_exploration AS overExploration, extra_table_count AS extraTableCount, empty_probe_count AS emptyProbeCount
@@ -67,4 +69,10 @@ export function listTraces(db: Db, runId: string, opts: { sort: TraceSortKey; di
 export function listTraceFacets(db: Db, runId: string): { databases: string[]; difficulties: string[] } {
   const col = (c: string) => (db.$client.prepare(`SELECT DISTINCT ${c} AS v FROM traces WHERE run_id = ? AND ${c} IS NOT NULL ORDER BY v`).all(runId) as { v: string }[]).map((r) => r.v);
   return memoByRun(db, runId, "facets", () => ({ databases: col("db_id"), difficulties: col("difficulty") }));
+}
+
+/** Question text, gold SQL and final SQL of a run's traces, by (question, sample): what CSV exports carry in full. */
+export function listTraceTexts(db: Db, runId: string): Map<string, { questionText: string | null; goldSql: string | null; finalSql: string | null }> {
+  const rows = db.$client.prepare("SELECT question_id AS q, sample AS s, question_text AS questionText, gold_sql AS goldSql, final_sql AS finalSql FROM traces WHERE run_id = ?").all(runId) as { q: string; s: number; questionText: string | null; goldSql: string | null; finalSql: string | null }[];
+  return new Map(rows.map(({ q, s, ...t }) => [`${q}\u0000${s}`, t]));
 }

@@ -11,7 +11,7 @@ export function listTraceUnits(db: Db, runId: string): TraceUnit[] {
 function readTraceUnits(db: Db, runId: string): TraceUnit[] {
   return db.$client.prepare(`SELECT question_id AS questionId, sample, db_id AS dbId, difficulty, ${EFFECTIVE_CORRECT} AS correct,
       exploratory_calls AS exploratory, gold_count AS goldCount, extra_table_count AS extraTables, input_tokens AS inputTokens,
-      output_tokens AS outputTokens, tokens_recorded AS tokensRecorded, coalesce(cost_usd, cost_computed_usd) AS cost, ex_result_hash AS resultKey
+      output_tokens AS outputTokens, tokens_recorded AS tokensRecorded, substr(question_text, 1, 160) AS questionText, coalesce(cost_usd, cost_computed_usd) AS cost, ex_result_hash AS resultKey
     FROM traces t WHERE run_id = ?`).all(runId) as TraceUnit[];
 }
 

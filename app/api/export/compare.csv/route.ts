@@ -1,6 +1,7 @@
 import { createLoader } from "nuqs/server";
 import { getDb } from "@/lib/db/client";
 import { loadComparison } from "@/lib/db/queries/compare";
+import { listTraceTexts } from "@/lib/db/queries/traces";
 import { filterCompareRows } from "@/lib/metrics/compare-runs";
 import { csvResponse } from "@/lib/metrics/csv";
 import { compareSearchParams } from "@/lib/url/compare";
@@ -13,7 +14,13 @@ export async function GET(request: Request) {
   const { runs, baseline, comparison } = loadComparison(getDb(), params.runs, params.baseline);
   if (!comparison) return Response.json({ error: "give at least two known run ids: ?runs=A,B" }, { status: 400 });
   const label = (i: number) => `${runs[i].system} · ${runs[i].model}`.replace(/[^\w.-]+/g, "_");
-  const columns = ["question_id", "sample", "db_id", "difficulty", ...runs.flatMap((_, i) => [`${label(i)}_correct`, `${label(i)}_status`, `${label(i)}_exploratory`, `${label(i)}_gold`, `${label(i)}_tokens`])];
-  const rows = filterCompareRows(comparison.rows, params).map((r) => [r.questionId, r.sample, r.dbId, r.difficulty, ...r.cells.flatMap((c, i) => [c.correct, i === baseline ? "baseline" : r.status[i], c.exploratory, c.goldCount, c.inputTokens + c.outputTokens])]);
+  const texts = runs.map((r) => listTraceTexts(getDb(), r.id));
+  const columns = ["question_id", "sample", "question_text", "db_id", "difficulty", "gold_sql", ...runs.flatMap((_, i) => [`${label(i)}_correct`, `${label(i)}_status`, `${label(i)}_exploratory`, `${label(i)}_gold`, `${label(i)}_tokens`, `${label(i)}_final_sql`])];
+  const rows = filterCompareRows(comparison.rows, params).map((r) => {
+    const key = `${r.questionId}\u0000${r.sample}`;
+    const first = texts[baseline].get(key);
+    return [r.questionId, r.sample, first?.questionText ?? null, r.dbId, r.difficulty, first?.goldSql ?? null,
+      ...r.cells.flatMap((c, i) => [c.correct, i === baseline ? "baseline" : r.status[i], c.exploratory, c.goldCount, c.tokensRecorded === 0 ? null : c.inputTokens + c.outputTokens, texts[i].get(key)?.finalSql ?? null])];
+  });
   return csvResponse("metron-compare.csv", columns, rows);
 }

@@ -7,6 +7,7 @@ import { createLoader, parseAsArrayOf, parseAsInteger, parseAsString } from "nuq
 import { ScrollTogether } from "@/components/compare/scroll-together";
 import { OutcomeBadge } from "@/components/ui/outcome-badge";
 import { isSimulated, SimulatedBadge } from "@/components/ui/simulated-badge";
+import { SqlCompare } from "@/components/traces/sql-compare";
 import { TraceExplorer } from "@/components/traces/trace-explorer";
 import { getDb } from "@/lib/db/client";
 import { getQuestionTrace } from "@/lib/db/queries/question-traces";
@@ -64,12 +65,12 @@ async function SideBySide({ params, searchParams }: PageProps<"/compare/question
             const strip = listStripSteps(db, t.id);
             const stats = getStepStats(db, t.id);
             return (
-              <section key={run!.id} className="min-w-0 space-y-2">
+              <section key={run!.id} className="min-w-0 space-y-2 overflow-x-auto">
                 <header className="text-sm">
                   <Link className="font-medium text-blue-700 hover:underline" href={questionPath(run!.id, questionId, { sample: s })}>{run!.name} · {run!.system} · {run!.model}{s ? ` #${s}` : ""}</Link>{isSimulated(run!.config) && <SimulatedBadge className="ml-1" />}
                   <div className="flex flex-wrap items-center gap-2 text-xs text-zinc-600">
                     <OutcomeBadge exOutcome={t.exOutcome} exError={t.exError} recordedCorrect={t.recordedCorrect} status={t.status} />
-                    exploratory {t.exploratoryCalls} / gold {t.goldCount ?? "?"} · {t.stepCount} steps · {(t.inputTokens + t.outputTokens).toLocaleString("en-US")} tokens
+                    exploratory {t.exploratoryCalls} / gold {t.goldCount ?? "?"} · {t.stepCount} steps · {t.tokensRecorded ? `${(t.inputTokens + t.outputTokens).toLocaleString("en-US")} tokens` : "tokens not recorded"}
                   </div>
                 </header>
                 <TraceExplorer
@@ -78,6 +79,7 @@ async function SideBySide({ params, searchParams }: PageProps<"/compare/question
                   gold={sets?.gold ?? null} allGoldSeenAt={allGoldSeenAt(sets?.gold ?? null, strip)} directives={t.directives ?? null}
                   maxDurationMs={stats.maxDurationMs} stepInUrl={false}
                 />
+                <SqlCompare finalSql={t.finalSql} goldSql={t.goldSql} finalTables={sets?.final ?? null} goldTables={sets?.gold ?? null} goldError={sets?.goldError} stacked />
               </section>
             );
           })}

@@ -1,7 +1,7 @@
 import { createLoader } from "nuqs/server";
 import { getDb } from "@/lib/db/client";
 import { getRun } from "@/lib/db/queries/runs";
-import { listTraces } from "@/lib/db/queries/traces";
+import { listTraces, listTraceTexts } from "@/lib/db/queries/traces";
 import { csvResponse } from "@/lib/metrics/csv";
 import { tracesTable } from "@/lib/metrics/exports";
 import { tracesSearchParams } from "@/lib/url/runs";
@@ -16,6 +16,6 @@ export async function GET(request: Request, ctx: RouteContext<"/api/runs/[runId]
   if (!run) return Response.json({ error: `no run ${runId}` }, { status: 404 });
   const params = loadParams(new URL(request.url).searchParams);
   const { rows } = listTraces(db, runId, { ...params, page: 1, pageSize: 1_000_000 });
-  const { columns, rows: table } = tracesTable(rows);
+  const { columns, rows: table } = tracesTable(rows, listTraceTexts(db, runId));
   return csvResponse(`${run.name}-${run.system}-${run.model}-questions.csv`, columns, table);
 }
