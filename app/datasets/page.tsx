@@ -5,6 +5,7 @@ import { connection } from "next/server";
 import { Suspense } from "react";
 import { createLoader, type SearchParams } from "nuqs/server";
 import { DatabaseTable, DatasetList, QuestionTable } from "@/components/datasets/dataset-view";
+import { DatasetImport } from "@/components/datasets/dataset-import";
 import { getDb } from "@/lib/db/client";
 import { listDatabases, listDatasets, listQuestions } from "@/lib/db/queries/datasets";
 import { datasetsSearchParams, QUESTIONS_PAGE_SIZE } from "@/lib/url/datasets";
@@ -21,6 +22,7 @@ export default async function DatasetsPage({ searchParams }: { searchParams: Pro
   return (
     <div className="space-y-6">
       <h1 className="text-xl font-semibold">Datasets</h1>
+      <DatasetImport />
       <Suspense fallback={<p className="text-sm text-zinc-500">Loading…</p>}>
         <Datasets searchParams={searchParams} />
       </Suspense>

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { openDb } from "@/lib/db/client";
 import { datasetFormats, type DatasetFormat } from "@/lib/datasets/question-formats";
-import { importDataset } from "@/lib/datasets/import-dataset";
+import { importDataset, importReportJson } from "@/lib/datasets/import-dataset";
 import { UsageError } from "./args";
 
 export async function runDatasetCommand(argv: string[]): Promise<number> {
@@ -22,7 +22,7 @@ export async function runDatasetCommand(argv: string[]): Promise<number> {
   try {
     const r = await importDataset(db, { name: values.name, format: values.format as DatasetFormat, questions: values.questions, databases: values.databases, tables: values.tables, ddl: values.ddl, descriptions: values.descriptions, gold: values.gold });
     if (values.json) {
-      console.log(JSON.stringify({ dataset: r.dataset, questions: r.questions, databases: r.databases, schema_only: r.schemaOnly, gold_tables: r.goldTables, questions_without_database: r.questionsWithoutDatabase, duplicate_question_ids: r.duplicateQuestionIds, linked_runs: r.linkedRuns }, null, 2));
+      console.log(JSON.stringify(importReportJson(r), null, 2));
     } else {
       console.log(`dataset ${r.dataset} (${r.datasetId}): ${r.questions} questions over ${r.databases} ${r.schemaOnly ? "schema-only " : ""}databases`);
       console.log(`gold tables: ${r.goldTables.explain} by EXPLAIN, ${r.goldTables.parser} by the parser, ${r.goldTables.failed} failed`);

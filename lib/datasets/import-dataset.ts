@@ -185,3 +185,8 @@ export async function importDataset(db: Db, opts: ImportOptions, filesDir = data
     goldTables: counts, questionsWithoutDatabase: withoutDatabase, duplicateQuestionIds: duplicates, linkedRuns,
   };
 }
+
+/** The report of an import as `metron dataset import --json` prints it (and the browser's import shows it). */
+export function importReportJson(r: ImportResult) {
+  return { dataset: r.dataset, questions: r.questions, databases: r.databases, schema_only: r.schemaOnly, gold_tables: r.goldTables, questions_without_database: r.questionsWithoutDatabase, duplicate_question_ids: r.duplicateQuestionIds, linked_runs: r.linkedRuns };
+}

@@ -27,11 +27,11 @@ export interface Received {
   dispose: () => Promise<void>;
 }
 
-export async function receiveToFile(body: ReadableStream<Uint8Array>, options: { onBytes?: (bytes: number) => void; dir?: string } = {}): Promise<Received> {
+export async function receiveToFile(body: ReadableStream<Uint8Array>, options: { onBytes?: (bytes: number) => void; dir?: string; file?: string } = {}): Promise<Received> {
   const { idleMs, maxBytes } = uploadLimits();
-  const dir = options.dir ?? path.join(tmpdir(), "metron-uploads");
+  const dir = options.file ? path.dirname(options.file) : (options.dir ?? path.join(tmpdir(), "metron-uploads"));
   await mkdir(dir, { recursive: true });
-  const file = path.join(dir, `${randomUUID()}.part`);
+  const file = options.file ?? path.join(dir, `${randomUUID()}.part`);
   const out = createWriteStream(file);
   const dispose = () => rm(file, { force: true });
   const reader = body.getReader();
