@@ -14,9 +14,10 @@ test("overview matrix to a run, compare three runs, regressions only, side by si
   await page.reload();
   await expect(page.getByTestId("matrix-spider-de")).toContainText("No Directives");
 
-  // A system × model cell opens its run.
+  // A system × model cell names the runs it pools and links to them.
   const oracleCell = matrix.locator("td").filter({ has: page.getByTestId("matrix-cell") }).nth(2).getByTestId("matrix-cell").first();
-  await oracleCell.click();
+  await expect(oracleCell.getByTestId("cell-runs")).toContainText("e2e Sophrosyne-Oracle");
+  await oracleCell.getByTestId("cell-runs").getByRole("link").first().click();
   await expect(page.getByRole("heading", { name: "e2e Sophrosyne-Oracle" })).toBeVisible();
   await expect(page.getByTestId("run-charts").locator("svg.recharts-surface").first()).toBeVisible();
   await page.screenshot({ path: "e2e/screenshots/run-overview.png", fullPage: true });

@@ -11,13 +11,13 @@ test("a run shows its metrics against the gold tables and evaluates its executio
   const summary = page.getByTestId("run-summary");
   await expect(summary).toContainText("Over-exploration");
   await expect(summary).toContainText("12 exploratory vs 6 gold");
-  await expect(summary).toContainText("recorded, 4 judged");
+  await expect(summary).toContainText("of 4 judged (recorded)");
   await expect(page.getByTestId("traces-table")).toContainText("4 / 2");
 
   await page.getByRole("button", { name: "Evaluate execution accuracy" }).click();
   await expect(page.getByTestId("evaluate-result")).toContainText("correct: 2");
   await expect(page.getByTestId("evaluate-result")).toContainText("wrong result: 2");
-  await expect(summary).toContainText("re-evaluated, 4 judged");
+  await expect(summary).toContainText("of 4 judged (re-evaluated)");
   await expect(summary).toContainText("50.0%");
   // Question 1 counts sänger_im_konzert, question 22 joins sänger: both failed, both read a non-gold table.
   await expect(summary.getByTitle(/Traces that are not correct/)).toContainText(/^Failed with extra tables2failed/);

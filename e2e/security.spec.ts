@@ -25,7 +25,8 @@ function appRoutes(): Route[] {
       else if (f === "page.tsx" || f === "route.ts") {
         const url = "/" + segments.map((s) => (s.startsWith("[") ? encodeURIComponent(ids[s.slice(1, -1)] ?? "x") : s)).join("/");
         const methods = f === "page.tsx" ? ["GET"] : [...readFileSync(p, "utf8").matchAll(/export (?:async )?function (GET|POST|PUT|PATCH|DELETE)\b/g)].map((m) => m[1]);
-        out.push({ url, methods, page: f === "page.tsx" });
+        // The side-by-side page needs the runs to put side by side.
+        out.push({ url: url.startsWith("/compare/questions/") ? `${url}?runs=${trace.runId}` : url, methods, page: f === "page.tsx" });
       }
     }
   };

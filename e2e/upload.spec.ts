@@ -1,3 +1,4 @@
+import { parse } from "csv-parse/sync";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 
@@ -86,6 +87,16 @@ test("real foreign files: the model and each question's own text come from the f
   await expect(page.getByTestId("upload-report")).toContainText("3 traces stored");
   await page.getByTestId("upload-report").getByRole("link", { name: /ADK agent · gemini-2.5-pro/ }).click();
   await expect(page.getByText("model gemini-2.5-pro")).toBeVisible();
+  // What the file does not record is said so, never 0.
+  const summary = page.getByTestId("run-summary");
+  await expect(summary).toContainText("Tokensnot recorded");
+  await expect(summary).toContainText("Over-explorationneeds gold tables");
+  await expect(summary).toContainText("Failed with extra tablesneeds gold tables");
+  await expect(summary).toContainText("of 3 judged (recorded)");
+  const csv = await (await page.request.get(page.url().replace(/\/runs\/([^/?]+).*/, "/api/runs/$1/traces.csv"))).text();
+  const rows = parse(csv) as string[][];
+  const col = (name: string) => rows[0].indexOf(name);
+  for (const r of rows.slice(1, 4)) for (const c of ["tokens", "gold_count", "over_exploration", "extra_tables"]) expect(r[col(c)], c).toBe("");
   await page.getByTestId("traces-table").locator("tbody tr").first().getByRole("link").first().click();
   await expect(page.getByTestId("question-text")).toContainText("I want to analyze how the Signal-to-Noise Quality Indicator (SNQI) varies");
 
