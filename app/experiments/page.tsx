@@ -8,6 +8,7 @@ import { OverviewMatrix } from "@/components/compare/overview-matrix";
 import { getDb } from "@/lib/db/client";
 import { listDatasets } from "@/lib/db/queries/datasets";
 import { getExperiment, listExperiments, loadOverview } from "@/lib/db/queries/overview";
+import { coveredRuns } from "@/lib/metrics/overview";
 import { experimentsQuery, loadExperimentsParams } from "@/lib/url/experiments";
 
 export const metadata: Metadata = { title: "Experiments — Metron" };
@@ -47,7 +48,7 @@ async function Overview({ searchParams }: PageProps<"/experiments">) {
         <section key={g.group} className="space-y-3" aria-label={g.group}>
           <h2 className="text-lg font-semibold">{g.group}</h2>
           <OverviewMatrix g={g} />
-          <OverviewCharts g={{ group: g.group, charts: g.charts }} />
+          <OverviewCharts g={{ group: g.group, charts: g.charts }} source={`${g.group}${saved ? `, experiment "${saved.name}"` : ""}; runs: ${coveredRuns(g)}`} />
         </section>
       ))}
     </>

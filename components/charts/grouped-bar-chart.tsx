@@ -15,10 +15,10 @@ const formatters: Record<ValueFormat, (v: number) => string> = {
   usd: (v) => `$${v.toFixed(v < 1 ? 3 : 2)}`,
 };
 
-export function GroupedBarChart({ title, help, fileName, bars, format = "count", height = 260, testId }: { title: string; help?: string; fileName: string; bars: GroupedBars; format?: ValueFormat; height?: number; testId?: string }) {
+export function GroupedBarChart({ title, help, fileName, bars, format = "count", height = 260, testId, source }: { title: string; help?: string; fileName: string; bars: GroupedBars; format?: ValueFormat; height?: number; testId?: string; source?: string }) {
   const f = formatters[format];
   return (
-    <ChartFrame title={title} help={help} fileName={fileName} testId={testId}>
+    <ChartFrame title={title} help={help} fileName={fileName} testId={testId} source={source}>
       {bars.data.every((d) => bars.series.every((s) => d[s] === null || d[s] === undefined)) ? (
         <p className="py-8 text-center text-sm text-zinc-500">No values to draw{format === "usd" ? ": no price is known for these models (METRON_PRICES adds prices; simulated models have none)" : ""}.</p>
       ) : (

@@ -51,7 +51,11 @@ function printReport(file: string, r: AutoReport) {
   console.log(`${file} [${r.format}]: ${r.inserted} inserted, ${r.duplicates} duplicates, ${r.error_count} errors (${r.lines} lines, ${(r.bytes / 1e6).toFixed(1)} MB)`);
   for (const w of r.warnings.slice(0, 20)) console.log(`  warning, line ${w.line}: ${w.message}`);
   if (Object.keys(r.links).length) console.log(`  questions linked: ${Object.entries(r.links).map(([k, n]) => `${n} by ${k}`).join(", ")}`);
-  for (const run of r.runs) console.log(`  run ${run.id}  ${run.name} · ${run.system} · ${run.model}`);
+  for (const run of r.runs) {
+    console.log(`  run ${run.id}  ${run.name} · ${run.system} · ${run.model}`);
+    const said = run.unknown.filter((f) => f !== "dataset");
+    if (said.length) console.log(`    the file does not say its ${said.join(" or ")}: metron run edit ${run.id}${said.map((f) => ` --${f} …`).join("")}`);
+  }
   for (const e of r.errors.slice(0, 20)) console.log(`  line ${e.line}: ${e.message}`);
   if (r.error_count > 20) console.log(`  … ${r.error_count - 20} more errors (all stored with upload ${r.upload_id})`);
 }

@@ -22,6 +22,7 @@ describe("ingestAuto on real foreign files", () => {
   it("LiveSQLBench: three tasks, one passed", async () => {
     const report = await ingestAuto(sqlite, createReadStream(sharedData("traces", "livesqlbench-adk", "single_turn_samples.json")), { defaults: { name: "livesql", system: "ADK agent", model: "unknown" } });
     expect(report).toMatchObject({ format: "livesqlbench", inserted: 3 });
+    expect(report.runs[0].unknown).toEqual(["model", "dataset"]); // the report says what the file does not
     const traces = row("livesql");
     expect(traces.map((t) => t.recorded_correct).sort()).toEqual([0, 0, 1]);
     expect(traces.every((t) => t.final_sql && t.calls_submission === 1 && t.calls_execution! as number > 0)).toBe(true);

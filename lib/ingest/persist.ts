@@ -15,6 +15,8 @@ export interface RunRef {
   name: string;
   system: string;
   model: string;
+  /** What the file did not say: "system", "model" (stored as "unknown"), "dataset" (no dataset linked). */
+  unknown: string[];
 }
 
 export interface UploadInfo {
@@ -95,7 +97,7 @@ export class Persister {
     if (!this.runs.has(runId)) {
       this.statements.run.run(runId, p.run.name, p.run.system, p.run.model, p.run.benchmark, p.run.config, p.run.datasetId, this.toolRoles ? JSON.stringify(this.toolRoles) : null);
       if (this.toolRoles) this.statements.setRunRoles.run(JSON.stringify(this.toolRoles), runId);
-      this.runs.set(runId, { id: runId, name: p.run.name, system: p.run.system, model: p.run.model });
+      this.runs.set(runId, { id: runId, name: p.run.name, system: p.run.system, model: p.run.model, unknown: [...(p.run.system === "unknown" ? ["system"] : []), ...(p.run.model === "unknown" ? ["model"] : []), ...(p.run.datasetId ? [] : ["dataset"])] });
     }
     const info = this.statements.trace.run(p.id, runId, this.upload.id, ...p.values);
     if (info.changes === 0) {

@@ -80,3 +80,8 @@ export function buildOverview(cellsIn: CellInput[], unitsOf: (runId: string) => 
     };
   });
 }
+
+/** The runs a group's figures cover, for exported charts: "name (id), …". */
+export function coveredRuns(g: Pick<OverviewGroup, "cells">): string {
+  return Object.values(g.cells).flatMap((bySystem) => Object.values(bySystem).flatMap((c) => c.runs.map((r) => `${r.name} (${r.id})`))).join(", ");
+}
