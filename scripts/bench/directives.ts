@@ -19,10 +19,11 @@ function grid(): ComputedParams[] {
   const out: ComputedParams[] = [];
   for (const maxPhrases of [8, 12, 16])
     for (const tablesPerPhrase of [1, 2])
-      for (const minScoreRatio of [0.6, 0.8])
+      for (const minScoreRatio of [0.8, 0.95])
         for (const expandBridges of [true, false])
           for (const splitCompounds of [true, false])
-            for (const matchValues of [true, false]) out.push({ ...DEFAULT_PARAMS, maxPhrases, tablesPerPhrase, minScoreRatio, expandBridges, splitCompounds, matchValues });
+            for (const matchValues of [true, false])
+              for (const phraseWordsTogether of [true, false]) out.push({ ...DEFAULT_PARAMS, maxPhrases, tablesPerPhrase, minScoreRatio, expandBridges, splitCompounds, matchValues, phraseWordsTogether });
   return out;
 }
 

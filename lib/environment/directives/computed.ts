@@ -25,6 +25,8 @@ export interface ComputedParams {
   rrfK: number;
   /** Split question words on the schema's own words ("Stadionnamen" → "stadion"). */
   splitCompounds: boolean;
+  /** A phrase of several words only keeps a table where all its words meet in one column. */
+  phraseWordsTogether: boolean;
   /** Keep the tables holding a value the question names literally, when at most `maxValueTables` hold it. */
   matchValues: boolean;
   maxValueTables: number;
@@ -32,7 +34,7 @@ export interface ComputedParams {
 
 // Chosen by leave-one-database-out cross-validation on BIRD mini-dev and Spider-de together (`npm run bench --
 // directives --dataset bird-minidev,spider-de --cv`; held-out figures in docs/environment.md).
-export const DEFAULT_PARAMS: ComputedParams = { maxPhrases: 8, tablesPerPhrase: 2, minScoreRatio: 0.8, expandBridges: true, rrfK: 60, splitCompounds: true, matchValues: true, maxValueTables: 2 };
+export const DEFAULT_PARAMS: ComputedParams = { maxPhrases: 8, tablesPerPhrase: 2, minScoreRatio: 0.95, expandBridges: true, rrfK: 60, splitCompounds: true, matchValues: true, maxValueTables: 2, phraseWordsTogether: false };
 
 export interface ColumnDoc {
   id: number;
@@ -109,7 +111,10 @@ export function valueTables(index: ColumnIndex, text: string): Record<string, st
 const STOP_LITERALS = new Set(["yes", "no", "true", "false", "none", "null", "n/a", "ja", "nein"]);
 
 function rankTables(index: ColumnIndex, phrase: string, params: ComputedParams, phraseEmbedding?: number[]): { table: string; score: number }[] {
-  const hits = index.keyword.search(phrase, { boost: { column: 3, table: 2, description: 1, values: 0.5 }, combineWith: "OR" });
+  // A phrase of several words names one column: its words must meet in one column's document (its single words are
+  // phrases of their own), else a pair like "customer consumed" keeps whichever table matches either word best.
+  const together = params.phraseWordsTogether && tokenize(phrase).length > 1;
+  const hits = index.keyword.search(phrase, { boost: { column: 3, table: 2, description: 1, values: 0.5 }, combineWith: together ? "AND" : "OR" });
   let ranked: { id: number; score: number }[] = hits.map((h) => ({ id: h.id as number, score: h.score }));
   if (phraseEmbedding && index.embeddings) {
     const cos = (a: number[], b: number[]) => { let d = 0, na = 0, nb = 0; for (let i = 0; i < a.length; i++) { d += a[i] * b[i]; na += a[i] ** 2; nb += b[i] ** 2; } return d / Math.sqrt(na * nb || 1); };
