@@ -21,11 +21,23 @@ export function proxy(request: NextRequest) {
     const principal = principalOf(request.headers, request.cookies.get(SESSION_COOKIE)?.value);
     if (!principal) {
       const api = pathname.startsWith("/api/") || pathname.startsWith("/v1/");
-      if (api || request.method !== "GET") return NextResponse.json({ error: "authentication required: send Authorization: Bearer <token>, or sign in" }, { status: 401, headers: { "WWW-Authenticate": 'Bearer realm="metron"' } });
-      return new NextResponse(signInPage(`${pathname}${search}`), { status: 401, headers: { "Content-Type": "text/html; charset=utf-8" } });
+      if (api || request.method !== "GET")
+        return NextResponse.json(
+          { error: "authentication required: send Authorization: Bearer <token>, or sign in" },
+          { status: 401, headers: { "WWW-Authenticate": 'Bearer realm="metron"' } },
+        );
+      return new NextResponse(signInPage(`${pathname}${search}`), {
+        status: 401,
+        headers: { "Content-Type": "text/html; charset=utf-8" },
+      });
     }
     if (MUTATING.has(request.method) && principal.access !== "write") {
-      return NextResponse.json({ error: `the token "${principal.name}" has read access: uploading, editing, evaluating and rerunning need a write token` }, { status: 403 });
+      return NextResponse.json(
+        {
+          error: `the token "${principal.name}" has read access: uploading, editing, evaluating and rerunning need a write token`,
+        },
+        { status: 403 },
+      );
     }
     headers.set("x-metron-principal", principal.name);
   }

@@ -10,8 +10,12 @@ export default function ErrorPage({ error, reset }: { error: Error & { digest?: 
       <p className="text-sm text-zinc-700">{error.message || "The server hit an error while reading the store."}</p>
       {error.digest && <p className="text-xs text-zinc-500">Reference for the server log: {error.digest}</p>}
       <div className="flex gap-3 text-sm">
-        <button type="button" onClick={reset} className="rounded bg-zinc-900 px-3 py-1.5 text-white">Try again</button>
-        <Link href="/" className="rounded border border-zinc-300 px-3 py-1.5">Back to the runs</Link>
+        <button type="button" onClick={reset} className="rounded bg-zinc-900 px-3 py-1.5 text-white">
+          Try again
+        </button>
+        <Link href="/" className="rounded border border-zinc-300 px-3 py-1.5">
+          Back to the runs
+        </Link>
       </div>
     </div>
   );

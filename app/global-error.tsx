@@ -10,7 +10,10 @@ export default function GlobalError({ error, reset }: { error: Error & { digest?
         <h1 style={{ fontSize: 20 }}>Metron could not show this page</h1>
         <p>{error.message || "The server hit an error."}</p>
         {error.digest && <p style={{ color: "#71717a", fontSize: 12 }}>Reference for the server log: {error.digest}</p>}
-        <button type="button" onClick={reset}>Try again</button> <Link href="/">Back to the runs</Link>
+        <button type="button" onClick={reset}>
+          Try again
+        </button>{" "}
+        <Link href="/">Back to the runs</Link>
       </body>
     </html>
   );

@@ -14,13 +14,27 @@ export default function RootLayout({ children }: { children: React.ReactNode }) 
       <body className="min-h-screen font-sans">
         <header className="border-b border-zinc-200 bg-white">
           <nav className="mx-auto flex max-w-7xl items-center gap-6 px-6 py-3 text-sm">
-            <Link href="/" className="font-semibold tracking-tight text-zinc-900">Metron</Link>
-            <Link href="/" className="text-zinc-600 hover:text-zinc-900">Runs</Link>
-            <Link href="/experiments" className="text-zinc-600 hover:text-zinc-900">Experiments</Link>
-            <Link href="/compare" className="text-zinc-600 hover:text-zinc-900">Compare</Link>
-            <Link href="/datasets" className="text-zinc-600 hover:text-zinc-900">Datasets</Link>
-            <Link href="/settings" className="text-zinc-600 hover:text-zinc-900">Settings</Link>
-            <a href="/api/schema/trace" className="text-zinc-600 hover:text-zinc-900">Trace schema</a>
+            <Link href="/" className="font-semibold tracking-tight text-zinc-900">
+              Metron
+            </Link>
+            <Link href="/" className="text-zinc-600 hover:text-zinc-900">
+              Runs
+            </Link>
+            <Link href="/experiments" className="text-zinc-600 hover:text-zinc-900">
+              Experiments
+            </Link>
+            <Link href="/compare" className="text-zinc-600 hover:text-zinc-900">
+              Compare
+            </Link>
+            <Link href="/datasets" className="text-zinc-600 hover:text-zinc-900">
+              Datasets
+            </Link>
+            <Link href="/settings" className="text-zinc-600 hover:text-zinc-900">
+              Settings
+            </Link>
+            <a href="/api/schema/trace" className="text-zinc-600 hover:text-zinc-900">
+              Trace schema
+            </a>
           </nav>
         </header>
         <NuqsAdapter>

@@ -1,6 +1,8 @@
 import { expect, test } from "@playwright/test";
 
-test("overview matrix to a run, compare three runs, regressions only, side by side, every view restored from its URL", async ({ page }) => {
+test("overview matrix to a run, compare three runs, regressions only, side by side, every view restored from its URL", async ({
+  page,
+}) => {
   await page.goto("/experiments");
   const matrix = page.getByTestId("matrix-spider-de");
   await expect(matrix).toContainText("No Directives");
@@ -15,7 +17,12 @@ test("overview matrix to a run, compare three runs, regressions only, side by si
   await expect(page.getByTestId("matrix-spider-de")).toContainText("No Directives");
 
   // A system × model cell names the runs it pools and links to them.
-  const oracleCell = matrix.locator("td").filter({ has: page.getByTestId("matrix-cell") }).nth(2).getByTestId("matrix-cell").first();
+  const oracleCell = matrix
+    .locator("td")
+    .filter({ has: page.getByTestId("matrix-cell") })
+    .nth(2)
+    .getByTestId("matrix-cell")
+    .first();
   await expect(oracleCell.getByTestId("cell-runs")).toContainText("e2e Sophrosyne-Oracle");
   await oracleCell.getByTestId("cell-runs").getByRole("link").first().click();
   await expect(page.getByRole("heading", { name: "e2e Sophrosyne-Oracle" })).toBeVisible();
@@ -25,7 +32,8 @@ test("overview matrix to a run, compare three runs, regressions only, side by si
   // Compare three runs.
   await page.goto("/compare");
   const picker = page.getByTestId("run-picker");
-  for (const name of ["e2e No Directives", "e2e Sophrosyne ·", "e2e Sophrosyne-Oracle"]) await picker.getByText(name).first().click();
+  for (const name of ["e2e No Directives", "e2e Sophrosyne ·", "e2e Sophrosyne-Oracle"])
+    await picker.getByText(name).first().click();
   await picker.getByRole("button", { name: "Compare 3 runs" }).click();
   await expect(page).toHaveURL(/runs=.*,.*,.*&baseline=/);
   await expect(page.getByTestId("compare-alignment")).toContainText("4 (question, sample) pairs in every run");

@@ -7,13 +7,31 @@ const STORE = path.resolve(import.meta.dirname, ".store", "e2e.db");
 test("a run uploaded without a dataset: link it, remap a tool, archive it, delete it", async ({ page, request }) => {
   const run = { name: "curated in e2e", system: "No Directives", model: "gpt-curate" };
   const step = (tool: string, args: object) => ({ type: "tool_call", tool, args, result: "ok" });
-  const line = (id: string) => JSON.stringify({ run, question: { id }, final_sql: "SELECT count(*) FROM sänger",
-    steps: [step("describe_table", { table_name: "sänger" }), step("peek_table", { table: "konzert" }), step("peek_table", { table: "stadion" })] });
+  const line = (id: string) =>
+    JSON.stringify({
+      run,
+      question: { id },
+      final_sql: "SELECT count(*) FROM sänger",
+      steps: [
+        step("describe_table", { table_name: "sänger" }),
+        step("peek_table", { table: "konzert" }),
+        step("peek_table", { table: "stadion" }),
+      ],
+    });
   await page.goto("/");
-  await page.getByTestId("upload-input").setInputFiles({ name: "curate.jsonl", mimeType: "application/x-ndjson", buffer: Buffer.from([line("0"), line("22")].join("\n")) });
+  await page
+    .getByTestId("upload-input")
+    .setInputFiles({
+      name: "curate.jsonl",
+      mimeType: "application/x-ndjson",
+      buffer: Buffer.from([line("0"), line("22")].join("\n")),
+    });
   // peek_table has no role by default: the form asks before storing; stored as "other" for now.
   await page.getByTestId("upload-review").getByRole("button", { name: "Store" }).click();
-  await page.getByTestId("upload-report").getByRole("link", { name: /curated in e2e/ }).click();
+  await page
+    .getByTestId("upload-report")
+    .getByRole("link", { name: /curated in e2e/ })
+    .click();
   await expect(page).toHaveURL(/\/runs\/[^/]+$/);
   const runUrl = page.url();
   await expect(page.getByTestId("run-summary")).toContainText("needs gold tables");
@@ -71,19 +89,41 @@ test("a run uploaded without a dataset: link it, remap a tool, archive it, delet
 });
 
 test("unknown runs, questions, datasets and traces answer 404", async ({ request }) => {
-  for (const url of ["/runs/nope", "/runs/nope/questions/1", "/datasets?dataset=nope", "/experiments?experiment=nope", "/api/traces/nope/steps", "/api/traces/nope/steps/0", "/api/uploads/nope/errors", "/api/runs/nope/traces.csv"]) {
+  for (const url of [
+    "/runs/nope",
+    "/runs/nope/questions/1",
+    "/datasets?dataset=nope",
+    "/experiments?experiment=nope",
+    "/api/traces/nope/steps",
+    "/api/traces/nope/steps/0",
+    "/api/uploads/nope/errors",
+    "/api/runs/nope/traces.csv",
+  ]) {
     expect((await request.get(url)).status(), url).toBe(404);
   }
 });
 
 test("a dataset imported from the browser: BIRD mini-dev questions over its DDL", async ({ page }) => {
   const shared = process.env.METRON_SHARED_DATA ?? path.resolve(import.meta.dirname, "..", "..", "shared", "data");
-  const ddl = ["california_schools", "card_games", "codebase_community", "debit_card_specializing", "european_football_2", "financial", "formula_1", "student_club", "superhero", "thrombosis_prediction", "toxicology"]
-    .map((d) => path.join(shared, "bird-minidev", "schema-ddl", `${d}.sql`));
+  const ddl = [
+    "california_schools",
+    "card_games",
+    "codebase_community",
+    "debit_card_specializing",
+    "european_football_2",
+    "financial",
+    "formula_1",
+    "student_club",
+    "superhero",
+    "thrombosis_prediction",
+    "toxicology",
+  ].map((d) => path.join(shared, "bird-minidev", "schema-ddl", `${d}.sql`));
   await page.goto("/datasets");
   await page.getByText("Import a dataset").click();
   await page.locator('input[name="dataset-name"]').fill("bird-browser");
-  await page.getByLabel("Question file").setInputFiles(path.join(shared, "bird-minidev", "mini_dev_sqlite.dev-split.json"));
+  await page
+    .getByLabel("Question file")
+    .setInputFiles(path.join(shared, "bird-minidev", "mini_dev_sqlite.dev-split.json"));
   await page.getByLabel("DDL .sql files (schema only)").check();
   await page.getByLabel("Database files").setInputFiles(ddl);
   await page.getByRole("button", { name: "Import" }).click();

@@ -1,8 +1,13 @@
 import { expect, test } from "@playwright/test";
 
-test("the question page: failing question, hostile content as text, deep link to a step, table chips, j to the next failing", async ({ page }) => {
+test("the question page: failing question, hostile content as text, deep link to a step, table chips, j to the next failing", async ({
+  page,
+}) => {
   const dialogs: string[] = [];
-  page.on("dialog", (d) => { dialogs.push(d.message()); void d.dismiss(); });
+  page.on("dialog", (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
 
   await page.goto("/");
   await page.getByTestId("runs-table").getByRole("link", { name: "e2e Sophrosyne", exact: true }).click();

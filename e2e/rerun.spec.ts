@@ -12,7 +12,10 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-test("rerun a failing demo question with the simulated provider and oracle directives, and see it beside the original", async ({ page, request }) => {
+test("rerun a failing demo question with the simulated provider and oracle directives, and see it beside the original", async ({
+  page,
+  request,
+}) => {
   await page.goto("/?system=No+Directives&model=sim-hasty");
   const table = page.getByTestId("runs-table");
   await expect(table).toContainText("simulated");
@@ -42,9 +45,12 @@ test("rerun a failing demo question with the simulated provider and oracle direc
   await page.screenshot({ path: "e2e/screenshots/rerun-side-by-side.png", fullPage: true });
 
   // The provider key the server holds appears in no page, no built client file and not in the store.
-  for (const url of ["/settings", questionUrl, "/"]) expect(await (await request.get(url)).text()).not.toContain(E2E_SECRET);
+  for (const url of ["/settings", questionUrl, "/"])
+    expect(await (await request.get(url)).text()).not.toContain(E2E_SECRET);
   await page.goto("/settings");
   await expect(page.getByTestId("providers-table")).toContainText("available");
-  for (const file of filesUnder(path.join(ROOT, ".next", "static"))) expect(readFileSync(file).includes(E2E_SECRET), file).toBe(false);
-  for (const file of filesUnder(path.join(ROOT, "e2e", ".store")).filter((f) => /\.db(-wal)?$/.test(f))) expect(readFileSync(file).includes(E2E_SECRET), file).toBe(false);
+  for (const file of filesUnder(path.join(ROOT, ".next", "static")))
+    expect(readFileSync(file).includes(E2E_SECRET), file).toBe(false);
+  for (const file of filesUnder(path.join(ROOT, "e2e", ".store")).filter((f) => /\.db(-wal)?$/.test(f)))
+    expect(readFileSync(file).includes(E2E_SECRET), file).toBe(false);
 });

@@ -9,24 +9,47 @@ const ROOT = path.resolve(import.meta.dirname, "..");
 const BASE = `http://127.0.0.1:${SECURE_PORT}`;
 const store = () => new Database(path.join(ROOT, "e2e", ".store-secure", "e2e.db"), { readonly: true });
 
-interface Route { url: string; methods: string[]; page: boolean }
+interface Route {
+  url: string;
+  methods: string[];
+  page: boolean;
+}
 
 /** Every page and route handler of the app, from its route tree, with real ids from the store where it has them. */
 function appRoutes(): Route[] {
   const db = store();
-  const trace = db.prepare("SELECT t.id, t.run_id AS runId, t.question_id AS questionId FROM traces t LIMIT 1").get() as { id: string; runId: string; questionId: string };
+  const trace = db
+    .prepare("SELECT t.id, t.run_id AS runId, t.question_id AS questionId FROM traces t LIMIT 1")
+    .get() as { id: string; runId: string; questionId: string };
   db.close();
-  const ids: Record<string, string> = { runId: trace.runId, questionId: trace.questionId, traceId: trace.id, seq: "0", jobId: "no-such-job", uploadId: "no-such-upload" };
+  const ids: Record<string, string> = {
+    runId: trace.runId,
+    questionId: trace.questionId,
+    traceId: trace.id,
+    seq: "0",
+    jobId: "no-such-job",
+    uploadId: "no-such-upload",
+  };
   const out: Route[] = [];
   const walk = (dir: string, segments: string[]) => {
     for (const f of readdirSync(dir)) {
       const p = path.join(dir, f);
       if (statSync(p).isDirectory()) walk(p, [...segments, f]);
       else if (f === "page.tsx" || f === "route.ts") {
-        const url = "/" + segments.map((s) => (s.startsWith("[") ? encodeURIComponent(ids[s.slice(1, -1)] ?? "x") : s)).join("/");
-        const methods = f === "page.tsx" ? ["GET"] : [...readFileSync(p, "utf8").matchAll(/export (?:async )?function (GET|POST|PUT|PATCH|DELETE)\b/g)].map((m) => m[1]);
+        const url =
+          "/" + segments.map((s) => (s.startsWith("[") ? encodeURIComponent(ids[s.slice(1, -1)] ?? "x") : s)).join("/");
+        const methods =
+          f === "page.tsx"
+            ? ["GET"]
+            : [...readFileSync(p, "utf8").matchAll(/export (?:async )?function (GET|POST|PUT|PATCH|DELETE)\b/g)].map(
+                (m) => m[1],
+              );
         // The side-by-side page needs the runs to put side by side.
-        out.push({ url: url.startsWith("/compare/questions/") ? `${url}?runs=${trace.runId}` : url, methods, page: f === "page.tsx" });
+        out.push({
+          url: url.startsWith("/compare/questions/") ? `${url}?runs=${trace.runId}` : url,
+          methods,
+          page: f === "page.tsx",
+        });
       }
     }
   };
@@ -36,9 +59,17 @@ function appRoutes(): Route[] {
 
 const OPEN = new Set(["/api/auth/signin", "/api/auth/signout"]);
 const send = (request: APIRequestContext, method: string, url: string, headers: Record<string, string> = {}) =>
-  request.fetch(`${BASE}${url}`, { method, headers, data: method === "GET" ? undefined : "{}", maxRedirects: 0, failOnStatusCode: false });
+  request.fetch(`${BASE}${url}`, {
+    method,
+    headers,
+    data: method === "GET" ? undefined : "{}",
+    maxRedirects: 0,
+    failOnStatusCode: false,
+  });
 
-test("with a token configured, every page and API route answers 401 without it, and what it should with it", async ({ request }) => {
+test("with a token configured, every page and API route answers 401 without it, and what it should with it", async ({
+  request,
+}) => {
   const routes = appRoutes().filter((r) => !OPEN.has(r.url));
   expect(routes.length).toBeGreaterThan(20);
   for (const r of routes) {
@@ -53,9 +84,15 @@ test("with a token configured, every page and API route answers 401 without it, 
       if (r.page) expect(read.status(), `page ${r.url}`).toBe(200);
     }
     for (const method of r.methods.filter((m) => m !== "GET")) {
-      const readOnly = await send(request, method, r.url, { Authorization: `Bearer ${READ_TOKEN}`, "Content-Type": "application/json" });
+      const readOnly = await send(request, method, r.url, {
+        Authorization: `Bearer ${READ_TOKEN}`,
+        "Content-Type": "application/json",
+      });
       expect(readOnly.status(), `${method} ${r.url} with a read token`).toBe(403);
-      const written = await send(request, method, r.url, { Authorization: `Bearer ${WRITE_TOKEN}`, "Content-Type": "application/json" });
+      const written = await send(request, method, r.url, {
+        Authorization: `Bearer ${WRITE_TOKEN}`,
+        "Content-Type": "application/json",
+      });
       expect([200, 400, 404, 409, 410], `${method} ${r.url} with a write token`).toContain(written.status());
     }
   }
@@ -67,15 +104,30 @@ test("with a token configured, every page and API route answers 401 without it, 
 });
 
 test("a cross-origin POST is refused whatever its content type, even with a valid token", async ({ request }) => {
-  for (const contentType of ["text/plain", "application/json", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"]) {
-    for (const origin of [{ Origin: "http://evil.example" }, { "Sec-Fetch-Site": "cross-site" }, { Origin: "null" }] as Record<string, string>[]) {
-      const r = await send(request, "POST", "/api/reruns", { Authorization: `Bearer ${WRITE_TOKEN}`, "Content-Type": contentType, ...origin });
+  for (const contentType of [
+    "text/plain",
+    "application/json",
+    "application/x-www-form-urlencoded",
+    "multipart/form-data; boundary=x",
+  ]) {
+    for (const origin of [
+      { Origin: "http://evil.example" },
+      { "Sec-Fetch-Site": "cross-site" },
+      { Origin: "null" },
+    ] as Record<string, string>[]) {
+      const r = await send(request, "POST", "/api/reruns", {
+        Authorization: `Bearer ${WRITE_TOKEN}`,
+        "Content-Type": contentType,
+        ...origin,
+      });
       expect(r.status(), `${contentType} ${JSON.stringify(origin)}`).toBe(403);
     }
   }
 });
 
-test("sign in once in the browser; a page on another origin cannot make that browser start a rerun", async ({ page }) => {
+test("sign in once in the browser; a page on another origin cannot make that browser start a rerun", async ({
+  page,
+}) => {
   await page.goto(`${BASE}/experiments`);
   await expect(page.getByLabel("Access token")).toBeVisible();
   await page.getByLabel("Access token").fill("wrong-token-wrong-token");
@@ -95,18 +147,27 @@ test("sign in once in the browser; a page on another origin cannot make that bro
   const body = JSON.stringify({ traceId: trace.id, provider: "simulated", model: "sim-careful", variant: "oracle" });
   // Same site (127.0.0.1), another origin (port): the session cookie goes along, so only the Origin check stops it.
   const evil = http.createServer((_req, res) => {
-    res.writeHead(200, { "Content-Type": "text/html" }).end(`<!doctype html><form id="f" method="post" enctype="text/plain" action="${BASE}/api/reruns"><input name='${body.slice(0, -1)},"x":"' value='"}'></form>
+    res.writeHead(200, { "Content-Type": "text/html" })
+      .end(`<!doctype html><form id="f" method="post" enctype="text/plain" action="${BASE}/api/reruns"><input name='${body.slice(0, -1)},"x":"' value='"}'></form>
       <script>fetch("${BASE}/api/reruns", { method: "POST", mode: "no-cors", credentials: "include", headers: { "Content-Type": "text/plain" }, body: ${JSON.stringify(body)} }).finally(() => document.getElementById("f").submit());</script>`);
   });
   await new Promise<void>((r) => evil.listen(0, "127.0.0.1", r));
   try {
     const attacker = await page.context().newPage();
-    const posted = attacker.waitForResponse((r) => r.url().endsWith("/api/reruns") && r.request().method() === "POST" && r.request().resourceType() === "document");
+    const posted = attacker.waitForResponse(
+      (r) =>
+        r.url().endsWith("/api/reruns") && r.request().method() === "POST" && r.request().resourceType() === "document",
+    );
     await attacker.goto(`http://127.0.0.1:${(evil.address() as { port: number }).port}/`);
     expect((await posted).status()).toBe(403);
     expect(jobs()).toBe(before);
     // The same request from Metron's own page goes through.
-    const own = await page.evaluate(async (b) => (await fetch("/api/reruns", { method: "POST", headers: { "Content-Type": "application/json" }, body: b })).status, body);
+    const own = await page.evaluate(
+      async (b) =>
+        (await fetch("/api/reruns", { method: "POST", headers: { "Content-Type": "application/json" }, body: b }))
+          .status,
+      body,
+    );
     expect(own).toBe(200);
     expect(jobs()).toBe(before + 1);
   } finally {

@@ -16,7 +16,13 @@ mkdirSync(dir, { recursive: true });
 const env = { ...process.env, DATABASE_PATH: path.join(dir, "e2e.db") };
 if (secure) {
   const tokens = path.join(dir, "tokens.json");
-  writeFileSync(tokens, JSON.stringify([{ name: "writer", token: WRITE_TOKEN, access: "write" }, { name: "reader", token: READ_TOKEN, access: "read" }]));
+  writeFileSync(
+    tokens,
+    JSON.stringify([
+      { name: "writer", token: WRITE_TOKEN, access: "write" },
+      { name: "reader", token: READ_TOKEN, access: "read" },
+    ]),
+  );
   env.METRON_TOKENS_FILE = tokens;
 }
 const seed = path.join(dir, "seed.jsonl");
@@ -28,10 +34,25 @@ const metron = (...args) => {
   if (r.status !== 0) process.exit(r.status ?? 1);
 };
 if (!secure) {
-  metron("dataset", "import", "--name", "spider-de", "--format", "spider", "--questions", path.join(shared, "spider-de", "dev.json"), "--databases", path.join(shared, "spider-de", "database"));
+  metron(
+    "dataset",
+    "import",
+    "--name",
+    "spider-de",
+    "--format",
+    "spider",
+    "--questions",
+    path.join(shared, "spider-de", "dev.json"),
+    "--databases",
+    path.join(shared, "spider-de", "database"),
+  );
   metron("ingest", seed);
 }
 metron("demo");
-const server = spawn(path.join(root, "node_modules", ".bin", "next"), ["start", "-p", port, "-H", "127.0.0.1"], { cwd: root, env, stdio: "inherit" });
+const server = spawn(path.join(root, "node_modules", ".bin", "next"), ["start", "-p", port, "-H", "127.0.0.1"], {
+  cwd: root,
+  env,
+  stdio: "inherit",
+});
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => server.kill(sig));
 server.on("exit", (code) => process.exit(code ?? 0));

@@ -4,9 +4,26 @@ import { expect, test } from "@playwright/test";
 
 test("upload a file, watch progress, read the report, follow the link to the run", async ({ page }) => {
   await page.goto("/");
-  const good = (id: string) => JSON.stringify({ run: { name: "uploaded in e2e", system: "Sophrosyne-Oracle", model: "gpt-upload" }, question: { id, db_id: "pets_1" }, steps: [{ type: "tool_call", tool: "list_tables", result: "pets" }] });
-  const lines = [good("1"), good("2"), '{"run": oops', good("3"), ...Array.from({ length: 400 }, (_, i) => good(`bulk-${i}`))];
-  await page.getByTestId("upload-input").setInputFiles({ name: "e2e-upload.jsonl", mimeType: "application/x-ndjson", buffer: Buffer.from(lines.join("\n")) });
+  const good = (id: string) =>
+    JSON.stringify({
+      run: { name: "uploaded in e2e", system: "Sophrosyne-Oracle", model: "gpt-upload" },
+      question: { id, db_id: "pets_1" },
+      steps: [{ type: "tool_call", tool: "list_tables", result: "pets" }],
+    });
+  const lines = [
+    good("1"),
+    good("2"),
+    '{"run": oops',
+    good("3"),
+    ...Array.from({ length: 400 }, (_, i) => good(`bulk-${i}`)),
+  ];
+  await page
+    .getByTestId("upload-input")
+    .setInputFiles({
+      name: "e2e-upload.jsonl",
+      mimeType: "application/x-ndjson",
+      buffer: Buffer.from(lines.join("\n")),
+    });
 
   const progress = page.getByRole("progressbar", { name: "Upload of e2e-upload.jsonl" });
   await expect(progress).toBeVisible();
@@ -50,15 +67,23 @@ test("the runs table sorts on the server and keeps the sort in the URL", async (
   await expect(page).toHaveURL(/system=Sophrosyne/);
   // The e2e run and the two simulated demo runs of that system.
   await expect(table.locator("tbody tr")).toHaveCount(3);
-  expect(await table.locator("tbody tr td:nth-child(2)").allInnerTexts()).toEqual(["Sophrosyne", "Sophrosyne", "Sophrosyne"]);
+  expect(await table.locator("tbody tr td:nth-child(2)").allInnerTexts()).toEqual([
+    "Sophrosyne",
+    "Sophrosyne",
+    "Sophrosyne",
+  ]);
   await page.screenshot({ path: "e2e/screenshots/home.png", fullPage: true });
 });
 
-test("real foreign files: the model and each question's own text come from the file; what it lacks is asked before storing", async ({ page }) => {
+test("real foreign files: the model and each question's own text come from the file; what it lacks is asked before storing", async ({
+  page,
+}) => {
   const shared = process.env.METRON_SHARED_DATA ?? path.resolve(import.meta.dirname, "..", "..", "shared", "data");
   await page.goto("/");
   // Spider-Agent: the model is in the file's name, the system is not said anywhere, execute_bash has no role.
-  await page.getByTestId("upload-input").setInputFiles(path.join(shared, "traces", "spider-agent", "spider-agent-tc_claude-3-7-sonnet_sf_bq024.json"));
+  await page
+    .getByTestId("upload-input")
+    .setInputFiles(path.join(shared, "traces", "spider-agent", "spider-agent-tc_claude-3-7-sonnet_sf_bq024.json"));
   const review = page.getByTestId("upload-review");
   await expect(review).toContainText("openai-messages");
   await expect(review).toContainText("does not say system");
@@ -79,13 +104,18 @@ test("real foreign files: the model and each question's own text come from the f
 
   // LiveSQLBench: neither model nor system is in the file; the researcher says them in the same form.
   await page.goto("/");
-  await page.getByTestId("upload-input").setInputFiles(path.join(shared, "traces", "livesqlbench-adk", "single_turn_samples.json"));
+  await page
+    .getByTestId("upload-input")
+    .setInputFiles(path.join(shared, "traces", "livesqlbench-adk", "single_turn_samples.json"));
   await expect(page.getByTestId("upload-review")).toContainText("does not say system, model");
   await page.getByTestId("upload-review").getByLabel("System (variant)").fill("ADK agent");
   await page.getByTestId("upload-review").getByLabel("Model").fill("gemini-2.5-pro");
   await page.getByTestId("upload-review").getByRole("button", { name: "Store" }).click();
   await expect(page.getByTestId("upload-report")).toContainText("3 traces stored");
-  await page.getByTestId("upload-report").getByRole("link", { name: /ADK agent · gemini-2.5-pro/ }).click();
+  await page
+    .getByTestId("upload-report")
+    .getByRole("link", { name: /ADK agent · gemini-2.5-pro/ })
+    .click();
   await expect(page.getByText("model gemini-2.5-pro")).toBeVisible();
   // What the file does not record is said so, never 0.
   const summary = page.getByTestId("run-summary");
@@ -93,14 +123,23 @@ test("real foreign files: the model and each question's own text come from the f
   await expect(summary).toContainText("Over-explorationneeds gold tables");
   await expect(summary).toContainText("Failed with extra tablesneeds gold tables");
   await expect(summary).toContainText("of 3 judged (recorded)");
-  const csv = await (await page.request.get(page.url().replace(/\/runs\/([^/?]+).*/, "/api/runs/$1/traces.csv"))).text();
+  const csv = await (
+    await page.request.get(page.url().replace(/\/runs\/([^/?]+).*/, "/api/runs/$1/traces.csv"))
+  ).text();
   const rows = parse(csv) as string[][];
   const col = (name: string) => rows[0].indexOf(name);
-  for (const r of rows.slice(1, 4)) for (const c of ["tokens", "gold_count", "over_exploration", "extra_tables"]) expect(r[col(c)], c).toBe("");
+  for (const r of rows.slice(1, 4))
+    for (const c of ["tokens", "gold_count", "over_exploration", "extra_tables"]) expect(r[col(c)], c).toBe("");
   await page.getByTestId("traces-table").locator("tbody tr").first().getByRole("link").first().click();
-  await expect(page.getByTestId("question-text")).toContainText("I want to analyze how the Signal-to-Noise Quality Indicator (SNQI) varies");
+  await expect(page.getByTestId("question-text")).toContainText(
+    "I want to analyze how the Signal-to-Noise Quality Indicator (SNQI) varies",
+  );
 
   await page.goto("/");
-  await page.getByTestId("upload-input").setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("these are my notes\n") });
-  await expect(page.getByTestId("upload-file").getByRole("alert")).toContainText("Supported formats: canonical, openai-messages");
+  await page
+    .getByTestId("upload-input")
+    .setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("these are my notes\n") });
+  await expect(page.getByTestId("upload-file").getByRole("alert")).toContainText(
+    "Supported formats: canonical, openai-messages",
+  );
 });

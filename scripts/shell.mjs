@@ -12,7 +12,12 @@ export function step(title) {
 
 /** Runs a command in the project root, inheriting stdio; exits the process when it fails. */
 export function run(cmd, args, options = {}) {
-  const result = spawnSync(cmd, args, { cwd: root, stdio: "inherit", ...options, env: { ...process.env, ...options.env } });
+  const result = spawnSync(cmd, args, {
+    cwd: root,
+    stdio: "inherit",
+    ...options,
+    env: { ...process.env, ...options.env },
+  });
   if (result.status !== 0) {
     console.error(`\n✖ ${cmd} ${args.join(" ")} failed (exit ${result.status ?? result.signal})`);
     process.exit(result.status ?? 1);
@@ -28,7 +33,12 @@ export function runBin(name, args, options) {
 export function ensureInstalled() {
   const marker = path.join(root, "node_modules", ".package-lock.json");
   const lock = path.join(root, "package-lock.json");
-  if (existsSync(marker) && existsSync(path.join(root, "node_modules", "better-sqlite3", "build", "Release", "better_sqlite3.node")) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
+  if (
+    existsSync(marker) &&
+    existsSync(path.join(root, "node_modules", "better-sqlite3", "build", "Release", "better_sqlite3.node")) &&
+    statSync(marker).mtimeMs >= statSync(lock).mtimeMs
+  )
+    return;
   step("Installing dependencies (better-sqlite3 compiles from source: about a minute)");
   run("npm", ["ci", "--no-audit", "--no-fund"]);
 }
@@ -40,7 +50,10 @@ export function ensureChromium() {
   if (existsSync(CHROMIUM)) return;
   step("Installing Debian's chromium with apt");
   const sudo = process.getuid?.() === 0 ? [] : ["sudo"];
-  const apt = (args) => run(sudo[0] ?? "apt-get", sudo.length ? ["apt-get", ...args] : args, { env: { DEBIAN_FRONTEND: "noninteractive" } });
+  const apt = (args) =>
+    run(sudo[0] ?? "apt-get", sudo.length ? ["apt-get", ...args] : args, {
+      env: { DEBIAN_FRONTEND: "noninteractive" },
+    });
   apt(["update"]);
   apt(["install", "-y", "--no-install-recommends", "chromium"]);
 }

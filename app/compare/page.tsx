@@ -12,7 +12,9 @@ import { COMPARE_PAGE_SIZE, compareSearchParams } from "@/lib/url/compare";
 import type { Metadata } from "next";
 
 export async function generateMetadata({ searchParams }: { searchParams: Promise<SearchParams> }): Promise<Metadata> {
-  const runs = String((await searchParams).runs ?? "").split(",").filter(Boolean).length;
+  const runs = String((await searchParams).runs ?? "")
+    .split(",")
+    .filter(Boolean).length;
   return { title: runs > 1 ? `Compare ${runs} runs — Metron` : "Compare runs — Metron" };
 }
 
@@ -39,7 +41,11 @@ async function Compare({ searchParams }: { searchParams: Promise<SearchParams> }
     return (
       <>
         {missing.length > 0 && <p className="text-sm text-red-700">Unknown run ids: {missing.join(", ")}</p>}
-        {runs.length === 1 && <p className="text-sm text-zinc-600">Choose at least one more run to compare with {runs[0].system} · {runs[0].model}.</p>}
+        {runs.length === 1 && (
+          <p className="text-sm text-zinc-600">
+            Choose at least one more run to compare with {runs[0].system} · {runs[0].model}.
+          </p>
+        )}
         <RunPicker runs={listComparableRuns(db)} selected={runs.map((r) => r.id)} />
       </>
     );
@@ -53,16 +59,40 @@ async function Compare({ searchParams }: { searchParams: Promise<SearchParams> }
       {missing.length > 0 && <p className="text-sm text-red-700">Unknown run ids left out: {missing.join(", ")}</p>}
       <CompareHeadline runs={runs} baseline={baseline} comparison={comparison} />
       <div className="flex flex-wrap items-center justify-between gap-3">
-        <CompareFilters runs={runs.map((r) => ({ id: r.id, label: `${r.system} · ${r.model}` }))} baselineId={runs[baseline].id}
+        <CompareFilters
+          runs={runs.map((r) => ({ id: r.id, label: `${r.system} · ${r.model}` }))}
+          baselineId={runs[baseline].id}
           databases={[...new Set(comparison.rows.map((r) => r.dbId).filter((d): d is string => d !== null))].sort()}
-          difficulties={[...new Set(comparison.rows.map((r) => r.difficulty).filter((d): d is string => d !== null))].sort()} />
-        <a className="text-sm text-blue-700 hover:underline" href={`/api/export/compare.csv${serialize({ ...params, page: null })}`}>Download CSV</a>
+          difficulties={[
+            ...new Set(comparison.rows.map((r) => r.difficulty).filter((d): d is string => d !== null)),
+          ].sort()}
+        />
+        <a
+          className="text-sm text-blue-700 hover:underline"
+          href={`/api/export/compare.csv${serialize({ ...params, page: null })}`}
+        >
+          Download CSV
+        </a>
       </div>
-      <CompareTable runs={runs} baseline={baseline} rows={filtered.slice((page - 1) * COMPARE_PAGE_SIZE, page * COMPARE_PAGE_SIZE)} />
+      <CompareTable
+        runs={runs}
+        baseline={baseline}
+        rows={filtered.slice((page - 1) * COMPARE_PAGE_SIZE, page * COMPARE_PAGE_SIZE)}
+      />
       <nav className="flex items-center gap-3 text-sm" aria-label="Pages">
-        {page > 1 && <Link className="rounded border border-zinc-300 px-2 py-1" href={href(page - 1)}>Previous</Link>}
-        <span>Page {page} of {pages} · {filtered.length} of {comparison.rows.length} questions</span>
-        {page < pages && <Link className="rounded border border-zinc-300 px-2 py-1" href={href(page + 1)}>Next</Link>}
+        {page > 1 && (
+          <Link className="rounded border border-zinc-300 px-2 py-1" href={href(page - 1)}>
+            Previous
+          </Link>
+        )}
+        <span>
+          Page {page} of {pages} · {filtered.length} of {comparison.rows.length} questions
+        </span>
+        {page < pages && (
+          <Link className="rounded border border-zinc-300 px-2 py-1" href={href(page + 1)}>
+            Next
+          </Link>
+        )}
       </nav>
     </>
   );

@@ -52,9 +52,19 @@ async function Datasets({ searchParams }: { searchParams: Promise<SearchParams> 
             <h2 className="font-semibold">Questions</h2>
             <QuestionTable rows={questions.rows} />
             <nav className="flex items-center gap-3 text-sm" aria-label="Pages">
-              {page > 1 ? <Link className="rounded border border-zinc-300 px-2 py-1" href={href(page - 1)}>Previous</Link> : null}
-              <span>Page {page} of {pages} · {questions.total} questions</span>
-              {page < pages ? <Link className="rounded border border-zinc-300 px-2 py-1" href={href(page + 1)}>Next</Link> : null}
+              {page > 1 ? (
+                <Link className="rounded border border-zinc-300 px-2 py-1" href={href(page - 1)}>
+                  Previous
+                </Link>
+              ) : null}
+              <span>
+                Page {page} of {pages} · {questions.total} questions
+              </span>
+              {page < pages ? (
+                <Link className="rounded border border-zinc-300 px-2 py-1" href={href(page + 1)}>
+                  Next
+                </Link>
+              ) : null}
             </nav>
           </section>
         </>

@@ -33,24 +33,50 @@ async function Overview({ searchParams }: PageProps<"/experiments">) {
   const db = getDb();
   const saved = params.experiment ? getExperiment(db, params.experiment) : undefined;
   if (params.experiment && !saved) notFound();
-  const { runIds, groups } = loadOverview(db, saved ? { runIds: saved.runIds } : { dataset: params.dataset, withoutDataset: params.all, archived: params.archived });
+  const { runIds, groups } = loadOverview(
+    db,
+    saved
+      ? { runIds: saved.runIds }
+      : { dataset: params.dataset, withoutDataset: params.all, archived: params.archived },
+  );
   return (
     <>
       <div>
         <h1 className="text-xl font-semibold">{saved ? `Experiment: ${saved.name}` : "Experiments"}</h1>
         <p className="text-sm text-zinc-600">
-          {saved ? `A saved set of ${saved.runIds.length} runs (saved ${saved.createdAt.slice(0, 10)}): its figures change only if its runs do. ` : "Every non-archived run with a dataset, by dataset: runs of the same model and system are pooled into one cell (a question's traces from several runs are its samples); reruns stay out unless an experiment names their run. "}
-          Intervals are 95% bootstrap intervals over questions. <a className="text-blue-700 hover:underline" href={`/api/export/overview.csv${experimentsQuery(params)}`}>Download CSV</a> (lists the runs of each cell).
+          {saved
+            ? `A saved set of ${saved.runIds.length} runs (saved ${saved.createdAt.slice(0, 10)}): its figures change only if its runs do. `
+            : "Every non-archived run with a dataset, by dataset: runs of the same model and system are pooled into one cell (a question's traces from several runs are its samples); reruns stay out unless an experiment names their run. "}
+          Intervals are 95% bootstrap intervals over questions.{" "}
+          <a className="text-blue-700 hover:underline" href={`/api/export/overview.csv${experimentsQuery(params)}`}>
+            Download CSV
+          </a>{" "}
+          (lists the runs of each cell).
         </p>
       </div>
-      <ExperimentControls params={params} datasets={listDatasets(db).map((d) => ({ id: d.id, name: d.name }))} experiments={listExperiments(db).map((e) => ({ id: e.id, name: e.name }))} runIds={runIds} saved={Boolean(saved)} />
-      {groups.length === 0 ? <p className="text-sm text-zinc-600">No runs in this view: upload traces on the home page, link runs to a dataset, or show runs without a dataset.</p> : groups.map((g) => (
-        <section key={g.group} className="space-y-3" aria-label={g.group}>
-          <h2 className="text-lg font-semibold">{g.group}</h2>
-          <OverviewMatrix g={g} />
-          <OverviewCharts g={{ group: g.group, charts: g.charts }} source={`${g.group}${saved ? `, experiment "${saved.name}"` : ""}; runs: ${coveredRuns(g)}`} />
-        </section>
-      ))}
+      <ExperimentControls
+        params={params}
+        datasets={listDatasets(db).map((d) => ({ id: d.id, name: d.name }))}
+        experiments={listExperiments(db).map((e) => ({ id: e.id, name: e.name }))}
+        runIds={runIds}
+        saved={Boolean(saved)}
+      />
+      {groups.length === 0 ? (
+        <p className="text-sm text-zinc-600">
+          No runs in this view: upload traces on the home page, link runs to a dataset, or show runs without a dataset.
+        </p>
+      ) : (
+        groups.map((g) => (
+          <section key={g.group} className="space-y-3" aria-label={g.group}>
+            <h2 className="text-lg font-semibold">{g.group}</h2>
+            <OverviewMatrix g={g} />
+            <OverviewCharts
+              g={{ group: g.group, charts: g.charts }}
+              source={`${g.group}${saved ? `, experiment "${saved.name}"` : ""}; runs: ${coveredRuns(g)}`}
+            />
+          </section>
+        ))
+      )}
     </>
   );
 }

@@ -38,7 +38,21 @@ function svgOf(container: HTMLElement | null, source?: string): string | null {
 }
 
 /** A chart with a title, its definition, and SVG / PNG downloads of what is drawn. */
-export function ChartFrame({ title, help, fileName, children, testId, source }: { title: string; help?: string; fileName: string; children: React.ReactNode; testId?: string; source?: string }) {
+export function ChartFrame({
+  title,
+  help,
+  fileName,
+  children,
+  testId,
+  source,
+}: {
+  title: string;
+  help?: string;
+  fileName: string;
+  children: React.ReactNode;
+  testId?: string;
+  source?: string;
+}) {
   const ref = useRef<HTMLDivElement>(null);
   const saveSvg = () => {
     const svg = svgOf(ref.current, source);
@@ -72,8 +86,20 @@ export function ChartFrame({ title, help, fileName, children, testId, source }: 
           {source && <div className="text-[11px] text-zinc-400">{source}</div>}
         </div>
         <div className="flex shrink-0 gap-1 text-xs">
-          <button type="button" onClick={saveSvg} className="rounded border border-zinc-300 px-1.5 py-0.5 hover:bg-zinc-50">SVG</button>
-          <button type="button" onClick={savePng} className="rounded border border-zinc-300 px-1.5 py-0.5 hover:bg-zinc-50">PNG</button>
+          <button
+            type="button"
+            onClick={saveSvg}
+            className="rounded border border-zinc-300 px-1.5 py-0.5 hover:bg-zinc-50"
+          >
+            SVG
+          </button>
+          <button
+            type="button"
+            onClick={savePng}
+            className="rounded border border-zinc-300 px-1.5 py-0.5 hover:bg-zinc-50"
+          >
+            PNG
+          </button>
         </div>
       </figcaption>
       <div ref={ref}>{children}</div>

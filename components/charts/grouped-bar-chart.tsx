@@ -15,12 +15,36 @@ const formatters: Record<ValueFormat, (v: number) => string> = {
   usd: (v) => `$${v.toFixed(v < 1 ? 3 : 2)}`,
 };
 
-export function GroupedBarChart({ title, help, fileName, bars, format = "count", height = 260, testId, source }: { title: string; help?: string; fileName: string; bars: GroupedBars; format?: ValueFormat; height?: number; testId?: string; source?: string }) {
+export function GroupedBarChart({
+  title,
+  help,
+  fileName,
+  bars,
+  format = "count",
+  height = 260,
+  testId,
+  source,
+}: {
+  title: string;
+  help?: string;
+  fileName: string;
+  bars: GroupedBars;
+  format?: ValueFormat;
+  height?: number;
+  testId?: string;
+  source?: string;
+}) {
   const f = formatters[format];
   return (
     <ChartFrame title={title} help={help} fileName={fileName} testId={testId} source={source}>
       {bars.data.every((d) => bars.series.every((s) => d[s] === null || d[s] === undefined)) ? (
-        <p className="py-8 text-center text-sm text-zinc-500">No values to draw{format === "usd" ? ": no price is known for these models (METRON_PRICES adds prices; simulated models have none)" : ""}.</p>
+        <p className="py-8 text-center text-sm text-zinc-500">
+          No values to draw
+          {format === "usd"
+            ? ": no price is known for these models (METRON_PRICES adds prices; simulated models have none)"
+            : ""}
+          .
+        </p>
       ) : (
         <ResponsiveContainer width="100%" height={height}>
           <BarChart data={bars.data} margin={{ top: 8, right: 8, bottom: 8, left: 8 }}>
@@ -31,7 +55,9 @@ export function GroupedBarChart({ title, help, fileName, bars, format = "count",
             <Legend wrapperStyle={{ fontSize: 12 }} />
             {bars.series.map((s, i) => (
               <Bar key={s} dataKey={s} fill={COLORS[i % COLORS.length]} isAnimationActive={false}>
-                {bars.data.some((d) => d[`${s}:err`]) && <ErrorBar dataKey={`${s}:err`} width={4} stroke="#18181b" isAnimationActive={false} />}
+                {bars.data.some((d) => d[`${s}:err`]) && (
+                  <ErrorBar dataKey={`${s}:err`} width={4} stroke="#18181b" isAnimationActive={false} />
+                )}
               </Bar>
             ))}
           </BarChart>

@@ -1,23 +1,67 @@
 "use client";
 
-import { CartesianGrid, ReferenceLine, ResponsiveContainer, Scatter, ScatterChart, Tooltip, XAxis, YAxis, ZAxis } from "recharts";
+import {
+  CartesianGrid,
+  ReferenceLine,
+  ResponsiveContainer,
+  Scatter,
+  ScatterChart,
+  Tooltip,
+  XAxis,
+  YAxis,
+  ZAxis,
+} from "recharts";
 import { ChartFrame } from "./chart-frame";
 
-export interface ScatterPoint { x: number; y: number; count: number; label: string }
+export interface ScatterPoint {
+  x: number;
+  y: number;
+  count: number;
+  label: string;
+}
 
 /** Exploratory calls against gold count; point size is how many questions share the point; y = x is no over-exploration. */
 export function ExplorationScatter({ points, fileName }: { points: ScatterPoint[]; fileName: string }) {
   const max = Math.max(1, ...points.map((p) => Math.max(p.x, p.y)));
   return (
-    <ChartFrame title="Exploratory calls against gold tables, per question" help="Above the line: more exploratory calls than gold tables. Size: number of questions." fileName={fileName} testId="chart-exploration">
-      {points.length === 0 ? <p className="py-8 text-center text-sm text-zinc-500">No question with known gold tables.</p> : (
+    <ChartFrame
+      title="Exploratory calls against gold tables, per question"
+      help="Above the line: more exploratory calls than gold tables. Size: number of questions."
+      fileName={fileName}
+      testId="chart-exploration"
+    >
+      {points.length === 0 ? (
+        <p className="py-8 text-center text-sm text-zinc-500">No question with known gold tables.</p>
+      ) : (
         <ResponsiveContainer width="100%" height={260}>
           <ScatterChart margin={{ top: 8, right: 16, bottom: 16, left: 8 }}>
             <CartesianGrid strokeDasharray="3 3" />
-            <XAxis type="number" dataKey="x" name="gold tables" domain={[0, max]} allowDecimals={false} tick={{ fontSize: 11 }} label={{ value: "gold tables", position: "insideBottom", offset: -8, fontSize: 11 }} />
-            <YAxis type="number" dataKey="y" name="exploratory calls" domain={[0, max]} allowDecimals={false} tick={{ fontSize: 11 }} />
+            <XAxis
+              type="number"
+              dataKey="x"
+              name="gold tables"
+              domain={[0, max]}
+              allowDecimals={false}
+              tick={{ fontSize: 11 }}
+              label={{ value: "gold tables", position: "insideBottom", offset: -8, fontSize: 11 }}
+            />
+            <YAxis
+              type="number"
+              dataKey="y"
+              name="exploratory calls"
+              domain={[0, max]}
+              allowDecimals={false}
+              tick={{ fontSize: 11 }}
+            />
             <ZAxis type="number" dataKey="count" range={[30, 400]} name="questions" />
-            <ReferenceLine segment={[{ x: 0, y: 0 }, { x: max, y: max }]} stroke="#a1a1aa" strokeDasharray="4 4" />
+            <ReferenceLine
+              segment={[
+                { x: 0, y: 0 },
+                { x: max, y: max },
+              ]}
+              stroke="#a1a1aa"
+              strokeDasharray="4 4"
+            />
             <Tooltip formatter={(v, n) => [String(v), String(n)]} />
             <Scatter data={points} fill="#2563eb" fillOpacity={0.6} isAnimationActive={false} />
           </ScatterChart>

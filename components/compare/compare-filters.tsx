@@ -4,22 +4,60 @@ import { useQueryStates } from "nuqs";
 import { FacetSelect } from "@/components/ui/facet-select";
 import { compareSearchParams } from "@/lib/url/compare";
 
-export function CompareFilters({ runs, baselineId, databases, difficulties }: { runs: { id: string; label: string }[]; baselineId: string; databases: string[]; difficulties: string[] }) {
+export function CompareFilters({
+  runs,
+  baselineId,
+  databases,
+  difficulties,
+}: {
+  runs: { id: string; label: string }[];
+  baselineId: string;
+  databases: string[];
+  difficulties: string[];
+}) {
   const [params, setParams] = useQueryStates(compareSearchParams, { shallow: false });
   return (
     <div className="flex flex-wrap items-center gap-3 text-sm" data-testid="compare-filters">
-      <label className="flex items-center gap-1">Baseline
-        <select aria-label="Baseline" className="rounded border border-zinc-300 bg-white px-2 py-1" value={baselineId} onChange={(e) => void setParams({ baseline: e.target.value, page: 1 })}>
-          {runs.map((r) => <option key={r.id} value={r.id}>{r.label}</option>)}
+      <label className="flex items-center gap-1">
+        Baseline
+        <select
+          aria-label="Baseline"
+          className="rounded border border-zinc-300 bg-white px-2 py-1"
+          value={baselineId}
+          onChange={(e) => void setParams({ baseline: e.target.value, page: 1 })}
+        >
+          {runs.map((r) => (
+            <option key={r.id} value={r.id}>
+              {r.label}
+            </option>
+          ))}
         </select>
       </label>
       {(["all", "regressions", "fixes"] as const).map((s) => (
         <label key={s} className="flex items-center gap-1">
-          <input type="radio" name="show" checked={params.show === s} onChange={() => void setParams({ show: s, page: 1 })} /> {s === "all" ? "all questions" : `${s} only`}
+          <input
+            type="radio"
+            name="show"
+            checked={params.show === s}
+            onChange={() => void setParams({ show: s, page: 1 })}
+          />{" "}
+          {s === "all" ? "all questions" : `${s} only`}
         </label>
       ))}
-      <FacetSelect label="database" allLabel="all databases" value={params.db} options={databases} onChange={(db) => void setParams({ db, page: 1 })} />
-      <FacetSelect label="difficulty" allLabel="all difficulties" value={params.difficulty} options={difficulties} onChange={(difficulty) => void setParams({ difficulty, page: 1 })} />
+      <FacetSelect
+        label="database"
+        allLabel="all databases"
+        value={params.db}
+        options={databases}
+        onChange={(db) => void setParams({ db, page: 1 })}
+      />
+      <FacetSelect
+        label="difficulty"
+        allLabel="all difficulties"
+        value={params.difficulty}
+        options={difficulties}
+        onChange={(difficulty) => void setParams({ difficulty, page: 1 })}
+      />
     </div>
   );
 }

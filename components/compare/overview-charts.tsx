@@ -7,11 +7,50 @@ export function OverviewCharts({ g, source }: { g: Pick<OverviewGroup, "group" |
   const base = g.group.replace(/[^\w.-]+/g, "_");
   return (
     <div className="grid gap-3 lg:grid-cols-2">
-      <GroupedBarChart title="Over-exploration per model and system" help="(Σ exploratory − Σ gold) / Σ gold, with 95% bootstrap intervals over questions (Sophrosyne Fig. 5a)" fileName={`${base}-over-exploration`} bars={g.charts.over} format="percent" testId="chart-over" source={source} />
-      <GroupedBarChart title="Failed with extra tables" help="Failed traces whose final SQL reads a table the gold SQL does not (Fig. 5b)" fileName={`${base}-failed-extra`} bars={g.charts.failedWithExtra} testId="chart-failed-extra" source={source} />
-      <GroupedBarChart title="Execution accuracy" help="Correct over judged questions, with 95% bootstrap intervals (Table 3)" fileName={`${base}-ex`} bars={g.charts.ex} format="percent" testId="chart-ex" source={source} />
-      <GroupedBarChart title="Tokens" help="Input and output tokens (output includes reasoning) (Table 3)" fileName={`${base}-tokens`} bars={g.charts.tokens} format="tokens" testId="chart-tokens" source={source} />
-      <GroupedBarChart title="Cost with directive overhead" help="The agent's cost and what computing the directives cost (Table 4)" fileName={`${base}-cost`} bars={g.charts.cost} format="usd" testId="chart-cost" source={source} />
+      <GroupedBarChart
+        title="Over-exploration per model and system"
+        help="(Σ exploratory − Σ gold) / Σ gold, with 95% bootstrap intervals over questions (Sophrosyne Fig. 5a)"
+        fileName={`${base}-over-exploration`}
+        bars={g.charts.over}
+        format="percent"
+        testId="chart-over"
+        source={source}
+      />
+      <GroupedBarChart
+        title="Failed with extra tables"
+        help="Failed traces whose final SQL reads a table the gold SQL does not (Fig. 5b)"
+        fileName={`${base}-failed-extra`}
+        bars={g.charts.failedWithExtra}
+        testId="chart-failed-extra"
+        source={source}
+      />
+      <GroupedBarChart
+        title="Execution accuracy"
+        help="Correct over judged questions, with 95% bootstrap intervals (Table 3)"
+        fileName={`${base}-ex`}
+        bars={g.charts.ex}
+        format="percent"
+        testId="chart-ex"
+        source={source}
+      />
+      <GroupedBarChart
+        title="Tokens"
+        help="Input and output tokens (output includes reasoning) (Table 3)"
+        fileName={`${base}-tokens`}
+        bars={g.charts.tokens}
+        format="tokens"
+        testId="chart-tokens"
+        source={source}
+      />
+      <GroupedBarChart
+        title="Cost with directive overhead"
+        help="The agent's cost and what computing the directives cost (Table 4)"
+        fileName={`${base}-cost`}
+        bars={g.charts.cost}
+        format="usd"
+        testId="chart-cost"
+        source={source}
+      />
     </div>
   );
 }

@@ -5,7 +5,13 @@ import type { OverviewGroup } from "@/lib/metrics/overview";
 import type { Interval } from "@/lib/metrics/stats";
 import { runPath } from "@/lib/url/runs";
 
-const ci = (i: Interval | null) => (i ? <span className="text-[11px] text-zinc-500"> [{formatPercent(i.low, 0)}, {formatPercent(i.high, 0)}]</span> : null);
+const ci = (i: Interval | null) =>
+  i ? (
+    <span className="text-[11px] text-zinc-500">
+      {" "}
+      [{formatPercent(i.low, 0)}, {formatPercent(i.high, 0)}]
+    </span>
+  ) : null;
 
 /** The system × model matrix of one dataset; each cell links to its run. */
 export function OverviewMatrix({ g }: { g: OverviewGroup }) {
@@ -13,7 +19,14 @@ export function OverviewMatrix({ g }: { g: OverviewGroup }) {
     <div className="overflow-x-auto rounded-lg border border-zinc-200 bg-white">
       <table className="w-full text-sm" data-testid={`matrix-${g.group}`}>
         <thead className="border-b border-zinc-200 bg-zinc-50 text-left text-xs uppercase tracking-wide text-zinc-500">
-          <tr><th className="px-3 py-2">Model</th>{g.systems.map((s) => <th key={s} className="px-3 py-2">{s}</th>)}</tr>
+          <tr>
+            <th className="px-3 py-2">Model</th>
+            {g.systems.map((s) => (
+              <th key={s} className="px-3 py-2">
+                {s}
+              </th>
+            ))}
+          </tr>
         </thead>
         <tbody>
           {g.models.map((m) => (
@@ -23,17 +36,56 @@ export function OverviewMatrix({ g }: { g: OverviewGroup }) {
                 const c = g.cells[m]?.[s];
                 return (
                   <td key={s} className="px-3 py-2">
-                    {!c ? <span className="text-zinc-300">no run</span> : (
+                    {!c ? (
+                      <span className="text-zinc-300">no run</span>
+                    ) : (
                       <div className="mb-1 rounded p-1" data-testid="matrix-cell">
-                        <div><span className="text-zinc-500">EX</span> <strong>{formatPercent(c.stats.ex?.estimate ?? null)}</strong>{ci(c.stats.ex)}</div>
-                        <div><span className="text-zinc-500">over-expl.</span> <strong>{c.stats.over ? formatPercent(c.stats.over.estimate) : <span className="font-normal text-zinc-500">needs gold tables</span>}</strong>{ci(c.stats.over)}</div>
-                        <div className="text-xs text-zinc-600">
-                          failed w/ extra tables {c.stats.failedWithExtra === null ? "needs gold tables" : formatCount(c.stats.failedWithExtra)} · tokens {c.stats.inputTokens !== null && c.stats.outputTokens !== null ? `${formatTokens(c.stats.inputTokens)} / ${formatTokens(c.stats.outputTokens)}` : "not recorded"}
-                          {c.aggregates.cost !== null ? ` · $${c.aggregates.cost.toFixed(2)}` : ""}{c.aggregates.directiveOverheadCost ? ` + $${c.aggregates.directiveOverheadCost.toFixed(2)} directives` : ""}
-                          {c.aggregates.directiveRecall !== null ? ` · recall ${formatPercent(c.aggregates.directiveRecall, 0)}` : ""}
+                        <div>
+                          <span className="text-zinc-500">EX</span>{" "}
+                          <strong>{formatPercent(c.stats.ex?.estimate ?? null)}</strong>
+                          {ci(c.stats.ex)}
                         </div>
-                        <div className="flex flex-wrap items-center gap-1 text-[11px] text-zinc-500" data-testid="cell-runs">
-                          {c.runs.length > 1 ? `pools ${c.runs.length} runs:` : "run"} {c.runs.map((r, i) => <span key={r.id}>{i > 0 && " + "}<Link href={runPath(r.id)} className="text-blue-700 hover:underline">{r.name}</Link></span>)}
+                        <div>
+                          <span className="text-zinc-500">over-expl.</span>{" "}
+                          <strong>
+                            {c.stats.over ? (
+                              formatPercent(c.stats.over.estimate)
+                            ) : (
+                              <span className="font-normal text-zinc-500">needs gold tables</span>
+                            )}
+                          </strong>
+                          {ci(c.stats.over)}
+                        </div>
+                        <div className="text-xs text-zinc-600">
+                          failed w/ extra tables{" "}
+                          {c.stats.failedWithExtra === null
+                            ? "needs gold tables"
+                            : formatCount(c.stats.failedWithExtra)}{" "}
+                          · tokens{" "}
+                          {c.stats.inputTokens !== null && c.stats.outputTokens !== null
+                            ? `${formatTokens(c.stats.inputTokens)} / ${formatTokens(c.stats.outputTokens)}`
+                            : "not recorded"}
+                          {c.aggregates.cost !== null ? ` · $${c.aggregates.cost.toFixed(2)}` : ""}
+                          {c.aggregates.directiveOverheadCost
+                            ? ` + $${c.aggregates.directiveOverheadCost.toFixed(2)} directives`
+                            : ""}
+                          {c.aggregates.directiveRecall !== null
+                            ? ` · recall ${formatPercent(c.aggregates.directiveRecall, 0)}`
+                            : ""}
+                        </div>
+                        <div
+                          className="flex flex-wrap items-center gap-1 text-[11px] text-zinc-500"
+                          data-testid="cell-runs"
+                        >
+                          {c.runs.length > 1 ? `pools ${c.runs.length} runs:` : "run"}{" "}
+                          {c.runs.map((r, i) => (
+                            <span key={r.id}>
+                              {i > 0 && " + "}
+                              <Link href={runPath(r.id)} className="text-blue-700 hover:underline">
+                                {r.name}
+                              </Link>
+                            </span>
+                          ))}
                           {c.runs.some((r) => r.simulated) && <SimulatedBadge />}
                         </div>
                       </div>

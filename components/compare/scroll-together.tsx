@@ -13,11 +13,16 @@ export function ScrollTogether({ children }: { children: React.ReactNode }) {
     e.currentTarget.querySelectorAll<HTMLElement>("[data-timeline]").forEach((el) => {
       if (el !== source) el.scrollTop = source.scrollTop;
     });
-    requestAnimationFrame(() => { syncing.current = false; });
+    requestAnimationFrame(() => {
+      syncing.current = false;
+    });
   };
   return (
     <div onScrollCapture={onScroll}>
-      <label className="mb-2 flex items-center gap-1 text-sm"><input type="checkbox" checked={on} onChange={(e) => setOn(e.target.checked)} /> scroll the timelines together (steps aligned by order)</label>
+      <label className="mb-2 flex items-center gap-1 text-sm">
+        <input type="checkbox" checked={on} onChange={(e) => setOn(e.target.checked)} /> scroll the timelines together
+        (steps aligned by order)
+      </label>
       {children}
     </div>
   );

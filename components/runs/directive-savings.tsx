@@ -8,8 +8,9 @@ function Line({ label, e }: { label: string; e: SavingsEstimate }) {
   if (e.traces === 0) return <li>{label}: needs gold tables and the question&apos;s database</li>;
   return (
     <li>
-      {label}: <strong>{e.estimated === null ? "—" : formatPercent(e.estimated)}</strong> over-exploration (estimate), saving {formatCount(e.saved)} of{" "}
-      {formatCount(e.exploratory)} exploratory calls over {formatCount(e.traces)} traces
+      {label}: <strong>{e.estimated === null ? "—" : formatPercent(e.estimated)}</strong> over-exploration (estimate),
+      saving {formatCount(e.saved)} of {formatCount(e.exploratory)} exploratory calls over {formatCount(e.traces)}{" "}
+      traces
     </li>
   );
 }
@@ -17,10 +18,17 @@ function Line({ label, e }: { label: string; e: SavingsEstimate }) {
 /** A run without directives: what oracle and computed directives would have saved, beside what such runs measured. */
 export function DirectiveSavingsPanel({ savings }: { savings: DirectiveSavings }) {
   return (
-    <section className="rounded-lg border border-zinc-200 bg-white p-3 text-sm" data-testid="directive-savings"
-      title="Each question's directives are computed offline; an exploratory call on a flagged table is counted as saved (an obedient agent would not make it). An upper bound: it assumes the agent obeys and makes no other calls.">
+    <section
+      className="rounded-lg border border-zinc-200 bg-white p-3 text-sm"
+      data-testid="directive-savings"
+      title="Each question's directives are computed offline; an exploratory call on a flagged table is counted as saved (an obedient agent would not make it). An upper bound: it assumes the agent obeys and makes no other calls."
+    >
       <h2 className="font-semibold">What directives would have saved</h2>
-      <p className="text-xs text-zinc-500">Measured here without directives: {savings.oracle.measured === null ? "needs gold tables" : formatPercent(savings.oracle.measured)} over-exploration. Estimates assume the agent obeys every directive.</p>
+      <p className="text-xs text-zinc-500">
+        Measured here without directives:{" "}
+        {savings.oracle.measured === null ? "needs gold tables" : formatPercent(savings.oracle.measured)}{" "}
+        over-exploration. Estimates assume the agent obeys every directive.
+      </p>
       <ul className="mt-1 list-disc pl-5">
         <Line label="Sophrosyne-Oracle directives" e={savings.oracle} />
         <Line label="Sophrosyne (computed) directives" e={savings.computed} />
@@ -29,7 +37,13 @@ export function DirectiveSavingsPanel({ savings }: { savings: DirectiveSavings }
         <p className="mt-1 text-xs text-zinc-600">
           Measured by runs of this dataset with directives:{" "}
           {savings.measuredRuns.map((r, i) => (
-            <span key={`${r.id}-${r.strategy}`}>{i > 0 && "; "}<Link className="text-blue-700 hover:underline" href={runPath(r.id)}>{r.name}</Link> ({r.strategy}, {r.model}): {r.over === null ? "no gold tables" : formatPercent(r.over)}</span>
+            <span key={`${r.id}-${r.strategy}`}>
+              {i > 0 && "; "}
+              <Link className="text-blue-700 hover:underline" href={runPath(r.id)}>
+                {r.name}
+              </Link>{" "}
+              ({r.strategy}, {r.model}): {r.over === null ? "no gold tables" : formatPercent(r.over)}
+            </span>
           ))}
         </p>
       )}

@@ -3,7 +3,11 @@
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 
-type State = { phase: "idle" } | { phase: "running"; done: number; total: number } | { phase: "done"; counts: Record<string, number> } | { phase: "failed"; error: string };
+type State =
+  | { phase: "idle" }
+  | { phase: "running"; done: number; total: number }
+  | { phase: "done"; counts: Record<string, number> }
+  | { phase: "failed"; error: string };
 
 /** Starts the re-evaluation of a run and follows its progress (server-sent events over the POST response). */
 export function EvaluateButton({ runId, disabledReason }: { runId: string; disabledReason?: string }) {
@@ -14,7 +18,11 @@ export function EvaluateButton({ runId, disabledReason }: { runId: string; disab
 
   async function start() {
     setState({ phase: "running", done: 0, total: 0 });
-    const res = await fetch(`/api/runs/${encodeURIComponent(runId)}/evaluate`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ mode, numeric }) });
+    const res = await fetch(`/api/runs/${encodeURIComponent(runId)}/evaluate`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ mode, numeric }),
+    });
     if (!res.ok || !res.body) {
       const body = await res.json().catch(() => ({ error: `HTTP ${res.status}` }));
       setState({ phase: "failed", error: body.error });
@@ -43,7 +51,12 @@ export function EvaluateButton({ runId, disabledReason }: { runId: string; disab
     <div className="flex flex-wrap items-center gap-3 text-sm">
       <label className="flex items-center gap-1 text-zinc-600">
         Compare rows as
-        <select value={mode} onChange={(e) => setMode(e.target.value)} className="rounded border border-zinc-300 bg-white px-1 py-0.5" aria-label="Comparison mode">
+        <select
+          value={mode}
+          onChange={(e) => setMode(e.target.value)}
+          className="rounded border border-zinc-300 bg-white px-1 py-0.5"
+          aria-label="Comparison mode"
+        >
           <option value="set">sets (BIRD)</option>
           <option value="bag">bags</option>
           <option value="ordered">ordered lists</option>
@@ -52,25 +65,53 @@ export function EvaluateButton({ runId, disabledReason }: { runId: string; disab
       </label>
       <label className="flex items-center gap-1 text-zinc-600">
         numbers
-        <select value={numeric} onChange={(e) => setNumeric(e.target.value)} className="rounded border border-zinc-300 bg-white px-1 py-0.5" aria-label="Numeric comparison">
+        <select
+          value={numeric}
+          onChange={(e) => setNumeric(e.target.value)}
+          className="rounded border border-zinc-300 bg-white px-1 py-0.5"
+          aria-label="Numeric comparison"
+        >
           <option value="exact">exactly (BIRD, Spider)</option>
           <option value="sig10">to 10 significant digits</option>
         </select>
       </label>
-      <button type="button" onClick={() => void start()} disabled={state.phase === "running" || !!disabledReason} title={disabledReason}
-        className="rounded bg-zinc-900 px-3 py-1.5 text-white disabled:opacity-50">
+      <button
+        type="button"
+        onClick={() => void start()}
+        disabled={state.phase === "running" || !!disabledReason}
+        title={disabledReason}
+        className="rounded bg-zinc-900 px-3 py-1.5 text-white disabled:opacity-50"
+      >
         {state.phase === "running" ? "Evaluating…" : "Evaluate execution accuracy"}
       </button>
       {state.phase === "running" && (
         <span className="flex items-center gap-2">
-          <span role="progressbar" aria-label="Evaluation" aria-valuenow={pct} aria-valuemin={0} aria-valuemax={100} className="inline-block h-2 w-40 overflow-hidden rounded bg-zinc-200">
+          <span
+            role="progressbar"
+            aria-label="Evaluation"
+            aria-valuenow={pct}
+            aria-valuemin={0}
+            aria-valuemax={100}
+            className="inline-block h-2 w-40 overflow-hidden rounded bg-zinc-200"
+          >
             <span className="block h-full bg-blue-500" style={{ width: `${pct}%` }} />
           </span>
           {state.done} / {state.total}
         </span>
       )}
-      {state.phase === "done" && <span data-testid="evaluate-result">{Object.entries(state.counts).filter(([, n]) => n > 0).map(([k, n]) => `${k.replace(/_/g, " ")}: ${n}`).join(" · ")}</span>}
-      {state.phase === "failed" && <span role="alert" className="text-red-700">{state.error}</span>}
+      {state.phase === "done" && (
+        <span data-testid="evaluate-result">
+          {Object.entries(state.counts)
+            .filter(([, n]) => n > 0)
+            .map(([k, n]) => `${k.replace(/_/g, " ")}: ${n}`)
+            .join(" · ")}
+        </span>
+      )}
+      {state.phase === "failed" && (
+        <span role="alert" className="text-red-700">
+          {state.error}
+        </span>
+      )}
       {disabledReason && <span className="text-zinc-500">{disabledReason}</span>}
     </div>
   );

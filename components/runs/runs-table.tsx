@@ -14,19 +14,53 @@ import { runPath, runsSearchParams, runSortKeys, type RunSortKey } from "@/lib/u
 const col = createColumnHelper<RunListRow>();
 
 const columns = [
-  col.accessor("name", { id: "name", header: "Run", cell: (c) => <span className="flex items-center gap-1.5"><Link className="font-medium text-blue-700 hover:underline" href={runPath(c.row.original.id)}>{c.getValue()}</Link>{c.row.original.simulated ? <SimulatedBadge /> : null}{c.row.original.archivedAt ? <span className="rounded bg-zinc-200 px-1 text-xs text-zinc-700">archived</span> : null}</span> }),
+  col.accessor("name", {
+    id: "name",
+    header: "Run",
+    cell: (c) => (
+      <span className="flex items-center gap-1.5">
+        <Link className="font-medium text-blue-700 hover:underline" href={runPath(c.row.original.id)}>
+          {c.getValue()}
+        </Link>
+        {c.row.original.simulated ? <SimulatedBadge /> : null}
+        {c.row.original.archivedAt ? (
+          <span className="rounded bg-zinc-200 px-1 text-xs text-zinc-700">archived</span>
+        ) : null}
+      </span>
+    ),
+  }),
   col.accessor("system", { id: "system", header: "System" }),
   col.accessor("model", { id: "model", header: "Model" }),
-  col.accessor("traces", { id: "traces", header: "Traces", cell: (c) => formatCount(c.getValue()), meta: { align: "right" } }),
-  col.accessor("questions", { id: "questions", header: "Questions", cell: (c) => formatCount(c.getValue()), meta: { align: "right" } }),
+  col.accessor("traces", {
+    id: "traces",
+    header: "Traces",
+    cell: (c) => formatCount(c.getValue()),
+    meta: { align: "right" },
+  }),
+  col.accessor("questions", {
+    id: "questions",
+    header: "Questions",
+    cell: (c) => formatCount(c.getValue()),
+    meta: { align: "right" },
+  }),
   col.display({
     id: "correct",
     header: "EX",
     enableSorting: true,
     cell: ({ row: { original: r } }) => {
       const ex = accuracyOf(r);
-      if (!ex) return <span className="text-zinc-400" title="no outcome recorded and not evaluated">—</span>;
-      return <span title={`${ex.source}: ${Math.round(ex.share * ex.n)} of ${ex.n} traces correct`}>{formatPercent(ex.share)}{ex.source === "recorded" ? <sup className="text-zinc-400"> rec</sup> : null}</span>;
+      if (!ex)
+        return (
+          <span className="text-zinc-400" title="no outcome recorded and not evaluated">
+            —
+          </span>
+        );
+      return (
+        <span title={`${ex.source}: ${Math.round(ex.share * ex.n)} of ${ex.n} traces correct`}>
+          {formatPercent(ex.share)}
+          {ex.source === "recorded" ? <sup className="text-zinc-400"> rec</sup> : null}
+        </span>
+      );
     },
     meta: { align: "right" },
   }),
@@ -36,12 +70,30 @@ const columns = [
     enableSorting: true,
     cell: ({ row: { original: r } }) => {
       const over = overExplorationOf(r);
-      return over === null ? <span className="text-zinc-400" title="no gold tables: link the run to a dataset">—</span> : <span title={`(${r.exploratoryWithGold} exploratory − ${r.goldSum} gold) / ${r.goldSum} gold`}>{formatPercent(over)}</span>;
+      return over === null ? (
+        <span className="text-zinc-400" title="no gold tables: link the run to a dataset">
+          —
+        </span>
+      ) : (
+        <span title={`(${r.exploratoryWithGold} exploratory − ${r.goldSum} gold) / ${r.goldSum} gold`}>
+          {formatPercent(over)}
+        </span>
+      );
     },
     meta: { align: "right" },
   }),
-  col.display({ id: "tokens", header: "Tokens in / out", enableSorting: true, cell: ({ row: { original: r } }) => `${formatTokens(r.inputTokens)} / ${formatTokens(r.outputTokens)}`, meta: { align: "right" } }),
-  col.accessor("createdAt", { id: "created", header: "Uploaded", cell: (c) => <time dateTime={c.getValue()}>{c.getValue().replace("T", " ").slice(0, 16)}</time> }),
+  col.display({
+    id: "tokens",
+    header: "Tokens in / out",
+    enableSorting: true,
+    cell: ({ row: { original: r } }) => `${formatTokens(r.inputTokens)} / ${formatTokens(r.outputTokens)}`,
+    meta: { align: "right" },
+  }),
+  col.accessor("createdAt", {
+    id: "created",
+    header: "Uploaded",
+    cell: (c) => <time dateTime={c.getValue()}>{c.getValue().replace("T", " ").slice(0, 16)}</time>,
+  }),
 ];
 
 export function RunsTable({ rows, systems, models }: { rows: RunListRow[]; systems: string[]; models: string[] }) {
@@ -58,16 +110,42 @@ export function RunsTable({ rows, systems, models }: { rows: RunListRow[]; syste
     onSortingChange: (updater) => {
       const next = typeof updater === "function" ? updater(sorting) : updater;
       const first = next[0];
-      if (first && (runSortKeys as readonly string[]).includes(first.id)) void setParams({ sort: first.id as RunSortKey, dir: first.desc ? "desc" : "asc" });
+      if (first && (runSortKeys as readonly string[]).includes(first.id))
+        void setParams({ sort: first.id as RunSortKey, dir: first.desc ? "desc" : "asc" });
     },
   });
   return (
     <div className="space-y-3">
       <div className="flex flex-wrap items-center gap-3 text-sm">
-        <label className="flex items-center gap-2"><span className="text-zinc-600">System</span><FacetSelect label="system" value={params.system} options={systems} onChange={(v) => void setParams({ system: v })} /></label>
-        <label className="flex items-center gap-2"><span className="text-zinc-600">Model</span><FacetSelect label="model" value={params.model} options={models} onChange={(v) => void setParams({ model: v })} /></label>
-        <label className="flex items-center gap-1 text-zinc-600"><input type="checkbox" checked={params.archived} onChange={(e) => void setParams({ archived: e.target.checked || null })} /> show archived runs</label>
-        <span className="text-zinc-500">{rows.length} {rows.length === 1 ? "run" : "runs"}</span>
+        <label className="flex items-center gap-2">
+          <span className="text-zinc-600">System</span>
+          <FacetSelect
+            label="system"
+            value={params.system}
+            options={systems}
+            onChange={(v) => void setParams({ system: v })}
+          />
+        </label>
+        <label className="flex items-center gap-2">
+          <span className="text-zinc-600">Model</span>
+          <FacetSelect
+            label="model"
+            value={params.model}
+            options={models}
+            onChange={(v) => void setParams({ model: v })}
+          />
+        </label>
+        <label className="flex items-center gap-1 text-zinc-600">
+          <input
+            type="checkbox"
+            checked={params.archived}
+            onChange={(e) => void setParams({ archived: e.target.checked || null })}
+          />{" "}
+          show archived runs
+        </label>
+        <span className="text-zinc-500">
+          {rows.length} {rows.length === 1 ? "run" : "runs"}
+        </span>
       </div>
       <DataTable table={table} testId="runs-table" />
     </div>

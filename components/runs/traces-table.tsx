@@ -13,44 +13,135 @@ import { traceSortKeys, tracesSearchParams, type TraceSortKey } from "@/lib/url/
 
 const col = createColumnHelper<TraceListRow>();
 
-
 const columns = [
   col.accessor("questionId", {
-    id: "question", header: "Question",
-    cell: (c) => <Link className="font-mono text-blue-700 hover:underline" href={questionPath(c.row.original.runId, c.getValue(), { sample: c.row.original.sample })}>{c.getValue()}{c.row.original.sample ? <span className="text-zinc-400"> #{c.row.original.sample}</span> : null}</Link>,
+    id: "question",
+    header: "Question",
+    cell: (c) => (
+      <Link
+        className="font-mono text-blue-700 hover:underline"
+        href={questionPath(c.row.original.runId, c.getValue(), { sample: c.row.original.sample })}
+      >
+        {c.getValue()}
+        {c.row.original.sample ? <span className="text-zinc-400"> #{c.row.original.sample}</span> : null}
+      </Link>
+    ),
   }),
   col.display({
-    id: "text", header: "Question text",
-    cell: ({ row: { original: r } }) => r.questionText ? <span className="block max-w-md truncate text-zinc-700" title={r.questionText}>{r.questionText}</span> : <span className="text-zinc-400">not recorded</span>,
+    id: "text",
+    header: "Question text",
+    cell: ({ row: { original: r } }) =>
+      r.questionText ? (
+        <span className="block max-w-md truncate text-zinc-700" title={r.questionText}>
+          {r.questionText}
+        </span>
+      ) : (
+        <span className="text-zinc-400">not recorded</span>
+      ),
   }),
   col.accessor("dbId", { id: "db", header: "Database", cell: (c) => c.getValue() ?? "—" }),
-  col.accessor("stepCount", { id: "steps", header: "Steps", cell: (c) => formatCount(c.getValue()), meta: { align: "right" } }),
-  col.accessor("toolCallCount", { id: "tools", header: "Tool calls", cell: (c) => formatCount(c.getValue()), meta: { align: "right" } }),
+  col.accessor("stepCount", {
+    id: "steps",
+    header: "Steps",
+    cell: (c) => formatCount(c.getValue()),
+    meta: { align: "right" },
+  }),
+  col.accessor("toolCallCount", {
+    id: "tools",
+    header: "Tool calls",
+    cell: (c) => formatCount(c.getValue()),
+    meta: { align: "right" },
+  }),
   col.accessor("exploratoryCalls", {
-    id: "exploratory", header: "Exploratory / gold",
-    cell: ({ row: { original: r } }) => <span title="exploratory calls / tables the gold SQL reads">{r.exploratoryCalls} / {r.goldCount ?? "?"}</span>,
+    id: "exploratory",
+    header: "Exploratory / gold",
+    cell: ({ row: { original: r } }) => (
+      <span title="exploratory calls / tables the gold SQL reads">
+        {r.exploratoryCalls} / {r.goldCount ?? "?"}
+      </span>
+    ),
     meta: { align: "right" },
   }),
   col.accessor("overExploration", {
-    id: "over", header: "Over",
-    cell: (c) => { const v = c.getValue(); return v === null ? "—" : <span className={v > 0 ? "font-medium text-amber-700" : ""}>{v > 0 ? `+${v}` : v}</span>; },
+    id: "over",
+    header: "Over",
+    cell: (c) => {
+      const v = c.getValue();
+      return v === null ? (
+        "—"
+      ) : (
+        <span className={v > 0 ? "font-medium text-amber-700" : ""}>{v > 0 ? `+${v}` : v}</span>
+      );
+    },
     meta: { align: "right" },
   }),
-  col.accessor("extraTableCount", { id: "extra", header: "Extra tables", cell: (c) => { const v = c.getValue(); return v === null ? <span className="text-zinc-400" title="needs gold tables (or a final SQL)">—</span> : v > 0 ? <span className="font-medium text-red-700">{v}</span> : 0; }, meta: { align: "right" } }),
+  col.accessor("extraTableCount", {
+    id: "extra",
+    header: "Extra tables",
+    cell: (c) => {
+      const v = c.getValue();
+      return v === null ? (
+        <span className="text-zinc-400" title="needs gold tables (or a final SQL)">
+          —
+        </span>
+      ) : v > 0 ? (
+        <span className="font-medium text-red-700">{v}</span>
+      ) : (
+        0
+      );
+    },
+    meta: { align: "right" },
+  }),
   col.accessor("emptyProbeCount", {
-    id: "empty", header: "Empty probes",
-    cell: (c) => { const v = c.getValue(); return v === null ? <span className="text-zinc-400" title="no probe recorded its result">—</span> : <span title="SQL probes whose result had no rows (SDE-SQL)">{v}</span>; },
+    id: "empty",
+    header: "Empty probes",
+    cell: (c) => {
+      const v = c.getValue();
+      return v === null ? (
+        <span className="text-zinc-400" title="no probe recorded its result">
+          —
+        </span>
+      ) : (
+        <span title="SQL probes whose result had no rows (SDE-SQL)">{v}</span>
+      );
+    },
     meta: { align: "right" },
   }),
-  col.accessor("tokens", { id: "tokens", header: "Tokens", cell: (c) => { const v = c.getValue(); return v === null ? <span className="text-zinc-400" title="no token usage recorded">not recorded</span> : formatTokens(v); }, meta: { align: "right" } }),
-  col.display({ id: "outcome", header: "Outcome", enableSorting: true, cell: ({ row: { original: r } }) => <OutcomeBadge exOutcome={r.exOutcome} exError={r.exError} recordedCorrect={r.recordedCorrect} status={r.status} /> }),
+  col.accessor("tokens", {
+    id: "tokens",
+    header: "Tokens",
+    cell: (c) => {
+      const v = c.getValue();
+      return v === null ? (
+        <span className="text-zinc-400" title="no token usage recorded">
+          not recorded
+        </span>
+      ) : (
+        formatTokens(v)
+      );
+    },
+    meta: { align: "right" },
+  }),
+  col.display({
+    id: "outcome",
+    header: "Outcome",
+    enableSorting: true,
+    cell: ({ row: { original: r } }) => (
+      <OutcomeBadge exOutcome={r.exOutcome} exError={r.exError} recordedCorrect={r.recordedCorrect} status={r.status} />
+    ),
+  }),
 ];
 
 function Filters({ databases, difficulties }: { databases: string[]; difficulties: string[] }) {
   const [params, setParams] = useQueryStates(tracesSearchParams, { shallow: false });
   const toggle = (key: "failing" | "extra" | "over", label: string) => (
     <label className="flex items-center gap-1">
-      <input type="checkbox" checked={params[key]} onChange={(e) => void setParams({ [key]: e.target.checked, page: 1 })} /> {label}
+      <input
+        type="checkbox"
+        checked={params[key]}
+        onChange={(e) => void setParams({ [key]: e.target.checked, page: 1 })}
+      />{" "}
+      {label}
     </label>
   );
   return (
@@ -58,13 +149,39 @@ function Filters({ databases, difficulties }: { databases: string[]; difficultie
       {toggle("failing", "failing only")}
       {toggle("extra", "with extra tables")}
       {toggle("over", "over-explored")}
-      <FacetSelect label="database" allLabel="all databases" value={params.db} options={databases} onChange={(db) => void setParams({ db, page: 1 })} />
-      <FacetSelect label="difficulty" allLabel="all difficulties" value={params.difficulty} options={difficulties} onChange={(difficulty) => void setParams({ difficulty, page: 1 })} />
+      <FacetSelect
+        label="database"
+        allLabel="all databases"
+        value={params.db}
+        options={databases}
+        onChange={(db) => void setParams({ db, page: 1 })}
+      />
+      <FacetSelect
+        label="difficulty"
+        allLabel="all difficulties"
+        value={params.difficulty}
+        options={difficulties}
+        onChange={(difficulty) => void setParams({ difficulty, page: 1 })}
+      />
     </div>
   );
 }
 
-export function TracesTable({ rows, total, pageSize, databases, difficulties, csvHref }: { rows: TraceListRow[]; total: number; pageSize: number; databases: string[]; difficulties: string[]; csvHref: string }) {
+export function TracesTable({
+  rows,
+  total,
+  pageSize,
+  databases,
+  difficulties,
+  csvHref,
+}: {
+  rows: TraceListRow[];
+  total: number;
+  pageSize: number;
+  databases: string[];
+  difficulties: string[];
+  csvHref: string;
+}) {
   const [params, setParams] = useQueryStates(tracesSearchParams, { shallow: false });
   const sorting: SortingState = [{ id: params.sort, desc: params.dir === "desc" }];
   const pages = Math.max(1, Math.ceil(total / pageSize));
@@ -79,20 +196,39 @@ export function TracesTable({ rows, total, pageSize, databases, difficulties, cs
     state: { sorting },
     onSortingChange: (updater) => {
       const first = (typeof updater === "function" ? updater(sorting) : updater)[0];
-      if (first && (traceSortKeys as readonly string[]).includes(first.id)) void setParams({ sort: first.id as TraceSortKey, dir: first.desc ? "desc" : "asc", page: 1 });
+      if (first && (traceSortKeys as readonly string[]).includes(first.id))
+        void setParams({ sort: first.id as TraceSortKey, dir: first.desc ? "desc" : "asc", page: 1 });
     },
   });
   return (
     <div className="space-y-3">
       <div className="flex items-center justify-between gap-3">
         <Filters databases={databases} difficulties={difficulties} />
-        <a className="text-sm text-blue-700 hover:underline" href={csvHref}>Download CSV</a>
+        <a className="text-sm text-blue-700 hover:underline" href={csvHref}>
+          Download CSV
+        </a>
       </div>
       <DataTable table={table} testId="traces-table" />
       <nav className="flex items-center gap-3 text-sm" aria-label="Pages">
-        <button type="button" className="rounded border border-zinc-300 px-2 py-1 disabled:opacity-40" disabled={params.page <= 1} onClick={() => void setParams({ page: params.page - 1 })}>Previous</button>
-        <span>Page {params.page} of {pages} · {formatCount(total)} traces</span>
-        <button type="button" className="rounded border border-zinc-300 px-2 py-1 disabled:opacity-40" disabled={params.page >= pages} onClick={() => void setParams({ page: params.page + 1 })}>Next</button>
+        <button
+          type="button"
+          className="rounded border border-zinc-300 px-2 py-1 disabled:opacity-40"
+          disabled={params.page <= 1}
+          onClick={() => void setParams({ page: params.page - 1 })}
+        >
+          Previous
+        </button>
+        <span>
+          Page {params.page} of {pages} · {formatCount(total)} traces
+        </span>
+        <button
+          type="button"
+          className="rounded border border-zinc-300 px-2 py-1 disabled:opacity-40"
+          disabled={params.page >= pages}
+          onClick={() => void setParams({ page: params.page + 1 })}
+        >
+          Next
+        </button>
       </nav>
     </div>
   );

@@ -15,7 +15,13 @@ export function QuestionNav({ links }: { links: NavLinks }) {
   // Keyboard shortcuts subscribe to the document: an external system, hence the effect.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.metaKey || e.ctrlKey || e.altKey || (e.target instanceof HTMLElement && /INPUT|TEXTAREA|SELECT/.test(e.target.tagName))) return;
+      if (
+        e.metaKey ||
+        e.ctrlKey ||
+        e.altKey ||
+        (e.target instanceof HTMLElement && /INPUT|TEXTAREA|SELECT/.test(e.target.tagName))
+      )
+        return;
       if (e.key === "j" && links.nextFailing) router.push(links.nextFailing);
       if (e.key === "k" && links.prevFailing) router.push(links.prevFailing);
     };
@@ -23,16 +29,30 @@ export function QuestionNav({ links }: { links: NavLinks }) {
     return () => document.removeEventListener("keydown", onKey);
   }, [links.nextFailing, links.prevFailing, router]);
   const link = (href: string | undefined, label: string, hint?: string) =>
-    href ? <Link href={href} className="rounded border border-zinc-300 bg-white px-2 py-1 hover:bg-zinc-50" title={hint}>{label}</Link> : <span className="rounded border border-zinc-200 px-2 py-1 text-zinc-300">{label}</span>;
+    href ? (
+      <Link href={href} className="rounded border border-zinc-300 bg-white px-2 py-1 hover:bg-zinc-50" title={hint}>
+        {label}
+      </Link>
+    ) : (
+      <span className="rounded border border-zinc-200 px-2 py-1 text-zinc-300">{label}</span>
+    );
   return (
     <nav className="flex flex-wrap items-center gap-2 text-sm" aria-label="Questions">
-      <Link href={links.runHref} className="text-blue-700 hover:underline">← run</Link>
+      <Link href={links.runHref} className="text-blue-700 hover:underline">
+        ← run
+      </Link>
       {link(links.prev, "‹ previous")}
       {link(links.next, "next ›")}
       {link(links.prevFailing, "‹ previous failing", "key k")}
       {link(links.nextFailing, "next failing ›", "key j")}
-      <span className="text-zinc-500">question {links.position} of {links.total}</span>
-      <button type="button" className="ml-auto rounded border border-zinc-300 bg-white px-2 py-1" onClick={() => void navigator.clipboard.writeText(window.location.href).then(() => setCopied(true))}>
+      <span className="text-zinc-500">
+        question {links.position} of {links.total}
+      </span>
+      <button
+        type="button"
+        className="ml-auto rounded border border-zinc-300 bg-white px-2 py-1"
+        onClick={() => void navigator.clipboard.writeText(window.location.href).then(() => setCopied(true))}
+      >
         {copied ? "Link copied" : "Copy link"}
       </button>
     </nav>

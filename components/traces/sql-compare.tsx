@@ -6,39 +6,102 @@ const DIFF_MAX_CHARS = 40_000;
 
 function Highlighted({ html }: { html: string }) {
   // Shiki escapes the SQL it highlights.
-  return <div className="overflow-x-auto text-xs [&_pre]:whitespace-pre-wrap [&_pre]:p-2" dangerouslySetInnerHTML={{ __html: html }} />;
+  return (
+    <div
+      className="overflow-x-auto text-xs [&_pre]:whitespace-pre-wrap [&_pre]:p-2"
+      dangerouslySetInnerHTML={{ __html: html }}
+    />
+  );
 }
 
 /** Final SQL against gold SQL: side by side, highlighted, and a word-level diff (rendered as text). */
-export async function SqlCompare({ finalSql: rawFinal, goldSql, finalTables, goldTables, goldError, stacked = false }: { finalSql: string | null; goldSql: string | null; finalTables: string[] | null; goldTables: string[] | null; goldError?: string; stacked?: boolean }) {
+export async function SqlCompare({
+  finalSql: rawFinal,
+  goldSql,
+  finalTables,
+  goldTables,
+  goldError,
+  stacked = false,
+}: {
+  finalSql: string | null;
+  goldSql: string | null;
+  finalTables: string[] | null;
+  goldTables: string[] | null;
+  goldError?: string;
+  stacked?: boolean;
+}) {
   // Measured and evaluated on the SQL inside a Markdown fence or after a label; the raw text stays in the trace.
   const extracted = rawFinal ? extractSql(rawFinal) : null;
   const finalSql = extracted?.sql ?? null;
   const caveat = describeExtraction(extracted?.extracted ?? null);
-  const [finalHtml, goldHtml] = await Promise.all([finalSql ? highlight(finalSql, "sql") : null, goldSql ? highlight(goldSql, "sql") : null]);
+  const [finalHtml, goldHtml] = await Promise.all([
+    finalSql ? highlight(finalSql, "sql") : null,
+    goldSql ? highlight(goldSql, "sql") : null,
+  ]);
   // A word diff is O(N·D): bounded in input size and edit length, so one huge answer cannot stall the server.
   const diffable = finalSql && goldSql && finalSql.length + goldSql.length <= DIFF_MAX_CHARS;
-  const parts = diffable ? (diffWordsWithSpace(goldSql, finalSql, { maxEditLength: 2000, timeout: 100 }) ?? null) : null;
+  const parts = diffable
+    ? (diffWordsWithSpace(goldSql, finalSql, { maxEditLength: 2000, timeout: 100 }) ?? null)
+    : null;
   return (
     <section className="space-y-2" aria-label="Final SQL against gold SQL">
       <h2 className="font-semibold">Final SQL against gold SQL</h2>
-      {caveat && <p className="rounded bg-amber-50 px-2 py-1 text-xs text-amber-900" data-testid="sql-extracted">Note: {caveat}; it is measured and evaluated as shown, and the raw answer is kept in the trace.</p>}
-      {goldError && <p className="rounded bg-amber-50 px-2 py-1 text-xs text-amber-900" data-testid="gold-error">The gold SQL fails on the question&apos;s database ({goldError}): its gold tables are unknown, so gold-based metrics of this trace are not computed.</p>}
+      {caveat && (
+        <p className="rounded bg-amber-50 px-2 py-1 text-xs text-amber-900" data-testid="sql-extracted">
+          Note: {caveat}; it is measured and evaluated as shown, and the raw answer is kept in the trace.
+        </p>
+      )}
+      {goldError && (
+        <p className="rounded bg-amber-50 px-2 py-1 text-xs text-amber-900" data-testid="gold-error">
+          The gold SQL fails on the question&apos;s database ({goldError}): its gold tables are unknown, so gold-based
+          metrics of this trace are not computed.
+        </p>
+      )}
       <div className={stacked ? "grid gap-3" : "grid gap-3 md:grid-cols-2"}>
         <div className="rounded-lg border border-zinc-200 bg-white" data-testid="final-sql">
-          <p className="border-b border-zinc-100 px-2 py-1 text-xs text-zinc-500">Final SQL{finalTables ? ` · tables: ${finalTables.join(", ") || "none"}` : ""}</p>
-          {finalHtml ? <Highlighted html={finalHtml} /> : <p className="p-2 text-xs text-zinc-500">No final SQL: the agent did not submit.</p>}
+          <p className="border-b border-zinc-100 px-2 py-1 text-xs text-zinc-500">
+            Final SQL{finalTables ? ` · tables: ${finalTables.join(", ") || "none"}` : ""}
+          </p>
+          {finalHtml ? (
+            <Highlighted html={finalHtml} />
+          ) : (
+            <p className="p-2 text-xs text-zinc-500">No final SQL: the agent did not submit.</p>
+          )}
         </div>
         <div className="rounded-lg border border-zinc-200 bg-white" data-testid="gold-sql">
-          <p className="border-b border-zinc-100 px-2 py-1 text-xs text-zinc-500">Gold SQL{goldTables ? ` · tables: ${goldTables.join(", ")}` : ""}</p>
-          {goldHtml ? <Highlighted html={goldHtml} /> : <p className="p-2 text-xs text-zinc-500">No gold SQL: link the run to its dataset.</p>}
+          <p className="border-b border-zinc-100 px-2 py-1 text-xs text-zinc-500">
+            Gold SQL{goldTables ? ` · tables: ${goldTables.join(", ")}` : ""}
+          </p>
+          {goldHtml ? (
+            <Highlighted html={goldHtml} />
+          ) : (
+            <p className="p-2 text-xs text-zinc-500">No gold SQL: link the run to its dataset.</p>
+          )}
         </div>
       </div>
-      {finalSql && goldSql && !parts && <p className="text-xs text-zinc-500" data-testid="sql-diff-skipped">No word diff: the two queries are too long or too different to diff quickly (over {DIFF_MAX_CHARS.toLocaleString("en-US")} characters together, or over 2,000 edits).</p>}
+      {finalSql && goldSql && !parts && (
+        <p className="text-xs text-zinc-500" data-testid="sql-diff-skipped">
+          No word diff: the two queries are too long or too different to diff quickly (over{" "}
+          {DIFF_MAX_CHARS.toLocaleString("en-US")} characters together, or over 2,000 edits).
+        </p>
+      )}
       {parts && (
-        <div className="rounded-lg border border-zinc-200 bg-white p-2 font-mono text-xs whitespace-pre-wrap" data-testid="sql-diff">
+        <div
+          className="rounded-lg border border-zinc-200 bg-white p-2 font-mono text-xs whitespace-pre-wrap"
+          data-testid="sql-diff"
+        >
           <span className="mr-2 font-sans text-zinc-500">diff:</span>
-          {parts.map((p, i) => <span key={i} className={p.added ? "bg-emerald-100 text-emerald-900" : p.removed ? "bg-red-100 text-red-900 line-through" : ""} title={p.added ? "only in the final SQL" : p.removed ? "only in the gold SQL" : undefined}>{p.value}</span>)}
+          {parts.map((p, i) => (
+            <span
+              key={i}
+              className={
+                p.added ? "bg-emerald-100 text-emerald-900" : p.removed ? "bg-red-100 text-red-900 line-through" : ""
+              }
+              title={p.added ? "only in the final SQL" : p.removed ? "only in the gold SQL" : undefined}
+            >
+              {p.value}
+            </span>
+          ))}
         </div>
       )}
     </section>

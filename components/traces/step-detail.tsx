@@ -12,7 +12,12 @@ function size(n: number) {
 
 /** Shiki's HTML: the only HTML this page inserts; shiki escapes the code it highlights. */
 function Code({ html }: { html: string }) {
-  return <div className="overflow-x-auto rounded border border-zinc-200 text-xs [&_pre]:p-2 [&_pre]:whitespace-pre-wrap" dangerouslySetInnerHTML={{ __html: html }} />;
+  return (
+    <div
+      className="overflow-x-auto rounded border border-zinc-200 text-xs [&_pre]:p-2 [&_pre]:whitespace-pre-wrap"
+      dangerouslySetInnerHTML={{ __html: html }}
+    />
+  );
 }
 
 function LongText({ text, total }: { text: string; total: number }) {
@@ -20,9 +25,16 @@ function LongText({ text, total }: { text: string; total: number }) {
   const cut = !all && text.length > SHOWN_CHARS;
   return (
     <div>
-      <pre className="max-h-[32rem] overflow-auto whitespace-pre-wrap rounded border border-zinc-200 bg-zinc-50 p-2 text-xs">{cut ? text.slice(0, SHOWN_CHARS) : text}</pre>
+      <pre className="max-h-[32rem] overflow-auto whitespace-pre-wrap rounded border border-zinc-200 bg-zinc-50 p-2 text-xs">
+        {cut ? text.slice(0, SHOWN_CHARS) : text}
+      </pre>
       {(cut || total > text.length) && (
-        <button type="button" className="mt-1 text-xs text-blue-700 hover:underline" onClick={() => setAll(true)} disabled={!cut}>
+        <button
+          type="button"
+          className="mt-1 text-xs text-blue-700 hover:underline"
+          onClick={() => setAll(true)}
+          disabled={!cut}
+        >
           {cut ? `show all (${size(total)})` : `${size(total)} in all; the first ${size(text.length)} are shown`}
         </button>
       )}
@@ -48,19 +60,48 @@ export function StepDetail({ view }: { view: StepDetailView }) {
         <div>
           <div className="max-h-[32rem] overflow-auto rounded border border-zinc-200">
             <table className="w-full text-xs">
-              {r.columns && <thead className="sticky top-0 bg-zinc-100"><tr>{r.columns.map((c, i) => <th key={i} className="px-2 py-1 text-left font-medium">{c}</th>)}</tr></thead>}
-              <tbody>{(allRows ? r.rows : r.rows.slice(0, SHOWN_ROWS)).map((row, i) => <tr key={i} className="border-t border-zinc-100">{row.map((c, j) => <td key={j} className="px-2 py-0.5 font-mono">{c}</td>)}</tr>)}</tbody>
+              {r.columns && (
+                <thead className="sticky top-0 bg-zinc-100">
+                  <tr>
+                    {r.columns.map((c, i) => (
+                      <th key={i} className="px-2 py-1 text-left font-medium">
+                        {c}
+                      </th>
+                    ))}
+                  </tr>
+                </thead>
+              )}
+              <tbody>
+                {(allRows ? r.rows : r.rows.slice(0, SHOWN_ROWS)).map((row, i) => (
+                  <tr key={i} className="border-t border-zinc-100">
+                    {row.map((c, j) => (
+                      <td key={j} className="px-2 py-0.5 font-mono">
+                        {c}
+                      </td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
             </table>
           </div>
           <p className="mt-1 text-xs text-zinc-500">
             {r.totalRows} rows{r.rows.length < r.totalRows ? ` (${r.rows.length} kept)` : ""}
-            {!allRows && r.rows.length > SHOWN_ROWS && <button type="button" className="ml-2 text-blue-700 hover:underline" onClick={() => setAllRows(true)}>show all</button>}
+            {!allRows && r.rows.length > SHOWN_ROWS && (
+              <button type="button" className="ml-2 text-blue-700 hover:underline" onClick={() => setAllRows(true)}>
+                show all
+              </button>
+            )}
           </p>
         </div>
       )}
       {r.kind === "json" && view.resultHtml && <Code html={view.resultHtml} />}
       {r.kind === "text" && <LongText text={r.text} total={r.size} />}
-      {view.meta && <details><summary className="cursor-pointer text-xs text-zinc-500">meta</summary><pre className="whitespace-pre-wrap text-xs">{view.meta}</pre></details>}
+      {view.meta && (
+        <details>
+          <summary className="cursor-pointer text-xs text-zinc-500">meta</summary>
+          <pre className="whitespace-pre-wrap text-xs">{view.meta}</pre>
+        </details>
+      )}
     </div>
   );
 }

@@ -29,8 +29,24 @@ function tokensOf(s: StepSummary) {
   return (s.inputTokens ?? 0) + (s.outputTokens ?? 0);
 }
 
-const Row = memo(function Row({ s, expanded, highlighted, goldSet, allGoldSeen, directives, maxDurationMs, onToggle }: {
-  s: StepSummary; expanded: boolean; highlighted: boolean; goldSet: Set<string> | null; allGoldSeen: boolean; directives: TimelineProps["directives"]; maxDurationMs: number | null; onToggle: (seq: number) => void;
+const Row = memo(function Row({
+  s,
+  expanded,
+  highlighted,
+  goldSet,
+  allGoldSeen,
+  directives,
+  maxDurationMs,
+  onToggle,
+}: {
+  s: StepSummary;
+  expanded: boolean;
+  highlighted: boolean;
+  goldSet: Set<string> | null;
+  allGoldSeen: boolean;
+  directives: TimelineProps["directives"];
+  maxDurationMs: number | null;
+  onToggle: (seq: number) => void;
 }) {
   const role = roleOf(s);
   const style = ROLE_STYLE[role] ?? ROLE_STYLE.other;
@@ -38,15 +54,54 @@ const Row = memo(function Row({ s, expanded, highlighted, goldSet, allGoldSeen, 
   const collapsedText = s.type === "reasoning" || s.type === "message";
   const width = s.durationMs && maxDurationMs ? Math.max(2, Math.round((80 * s.durationMs) / maxDurationMs)) : 0;
   return (
-    <button type="button" onClick={() => onToggle(s.seq)} aria-expanded={expanded} data-testid={`step-row-${s.seq}`} data-highlighted={highlighted || undefined}
-      className={`flex h-[34px] w-full items-center gap-2 border-b border-zinc-100 px-2 text-left text-xs ${highlighted ? "bg-blue-50" : "hover:bg-zinc-50"} ${isError ? "text-red-700" : ""}`}>
+    <button
+      type="button"
+      onClick={() => onToggle(s.seq)}
+      aria-expanded={expanded}
+      data-testid={`step-row-${s.seq}`}
+      data-highlighted={highlighted || undefined}
+      className={`flex h-[34px] w-full items-center gap-2 border-b border-zinc-100 px-2 text-left text-xs ${highlighted ? "bg-blue-50" : "hover:bg-zinc-50"} ${isError ? "text-red-700" : ""}`}
+    >
       <span className="w-12 shrink-0 text-right font-mono text-zinc-400">{s.seq}</span>
-      <span className={`flex h-5 w-5 shrink-0 items-center justify-center rounded-full text-[10px] text-white ${isError ? "bg-red-600" : style.dot}`} title={isError ? "error" : style.label}>{isError ? "!" : style.icon}</span>
-      <span className="w-36 shrink-0 truncate font-medium">{s.tool ?? (s.type === "message" ? s.role ?? "message" : s.type)}</span>
-      {s.exploratory && <span className="shrink-0 rounded bg-violet-100 px-1 text-violet-800" title="exploratory call (Sophrosyne)">explore</span>}
-      {s.exploratory && s.tables.length === 0 && <span className="shrink-0 rounded bg-amber-100 px-1 text-amber-900" title="an exploratory call that names no table: counted, on an unknown table">unknown table</span>}
-      {s.emptyResult && <span className="shrink-0 rounded bg-orange-100 px-1 text-orange-900" title="this SQL probe returned no rows (SDE-SQL)" data-testid="empty-probe">empty result</span>}
-      {s.refines !== null && <span className="shrink-0 rounded bg-sky-100 px-1 text-sky-900" title={`refines the empty-result probe at step ${s.refines}: same tables, changed SQL`}>refines #{s.refines}</span>}
+      <span
+        className={`flex h-5 w-5 shrink-0 items-center justify-center rounded-full text-[10px] text-white ${isError ? "bg-red-600" : style.dot}`}
+        title={isError ? "error" : style.label}
+      >
+        {isError ? "!" : style.icon}
+      </span>
+      <span className="w-36 shrink-0 truncate font-medium">
+        {s.tool ?? (s.type === "message" ? (s.role ?? "message") : s.type)}
+      </span>
+      {s.exploratory && (
+        <span className="shrink-0 rounded bg-violet-100 px-1 text-violet-800" title="exploratory call (Sophrosyne)">
+          explore
+        </span>
+      )}
+      {s.exploratory && s.tables.length === 0 && (
+        <span
+          className="shrink-0 rounded bg-amber-100 px-1 text-amber-900"
+          title="an exploratory call that names no table: counted, on an unknown table"
+        >
+          unknown table
+        </span>
+      )}
+      {s.emptyResult && (
+        <span
+          className="shrink-0 rounded bg-orange-100 px-1 text-orange-900"
+          title="this SQL probe returned no rows (SDE-SQL)"
+          data-testid="empty-probe"
+        >
+          empty result
+        </span>
+      )}
+      {s.refines !== null && (
+        <span
+          className="shrink-0 rounded bg-sky-100 px-1 text-sky-900"
+          title={`refines the empty-result probe at step ${s.refines}: same tables, changed SQL`}
+        >
+          refines #{s.refines}
+        </span>
+      )}
       <span className={`min-w-0 flex-1 truncate ${collapsedText ? "italic text-zinc-500" : "font-mono"}`}>
         {collapsedText ? `${s.summary}${s.contentSize > 200 ? ` … (${s.contentSize} chars)` : ""}` : s.summary}
         {isError && s.error ? ` — ${s.error}` : ""}
@@ -54,16 +109,46 @@ const Row = memo(function Row({ s, expanded, highlighted, goldSet, allGoldSeen, 
       <span className="flex shrink-0 gap-1">
         {s.tables.slice(0, 4).map((t) => {
           const gold = goldSet ? goldSet.has(t.toLowerCase()) : null;
-          return <span key={t} className={`rounded px-1 ${gold === null ? "bg-zinc-100" : gold ? "bg-emerald-100 text-emerald-800" : "bg-amber-100 text-amber-800"}`} title={gold === null ? "gold unknown" : gold ? "gold table" : "not a gold table"}>{gold ? "★ " : ""}{t}</span>;
+          return (
+            <span
+              key={t}
+              className={`rounded px-1 ${gold === null ? "bg-zinc-100" : gold ? "bg-emerald-100 text-emerald-800" : "bg-amber-100 text-amber-800"}`}
+              title={gold === null ? "gold unknown" : gold ? "gold table" : "not a gold table"}
+            >
+              {gold ? "★ " : ""}
+              {t}
+            </span>
+          );
         })}
         {s.tables.length > 4 && <span className="text-zinc-400">+{s.tables.length - 4}</span>}
       </span>
-      {allGoldSeen && <span className="shrink-0 rounded bg-emerald-600 px-1 text-white" title="every gold table had been seen by this step">all gold seen</span>}
-      {directives && directives.at_step === s.seq && <span className="shrink-0 rounded bg-zinc-800 px-1 text-white" title={`${directives.strategy} directives: ${directives.irrelevant_tables.join(", ")}`}>directives: {directives.irrelevant_tables.length} flagged</span>}
-      <span className="w-14 shrink-0 text-right tabular-nums text-zinc-500" title="input + output tokens">{tokensOf(s) ? tokensOf(s).toLocaleString("en-US") : ""}</span>
-      <span className="flex w-24 shrink-0 items-center gap-1" title={s.durationMs !== null ? `${s.durationMs} ms` : "no timing"}>
+      {allGoldSeen && (
+        <span
+          className="shrink-0 rounded bg-emerald-600 px-1 text-white"
+          title="every gold table had been seen by this step"
+        >
+          all gold seen
+        </span>
+      )}
+      {directives && directives.at_step === s.seq && (
+        <span
+          className="shrink-0 rounded bg-zinc-800 px-1 text-white"
+          title={`${directives.strategy} directives: ${directives.irrelevant_tables.join(", ")}`}
+        >
+          directives: {directives.irrelevant_tables.length} flagged
+        </span>
+      )}
+      <span className="w-14 shrink-0 text-right tabular-nums text-zinc-500" title="input + output tokens">
+        {tokensOf(s) ? tokensOf(s).toLocaleString("en-US") : ""}
+      </span>
+      <span
+        className="flex w-24 shrink-0 items-center gap-1"
+        title={s.durationMs !== null ? `${s.durationMs} ms` : "no timing"}
+      >
         <span className="h-1.5 rounded bg-zinc-400" style={{ width }} />
-        <span className="text-[10px] text-zinc-400">{s.durationMs !== null ? `${Math.round(s.durationMs)}ms` : ""}</span>
+        <span className="text-[10px] text-zinc-400">
+          {s.durationMs !== null ? `${Math.round(s.durationMs)}ms` : ""}
+        </span>
       </span>
     </button>
   );
@@ -73,12 +158,17 @@ const Row = memo(function Row({ s, expanded, highlighted, goldSet, allGoldSeen, 
 export function Timeline(props: TimelineProps) {
   const { traceId, total, gold, highlightTable } = props;
   const parent = useRef<HTMLDivElement>(null);
-  const [urlStep, setUrlStep] = useQueryState("step", parseAsInteger.withOptions({ history: "replace", scroll: false }));
+  const [urlStep, setUrlStep] = useQueryState(
+    "step",
+    parseAsInteger.withOptions({ history: "replace", scroll: false }),
+  );
   const inUrl = props.stepInUrl ?? true;
   const step = inUrl ? urlStep : null;
   const setStep = (v: number | null) => (inUrl ? setUrlStep(v) : Promise.resolve(null));
   const [rows, setRows] = useState(() => new Map(props.initialSteps.map((s) => [s.seq, s])));
-  const [details, setDetails] = useState(() => new Map(props.initialDetail ? [[props.initialDetail.seq, props.initialDetail]] : []));
+  const [details, setDetails] = useState(
+    () => new Map(props.initialDetail ? [[props.initialDetail.seq, props.initialDetail]] : []),
+  );
   const [expanded, setExpanded] = useState(() => new Set(step !== null ? [step] : []));
   const loading = useRef(new Set<number>());
   const goldSet = gold ? new Set(gold.map((t) => t.toLowerCase())) : null;
@@ -86,13 +176,15 @@ export function Timeline(props: TimelineProps) {
   const loadPage = (page: number) => {
     if (loading.current.has(page)) return;
     loading.current.add(page);
-    void fetch(`/api/traces/${traceId}/steps?from=${page * PAGE}&limit=${PAGE}`).then((r) => r.json()).then((body: { steps: StepSummary[] }) => {
-      setRows((old) => {
-        const next = new Map(old);
-        for (const s of body.steps) next.set(s.seq, s);
-        return next;
+    void fetch(`/api/traces/${traceId}/steps?from=${page * PAGE}&limit=${PAGE}`)
+      .then((r) => r.json())
+      .then((body: { steps: StepSummary[] }) => {
+        setRows((old) => {
+          const next = new Map(old);
+          for (const s of body.steps) next.set(s.seq, s);
+          return next;
+        });
       });
-    });
   };
 
   // eslint-disable-next-line react-hooks/incompatible-library -- TanStack Virtual returns new functions each render by design
@@ -126,23 +218,50 @@ export function Timeline(props: TimelineProps) {
     });
     void setStep(open ? seq : null);
     if (open && !details.has(seq)) {
-      void fetch(`/api/traces/${traceId}/steps/${seq}`).then((r) => r.json()).then((view: StepDetailView) => setDetails((old) => new Map(old).set(seq, view)));
+      void fetch(`/api/traces/${traceId}/steps/${seq}`)
+        .then((r) => r.json())
+        .then((view: StepDetailView) => setDetails((old) => new Map(old).set(seq, view)));
     }
   };
 
   return (
-    <div ref={parent} className="h-[70vh] overflow-auto rounded-lg border border-zinc-200 bg-white" data-testid="timeline" data-timeline={traceId}>
+    <div
+      ref={parent}
+      className="h-[70vh] overflow-auto rounded-lg border border-zinc-200 bg-white"
+      data-testid="timeline"
+      data-timeline={traceId}
+    >
       <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
         {virtualizer.getVirtualItems().map((item) => {
           const s = rows.get(item.index);
           const detail = details.get(item.index);
           return (
-            <div key={item.key} data-index={item.index} ref={virtualizer.measureElement} style={{ position: "absolute", top: 0, left: 0, width: "100%", transform: `translateY(${item.start}px)` }}>
+            <div
+              key={item.key}
+              data-index={item.index}
+              ref={virtualizer.measureElement}
+              style={{ position: "absolute", top: 0, left: 0, width: "100%", transform: `translateY(${item.start}px)` }}
+            >
               {s ? (
                 <>
-                  <Row s={s} expanded={expanded.has(s.seq)} highlighted={highlightTable !== null && s.tables.some((t) => t.toLowerCase() === highlightTable.toLowerCase())}
-                    goldSet={goldSet} allGoldSeen={props.allGoldSeenAt === s.seq} directives={props.directives} maxDurationMs={props.maxDurationMs} onToggle={toggle} />
-                  {expanded.has(s.seq) && (detail ? <StepDetail view={detail} /> : <p className="px-3 py-2 text-xs text-zinc-500">Loading step…</p>)}
+                  <Row
+                    s={s}
+                    expanded={expanded.has(s.seq)}
+                    highlighted={
+                      highlightTable !== null && s.tables.some((t) => t.toLowerCase() === highlightTable.toLowerCase())
+                    }
+                    goldSet={goldSet}
+                    allGoldSeen={props.allGoldSeenAt === s.seq}
+                    directives={props.directives}
+                    maxDurationMs={props.maxDurationMs}
+                    onToggle={toggle}
+                  />
+                  {expanded.has(s.seq) &&
+                    (detail ? (
+                      <StepDetail view={detail} />
+                    ) : (
+                      <p className="px-3 py-2 text-xs text-zinc-500">Loading step…</p>
+                    ))}
                 </>
               ) : (
                 <div className="flex h-[34px] items-center px-2 text-xs text-zinc-400">{item.index} …</div>

@@ -12,7 +12,13 @@ export function TraceExplorer({ chips, ...timeline }: Omit<TimelineProps, "highl
   return (
     <div className="space-y-3">
       <TableStrip chips={chips} selected={table} onSelect={setTable} hasGold={timeline.gold !== null} />
-      {chip && <p className="text-xs text-zinc-600" data-testid="table-selection">{chip.name}: touched by {chip.touched} steps{chip.seqs.length ? ` (${chip.seqs.slice(0, 20).join(", ")}${chip.seqs.length > 20 ? ", …" : ""})` : ""}, highlighted below.</p>}
+      {chip && (
+        <p className="text-xs text-zinc-600" data-testid="table-selection">
+          {chip.name}: touched by {chip.touched} steps
+          {chip.seqs.length ? ` (${chip.seqs.slice(0, 20).join(", ")}${chip.seqs.length > 20 ? ", …" : ""})` : ""},
+          highlighted below.
+        </p>
+      )}
       <Timeline {...timeline} highlightTable={table} />
     </div>
   );

@@ -9,18 +9,42 @@ const STYLE: Record<string, string> = {
   not_evaluated: "bg-zinc-100 text-zinc-600",
 };
 
-export function OutcomeBadge({ exOutcome, exError, recordedCorrect, status }: { exOutcome: string | null; exError?: string | null; recordedCorrect: number | boolean | null; status: string }) {
+export function OutcomeBadge({
+  exOutcome,
+  exError,
+  recordedCorrect,
+  status,
+}: {
+  exOutcome: string | null;
+  exError?: string | null;
+  recordedCorrect: number | boolean | null;
+  status: string;
+}) {
   const recorded = recordedCorrect === null ? "none" : recordedCorrect ? "correct" : "wrong";
   if (exOutcome) {
     return (
-      <span className={`rounded px-1.5 py-0.5 text-xs ${STYLE[exOutcome] ?? ""}`} title={`re-evaluated${exError ? `: ${exError}` : ""} · recorded: ${recorded}`}>
+      <span
+        className={`rounded px-1.5 py-0.5 text-xs ${STYLE[exOutcome] ?? ""}`}
+        title={`re-evaluated${exError ? `: ${exError}` : ""} · recorded: ${recorded}`}
+      >
         {exOutcome.replace(/_/g, " ")}
       </span>
     );
   }
   if (recordedCorrect !== null) {
     const ok = Boolean(recordedCorrect);
-    return <span className={`rounded px-1.5 py-0.5 text-xs ${ok ? STYLE.correct : STYLE.wrong_result}`} title="recorded in the trace, not re-evaluated">{ok ? "correct" : "wrong"} <span className="opacity-60">rec</span></span>;
+    return (
+      <span
+        className={`rounded px-1.5 py-0.5 text-xs ${ok ? STYLE.correct : STYLE.wrong_result}`}
+        title="recorded in the trace, not re-evaluated"
+      >
+        {ok ? "correct" : "wrong"} <span className="opacity-60">rec</span>
+      </span>
+    );
   }
-  return <span className="text-xs text-zinc-500" title="no recorded outcome, not evaluated">{status.replace(/_/g, " ")}</span>;
+  return (
+    <span className="text-xs text-zinc-500" title="no recorded outcome, not evaluated">
+      {status.replace(/_/g, " ")}
+    </span>
+  );
 }

@@ -11,17 +11,42 @@ import { directiveDeps, parsePhrases } from "./directive-models";
 const store = tempDb();
 let fake: FakeServer;
 beforeAll(async () => {
-  await importDataset(store.db, { name: "bird", format: "bird", questions: sharedData("bird-minidev", "mini_dev_sqlite.dev-split.json"), ddl: sharedData("bird-minidev", "schema-ddl"), descriptions: sharedData("bird-minidev", "descriptions") }, store.dir);
+  await importDataset(
+    store.db,
+    {
+      name: "bird",
+      format: "bird",
+      questions: sharedData("bird-minidev", "mini_dev_sqlite.dev-split.json"),
+      ddl: sharedData("bird-minidev", "schema-ddl"),
+      descriptions: sharedData("bird-minidev", "descriptions"),
+    },
+    store.dir,
+  );
   fake = await startFakeOpenAI([{ text: '```json\n["consumption", "customer segment", "year month date"]\n```' }]);
 });
-afterAll(async () => { await fake.close(); store.cleanup(); });
+afterAll(async () => {
+  await fake.close();
+  store.cleanup();
+});
 
 describe("computed directives with a phrase model and an embedding model (fake OpenAI-compatible server)", () => {
   it("asks the cheap model for phrases, embeds the columns, and records both in the explanation", async () => {
-    const deps = directiveDeps({ ...process.env, METRON_OPENAI_COMPATIBLE_URL: fake.url, METRON_DIRECTIVE_MODEL: "compatible:cheap", METRON_EMBEDDING_MODEL: "compatible:embed" });
+    const deps = directiveDeps({
+      ...process.env,
+      METRON_OPENAI_COMPATIBLE_URL: fake.url,
+      METRON_DIRECTIVE_MODEL: "compatible:cheap",
+      METRON_EMBEDDING_MODEL: "compatible:embed",
+    });
     const { question, database } = loadQuestion(store.db.$client, "bird", "1472"); // gold: customers, yearmonth
-    const r = (await directivesFor("computed", question, database, { deps, indexDir: path.join(store.dir, "indexes") }))!;
-    expect(r.explanation).toMatchObject({ phrase_source: "model", semantic: true, phrases: ["consumption", "customer segment", "year month date"] });
+    const r = (await directivesFor("computed", question, database, {
+      deps,
+      indexDir: path.join(store.dir, "indexes"),
+    }))!;
+    expect(r.explanation).toMatchObject({
+      phrase_source: "model",
+      semantic: true,
+      phrases: ["consumption", "customer segment", "year month date"],
+    });
     expect(r.irrelevant).not.toContain("customers");
     expect(r.irrelevant).not.toContain("yearmonth");
     const chat = fake.requests.find((q) => Array.isArray(q.body.messages));

@@ -15,13 +15,21 @@ Do not write SQL words (select, count, join, where, group by) or filler. Answer 
 
 /** Parses the model's answer: a JSON array of strings, tolerating a code fence around it. */
 export function parsePhrases(text: string): string[] {
-  const body = text.trim().replace(/^```(?:json)?\s*/i, "").replace(/```$/, "").trim();
+  const body = text
+    .trim()
+    .replace(/^```(?:json)?\s*/i, "")
+    .replace(/```$/, "")
+    .trim();
   const start = body.indexOf("[");
   const end = body.lastIndexOf("]");
-  if (start < 0 || end < start) throw new Error(`the phrase model did not answer with a JSON array: ${text.slice(0, 200)}`);
+  if (start < 0 || end < start)
+    throw new Error(`the phrase model did not answer with a JSON array: ${text.slice(0, 200)}`);
   const value = JSON.parse(body.slice(start, end + 1));
   if (!Array.isArray(value)) throw new Error("the phrase model's answer is not an array");
-  return value.filter((v): v is string => typeof v === "string" && v.trim() !== "").map((v) => v.trim()).slice(0, 8);
+  return value
+    .filter((v): v is string => typeof v === "string" && v.trim() !== "")
+    .map((v) => v.trim())
+    .slice(0, 8);
 }
 
 function split(spec: string): [ProviderId, string] {
@@ -37,18 +45,32 @@ export function directiveDeps(env: NodeJS.ProcessEnv = process.env): ComputedDep
     if (provider === "simulated") throw new Error("METRON_DIRECTIVE_MODEL cannot be the simulated provider");
     const lm = languageModel(provider, model, env);
     deps.phrases = async (question, evidence) => {
-      const { text } = await generateText({ model: lm, system: PHRASE_PROMPT, prompt: `Question: ${question}${evidence ? `\nEvidence: ${evidence}` : ""}`, maxOutputTokens: 200, maxRetries: 1 });
+      const { text } = await generateText({
+        model: lm,
+        system: PHRASE_PROMPT,
+        prompt: `Question: ${question}${evidence ? `\nEvidence: ${evidence}` : ""}`,
+        maxOutputTokens: 200,
+        maxRetries: 1,
+      });
       return parsePhrases(text);
     };
   }
   if (env.METRON_EMBEDDING_MODEL) {
     const [provider, model] = split(env.METRON_EMBEDDING_MODEL);
-    const em = provider === "openai"
-      ? createOpenAI({ apiKey: env.OPENAI_API_KEY }).embedding(model)
-      : provider === "compatible" && env.METRON_OPENAI_COMPATIBLE_URL
-        ? createOpenAICompatible({ name: "compatible", baseURL: env.METRON_OPENAI_COMPATIBLE_URL, apiKey: env.METRON_OPENAI_COMPATIBLE_KEY }).embeddingModel(model)
-        : null;
-    if (!em) throw new Error(`METRON_EMBEDDING_MODEL=${env.METRON_EMBEDDING_MODEL}: use openai:<model> or compatible:<model> with METRON_OPENAI_COMPATIBLE_URL`);
+    const em =
+      provider === "openai"
+        ? createOpenAI({ apiKey: env.OPENAI_API_KEY }).embedding(model)
+        : provider === "compatible" && env.METRON_OPENAI_COMPATIBLE_URL
+          ? createOpenAICompatible({
+              name: "compatible",
+              baseURL: env.METRON_OPENAI_COMPATIBLE_URL,
+              apiKey: env.METRON_OPENAI_COMPATIBLE_KEY,
+            }).embeddingModel(model)
+          : null;
+    if (!em)
+      throw new Error(
+        `METRON_EMBEDDING_MODEL=${env.METRON_EMBEDDING_MODEL}: use openai:<model> or compatible:<model> with METRON_OPENAI_COMPATIBLE_URL`,
+      );
     deps.embed = async (texts) => (await embedMany({ model: em, values: texts, maxRetries: 1 })).embeddings;
     deps.embedderName = env.METRON_EMBEDDING_MODEL;
   }

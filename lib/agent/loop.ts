@@ -17,7 +17,11 @@ export interface AgentLimits {
 }
 
 export function defaultLimits(): AgentLimits {
-  return { maxSteps: positiveNumber("METRON_AGENT_MAX_STEPS", 30), maxOutputTokens: positiveNumber("METRON_AGENT_MAX_OUTPUT_TOKENS", 4096), wallTimeMs: positiveNumber("METRON_AGENT_WALL_TIME_MS", 300_000) };
+  return {
+    maxSteps: positiveNumber("METRON_AGENT_MAX_STEPS", 30),
+    maxOutputTokens: positiveNumber("METRON_AGENT_MAX_OUTPUT_TOKENS", 4096),
+    wallTimeMs: positiveNumber("METRON_AGENT_WALL_TIME_MS", 300_000),
+  };
 }
 
 export interface LoopResult {
@@ -47,22 +51,41 @@ export async function runAgentLoop(opts: {
   const flushToolSteps = () => {
     while (envCursor < env.steps.length) {
       const r = env.steps[envCursor++];
-      push({ type: "tool_call", tool: r.tool, args: r.args, result: r.result, ...(r.error ? { error: r.error } : {}), started_at: r.started_at, duration_ms: r.duration_ms });
+      push({
+        type: "tool_call",
+        tool: r.tool,
+        args: r.args,
+        result: r.result,
+        ...(r.error ? { error: r.error } : {}),
+        started_at: r.started_at,
+        duration_ms: r.duration_ms,
+      });
     }
   };
 
   const controller = new AbortController();
   let stopReason: "timeout" | "cancelled" | null = null;
-  const timer = setTimeout(() => { stopReason = "timeout"; controller.abort(); }, limits.wallTimeMs);
-  const onCancel = () => { stopReason = "cancelled"; controller.abort(); };
+  const timer = setTimeout(() => {
+    stopReason = "timeout";
+    controller.abort();
+  }, limits.wallTimeMs);
+  const onCancel = () => {
+    stopReason = "cancelled";
+    controller.abort();
+  };
   opts.signal?.addEventListener("abort", onCancel);
   if (opts.signal?.aborted) onCancel();
 
-  const tools = Object.fromEntries((Object.keys(toolInputs) as ToolName[]).map((name) => [name, tool({
-    description: toolDescriptions[name],
-    inputSchema: toolInputs[name],
-    execute: async (input: unknown) => env.call(name, input),
-  })]));
+  const tools = Object.fromEntries(
+    (Object.keys(toolInputs) as ToolName[]).map((name) => [
+      name,
+      tool({
+        description: toolDescriptions[name],
+        inputSchema: toolInputs[name],
+        execute: async (input: unknown) => env.call(name, input),
+      }),
+    ]),
+  );
 
   let status: LoopResult["status"];
   let error: string | undefined;
@@ -78,23 +101,35 @@ export async function runAgentLoop(opts: {
       abortSignal: controller.signal,
       onStepFinish: (step) => {
         const u = step.usage;
-        const stepUsage = { input_tokens: u.inputTokens ?? 0, output_tokens: u.outputTokens ?? 0, reasoning_tokens: u.outputTokenDetails?.reasoningTokens ?? 0, cached_input_tokens: u.inputTokenDetails?.cacheReadTokens ?? 0 };
+        const stepUsage = {
+          input_tokens: u.inputTokens ?? 0,
+          output_tokens: u.outputTokens ?? 0,
+          reasoning_tokens: u.outputTokenDetails?.reasoningTokens ?? 0,
+          cached_input_tokens: u.inputTokenDetails?.cacheReadTokens ?? 0,
+        };
         usage.input_tokens += stepUsage.input_tokens;
         usage.output_tokens += stepUsage.output_tokens;
         usage.reasoning_tokens += stepUsage.reasoning_tokens;
         usage.cached_input_tokens += stepUsage.cached_input_tokens;
         const first = steps.length;
-        if (step.reasoningText) push({ type: "reasoning", role: "assistant", content: step.reasoningText, model: modelName });
+        if (step.reasoningText)
+          push({ type: "reasoning", role: "assistant", content: step.reasoningText, model: modelName });
         if (step.text) push({ type: "message", role: "assistant", content: step.text, model: modelName });
         flushToolSteps();
         if (steps[first]) steps[first].usage = stepUsage;
         else push({ type: "message", role: "assistant", content: "", usage: stepUsage, model: modelName });
       },
     });
-    status = env.finalSql !== null ? "submitted" : result.steps.length >= limits.maxSteps ? "max_steps" : "no_submission";
+    status =
+      env.finalSql !== null ? "submitted" : result.steps.length >= limits.maxSteps ? "max_steps" : "no_submission";
   } catch (e) {
     status = stopReason ?? "error";
-    error = stopReason === "timeout" ? `stopped at the wall-time limit of ${limits.wallTimeMs} ms (METRON_AGENT_WALL_TIME_MS)` : stopReason === "cancelled" ? "cancelled" : (e as Error).message;
+    error =
+      stopReason === "timeout"
+        ? `stopped at the wall-time limit of ${limits.wallTimeMs} ms (METRON_AGENT_WALL_TIME_MS)`
+        : stopReason === "cancelled"
+          ? "cancelled"
+          : (e as Error).message;
   } finally {
     clearTimeout(timer);
     opts.signal?.removeEventListener("abort", onCancel);

@@ -15,8 +15,28 @@ let fake: FakeServer | undefined;
 const saved = { ...process.env };
 
 beforeAll(async () => {
-  await importDataset(store.db, { name: "spider-de", format: "spider", questions: sharedData("spider-de", "dev.json"), databases: sharedData("spider-de", "database") }, store.dir);
-  const report = await ingestStream(sqlite, (async function* () { yield Buffer.from(JSON.stringify({ run: { name: "orig", system: "No Directives", model: "m", benchmark: "spider-de" }, question: { id: "22" }, steps: [] }) + "\n"); })());
+  await importDataset(
+    store.db,
+    {
+      name: "spider-de",
+      format: "spider",
+      questions: sharedData("spider-de", "dev.json"),
+      databases: sharedData("spider-de", "database"),
+    },
+    store.dir,
+  );
+  const report = await ingestStream(
+    sqlite,
+    (async function* () {
+      yield Buffer.from(
+        JSON.stringify({
+          run: { name: "orig", system: "No Directives", model: "m", benchmark: "spider-de" },
+          question: { id: "22" },
+          steps: [],
+        }) + "\n",
+      );
+    })(),
+  );
   traceId = (sqlite.prepare("SELECT id FROM traces WHERE run_id = ?").get(report.runs[0].id) as { id: string }).id;
 });
 afterAll(async () => {
@@ -26,11 +46,22 @@ afterAll(async () => {
 });
 
 const open = () => openConnection(store.file);
-const finished = (job: RerunJob) => new Promise<void>((resolve) => {
-  if (job.events.some((e) => e.type === "done" || e.type === "failed")) return resolve();
-  job.listeners.add((e) => { if (e.type === "done" || e.type === "failed") resolve(); });
+const finished = (job: RerunJob) =>
+  new Promise<void>((resolve) => {
+    if (job.events.some((e) => e.type === "done" || e.type === "failed")) return resolve();
+    job.listeners.add((e) => {
+      if (e.type === "done" || e.type === "failed") resolve();
+    });
+  });
+const request = (over: Partial<Parameters<typeof startRerun>[1]> = {}) => ({
+  traceId,
+  provider: "compatible" as const,
+  model: "fake",
+  variant: "none" as const,
+  client: "mallory",
+  limits: { maxSteps: 200, wallTimeMs: 3_600_000, maxOutputTokens: 64_000 },
+  ...over,
 });
-const request = (over: Partial<Parameters<typeof startRerun>[1]> = {}) => ({ traceId, provider: "compatible" as const, model: "fake", variant: "none" as const, client: "mallory", limits: { maxSteps: 200, wallTimeMs: 3_600_000, maxOutputTokens: 64_000 }, ...over });
 
 describe("rerun spending limits", () => {
   it("1,000 requests from one client: the ones past the cap are refused, and the provider is called at most cap times", async () => {
@@ -63,11 +94,17 @@ describe("rerun spending limits", () => {
   });
 
   it("a provider that echoes its key: the key is nowhere — store, events, logs", async () => {
-    fake = await startFakeOpenAI([{ error: 401, message: `Incorrect API key provided: ${KEY}. Authorization: Bearer ${KEY}` }]);
+    fake = await startFakeOpenAI([
+      { error: 401, message: `Incorrect API key provided: ${KEY}. Authorization: Bearer ${KEY}` },
+    ]);
     process.env.METRON_OPENAI_COMPATIBLE_URL = fake.url;
     process.env.METRON_OPENAI_COMPATIBLE_KEY = KEY;
     const logged: string[] = [];
-    const spies = (["log", "error", "warn", "info"] as const).map((m) => vi.spyOn(console, m).mockImplementation((...args: unknown[]) => { logged.push(args.map(String).join(" ")); }));
+    const spies = (["log", "error", "warn", "info"] as const).map((m) =>
+      vi.spyOn(console, m).mockImplementation((...args: unknown[]) => {
+        logged.push(args.map(String).join(" "));
+      }),
+    );
     try {
       const job = startRerun(open, request({ client: "echo" }));
       await finished(job);
@@ -75,8 +112,15 @@ describe("rerun spending limits", () => {
       const events = JSON.stringify(job.events);
       expect(events).toContain("[redacted]");
       expect(events).not.toContain(KEY);
-      const dump = (sql: string) => (sqlite.prepare(sql).all() as Record<string, unknown>[]).map((r) => Object.values(r).join("\u0000")).join("\n");
-      const everything = [dump("SELECT * FROM traces"), dump("SELECT * FROM steps"), dump("SELECT * FROM rerun_jobs"), dump("SELECT * FROM blobs"), dump("SELECT * FROM upload_errors")].join("\n");
+      const dump = (sql: string) =>
+        (sqlite.prepare(sql).all() as Record<string, unknown>[]).map((r) => Object.values(r).join("\u0000")).join("\n");
+      const everything = [
+        dump("SELECT * FROM traces"),
+        dump("SELECT * FROM steps"),
+        dump("SELECT * FROM rerun_jobs"),
+        dump("SELECT * FROM blobs"),
+        dump("SELECT * FROM upload_errors"),
+      ].join("\n");
       expect(everything).toContain("Incorrect API key provided");
       expect(everything).not.toContain(KEY);
       expect(logged.join("\n")).not.toContain(KEY);
@@ -86,8 +130,15 @@ describe("rerun spending limits", () => {
   });
 
   it("a job a previous server left queued or running is reported as lost, never silently dropped", () => {
-    sqlite.prepare("INSERT INTO rerun_jobs (id, trace_id, client, provider, model, variant, state) VALUES ('from-before', ?, 'x', 'simulated', 'sim-careful', 'none', 'queued')").run(traceId);
+    sqlite
+      .prepare(
+        "INSERT INTO rerun_jobs (id, trace_id, client, provider, model, variant, state) VALUES ('from-before', ?, 'x', 'simulated', 'sim-careful', 'none', 'queued')",
+      )
+      .run(traceId);
     (globalThis as unknown as { metronReruns: { recovered?: boolean } }).metronReruns.recovered = false; // as in a new process
-    expect(getRecordedRerun(sqlite, "from-before")).toMatchObject({ state: "lost", error: expect.stringMatching(/server stopped/) });
+    expect(getRecordedRerun(sqlite, "from-before")).toMatchObject({
+      state: "lost",
+      error: expect.stringMatching(/server stopped/),
+    });
   });
 });

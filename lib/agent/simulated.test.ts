@@ -10,14 +10,21 @@ describe("the simulated policy's wrong answers", () => {
     const db = new Database(":memory:");
     db.exec(demoDdl());
     for (const q of DEMO_QUESTIONS) {
-      for (const [seed, distractor] of [[1, "payments"], [2, "payments"], [3, undefined], [4, "reviews"]] as const) {
+      for (const [seed, distractor] of [
+        [1, "payments"],
+        [2, "payments"],
+        [3, undefined],
+        [4, "reviews"],
+      ] as const) {
         const sql = wrongVariant(q.sql, distractor, seededRandom(seed));
         expect(sql, `question ${q.id}`).not.toBe(q.sql);
         expect(() => db.prepare(sql), `question ${q.id}: ${sql}`).not.toThrow();
       }
     }
     // A joined distractor lands after the FROM table, never after a keyword.
-    expect(wrongVariant("SELECT count(*) FROM customers WHERE segment = 'vip'", "payments", () => 0)).toBe(`SELECT count(*) FROM customers CROSS JOIN "payments" AS extra_t WHERE segment = 'vip'`);
+    expect(wrongVariant("SELECT count(*) FROM customers WHERE segment = 'vip'", "payments", () => 0)).toBe(
+      `SELECT count(*) FROM customers CROSS JOIN "payments" AS extra_t WHERE segment = 'vip'`,
+    );
     db.close();
   });
 });

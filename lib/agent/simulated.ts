@@ -5,7 +5,13 @@
  * probes with read_query, and submits the gold SQL — or, at a configurable rate, a plausible wrong variant
  * (joining a distractor it explored, or dropping a condition). Its traces are labelled simulated everywhere.
  */
-import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3GenerateResult, LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3Content,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3StreamPart,
+} from "@ai-sdk/provider";
 import { seededRandom } from "@/lib/metrics/stats";
 
 export interface SimulatedPolicy {
@@ -34,7 +40,12 @@ export interface SimulatedQuestion {
 type Action = { tool: string; input: Record<string, unknown> } | { text: string };
 
 /** Plans the whole episode up front from the seed; the model replays it one step per call. */
-export function planEpisode(policy: SimulatedPolicy, q: SimulatedQuestion, flagged: string[] | null, seed: number): Action[] {
+export function planEpisode(
+  policy: SimulatedPolicy,
+  q: SimulatedQuestion,
+  flagged: string[] | null,
+  seed: number,
+): Action[] {
   const random = seededRandom(seed);
   const gold = new Set(q.goldTables.map((t) => t.toLowerCase()));
   const flaggedSet = new Set((flagged ?? []).map((t) => t.toLowerCase()));
@@ -50,7 +61,11 @@ export function planEpisode(policy: SimulatedPolicy, q: SimulatedQuestion, flagg
   const actions: Action[] = [{ tool: "list_tables", input: {} }];
   for (const t of explored) actions.push({ tool: "describe_table", input: { table_name: t } });
   if (random() < 0.5) actions.push({ tool: "get_join_info", input: {} });
-  for (let i = 0; i < policy.probes; i++) actions.push({ tool: "read_query", input: { query: `SELECT * FROM "${q.goldTables[i % q.goldTables.length]}" LIMIT 3`, max_rows: 3 } });
+  for (let i = 0; i < policy.probes; i++)
+    actions.push({
+      tool: "read_query",
+      input: { query: `SELECT * FROM "${q.goldTables[i % q.goldTables.length]}" LIMIT 3`, max_rows: 3 },
+    });
   let sql = q.goldSql;
   if (random() < policy.wrongRate) sql = wrongVariant(q.goldSql, distractors[0], random);
   actions.push({ tool: "submit_final_query", input: { query: sql } });
@@ -64,12 +79,17 @@ export function wrongVariant(gold: string, distractor: string | undefined, rando
   if (distractor && random() < 0.5) {
     // Join a table the gold SQL does not need: a failed trace with an extra table.
     // The first FROM table with its alias, if any (a keyword such as WHERE is not an alias).
-    const from = /\bFROM\s+("?[\w]+"?)(\s+(?:AS\s+)?(?!(?:WHERE|JOIN|INNER|LEFT|CROSS|GROUP|ORDER|LIMIT|HAVING|ON|UNION|EXCEPT|INTERSECT)\b)\w+)?/i.exec(gold);
+    const from =
+      /\bFROM\s+("?[\w]+"?)(\s+(?:AS\s+)?(?!(?:WHERE|JOIN|INNER|LEFT|CROSS|GROUP|ORDER|LIMIT|HAVING|ON|UNION|EXCEPT|INTERSECT)\b)\w+)?/i.exec(
+        gold,
+      );
     if (from) return gold.replace(from[0], `${from[0]} CROSS JOIN "${distractor}" AS extra_t`);
   }
   if (where) return gold.replace(/\bWHERE\b[\s\S]*?(?=\bGROUP BY\b|\bORDER BY\b|\bLIMIT\b|$)/i, "");
   if (/\bDESC\b/i.test(gold)) return gold.replace(/\bDESC\b/i, "ASC");
-  return gold.replace(/\bLIMIT\s+\d+/i, "LIMIT 100") === gold ? `${gold.replace(/;\s*$/, "")} LIMIT 1` : gold.replace(/\bLIMIT\s+\d+/i, "LIMIT 100");
+  return gold.replace(/\bLIMIT\s+\d+/i, "LIMIT 100") === gold
+    ? `${gold.replace(/;\s*$/, "")} LIMIT 1`
+    : gold.replace(/\bLIMIT\s+\d+/i, "LIMIT 100");
 }
 
 function flaggedFrom(options: LanguageModelV3CallOptions): string[] | null {
@@ -81,7 +101,12 @@ function flaggedFrom(options: LanguageModelV3CallOptions): string[] | null {
       const text = typeof out.value === "string" ? out.value : JSON.stringify(out.value);
       const i = text.indexOf("## Directives");
       if (i < 0) return [];
-      return text.slice(i).split("\n").slice(2).map((s) => s.trim()).filter(Boolean);
+      return text
+        .slice(i)
+        .split("\n")
+        .slice(2)
+        .map((s) => s.trim())
+        .filter(Boolean);
     }
   }
   return null;
@@ -89,22 +114,37 @@ function flaggedFrom(options: LanguageModelV3CallOptions): string[] | null {
 
 const approxTokens = (options: LanguageModelV3CallOptions) => Math.ceil(JSON.stringify(options.prompt).length / 4);
 
-export function createSimulatedModel(policy: SimulatedPolicy, question: SimulatedQuestion, seed: number): LanguageModelV3 {
+export function createSimulatedModel(
+  policy: SimulatedPolicy,
+  question: SimulatedQuestion,
+  seed: number,
+): LanguageModelV3 {
   let plan: Action[] | null = null;
   const generate = async (options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> => {
     const turn = options.prompt.filter((m) => m.role === "assistant").length;
     // The plan is made once the first tool result (the table list, with any directives) is known.
     if (turn === 1 || !plan) plan = planEpisode(policy, question, flaggedFrom(options), seed);
     const action = plan[Math.min(turn, plan.length - 1)];
-    const content: LanguageModelV3Content[] = "text" in action
-      ? [{ type: "text", text: action.text }]
-      : [{ type: "tool-call", toolCallId: `sim-${seed}-${turn}`, toolName: action.tool, input: JSON.stringify(action.input) }];
+    const content: LanguageModelV3Content[] =
+      "text" in action
+        ? [{ type: "text", text: action.text }]
+        : [
+            {
+              type: "tool-call",
+              toolCallId: `sim-${seed}-${turn}`,
+              toolName: action.tool,
+              input: JSON.stringify(action.input),
+            },
+          ];
     const input = approxTokens(options);
     const output = 20 + Math.round(seededRandom(seed + turn)() * 60);
     return {
       content,
       finishReason: { unified: "text" in action ? "stop" : "tool-calls", raw: undefined },
-      usage: { inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: output, text: output, reasoning: 0 } },
+      usage: {
+        inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
+        outputTokens: { total: output, text: output, reasoning: 0 },
+      },
       warnings: [],
     };
   };
@@ -118,11 +158,23 @@ export function createSimulatedModel(policy: SimulatedPolicy, question: Simulate
       const r = await generate(options);
       const parts: LanguageModelV3StreamPart[] = [{ type: "stream-start", warnings: [] }];
       for (const c of r.content) {
-        if (c.type === "text") parts.push({ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: c.text }, { type: "text-end", id: "t" });
+        if (c.type === "text")
+          parts.push(
+            { type: "text-start", id: "t" },
+            { type: "text-delta", id: "t", delta: c.text },
+            { type: "text-end", id: "t" },
+          );
         else if (c.type === "tool-call") parts.push(c);
       }
       parts.push({ type: "finish", finishReason: r.finishReason, usage: r.usage });
-      return { stream: new ReadableStream({ start(controller) { parts.forEach((p) => controller.enqueue(p)); controller.close(); } }) };
+      return {
+        stream: new ReadableStream({
+          start(controller) {
+            parts.forEach((p) => controller.enqueue(p));
+            controller.close();
+          },
+        }),
+      };
     },
   };
 }

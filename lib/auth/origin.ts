@@ -9,7 +9,8 @@ export const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 export function crossOriginRefusal(method: string, headers: Headers, ownOrigin: string): string | null {
   if (!MUTATING.has(method.toUpperCase())) return null;
   const site = headers.get("sec-fetch-site");
-  if (site && site !== "same-origin" && site !== "none") return `cross-origin request refused (Sec-Fetch-Site: ${site})`;
+  if (site && site !== "same-origin" && site !== "none")
+    return `cross-origin request refused (Sec-Fetch-Site: ${site})`;
   const origin = headers.get("origin");
   if (origin && origin !== "null" && origin !== ownOrigin) return `cross-origin request refused (Origin: ${origin})`;
   if (origin === "null") return "cross-origin request refused (Origin: null)";

@@ -9,12 +9,30 @@ import { readFileSync } from "node:fs";
 import { z } from "zod";
 
 export type Access = "read" | "write";
-export interface Principal { name: string; access: Access }
-interface TokenEntry extends Principal { digest: Buffer; token: string }
+export interface Principal {
+  name: string;
+  access: Access;
+}
+interface TokenEntry extends Principal {
+  digest: Buffer;
+  token: string;
+}
 
 export const SESSION_COOKIE = "metron_session";
 
-const fileSchema = z.array(z.object({ name: z.string().min(1).max(100).regex(/^[\w.@-]+$/), token: z.string().min(16, "a token needs at least 16 characters"), access: z.enum(["read", "write"]) })).min(1);
+const fileSchema = z
+  .array(
+    z.object({
+      name: z
+        .string()
+        .min(1)
+        .max(100)
+        .regex(/^[\w.@-]+$/),
+      token: z.string().min(16, "a token needs at least 16 characters"),
+      access: z.enum(["read", "write"]),
+    }),
+  )
+  .min(1);
 
 const digest = (s: string) => createHash("sha256").update(s).digest();
 
@@ -27,7 +45,12 @@ export function configuredTokens(): TokenEntry[] {
   const entries: TokenEntry[] = [];
   if (process.env.METRON_TOKEN) {
     if (process.env.METRON_TOKEN.length < 16) throw new Error("METRON_TOKEN needs at least 16 characters");
-    entries.push({ name: "default", access: "write", token: process.env.METRON_TOKEN, digest: digest(process.env.METRON_TOKEN) });
+    entries.push({
+      name: "default",
+      access: "write",
+      token: process.env.METRON_TOKEN,
+      digest: digest(process.env.METRON_TOKEN),
+    });
   }
   if (process.env.METRON_TOKENS_FILE) {
     let parsed;
@@ -36,7 +59,10 @@ export function configuredTokens(): TokenEntry[] {
     } catch (e) {
       throw new Error(`METRON_TOKENS_FILE (${process.env.METRON_TOKENS_FILE}) cannot be read: ${(e as Error).message}`);
     }
-    if (!parsed.success) throw new Error(`METRON_TOKENS_FILE: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+    if (!parsed.success)
+      throw new Error(
+        `METRON_TOKENS_FILE: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+      );
     for (const t of parsed.data) entries.push({ ...t, digest: digest(t.token) });
   }
   cached = { key, entries };

@@ -10,24 +10,48 @@ export async function runDatasetCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: rest,
     options: {
-      name: { type: "string" }, format: { type: "string" }, questions: { type: "string" }, databases: { type: "string" },
-      tables: { type: "string" }, ddl: { type: "string" }, descriptions: { type: "string" }, gold: { type: "string" }, json: { type: "boolean", default: false },
+      name: { type: "string" },
+      format: { type: "string" },
+      questions: { type: "string" },
+      databases: { type: "string" },
+      tables: { type: "string" },
+      ddl: { type: "string" },
+      descriptions: { type: "string" },
+      gold: { type: "string" },
+      json: { type: "boolean", default: false },
     },
   });
   if (!values.name) throw new UsageError("--name is required");
-  if (!values.format || !(datasetFormats as readonly string[]).includes(values.format)) throw new UsageError(`--format must be one of ${datasetFormats.join(", ")}`);
+  if (!values.format || !(datasetFormats as readonly string[]).includes(values.format))
+    throw new UsageError(`--format must be one of ${datasetFormats.join(", ")}`);
   if (!values.questions) throw new UsageError("--questions FILE is required");
-  if ([values.databases, values.tables, values.ddl].filter(Boolean).length !== 1) throw new UsageError("give exactly one of --databases DIR, --tables FILE, --ddl DIR");
+  if ([values.databases, values.tables, values.ddl].filter(Boolean).length !== 1)
+    throw new UsageError("give exactly one of --databases DIR, --tables FILE, --ddl DIR");
   const db = openDb();
   try {
-    const r = await importDataset(db, { name: values.name, format: values.format as DatasetFormat, questions: values.questions, databases: values.databases, tables: values.tables, ddl: values.ddl, descriptions: values.descriptions, gold: values.gold });
+    const r = await importDataset(db, {
+      name: values.name,
+      format: values.format as DatasetFormat,
+      questions: values.questions,
+      databases: values.databases,
+      tables: values.tables,
+      ddl: values.ddl,
+      descriptions: values.descriptions,
+      gold: values.gold,
+    });
     if (values.json) {
       console.log(JSON.stringify(importReportJson(r), null, 2));
     } else {
-      console.log(`dataset ${r.dataset} (${r.datasetId}): ${r.questions} questions over ${r.databases} ${r.schemaOnly ? "schema-only " : ""}databases`);
-      console.log(`gold tables: ${r.goldTables.explain} by EXPLAIN, ${r.goldTables.parser} by the parser, ${r.goldTables.failed} failed`);
-      if (r.duplicateQuestionIds.length) console.log(`repeated question ids kept once: ${r.duplicateQuestionIds.join(", ")}`);
-      if (r.questionsWithoutDatabase) console.log(`warning: ${r.questionsWithoutDatabase} questions name a database that is not registered`);
+      console.log(
+        `dataset ${r.dataset} (${r.datasetId}): ${r.questions} questions over ${r.databases} ${r.schemaOnly ? "schema-only " : ""}databases`,
+      );
+      console.log(
+        `gold tables: ${r.goldTables.explain} by EXPLAIN, ${r.goldTables.parser} by the parser, ${r.goldTables.failed} failed`,
+      );
+      if (r.duplicateQuestionIds.length)
+        console.log(`repeated question ids kept once: ${r.duplicateQuestionIds.join(", ")}`);
+      if (r.questionsWithoutDatabase)
+        console.log(`warning: ${r.questionsWithoutDatabase} questions name a database that is not registered`);
       if (r.linkedRuns.length) console.log(`linked and recomputed ${r.linkedRuns.length} runs`);
     }
   } finally {

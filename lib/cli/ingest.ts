@@ -35,10 +35,18 @@ export async function runIngestCommand(argv: string[]): Promise<number> {
   const toolRoles = values.roles ? parseRoles(values.roles) : undefined;
   const db = openDb();
   const defaults = { name: values.run, system: values.system, model: values.model, benchmark: values.benchmark };
-  if (values.format !== "auto" && !(FORMATS as readonly string[]).includes(values.format!)) throw new UsageError(`--format must be auto or one of ${FORMATS.join(", ")}`);
+  if (values.format !== "auto" && !(FORMATS as readonly string[]).includes(values.format!))
+    throw new UsageError(`--format must be auto or one of ${FORMATS.join(", ")}`);
   const reports: (AutoReport & { file: string })[] = [];
   for (const file of positionals) {
-    const report = await ingestFile(db.$client, file, { defaults, source: "cli", dataset: values.dataset, toolRoles, format: values.format, questionId: values.question });
+    const report = await ingestFile(db.$client, file, {
+      defaults,
+      source: "cli",
+      dataset: values.dataset,
+      toolRoles,
+      format: values.format,
+      questionId: values.question,
+    });
     reports.push({ file, ...report });
     if (!values.json) printReport(file, report);
   }
@@ -48,13 +56,23 @@ export async function runIngestCommand(argv: string[]): Promise<number> {
 }
 
 function printReport(file: string, r: AutoReport) {
-  console.log(`${file} [${r.format}]: ${r.inserted} inserted, ${r.duplicates} duplicates, ${r.error_count} errors (${r.lines} lines, ${(r.bytes / 1e6).toFixed(1)} MB)`);
+  console.log(
+    `${file} [${r.format}]: ${r.inserted} inserted, ${r.duplicates} duplicates, ${r.error_count} errors (${r.lines} lines, ${(r.bytes / 1e6).toFixed(1)} MB)`,
+  );
   for (const w of r.warnings.slice(0, 20)) console.log(`  warning, line ${w.line}: ${w.message}`);
-  if (Object.keys(r.links).length) console.log(`  questions linked: ${Object.entries(r.links).map(([k, n]) => `${n} by ${k}`).join(", ")}`);
+  if (Object.keys(r.links).length)
+    console.log(
+      `  questions linked: ${Object.entries(r.links)
+        .map(([k, n]) => `${n} by ${k}`)
+        .join(", ")}`,
+    );
   for (const run of r.runs) {
     console.log(`  run ${run.id}  ${run.name} · ${run.system} · ${run.model}`);
     const said = run.unknown.filter((f) => f !== "dataset");
-    if (said.length) console.log(`    the file does not say its ${said.join(" or ")}: metron run edit ${run.id}${said.map((f) => ` --${f} …`).join("")}`);
+    if (said.length)
+      console.log(
+        `    the file does not say its ${said.join(" or ")}: metron run edit ${run.id}${said.map((f) => ` --${f} …`).join("")}`,
+      );
   }
   for (const e of r.errors.slice(0, 20)) console.log(`  line ${e.line}: ${e.message}`);
   if (r.error_count > 20) console.log(`  … ${r.error_count - 20} more errors (all stored with upload ${r.upload_id})`);

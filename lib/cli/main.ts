@@ -38,7 +38,6 @@ commands:
 
 environment: DATABASE_PATH (store file, default data/metron.db); see docs/configuration.md`;
 
-
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {

@@ -9,19 +9,36 @@ import { UsageError } from "./args";
 
 /** `metron mcp`: stdout is the protocol channel over stdio, so everything else goes to stderr. */
 export async function runMcpCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: {
-    dataset: { type: "string" }, question: { type: "string" }, variant: { type: "string", default: "none" },
-    "trace-out": { type: "string" }, http: { type: "string" }, run: { type: "string" }, model: { type: "string" },
-  } });
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      dataset: { type: "string" },
+      question: { type: "string" },
+      variant: { type: "string", default: "none" },
+      "trace-out": { type: "string" },
+      http: { type: "string" },
+      run: { type: "string" },
+      model: { type: "string" },
+    },
+  });
   if (!values.dataset || !values.question) throw new UsageError("mcp needs --dataset NAME and --question ID");
-  if (!(variants as readonly string[]).includes(values.variant!)) throw new UsageError(`--variant must be one of ${variants.join(", ")}`);
+  if (!(variants as readonly string[]).includes(values.variant!))
+    throw new UsageError(`--variant must be one of ${variants.join(", ")}`);
   const db = openDb();
   const { question, database } = loadQuestion(db.$client, values.dataset, values.question);
   const variant = values.variant as Variant;
   const directives = await directivesFor(variant, question, database, { deps: directiveDeps() });
-  const env = new SqlEnvironment(question, database, { variant, directives, run: { name: values.run, model: values.model } });
+  const env = new SqlEnvironment(question, database, {
+    variant,
+    directives,
+    run: { name: values.run, model: values.model },
+  });
   const server = createMcpServer(env, values["trace-out"]);
-  const stop = async () => { await env.close(); db.$client.close(); process.exit(0); };
+  const stop = async () => {
+    await env.close();
+    db.$client.close();
+    process.exit(0);
+  };
   process.on("SIGINT", () => void stop());
   process.on("SIGTERM", () => void stop());
   if (values.http) {

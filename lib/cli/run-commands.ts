@@ -8,18 +8,34 @@ import { UsageError } from "./args";
 export function resolveRun(sqlite: ReturnType<typeof openDb>["$client"], ref: string): string {
   const rows = sqlite.prepare("SELECT id FROM runs WHERE id = ? OR name = ?").all(ref, ref) as { id: string }[];
   if (rows.length === 0) throw new UsageError(`no run with id or name "${ref}"`);
-  if (rows.length > 1) throw new UsageError(`"${ref}" names ${rows.length} runs (of different systems or models): give the run id (${rows.map((r) => r.id).join(", ")})`);
+  if (rows.length > 1)
+    throw new UsageError(
+      `"${ref}" names ${rows.length} runs (of different systems or models): give the run id (${rows.map((r) => r.id).join(", ")})`,
+    );
   return rows[0].id;
 }
 
 export async function runRecomputeCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { run: { type: "string", multiple: true }, all: { type: "boolean", default: false }, json: { type: "boolean", default: false } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      run: { type: "string", multiple: true },
+      all: { type: "boolean", default: false },
+      json: { type: "boolean", default: false },
+    },
+  });
   const db = openDb();
   try {
-    const ids = values.all ? (db.$client.prepare("SELECT id FROM runs").all() as { id: string }[]).map((r) => r.id) : (values.run ?? []).map((r) => resolveRun(db.$client, r));
+    const ids = values.all
+      ? (db.$client.prepare("SELECT id FROM runs").all() as { id: string }[]).map((r) => r.id)
+      : (values.run ?? []).map((r) => resolveRun(db.$client, r));
     if (ids.length === 0) throw new UsageError("give --run R (repeatable) or --all");
     const out = ids.map((id) => ({ run_id: id, ...recomputeRun(db.$client, id) }));
-    console.log(values.json ? JSON.stringify(out, null, 2) : out.map((r) => `run ${r.run_id}: ${r.traces} traces recomputed`).join("\n"));
+    console.log(
+      values.json
+        ? JSON.stringify(out, null, 2)
+        : out.map((r) => `run ${r.run_id}: ${r.traces} traces recomputed`).join("\n"),
+    );
   } finally {
     db.$client.close();
   }
@@ -27,10 +43,20 @@ export async function runRecomputeCommand(argv: string[]): Promise<number> {
 }
 
 export async function runEvaluateCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { run: { type: "string" }, mode: { type: "string", default: "set" }, numeric: { type: "string", default: "exact" }, json: { type: "boolean", default: false } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      run: { type: "string" },
+      mode: { type: "string", default: "set" },
+      numeric: { type: "string", default: "exact" },
+      json: { type: "boolean", default: false },
+    },
+  });
   if (!values.run) throw new UsageError("--run R is required");
-  if (!(compareModes as readonly string[]).includes(values.mode!)) throw new UsageError(`--mode must be one of ${compareModes.join(", ")}`);
-  if (!(numericModes as readonly string[]).includes(values.numeric!)) throw new UsageError(`--numeric must be one of ${numericModes.join(", ")}`);
+  if (!(compareModes as readonly string[]).includes(values.mode!))
+    throw new UsageError(`--mode must be one of ${compareModes.join(", ")}`);
+  if (!(numericModes as readonly string[]).includes(values.numeric!))
+    throw new UsageError(`--numeric must be one of ${numericModes.join(", ")}`);
   const db = openDb();
   try {
     const runId = resolveRun(db.$client, values.run);
@@ -48,7 +74,11 @@ export async function runEvaluateCommand(argv: string[]): Promise<number> {
     if (values.json) console.log(JSON.stringify({ run_id: runId, ...counts }, null, 2));
     else {
       process.stderr.write("\n");
-      console.log(Object.entries(counts).map(([k, v]) => `${k}: ${v}`).join("  "));
+      console.log(
+        Object.entries(counts)
+          .map(([k, v]) => `${k}: ${v}`)
+          .join("  "),
+      );
     }
   } finally {
     db.$client.close();

@@ -8,12 +8,23 @@ import { resolveRun } from "./run-commands";
 /** `metron run edit|archive|unarchive|delete RUN …`: the browser's run curation, from the command line. */
 export async function runRunCommand(argv: string[]): Promise<number> {
   const [sub, ref, ...rest] = argv;
-  if (!sub || !["edit", "archive", "unarchive", "delete"].includes(sub)) throw new UsageError(`unknown run command "${sub ?? ""}" (try: run edit|archive|unarchive|delete RUN)`);
+  if (!sub || !["edit", "archive", "unarchive", "delete"].includes(sub))
+    throw new UsageError(`unknown run command "${sub ?? ""}" (try: run edit|archive|unarchive|delete RUN)`);
   if (!ref) throw new UsageError(`run ${sub} needs a run id or name`);
-  const { values } = parseArgs({ args: rest, options: {
-    name: { type: "string" }, system: { type: "string" }, model: { type: "string" }, dataset: { type: "string" }, roles: { type: "string" },
-    tags: { type: "string" }, description: { type: "string" }, yes: { type: "boolean", default: false }, json: { type: "boolean", default: false },
-  } });
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      name: { type: "string" },
+      system: { type: "string" },
+      model: { type: "string" },
+      dataset: { type: "string" },
+      roles: { type: "string" },
+      tags: { type: "string" },
+      description: { type: "string" },
+      yes: { type: "boolean", default: false },
+      json: { type: "boolean", default: false },
+    },
+  });
   const db = openDb();
   const sqlite = db.$client;
   try {
@@ -23,16 +34,41 @@ export async function runRunCommand(argv: string[]): Promise<number> {
       await archiveRun(sqlite, runId, sub === "archive", "cli");
       out.archived = sub === "archive";
     } else if (sub === "delete") {
-      const traces = (sqlite.prepare("SELECT count(*) AS n FROM traces WHERE run_id = ?").get(runId) as { n: number }).n;
-      if (!values.yes) throw new UsageError(`run delete removes the run and its ${traces} traces for good: add --yes to confirm`);
+      const traces = (sqlite.prepare("SELECT count(*) AS n FROM traces WHERE run_id = ?").get(runId) as { n: number })
+        .n;
+      if (!values.yes)
+        throw new UsageError(`run delete removes the run and its ${traces} traces for good: add --yes to confirm`);
       out.deleted = await deleteRun(sqlite, runId);
     } else {
-      out.changes = await editRun(sqlite, runId, { name: values.name, system: values.system, model: values.model, description: values.description, tags: values.tags?.split(",") }, "cli");
-      if (values.dataset !== undefined) out.dataset = await linkRunDataset(sqlite, runId, values.dataset === "none" || values.dataset === "" ? null : values.dataset, "cli");
-      if (values.roles !== undefined) out.roles = await setRunRoles(sqlite, runId, parseRoles(JSON.parse(readFileSync(values.roles, "utf8"))), "cli");
+      out.changes = await editRun(
+        sqlite,
+        runId,
+        {
+          name: values.name,
+          system: values.system,
+          model: values.model,
+          description: values.description,
+          tags: values.tags?.split(","),
+        },
+        "cli",
+      );
+      if (values.dataset !== undefined)
+        out.dataset = await linkRunDataset(
+          sqlite,
+          runId,
+          values.dataset === "none" || values.dataset === "" ? null : values.dataset,
+          "cli",
+        );
+      if (values.roles !== undefined)
+        out.roles = await setRunRoles(sqlite, runId, parseRoles(JSON.parse(readFileSync(values.roles, "utf8"))), "cli");
     }
     if (values.json) console.log(JSON.stringify(out, null, 2));
-    else console.log(Object.entries(out).map(([k, v]) => `${k}: ${typeof v === "object" ? JSON.stringify(v) : v}`).join("\n"));
+    else
+      console.log(
+        Object.entries(out)
+          .map(([k, v]) => `${k}: ${typeof v === "object" ? JSON.stringify(v) : v}`)
+          .join("\n"),
+      );
     return 0;
   } finally {
     sqlite.close();

@@ -3,6 +3,7 @@ export function positiveNumber(name: string, fallback: number, { integer = true 
   const raw = process.env[name];
   if (raw === undefined || raw === "") return fallback;
   const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) throw new Error(`${name} must be a positive ${integer ? "integer" : "number"}, got "${raw}"`);
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n)))
+    throw new Error(`${name} must be a positive ${integer ? "integer" : "number"}, got "${raw}"`);
   return n;
 }

@@ -13,7 +13,13 @@ export interface ColumnDescription {
 export type DescriptionMap = Map<string, Map<string, ColumnDescription>>;
 
 export function parseDescriptionCsv(text: string): Map<string, ColumnDescription> {
-  const rows = parse(text, { columns: true, skip_empty_lines: true, relax_column_count: true, relax_quotes: true, trim: true }) as Record<string, string>[];
+  const rows = parse(text, {
+    columns: true,
+    skip_empty_lines: true,
+    relax_column_count: true,
+    relax_quotes: true,
+    trim: true,
+  }) as Record<string, string>[];
   const out = new Map<string, ColumnDescription>();
   for (const row of rows) {
     const column = (row.original_column_name ?? "").trim();
@@ -26,7 +32,10 @@ export function parseDescriptionCsv(text: string): Map<string, ColumnDescription
 }
 
 /** Reads `<dir>/<db_id>/<table>.csv` (or `<dir>/<db_id>/database_description/<table>.csv`), whatever their encoding. */
-export function readDescriptions(dir: string, dbId: string): { map: DescriptionMap; files: { file: string; encoding: string }[] } {
+export function readDescriptions(
+  dir: string,
+  dbId: string,
+): { map: DescriptionMap; files: { file: string; encoding: string }[] } {
   const map: DescriptionMap = new Map();
   const files: { file: string; encoding: string }[] = [];
   const candidates = [path.join(dir, dbId, "database_description"), path.join(dir, dbId)];

@@ -13,7 +13,14 @@ import { extractTables } from "@/lib/sql/extract-tables";
 import { recomputeRun } from "@/lib/ingest/recompute";
 import { readDescriptions } from "./descriptions";
 import { fileSize, inspectDatabase, sha256File } from "./inspect";
-import { parseBirdQuestions, parseGoldFile, parseSpider2LiteQuestions, parseSpiderQuestions, type DatasetFormat, type DatasetQuestion } from "./question-formats";
+import {
+  parseBirdQuestions,
+  parseGoldFile,
+  parseSpider2LiteQuestions,
+  parseSpiderQuestions,
+  type DatasetFormat,
+  type DatasetQuestion,
+} from "./question-formats";
 import { buildSchemaOnlyDatabase, ddlCommentForeignKeys, ddlFromSpiderSchema, type SpiderSchema } from "./schema-only";
 import { decodeText } from "./text-decode";
 
@@ -43,7 +50,12 @@ export interface ImportResult {
 }
 
 export function datasetIdOf(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "dataset";
+  return (
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "") || "dataset"
+  );
 }
 
 function readQuestions(opts: ImportOptions): DatasetQuestion[] {
@@ -81,7 +93,13 @@ function planDatabases(opts: ImportOptions, datasetId: string, filesDir: string)
     const schemas = JSON.parse(decodeText(readFileSync(opts.tables)).text) as SpiderSchema[];
     for (const schema of schemas) {
       const file = path.join(builtDir, `${schema.db_id}.sqlite`);
-      out.push({ dbId: schema.db_id, file, schemaOnly: true, source: "tables.json", build: () => buildSchemaOnlyDatabase(file, ddlFromSpiderSchema(schema)) });
+      out.push({
+        dbId: schema.db_id,
+        file,
+        schemaOnly: true,
+        source: "tables.json",
+        build: () => buildSchemaOnlyDatabase(file, ddlFromSpiderSchema(schema)),
+      });
     }
   } else if (opts.ddl) {
     for (const name of readdirSync(opts.ddl).filter((f) => f.endsWith(".sql"))) {
@@ -89,10 +107,19 @@ function planDatabases(opts: ImportOptions, datasetId: string, filesDir: string)
       const file = path.join(builtDir, `${dbId}.sqlite`);
       const ddlFile = path.join(opts.ddl, name);
       const ddl = () => decodeText(readFileSync(ddlFile)).text;
-      out.push({ dbId, file, schemaOnly: true, source: "ddl", build: () => buildSchemaOnlyDatabase(file, ddl()), extraForeignKeys: () => ddlCommentForeignKeys(ddl()) });
+      out.push({
+        dbId,
+        file,
+        schemaOnly: true,
+        source: "ddl",
+        build: () => buildSchemaOnlyDatabase(file, ddl()),
+        extraForeignKeys: () => ddlCommentForeignKeys(ddl()),
+      });
     }
   } else {
-    throw new Error("give the databases: --databases DIR (of <db_id>/<db_id>.sqlite), --tables tables.json, or --ddl DIR");
+    throw new Error(
+      "give the databases: --databases DIR (of <db_id>/<db_id>.sqlite), --tables tables.json, or --ddl DIR",
+    );
   }
   if (out.length === 0) throw new Error("no database found where the options point");
   if (out.some((d) => d.build)) mkdirSync(builtDir, { recursive: true });
@@ -131,9 +158,19 @@ export async function importDataset(db: Db, opts: ImportOptions, filesDir = data
       if (known && !dup) foreignKeys.push(fk);
     }
     rows.push({
-      id: `${datasetId}:${p.dbId}`, datasetId, dbId: p.dbId, path: p.file, sha256: await sha256File(p.file), sizeBytes: fileSize(p.file),
-      schemaOnly: p.schemaOnly, source: p.source, tables, foreignKeys, tableCount: tables.length,
-      columnCount: tables.reduce((n, t) => n + t.columns.length, 0), rowCount: tables.reduce((n, t) => n + t.rows, 0),
+      id: `${datasetId}:${p.dbId}`,
+      datasetId,
+      dbId: p.dbId,
+      path: p.file,
+      sha256: await sha256File(p.file),
+      sizeBytes: fileSize(p.file),
+      schemaOnly: p.schemaOnly,
+      source: p.source,
+      tables,
+      foreignKeys,
+      tableCount: tables.length,
+      columnCount: tables.reduce((n, t) => n + t.columns.length, 0),
+      rowCount: tables.reduce((n, t) => n + t.rows, 0),
     });
   }
 
@@ -154,8 +191,17 @@ export async function importDataset(db: Db, opts: ImportOptions, filesDir = data
     if (result?.ok) counts[result.method]++;
     else if (result) counts.failed++;
     return {
-      datasetId, questionId: q.id, dbId: q.dbId, text: q.text, evidence: q.evidence ?? null, goldSql: q.goldSql ?? null, difficulty: q.difficulty ?? null,
-      goldTables: result?.ok ? result.tables : null, goldTablesMethod: result?.method ?? null, goldTablesError: result && !result.ok ? result.error : null, position,
+      datasetId,
+      questionId: q.id,
+      dbId: q.dbId,
+      text: q.text,
+      evidence: q.evidence ?? null,
+      goldSql: q.goldSql ?? null,
+      difficulty: q.difficulty ?? null,
+      goldTables: result?.ok ? result.tables : null,
+      goldTablesMethod: result?.method ?? null,
+      goldTablesError: result && !result.ok ? result.error : null,
+      position,
     };
   });
   for (const h of handles.values()) h.close();
@@ -164,16 +210,51 @@ export async function importDataset(db: Db, opts: ImportOptions, filesDir = data
   const linkedRuns = sqlite.transaction(() => {
     sqlite.prepare("DELETE FROM questions WHERE dataset_id = ?").run(datasetId);
     sqlite.prepare("DELETE FROM databases WHERE dataset_id = ?").run(datasetId);
-    sqlite.prepare("INSERT INTO datasets (id, name, format, question_count) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name, format = excluded.format, question_count = excluded.question_count")
+    sqlite
+      .prepare(
+        "INSERT INTO datasets (id, name, format, question_count) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name, format = excluded.format, question_count = excluded.question_count",
+      )
       .run(datasetId, opts.name, opts.format, questions.length);
-    const insertDb = sqlite.prepare(`INSERT INTO databases (id, dataset_id, db_id, path, sha256, size_bytes, schema_only, source, tables, foreign_keys, table_count, column_count, row_count)
+    const insertDb =
+      sqlite.prepare(`INSERT INTO databases (id, dataset_id, db_id, path, sha256, size_bytes, schema_only, source, tables, foreign_keys, table_count, column_count, row_count)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-    for (const r of rows) insertDb.run(r.id, r.datasetId, r.dbId, r.path, r.sha256, r.sizeBytes, r.schemaOnly ? 1 : 0, r.source, JSON.stringify(r.tables), JSON.stringify(r.foreignKeys), r.tableCount, r.columnCount, r.rowCount);
-    const insertQ = sqlite.prepare(`INSERT OR REPLACE INTO questions (dataset_id, question_id, db_id, text, evidence, gold_sql, difficulty, gold_tables, gold_tables_method, gold_tables_error, position)
+    for (const r of rows)
+      insertDb.run(
+        r.id,
+        r.datasetId,
+        r.dbId,
+        r.path,
+        r.sha256,
+        r.sizeBytes,
+        r.schemaOnly ? 1 : 0,
+        r.source,
+        JSON.stringify(r.tables),
+        JSON.stringify(r.foreignKeys),
+        r.tableCount,
+        r.columnCount,
+        r.rowCount,
+      );
+    const insertQ =
+      sqlite.prepare(`INSERT OR REPLACE INTO questions (dataset_id, question_id, db_id, text, evidence, gold_sql, difficulty, gold_tables, gold_tables_method, gold_tables_error, position)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-    for (const q of questionRows) insertQ.run(q.datasetId, q.questionId, q.dbId, q.text, q.evidence, q.goldSql, q.difficulty, q.goldTables ? JSON.stringify(q.goldTables) : null, q.goldTablesMethod, q.goldTablesError, q.position);
+    for (const q of questionRows)
+      insertQ.run(
+        q.datasetId,
+        q.questionId,
+        q.dbId,
+        q.text,
+        q.evidence,
+        q.goldSql,
+        q.difficulty,
+        q.goldTables ? JSON.stringify(q.goldTables) : null,
+        q.goldTablesMethod,
+        q.goldTablesError,
+        q.position,
+      );
     // Runs already linked (a re-import) and runs whose benchmark names this dataset.
-    const linked = sqlite.prepare("SELECT id FROM runs WHERE dataset_id = ? OR (dataset_id IS NULL AND (benchmark = ? OR benchmark = ?))").all(datasetId, opts.name, datasetId) as { id: string }[];
+    const linked = sqlite
+      .prepare("SELECT id FROM runs WHERE dataset_id = ? OR (dataset_id IS NULL AND (benchmark = ? OR benchmark = ?))")
+      .all(datasetId, opts.name, datasetId) as { id: string }[];
     const link = sqlite.prepare("UPDATE runs SET dataset_id = ? WHERE id = ?");
     for (const r of linked) link.run(datasetId, r.id);
     return linked.map((r) => r.id);
@@ -181,12 +262,28 @@ export async function importDataset(db: Db, opts: ImportOptions, filesDir = data
   for (const runId of linkedRuns) recomputeRun(sqlite, runId);
 
   return {
-    dataset: opts.name, datasetId, questions: questions.length, databases: rows.length, schemaOnly: rows.every((r) => r.schemaOnly),
-    goldTables: counts, questionsWithoutDatabase: withoutDatabase, duplicateQuestionIds: duplicates, linkedRuns,
+    dataset: opts.name,
+    datasetId,
+    questions: questions.length,
+    databases: rows.length,
+    schemaOnly: rows.every((r) => r.schemaOnly),
+    goldTables: counts,
+    questionsWithoutDatabase: withoutDatabase,
+    duplicateQuestionIds: duplicates,
+    linkedRuns,
   };
 }
 
 /** The report of an import as `metron dataset import --json` prints it (and the browser's import shows it). */
 export function importReportJson(r: ImportResult) {
-  return { dataset: r.dataset, questions: r.questions, databases: r.databases, schema_only: r.schemaOnly, gold_tables: r.goldTables, questions_without_database: r.questionsWithoutDatabase, duplicate_question_ids: r.duplicateQuestionIds, linked_runs: r.linkedRuns };
+  return {
+    dataset: r.dataset,
+    questions: r.questions,
+    databases: r.databases,
+    schema_only: r.schemaOnly,
+    gold_tables: r.goldTables,
+    questions_without_database: r.questionsWithoutDatabase,
+    duplicate_question_ids: r.duplicateQuestionIds,
+    linked_runs: r.linkedRuns,
+  };
 }

@@ -8,7 +8,10 @@ import type { DescriptionMap } from "./descriptions";
 export function sha256File(file: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const hash = createHash("sha256");
-    createReadStream(file).on("data", (c) => hash.update(c)).on("error", reject).on("end", () => resolve(hash.digest("hex")));
+    createReadStream(file)
+      .on("data", (c) => hash.update(c))
+      .on("error", reject)
+      .on("end", () => resolve(hash.digest("hex")));
   });
 }
 
@@ -18,18 +21,37 @@ export function fileSize(file: string): number {
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
-export function inspectDatabase(file: string, descriptions?: DescriptionMap): { tables: TableInfo[]; foreignKeys: ForeignKey[] } {
+export function inspectDatabase(
+  file: string,
+  descriptions?: DescriptionMap,
+): { tables: TableInfo[]; foreignKeys: ForeignKey[] } {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    const names = (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+    const names = (
+      db
+        .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        .all() as { name: string }[]
+    ).map((r) => r.name);
     const foreignKeys: ForeignKey[] = [];
     const tables = names.map((name): TableInfo => {
       const desc = descriptions?.get(name.toLowerCase());
-      const columns = (db.prepare(`PRAGMA table_info(${quote(name)})`).all() as { name: string; type: string; pk: number }[]).map((c) => {
+      const columns = (
+        db.prepare(`PRAGMA table_info(${quote(name)})`).all() as { name: string; type: string; pk: number }[]
+      ).map((c) => {
         const d = desc?.get(c.name.toLowerCase());
-        return { name: c.name, type: c.type, pk: c.pk > 0, ...(d?.description ? { description: d.description } : {}), ...(d?.valueDescription ? { valueDescription: d.valueDescription } : {}) };
+        return {
+          name: c.name,
+          type: c.type,
+          pk: c.pk > 0,
+          ...(d?.description ? { description: d.description } : {}),
+          ...(d?.valueDescription ? { valueDescription: d.valueDescription } : {}),
+        };
       });
-      for (const fk of db.prepare(`PRAGMA foreign_key_list(${quote(name)})`).all() as { table: string; from: string; to: string | null }[]) {
+      for (const fk of db.prepare(`PRAGMA foreign_key_list(${quote(name)})`).all() as {
+        table: string;
+        from: string;
+        to: string | null;
+      }[]) {
         foreignKeys.push({ table: name, column: fk.from, refTable: fk.table, refColumn: fk.to ?? fk.from });
       }
       const rows = (db.prepare(`SELECT count(*) AS n FROM ${quote(name)}`).get() as { n: number }).n;

@@ -21,7 +21,10 @@ function parseJsonArray(text: string, what: string): unknown[] {
 
 function validate<T>(schema: z.ZodType<T>, item: unknown, where: string): T {
   const r = schema.safeParse(item);
-  if (!r.success) throw new Error(`${where}: ${r.error.issues.map((i) => `${i.path.join(".") || "(item)"}: ${i.message}`).join("; ")}`);
+  if (!r.success)
+    throw new Error(
+      `${where}: ${r.error.issues.map((i) => `${i.path.join(".") || "(item)"}: ${i.message}`).join("; ")}`,
+    );
   return r.data;
 }
 
@@ -38,7 +41,14 @@ const birdItem = z.object({
 export function parseBirdQuestions(text: string): DatasetQuestion[] {
   return parseJsonArray(text, "BIRD questions").map((item, i) => {
     const q = validate(birdItem, item, `question ${i} (0-based)`);
-    return { id: String(q.question_id), dbId: q.db_id, text: q.question, evidence: q.evidence || undefined, goldSql: q.SQL, difficulty: q.difficulty };
+    return {
+      id: String(q.question_id),
+      dbId: q.db_id,
+      text: q.question,
+      evidence: q.evidence || undefined,
+      goldSql: q.SQL,
+      difficulty: q.difficulty,
+    };
   });
 }
 
@@ -55,24 +65,49 @@ export function parseSpiderQuestions(text: string): DatasetQuestion[] {
 /** Gold files of `SQL<TAB>db_id` lines; ids are 0-based line positions (blank lines skipped but counted). */
 export function parseGoldFile(text: string): DatasetQuestion[] {
   const out: DatasetQuestion[] = [];
-  text.replace(/^\uFEFF/, "").split(/\r?\n/).forEach((line, i) => {
-    if (!line.trim()) return;
-    const tab = line.lastIndexOf("\t");
-    if (tab < 0) throw new Error(`line ${i + 1}: expected "SQL<TAB>db_id"`);
-    out.push({ id: String(out.length), dbId: line.slice(tab + 1).trim(), text: "", goldSql: line.slice(0, tab).trim() });
-  });
+  text
+    .replace(/^\uFEFF/, "")
+    .split(/\r?\n/)
+    .forEach((line, i) => {
+      if (!line.trim()) return;
+      const tab = line.lastIndexOf("\t");
+      if (tab < 0) throw new Error(`line ${i + 1}: expected "SQL<TAB>db_id"`);
+      out.push({
+        id: String(out.length),
+        dbId: line.slice(tab + 1).trim(),
+        text: "",
+        goldSql: line.slice(0, tab).trim(),
+      });
+    });
   return out;
 }
 
-const spider2Item = z.object({ instance_id: z.string(), db: z.string(), question: z.string(), external_knowledge: z.string().nullish() });
+const spider2Item = z.object({
+  instance_id: z.string(),
+  db: z.string(),
+  question: z.string(),
+  external_knowledge: z.string().nullish(),
+});
 
 /** Spider2-lite JSONL: `instance_id, db, question, external_knowledge`; gold SQL from `<instance_id>.sql` files. */
-export function parseSpider2LiteQuestions(text: string, goldSqlOf: (instanceId: string) => string | undefined): DatasetQuestion[] {
+export function parseSpider2LiteQuestions(
+  text: string,
+  goldSqlOf: (instanceId: string) => string | undefined,
+): DatasetQuestion[] {
   const out: DatasetQuestion[] = [];
-  text.replace(/^\uFEFF/, "").split(/\r?\n/).forEach((line, i) => {
-    if (!line.trim()) return;
-    const q = validate(spider2Item, JSON.parse(line), `line ${i + 1}`);
-    out.push({ id: q.instance_id, dbId: q.db, text: q.question, evidence: q.external_knowledge ?? undefined, goldSql: goldSqlOf(q.instance_id) });
-  });
+  text
+    .replace(/^\uFEFF/, "")
+    .split(/\r?\n/)
+    .forEach((line, i) => {
+      if (!line.trim()) return;
+      const q = validate(spider2Item, JSON.parse(line), `line ${i + 1}`);
+      out.push({
+        id: q.instance_id,
+        dbId: q.db,
+        text: q.question,
+        evidence: q.external_knowledge ?? undefined,
+        goldSql: goldSqlOf(q.instance_id),
+      });
+    });
   return out;
 }

@@ -16,7 +16,15 @@ export interface SpiderSchema {
 }
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
-const TYPE_MAP: Record<string, string> = { text: "TEXT", number: "NUMERIC", time: "TEXT", boolean: "BOOLEAN", others: "", integer: "INTEGER", real: "REAL" };
+const TYPE_MAP: Record<string, string> = {
+  text: "TEXT",
+  number: "NUMERIC",
+  time: "TEXT",
+  boolean: "BOOLEAN",
+  others: "",
+  integer: "INTEGER",
+  real: "REAL",
+};
 
 /** CREATE TABLE statements for a tables.json entry, with its primary and foreign keys. */
 export function ddlFromSpiderSchema(schema: SpiderSchema): string {
@@ -33,18 +41,23 @@ export function ddlFromSpiderSchema(schema: SpiderSchema): string {
     const table = schema.column_names_original[cols[0]]?.[0];
     if (table !== undefined && table >= 0) pkOf.set(table, cols);
   }
-  return schema.table_names_original.map((table, t) => {
-    const cols = columnsOf.get(t) ?? [];
-    const lines = cols.map((c) => `  ${quote(c.name)}${c.type ? ` ${c.type}` : ""}`);
-    const pk = pkOf.get(t);
-    if (pk) lines.push(`  PRIMARY KEY (${pk.map((i) => quote(schema.column_names_original[i][1])).join(", ")})`);
-    for (const [from, to] of schema.foreign_keys) {
-      const [fromTable, fromCol] = schema.column_names_original[from] ?? [];
-      const [toTable, toCol] = schema.column_names_original[to] ?? [];
-      if (fromTable === t && toTable !== undefined && toTable >= 0) lines.push(`  FOREIGN KEY (${quote(fromCol)}) REFERENCES ${quote(schema.table_names_original[toTable])} (${quote(toCol)})`);
-    }
-    return `CREATE TABLE ${quote(table)} (\n${lines.join(",\n")}\n);`;
-  }).join("\n");
+  return schema.table_names_original
+    .map((table, t) => {
+      const cols = columnsOf.get(t) ?? [];
+      const lines = cols.map((c) => `  ${quote(c.name)}${c.type ? ` ${c.type}` : ""}`);
+      const pk = pkOf.get(t);
+      if (pk) lines.push(`  PRIMARY KEY (${pk.map((i) => quote(schema.column_names_original[i][1])).join(", ")})`);
+      for (const [from, to] of schema.foreign_keys) {
+        const [fromTable, fromCol] = schema.column_names_original[from] ?? [];
+        const [toTable, toCol] = schema.column_names_original[to] ?? [];
+        if (fromTable === t && toTable !== undefined && toTable >= 0)
+          lines.push(
+            `  FOREIGN KEY (${quote(fromCol)}) REFERENCES ${quote(schema.table_names_original[toTable])} (${quote(toCol)})`,
+          );
+      }
+      return `CREATE TABLE ${quote(table)} (\n${lines.join(",\n")}\n);`;
+    })
+    .join("\n");
 }
 
 /** Writes a fresh schema-only database file from DDL text. */
@@ -65,17 +78,26 @@ export function buildSchemaOnlyDatabase(file: string, ddl: string): void {
  * Foreign keys that DDL files state only in comments, as BIRD's schema DDL does: a line
  * `-- Foreign keys: other.col (one-to-many), …` above a column definition links that column to each target.
  */
-export function ddlCommentForeignKeys(ddl: string): { table: string; column: string; refTable: string; refColumn: string }[] {
+export function ddlCommentForeignKeys(
+  ddl: string,
+): { table: string; column: string; refTable: string; refColumn: string }[] {
   const out: { table: string; column: string; refTable: string; refColumn: string }[] = [];
   let table: string | undefined;
   let pending: { refTable: string; refColumn: string }[] = [];
   const unquote = (s: string) => s.replace(/^[`"[]|[`"\]]$/g, "");
   for (const line of ddl.split(/\r?\n/)) {
     const create = /^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?([`"[]?[^\s(`"\]]+[`"\]]?)/i.exec(line);
-    if (create) { table = unquote(create[1]); pending = []; continue; }
+    if (create) {
+      table = unquote(create[1]);
+      pending = [];
+      continue;
+    }
     const fk = /^\s*--\s*Foreign keys?:\s*(.+)$/i.exec(line);
     if (fk) {
-      pending = [...fk[1].matchAll(/([\w$]+)\.([\w$ ]+?)\s*(?:\(|,|$)/g)].map((m) => ({ refTable: m[1], refColumn: m[2].trim() }));
+      pending = [...fk[1].matchAll(/([\w$]+)\.([\w$ ]+?)\s*(?:\(|,|$)/g)].map((m) => ({
+        refTable: m[1],
+        refColumn: m[2].trim(),
+      }));
       continue;
     }
     if (/^\s*--/.test(line) || !line.trim()) continue;

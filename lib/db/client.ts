@@ -10,7 +10,9 @@ import * as schema from "./schema";
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
 export function databasePath(): string {
-  return path.resolve(/*turbopackIgnore: true*/ process.env.DATABASE_PATH ?? path.join(process.cwd(), "data", "metron.db"));
+  return path.resolve(
+    /*turbopackIgnore: true*/ process.env.DATABASE_PATH ?? path.join(process.cwd(), "data", "metron.db"),
+  );
 }
 
 export function migrationsFolder(): string {
@@ -49,7 +51,6 @@ export function getDb(): Db {
   }
   return globalForDb.metronDb;
 }
-
 
 /** Where Metron keeps files beside the store (schema-only databases, indexes): the store's folder. */
 export function dataDir(): string {

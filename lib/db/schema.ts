@@ -17,7 +17,10 @@ export interface TraceTableSets {
   database: string[] | null;
 }
 
-const createdAt = () => text("created_at").notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`);
+const createdAt = () =>
+  text("created_at")
+    .notNull()
+    .default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`);
 
 export const runs = sqliteTable("runs", {
   id: text("id").primaryKey(),
@@ -49,7 +52,10 @@ export const uploads = sqliteTable("uploads", {
   inserted: integer("inserted").notNull().default(0),
   duplicates: integer("duplicates").notNull().default(0),
   errorCount: integer("error_count").notNull().default(0),
-  runIds: text("run_ids", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+  runIds: text("run_ids", { mode: "json" })
+    .$type<string[]>()
+    .notNull()
+    .default(sql`'[]'`),
   createdAt: createdAt(),
 });
 
@@ -75,7 +81,11 @@ export const traces = sqliteTable(
     evidence: text("evidence"),
     goldSql: text("gold_sql"),
     difficulty: text("difficulty"),
-    directives: text("directives", { mode: "json" }).$type<{ strategy: string; irrelevant_tables: string[]; at_step?: number }>(),
+    directives: text("directives", { mode: "json" }).$type<{
+      strategy: string;
+      irrelevant_tables: string[];
+      at_step?: number;
+    }>(),
     finalSql: text("final_sql"),
     recordedCorrect: integer("recorded_correct", { mode: "boolean" }),
     status: text("status").notNull(),
@@ -125,10 +135,7 @@ export const traces = sqliteTable(
     exError: text("ex_error"),
     evaluatedAt: text("evaluated_at"),
   },
-  (t) => [
-    index("traces_run_question").on(t.runId, t.questionId, t.sample),
-    index("traces_upload").on(t.uploadId),
-  ],
+  (t) => [index("traces_run_question").on(t.runId, t.questionId, t.sample), index("traces_upload").on(t.uploadId)],
 );
 
 export const steps = sqliteTable(
@@ -163,7 +170,12 @@ export const steps = sqliteTable(
     /** The seq of the empty-result probe this SQL refines (same tables, changed SQL). */
     refines: integer("refines"),
   },
-  (t) => [primaryKey({ columns: [t.traceId, t.seq] }), index("steps_blob").on(t.resultBlob).where(sql`result_blob IS NOT NULL`)],
+  (t) => [
+    primaryKey({ columns: [t.traceId, t.seq] }),
+    index("steps_blob")
+      .on(t.resultBlob)
+      .where(sql`result_blob IS NOT NULL`),
+  ],
 );
 
 export const blobs = sqliteTable("blobs", {

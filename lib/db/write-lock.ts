@@ -6,7 +6,8 @@
 import type Database from "better-sqlite3";
 import { positiveNumber } from "@/lib/config/env";
 
-const isBusy = (e: unknown) => (e as { code?: string }).code === "SQLITE_BUSY" || /database is locked/i.test((e as Error).message ?? "");
+const isBusy = (e: unknown) =>
+  (e as { code?: string }).code === "SQLITE_BUSY" || /database is locked/i.test((e as Error).message ?? "");
 
 export class WriteLockTimeoutError extends Error {}
 
@@ -22,7 +23,8 @@ export async function beginImmediate(sqlite: Database.Database): Promise<void> {
         return;
       } catch (e) {
         if (!isBusy(e)) throw e;
-        if (Date.now() > deadline) throw new WriteLockTimeoutError("the store stayed locked by another writer past METRON_BUSY_TIMEOUT_MS");
+        if (Date.now() > deadline)
+          throw new WriteLockTimeoutError("the store stayed locked by another writer past METRON_BUSY_TIMEOUT_MS");
         await new Promise((r) => setTimeout(r, pause));
       }
     }

@@ -44,16 +44,45 @@ function writeDemoFiles(dir: string): { questions: string; databases: string; de
   insertDemoRows(db);
   db.close();
   for (const t of DEMO_TABLES) {
-    writeFileSync(path.join(descDir, `${t.name}.csv`), toCsv(["original_column_name", "column_name", "column_description", "data_format", "value_description"], t.columns.map((c) => [c.name, c.name.replace(/_/g, " "), c.description, c.type.toLowerCase(), c.values ?? ""]), { escapeFormulas: false }));
+    writeFileSync(
+      path.join(descDir, `${t.name}.csv`),
+      toCsv(
+        ["original_column_name", "column_name", "column_description", "data_format", "value_description"],
+        t.columns.map((c) => [c.name, c.name.replace(/_/g, " "), c.description, c.type.toLowerCase(), c.values ?? ""]),
+        { escapeFormulas: false },
+      ),
+    );
   }
   const questions = path.join(dir, "questions.json");
-  writeFileSync(questions, JSON.stringify(DEMO_QUESTIONS.map((q) => ({ question_id: q.id, db_id: DB_ID, question: q.question, evidence: q.evidence, SQL: q.sql, difficulty: q.difficulty })), null, 1));
+  writeFileSync(
+    questions,
+    JSON.stringify(
+      DEMO_QUESTIONS.map((q) => ({
+        question_id: q.id,
+        db_id: DB_ID,
+        question: q.question,
+        evidence: q.evidence,
+        SQL: q.sql,
+        difficulty: q.difficulty,
+      })),
+      null,
+      1,
+    ),
+  );
   return { questions, databases: path.join(dir, "databases"), descriptions: path.join(dir, "descriptions") };
 }
 
-export async function seedDemo(db: Db, opts: { force?: boolean; dir?: string; log?: (s: string) => void } = {}): Promise<DemoResult> {
+export async function seedDemo(
+  db: Db,
+  opts: { force?: boolean; dir?: string; log?: (s: string) => void } = {},
+): Promise<DemoResult> {
   const sqlite = db.$client;
-  const listRuns = () => sqlite.prepare("SELECT id, name, system, model FROM runs WHERE json_extract(config, '$.demo') = 1 ORDER BY system, model").all() as DemoResult["runs"];
+  const listRuns = () =>
+    sqlite
+      .prepare(
+        "SELECT id, name, system, model FROM runs WHERE json_extract(config, '$.demo') = 1 ORDER BY system, model",
+      )
+      .all() as DemoResult["runs"];
   const exists = sqlite.prepare("SELECT 1 FROM datasets WHERE id = ?").get(DEMO_DATASET);
   if (exists && !opts.force && listRuns().length > 0) return { dataset: DEMO_DATASET, seeded: false, runs: listRuns() };
   const log = opts.log ?? (() => undefined);
@@ -69,11 +98,25 @@ export async function seedDemo(db: Db, opts: { force?: boolean; dir?: string; lo
         for (const dq of DEMO_QUESTIONS) {
           const { question, database } = loadQuestion(sqlite, DEMO_DATASET, String(dq.id));
           const directives = await directivesFor(variant, question, database);
-          const env = new SqlEnvironment(question, database, { variant, directives, sandbox, run: { name: `${DEMO_RUN_NAME} (${SYSTEM_OF[variant]}, ${model})`, model } });
-          const sim = { id: question.id, goldSql: question.goldSql!, goldTables: question.goldTables ?? [], tables: database.tables.map((t) => t.name) };
+          const env = new SqlEnvironment(question, database, {
+            variant,
+            directives,
+            sandbox,
+            run: { name: `${DEMO_RUN_NAME} (${SYSTEM_OF[variant]}, ${model})`, model },
+          });
+          const sim = {
+            id: question.id,
+            goldSql: question.goldSql!,
+            goldTables: question.goldTables ?? [],
+            tables: database.tables.map((t) => t.name),
+          };
           // The same seed per (question, model) across variants: the variants differ by their directives only.
           const seed = dq.id * 7919 + (model === "sim-hasty" ? 1 : 0);
-          const { trace } = await runAgentLoop({ model: createSimulatedModel(SIMULATED_POLICIES[model], sim, seed), modelName: model, env });
+          const { trace } = await runAgentLoop({
+            model: createSimulatedModel(SIMULATED_POLICIES[model], sim, seed),
+            modelName: model,
+            env,
+          });
           (trace.run as Record<string, unknown>).config = { simulated: true, demo: true };
           lines.push(JSON.stringify(trace));
         }
@@ -83,7 +126,13 @@ export async function seedDemo(db: Db, opts: { force?: boolean; dir?: string; lo
   } finally {
     await sandbox.close();
   }
-  const report = await ingestStream(sqlite, (async function* () { yield Buffer.from(lines.join("\n") + "\n"); })(), { fileName: "simulated-demo.jsonl" });
+  const report = await ingestStream(
+    sqlite,
+    (async function* () {
+      yield Buffer.from(lines.join("\n") + "\n");
+    })(),
+    { fileName: "simulated-demo.jsonl" },
+  );
   for (const run of report.runs) await evaluateRun(sqlite, run.id);
   log(`ingested and evaluated ${report.inserted} simulated traces in ${report.runs.length} runs`);
   return { dataset: DEMO_DATASET, seeded: true, runs: listRuns() };

@@ -13,22 +13,54 @@ export interface DirectiveSavings {
   oracle: SavingsEstimate;
   computed: SavingsEstimate;
   /** Runs of the same dataset that had directives: what they measured (same model first). */
-  measuredRuns: { id: string; name: string; system: string; model: string; strategy: string; over: number | null; traces: number }[];
+  measuredRuns: {
+    id: string;
+    name: string;
+    system: string;
+    model: string;
+    strategy: string;
+    over: number | null;
+    traces: number;
+  }[];
 }
 
-export async function computeDirectiveSavings(sqlite: Database.Database, runId: string, options: { indexDir?: string } = {}): Promise<DirectiveSavings | null> {
-  const run = sqlite.prepare("SELECT dataset_id AS datasetId, model FROM runs WHERE id = ?").get(runId) as { datasetId: string | null; model: string } | undefined;
+export async function computeDirectiveSavings(
+  sqlite: Database.Database,
+  runId: string,
+  options: { indexDir?: string } = {},
+): Promise<DirectiveSavings | null> {
+  const run = sqlite.prepare("SELECT dataset_id AS datasetId, model FROM runs WHERE id = ?").get(runId) as
+    { datasetId: string | null; model: string } | undefined;
   if (!run?.datasetId) return null;
-  const withDirectives = (sqlite.prepare("SELECT count(*) AS n FROM traces WHERE run_id = ? AND directives IS NOT NULL").get(runId) as { n: number }).n;
+  const withDirectives = (
+    sqlite.prepare("SELECT count(*) AS n FROM traces WHERE run_id = ? AND directives IS NOT NULL").get(runId) as {
+      n: number;
+    }
+  ).n;
   if (withDirectives > 0) return null;
-  const traces = sqlite.prepare(`SELECT t.id, t.question_id AS questionId, q.db_id AS dbId, q.text, q.evidence, q.gold_sql AS goldSql, q.gold_tables AS goldTables
-    FROM traces t JOIN questions q ON q.dataset_id = ? AND q.question_id = t.question_id WHERE t.run_id = ?`).all(run.datasetId, runId) as
-    { id: string; questionId: string; dbId: string; text: string; evidence: string | null; goldSql: string | null; goldTables: string | null }[];
+  const traces = sqlite
+    .prepare(
+      `SELECT t.id, t.question_id AS questionId, q.db_id AS dbId, q.text, q.evidence, q.gold_sql AS goldSql, q.gold_tables AS goldTables
+    FROM traces t JOIN questions q ON q.dataset_id = ? AND q.question_id = t.question_id WHERE t.run_id = ?`,
+    )
+    .all(run.datasetId, runId) as {
+    id: string;
+    questionId: string;
+    dbId: string;
+    text: string;
+    evidence: string | null;
+    goldSql: string | null;
+    goldTables: string | null;
+  }[];
   const callsOf = sqlite.prepare("SELECT tables FROM steps WHERE trace_id = ? AND exploratory = 1 ORDER BY seq");
   const databases = new Map<string, DatabaseInfo | null>();
   const database = (dbId: string) => {
     if (!databases.has(dbId)) {
-      try { databases.set(dbId, loadDatabase(sqlite, run.datasetId!, dbId)); } catch { databases.set(dbId, null); }
+      try {
+        databases.set(dbId, loadDatabase(sqlite, run.datasetId!, dbId));
+      } catch {
+        databases.set(dbId, null);
+      }
     }
     return databases.get(dbId)!;
   };
@@ -36,23 +68,53 @@ export async function computeDirectiveSavings(sqlite: Database.Database, runId: 
   const computed: SavingsTrace[] = [];
   for (const t of traces) {
     const gold = t.goldTables ? (JSON.parse(t.goldTables) as string[]) : null;
-    const calls = (callsOf.all(t.id) as { tables: string | null }[]).map((r) => (r.tables ? (JSON.parse(r.tables) as string[]) : []));
+    const calls = (callsOf.all(t.id) as { tables: string | null }[]).map((r) =>
+      r.tables ? (JSON.parse(r.tables) as string[]) : [],
+    );
     const db = database(t.dbId);
-    const question = { id: t.questionId, dbId: t.dbId, text: t.text, evidence: t.evidence, goldSql: t.goldSql, goldTables: gold };
+    const question = {
+      id: t.questionId,
+      dbId: t.dbId,
+      text: t.text,
+      evidence: t.evidence,
+      goldSql: t.goldSql,
+      goldTables: gold,
+    };
     const o = db && gold ? await directivesFor("oracle", question, db) : null;
     const c = db ? await directivesFor("computed", question, db, { indexDir: options.indexDir }) : null;
     oracle.push({ gold, exploratoryCalls: calls, flagged: o?.irrelevant ?? null });
     computed.push({ gold, exploratoryCalls: calls, flagged: c?.irrelevant ?? null });
   }
-  const rows = sqlite.prepare(`SELECT r.id, r.name, r.system, r.model, json_extract(t.directives, '$.strategy') AS strategy, count(*) AS traces,
+  const rows = sqlite
+    .prepare(
+      `SELECT r.id, r.name, r.system, r.model, json_extract(t.directives, '$.strategy') AS strategy, count(*) AS traces,
       sum(CASE WHEN t.gold_count IS NOT NULL THEN t.exploratory_calls END) AS exploratory, sum(t.gold_count) AS gold
     FROM runs r JOIN traces t ON t.run_id = r.id
     WHERE r.dataset_id = ? AND r.id != ? AND t.directives IS NOT NULL
-    GROUP BY r.id, strategy ORDER BY (r.model = ?) DESC, r.system, r.name`).all(run.datasetId, runId, run.model) as
-    { id: string; name: string; system: string; model: string; strategy: string; traces: number; exploratory: number | null; gold: number | null }[];
+    GROUP BY r.id, strategy ORDER BY (r.model = ?) DESC, r.system, r.name`,
+    )
+    .all(run.datasetId, runId, run.model) as {
+    id: string;
+    name: string;
+    system: string;
+    model: string;
+    strategy: string;
+    traces: number;
+    exploratory: number | null;
+    gold: number | null;
+  }[];
   return {
     oracle: estimateSavings(oracle),
     computed: estimateSavings(computed),
-    measuredRuns: rows.map((r) => ({ id: r.id, name: r.name, system: r.system, model: r.model, strategy: r.strategy === "oracle" ? SYSTEM_OF.oracle : r.strategy === "computed" ? SYSTEM_OF.computed : r.strategy, traces: r.traces, over: r.gold ? overExploration([{ exploratory: r.exploratory ?? 0, gold: r.gold }]) : null })),
+    measuredRuns: rows.map((r) => ({
+      id: r.id,
+      name: r.name,
+      system: r.system,
+      model: r.model,
+      strategy:
+        r.strategy === "oracle" ? SYSTEM_OF.oracle : r.strategy === "computed" ? SYSTEM_OF.computed : r.strategy,
+      traces: r.traces,
+      over: r.gold ? overExploration([{ exploratory: r.exploratory ?? 0, gold: r.gold }]) : null,
+    })),
   };
 }

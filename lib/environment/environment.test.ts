@@ -20,17 +20,41 @@ const ROOT = path.resolve(import.meta.dirname, "..", "..");
 const store = tempDb();
 const sqlite = store.db.$client;
 beforeAll(async () => {
-  await importDataset(store.db, { name: "spider-de", format: "spider", questions: sharedData("spider-de", "dev.json"), databases: sharedData("spider-de", "database") }, store.dir);
+  await importDataset(
+    store.db,
+    {
+      name: "spider-de",
+      format: "spider",
+      questions: sharedData("spider-de", "dev.json"),
+      databases: sharedData("spider-de", "database"),
+    },
+    store.dir,
+  );
 });
 afterAll(() => store.cleanup());
 
 describe("metron evaluate on a runaway prediction", () => {
   it("reports the time-out and exits when it is done", async () => {
     const file = path.join(store.dir, "runaway.jsonl");
-    writeFileSync(file, JSON.stringify({ run: { name: "runaway", system: "s", model: "m", benchmark: "spider-de" }, question: { id: "0" }, steps: [], final_sql: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c" }) + "\n");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        run: { name: "runaway", system: "s", model: "m", benchmark: "spider-de" },
+        question: { id: "0" },
+        steps: [],
+        final_sql: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c",
+      }) + "\n",
+    );
     await ingestAuto(sqlite, createReadStream(file));
     const started = Date.now();
-    const child = spawn(process.execPath, [path.join(ROOT, "scripts", "metron.mjs"), "evaluate", "--run", "runaway", "--json"], { env: { ...process.env, DATABASE_PATH: store.file, METRON_SQL_TIMEOUT_MS: "1000" }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      [path.join(ROOT, "scripts", "metron.mjs"), "evaluate", "--run", "runaway", "--json"],
+      {
+        env: { ...process.env, DATABASE_PATH: store.file, METRON_SQL_TIMEOUT_MS: "1000" },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
@@ -45,7 +69,12 @@ describe("the environment's tools on a real Spider-de database", () => {
     const { question, database } = loadQuestion(sqlite, "spider-de", "22");
     const sandbox = new SqlSandbox({ timeoutMs: 1500, maxRows: 1001 });
     const env = new SqlEnvironment(question, database, { variant: "none", directives: null, sandbox });
-    expect((await env.call("list_tables", {})).split("\n").sort()).toEqual(["konzert", "stadion", "sänger", "sänger_im_konzert"]);
+    expect((await env.call("list_tables", {})).split("\n").sort()).toEqual([
+      "konzert",
+      "stadion",
+      "sänger",
+      "sänger_im_konzert",
+    ]);
     const described = await env.call("describe_table", { table_name: "SÄNGER" });
     expect(described).toMatch(/^Table sänger \(6 rows\)/);
     expect(described).toContain("- sänger_id INT PRIMARY KEY");
@@ -56,7 +85,11 @@ describe("the environment's tools on a real Spider-de database", () => {
     expect(read.split("\n")).toHaveLength(4);
     expect(read).toContain("more rows were cut");
     expect(await env.call("read_query", { query: "DELETE FROM sänger" })).toMatch(/^Error: refused/);
-    expect(await env.call("read_query", { query: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c" })).toMatch(/time limit/);
+    expect(
+      await env.call("read_query", {
+        query: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c",
+      }),
+    ).toMatch(/time limit/);
     expect(await env.call("read_query", { query: 42 })).toMatch(/^Error: invalid arguments: query/);
     const long = await env.call("read_query", { query: "SELECT replace(zeroblob(200000), x'00', 'a') AS long_text" });
     expect(long.length).toBeLessThan(100_300);
@@ -64,15 +97,32 @@ describe("the environment's tools on a real Spider-de database", () => {
     expect(await env.call("submit_final_query", { query: "SELECT 1" })).toBe("Final query accepted.");
     expect(await env.call("submit_final_query", { query: "SELECT 2" })).toMatch(/already submitted/);
     expect(env.finalSql).toBe("SELECT 1");
-    expect(env.steps.map((s) => Boolean(s.error))).toEqual([false, false, true, false, false, true, true, true, false, false, true]);
+    expect(env.steps.map((s) => Boolean(s.error))).toEqual([
+      false,
+      false,
+      true,
+      false,
+      false,
+      true,
+      true,
+      true,
+      false,
+      false,
+      true,
+    ]);
     await sandbox.close();
   });
 
   it("directives: oracle flags the complement of the gold tables; computed keeps an easy question's gold tables and says so in list_tables", async () => {
     const { question, database } = loadQuestion(sqlite, "spider-de", "22");
-    expect((await directivesFor("oracle", question, database))!.irrelevant.sort()).toEqual(["sänger", "sänger_im_konzert"]);
+    expect((await directivesFor("oracle", question, database))!.irrelevant.sort()).toEqual([
+      "sänger",
+      "sänger_im_konzert",
+    ]);
     const easy = loadQuestion(sqlite, "spider-de", "0"); // Wie viele Sängerinnen und Sänger haben wir? → sänger
-    const computed = (await directivesFor("computed", easy.question, easy.database, { indexDir: path.join(store.dir, "indexes") }))!;
+    const computed = (await directivesFor("computed", easy.question, easy.database, {
+      indexDir: path.join(store.dir, "indexes"),
+    }))!;
     // Only the gold table is kept: a second table per phrase needs a near tie (the cross-validated default).
     expect(computed.irrelevant.sort()).toEqual(["konzert", "stadion", "sänger_im_konzert"]);
     expect(computed.explanation).toMatchObject({ strategy: "computed", phrase_source: "keywords" });
@@ -95,7 +145,10 @@ describe("the environment's tools on a real Spider-de database", () => {
     const withValues = (await directivesFor("computed", france.question, france.database, { indexDir }))!;
     expect(withValues.explanation.value_hits).toEqual({ france: ["länder"] });
     expect(withValues.irrelevant).not.toContain("länder");
-    const without = (await directivesFor("computed", france.question, france.database, { indexDir, params: { ...DEFAULT_PARAMS, matchValues: false } }))!;
+    const without = (await directivesFor("computed", france.question, france.database, {
+      indexDir,
+      params: { ...DEFAULT_PARAMS, matchValues: false },
+    }))!;
     expect(without.irrelevant).toContain("länder");
   });
 });
@@ -103,20 +156,38 @@ describe("the environment's tools on a real Spider-de database", () => {
 async function useAllTools(client: Client) {
   const names = (await client.listTools()).tools.map((t) => t.name).sort();
   expect(names).toEqual(["describe_table", "get_join_info", "list_tables", "read_query", "submit_final_query"]);
-  const text = (r: unknown) => ((r as { content: { text: string }[] }).content[0].text);
+  const text = (r: unknown) => (r as { content: { text: string }[] }).content[0].text;
   expect(text(await client.callTool({ name: "list_tables", arguments: {} }))).toContain("## Directives");
-  expect(text(await client.callTool({ name: "describe_table", arguments: { table_name: "konzert" } }))).toContain("Table konzert");
-  expect(text(await client.callTool({ name: "describe_table", arguments: { table_name: "sänger" } }))).toContain("Table sänger");
+  expect(text(await client.callTool({ name: "describe_table", arguments: { table_name: "konzert" } }))).toContain(
+    "Table konzert",
+  );
+  expect(text(await client.callTool({ name: "describe_table", arguments: { table_name: "sänger" } }))).toContain(
+    "Table sänger",
+  );
   expect(text(await client.callTool({ name: "get_join_info", arguments: {} }))).toContain("=");
-  expect(text(await client.callTool({ name: "read_query", arguments: { query: "PRAGMA table_info(stadion)" } }))).toContain("name");
-  expect(text(await client.callTool({ name: "submit_final_query", arguments: { query: "SELECT T2.name, count(*) FROM konzert AS T1 JOIN stadion AS T2 ON T1.stadion_id = T2.stadion_id GROUP BY T1.stadion_id" } }))).toBe("Final query accepted.");
+  expect(
+    text(await client.callTool({ name: "read_query", arguments: { query: "PRAGMA table_info(stadion)" } })),
+  ).toContain("name");
+  expect(
+    text(
+      await client.callTool({
+        name: "submit_final_query",
+        arguments: {
+          query:
+            "SELECT T2.name, count(*) FROM konzert AS T1 JOIN stadion AS T2 ON T1.stadion_id = T2.stadion_id GROUP BY T1.stadion_id",
+        },
+      }),
+    ),
+  ).toBe("Final query accepted.");
 }
 
 async function ingestTrace(file: string, run: string) {
   expect(existsSync(file)).toBe(true);
   const report = await ingestAuto(sqlite, createReadStream(file), { defaults: { name: run } });
   expect(report).toMatchObject({ format: "canonical", inserted: 1, error_count: 0 });
-  return sqlite.prepare("SELECT t.*, r.system FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = ?").get(run) as Record<string, unknown>;
+  return sqlite
+    .prepare("SELECT t.*, r.system FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = ?")
+    .get(run) as Record<string, unknown>;
 }
 
 describe("the MCP server", () => {
@@ -126,21 +197,78 @@ describe("the MCP server", () => {
   it("serves the five tools over stdio and leaves a trace that ingests with the right metrics", async () => {
     const traceOut = path.join(store.dir, "stdio.jsonl");
     const client = new Client({ name: "test", version: "1.0.0" });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [path.join(ROOT, "scripts", "metron.mjs"), "mcp", "--dataset", "spider-de", "--question", "22", "--variant", "oracle", "--trace-out", traceOut, "--run", "mcp stdio"], env, stderr: "ignore" }));
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [
+          path.join(ROOT, "scripts", "metron.mjs"),
+          "mcp",
+          "--dataset",
+          "spider-de",
+          "--question",
+          "22",
+          "--variant",
+          "oracle",
+          "--trace-out",
+          traceOut,
+          "--run",
+          "mcp stdio",
+        ],
+        env,
+        stderr: "ignore",
+      }),
+    );
     await useAllTools(client);
     await client.close();
     const t = await ingestTrace(traceOut, "mcp stdio");
     // describe konzert (gold), describe sänger (flagged), PRAGMA table_info(stadion) (gold): 3 exploratory against 2 gold.
-    expect(t).toMatchObject({ system: "Sophrosyne-Oracle", question_id: "22", exploratory_calls: 3, gold_count: 2, over_exploration: 1, violation_count: 1, directive_recall: 1, extra_table_count: 0, step_count: 6 });
-    expect(JSON.parse(t.directives as string)).toMatchObject({ strategy: "oracle", irrelevant_tables: ["sänger", "sänger_im_konzert"], at_step: 0 });
+    expect(t).toMatchObject({
+      system: "Sophrosyne-Oracle",
+      question_id: "22",
+      exploratory_calls: 3,
+      gold_count: 2,
+      over_exploration: 1,
+      violation_count: 1,
+      directive_recall: 1,
+      extra_table_count: 0,
+      step_count: 6,
+    });
+    expect(JSON.parse(t.directives as string)).toMatchObject({
+      strategy: "oracle",
+      irrelevant_tables: ["sänger", "sänger_im_konzert"],
+      at_step: 0,
+    });
   });
 
   it("serves them over streamable HTTP on 127.0.0.1", async () => {
     const traceOut = path.join(store.dir, "http.jsonl");
-    const child = spawn(process.execPath, [path.join(ROOT, "scripts", "metron.mjs"), "mcp", "--dataset", "spider-de", "--question", "22", "--variant", "oracle", "--trace-out", traceOut, "--run", "mcp http", "--http", "0"], { env: childEnv, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(ROOT, "scripts", "metron.mjs"),
+        "mcp",
+        "--dataset",
+        "spider-de",
+        "--question",
+        "22",
+        "--variant",
+        "oracle",
+        "--trace-out",
+        traceOut,
+        "--run",
+        "mcp http",
+        "--http",
+        "0",
+      ],
+      { env: childEnv, stdio: ["ignore", "ignore", "pipe"] },
+    );
     const url = await new Promise<string>((resolve, reject) => {
       let err = "";
-      child.stderr.on("data", (d) => { err += d; const m = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err); if (m) resolve(m[1]); });
+      child.stderr.on("data", (d) => {
+        err += d;
+        const m = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err);
+        if (m) resolve(m[1]);
+      });
       child.on("exit", () => reject(new Error(err)));
     });
     const client = new Client({ name: "test", version: "1.0.0" });
@@ -149,15 +277,32 @@ describe("the MCP server", () => {
     await client.close();
     // DNS rebinding: another Host or Origin is refused.
     const port = new URL(url).port;
-    const post = (headers: Record<string, string>) => new Promise<number>((resolve) => {
-      const req = request({ host: "127.0.0.1", port, path: "/mcp", method: "POST", headers: { "Content-Type": "application/json", ...headers } }, (res) => { res.resume(); resolve(res.statusCode ?? 0); });
-      req.end("{}");
-    });
+    const post = (headers: Record<string, string>) =>
+      new Promise<number>((resolve) => {
+        const req = request(
+          {
+            host: "127.0.0.1",
+            port,
+            path: "/mcp",
+            method: "POST",
+            headers: { "Content-Type": "application/json", ...headers },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.end("{}");
+      });
     expect(await post({ Host: `evil.example:${port}` })).toBe(403);
     expect(await post({ Origin: "http://evil.example" })).toBe(403);
     child.kill("SIGTERM");
     const t = await ingestTrace(traceOut, "mcp http");
-    expect(t).toMatchObject({ exploratory_calls: 3, gold_count: 2, final_sql: expect.stringContaining("GROUP BY T1.stadion_id") });
+    expect(t).toMatchObject({
+      exploratory_calls: 3,
+      gold_count: 2,
+      final_sql: expect.stringContaining("GROUP BY T1.stadion_id"),
+    });
     expect(readFileSync(traceOut, "utf8").trim().split("\n")).toHaveLength(7);
   });
 });

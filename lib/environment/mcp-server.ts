@@ -21,12 +21,20 @@ export function createMcpServer(env: SqlEnvironment, traceOut?: string): McpServ
     appendFileSync(traceOut, JSON.stringify({ kind: "trace", trace_id: traceId, ...header }) + "\n");
   }
   for (const name of Object.keys(toolInputs) as ToolName[]) {
-    server.registerTool(name, { description: toolDescriptions[name], inputSchema: toolInputs[name].shape }, async (args: unknown) => {
-      const text = await env.call(name, args);
-      const step = env.steps[env.steps.length - 1];
-      if (traceOut) appendFileSync(traceOut, JSON.stringify({ kind: "step", trace_id: traceId, seq: env.steps.length - 1, ...step }) + "\n");
-      return { content: [{ type: "text" as const, text }], ...(step.error ? { isError: true } : {}) };
-    });
+    server.registerTool(
+      name,
+      { description: toolDescriptions[name], inputSchema: toolInputs[name].shape },
+      async (args: unknown) => {
+        const text = await env.call(name, args);
+        const step = env.steps[env.steps.length - 1];
+        if (traceOut)
+          appendFileSync(
+            traceOut,
+            JSON.stringify({ kind: "step", trace_id: traceId, seq: env.steps.length - 1, ...step }) + "\n",
+          );
+        return { content: [{ type: "text" as const, text }], ...(step.error ? { isError: true } : {}) };
+      },
+    );
   }
   return server;
 }
@@ -43,8 +51,13 @@ export async function serveHttp(server: McpServer, port: number): Promise<{ url:
   const httpServer = http.createServer((req, res) => {
     // DNS rebinding: a page on another origin that resolves to 127.0.0.1 sends its own Host and Origin; refuse both.
     const origin = req.headers.origin;
-    if (!allowed.has(req.headers.host ?? "") || (origin !== undefined && !allowed.has(origin.replace(/^https?:\/\//, "")))) {
-      res.writeHead(403, { "Content-Type": "text/plain" }).end("refused: Host and Origin must be this server's own (127.0.0.1 or localhost)");
+    if (
+      !allowed.has(req.headers.host ?? "") ||
+      (origin !== undefined && !allowed.has(origin.replace(/^https?:\/\//, "")))
+    ) {
+      res
+        .writeHead(403, { "Content-Type": "text/plain" })
+        .end("refused: Host and Origin must be this server's own (127.0.0.1 or localhost)");
       return;
     }
     if (!req.url?.startsWith("/mcp")) {
@@ -56,5 +69,12 @@ export async function serveHttp(server: McpServer, port: number): Promise<{ url:
   await new Promise<void>((resolve) => httpServer.listen(port, "127.0.0.1", resolve));
   const address = httpServer.address() as { port: number };
   allowed = new Set([`127.0.0.1:${address.port}`, `localhost:${address.port}`]);
-  return { url: `http://127.0.0.1:${address.port}/mcp`, close: () => new Promise((r) => { void transport.close(); httpServer.close(() => r()); }) };
+  return {
+    url: `http://127.0.0.1:${address.port}/mcp`,
+    close: () =>
+      new Promise((r) => {
+        void transport.close();
+        httpServer.close(() => r());
+      }),
+  };
 }

@@ -14,9 +14,21 @@ import { SYSTEM_OF } from "./directives/types";
 
 export const toolInputs = {
   list_tables: z.object({}),
-  describe_table: z.object({ table_name: z.string().min(1).describe("the table to describe"), sample_rows: z.number().int().min(0).max(10).optional().describe("rows to show as examples (default 3, 0 for none)") }),
+  describe_table: z.object({
+    table_name: z.string().min(1).describe("the table to describe"),
+    sample_rows: z
+      .number()
+      .int()
+      .min(0)
+      .max(10)
+      .optional()
+      .describe("rows to show as examples (default 3, 0 for none)"),
+  }),
   get_join_info: z.object({}),
-  read_query: z.object({ query: z.string().min(1).describe("one read-only SQL statement (SELECT, or PRAGMA table_info)"), max_rows: z.number().int().min(1).max(1000).optional().describe("row limit of the shown result (default 50)") }),
+  read_query: z.object({
+    query: z.string().min(1).describe("one read-only SQL statement (SELECT, or PRAGMA table_info)"),
+    max_rows: z.number().int().min(1).max(1000).optional().describe("row limit of the shown result (default 50)"),
+  }),
   submit_final_query: z.object({ query: z.string().min(1).describe("the final SQL answer; accepted once") }),
 } as const;
 
@@ -24,7 +36,8 @@ export type ToolName = keyof typeof toolInputs;
 
 export const toolDescriptions: Record<ToolName, string> = {
   list_tables: "List the names of all tables in the database. Call this first.",
-  describe_table: "Describe one table: its columns with types, primary key, foreign keys, column descriptions, and a few sample rows.",
+  describe_table:
+    "Describe one table: its columns with types, primary key, foreign keys, column descriptions, and a few sample rows.",
   get_join_info: "List every foreign-key relationship between tables (how to join them).",
   read_query: "Run one read-only SQL query and see up to max_rows rows of its result. Keep results small.",
   submit_final_query: "Submit the final SQL query that answers the question. Call it exactly once, at the end.",
@@ -43,9 +56,15 @@ export interface StepRecord {
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 function formatTable(columns: string[], rows: SqlValue[][], shown: number, total: number | "many"): string {
-  const cell = (v: SqlValue) => (v === null ? "NULL" : v instanceof Uint8Array ? `<blob ${v.length} bytes>` : String(v));
+  const cell = (v: SqlValue) =>
+    v === null ? "NULL" : v instanceof Uint8Array ? `<blob ${v.length} bytes>` : String(v);
   const lines = [columns.join(" | "), ...rows.slice(0, shown).map((r) => r.map(cell).join(" | "))];
-  const more = total === "many" ? `\n(${shown} rows shown; more rows were cut: raise max_rows or narrow the query)` : total > shown ? `\n(${shown} of ${total} rows shown)` : `\n(${total} rows)`;
+  const more =
+    total === "many"
+      ? `\n(${shown} rows shown; more rows were cut: raise max_rows or narrow the query)`
+      : total > shown
+        ? `\n(${shown} of ${total} rows shown)`
+        : `\n(${total} rows)`;
   return lines.join("\n") + more;
 }
 
@@ -79,7 +98,14 @@ export class SqlEnvironment {
   }
 
   private table(name: string) {
-    return this.database.tables.find((t) => t.name.toLowerCase() === name.trim().replace(/^["'`[]|["'`\]]$/g, "").toLowerCase());
+    return this.database.tables.find(
+      (t) =>
+        t.name.toLowerCase() ===
+        name
+          .trim()
+          .replace(/^["'`[]|["'`\]]$/g, "")
+          .toLowerCase(),
+    );
   }
 
   /** Runs one tool; never throws — an error is the tool's result, with the error recorded on the step. */
@@ -105,8 +131,17 @@ export class SqlEnvironment {
     }
     // A result the agent (and an MCP client: the SDK drops a session over ~10 MB) can take, with a note it can read.
     const max = positiveNumber("METRON_TOOL_RESULT_MAX_CHARS", 100_000);
-    if (result.length > max) result = `${result.slice(0, max)}\n(result cut at ${max} of ${result.length} characters (METRON_TOOL_RESULT_MAX_CHARS): select fewer columns or rows, or shorter values)`;
-    this.steps.push({ type: "tool_call", tool, args: input ?? {}, result, ...(error ? { error } : {}), started_at: started.toISOString(), duration_ms: Date.now() - started.getTime() });
+    if (result.length > max)
+      result = `${result.slice(0, max)}\n(result cut at ${max} of ${result.length} characters (METRON_TOOL_RESULT_MAX_CHARS): select fewer columns or rows, or shorter values)`;
+    this.steps.push({
+      type: "tool_call",
+      tool,
+      args: input ?? {},
+      result,
+      ...(error ? { error } : {}),
+      started_at: started.toISOString(),
+      duration_ms: Date.now() - started.getTime(),
+    });
     return result;
   }
 
@@ -117,18 +152,25 @@ export class SqlEnvironment {
         let out = names.join("\n");
         const d = this.options.directives;
         if (d && d.irrelevant.length && this.directivesAt === undefined) this.directivesAt = this.steps.length;
-        if (d && d.irrelevant.length) out += `\n\n## Directives\nThese tables are probably irrelevant to this question; do not explore them unless you must:\n${d.irrelevant.join("\n")}`;
+        if (d && d.irrelevant.length)
+          out += `\n\n## Directives\nThese tables are probably irrelevant to this question; do not explore them unless you must:\n${d.irrelevant.join("\n")}`;
         return out;
       }
       case "describe_table": {
         const { table_name, sample_rows } = input as { table_name: string; sample_rows?: number };
         const t = this.table(table_name);
-        if (!t) return `Error: no table named "${table_name}". Tables: ${this.database.tables.map((x) => x.name).join(", ")}`;
+        if (!t)
+          return `Error: no table named "${table_name}". Tables: ${this.database.tables.map((x) => x.name).join(", ")}`;
         const fks = this.database.foreignKeys.filter((f) => f.table.toLowerCase() === t.name.toLowerCase());
-        const lines = [`Table ${t.name}${this.database.schemaOnly ? " (schema only: no rows)" : ` (${t.rows} rows)`}`, "Columns:"];
+        const lines = [
+          `Table ${t.name}${this.database.schemaOnly ? " (schema only: no rows)" : ` (${t.rows} rows)`}`,
+          "Columns:",
+        ];
         for (const c of t.columns) {
           const fk = fks.find((f) => f.column.toLowerCase() === c.name.toLowerCase());
-          lines.push(`- ${c.name} ${c.type || "ANY"}${c.pk ? " PRIMARY KEY" : ""}${fk ? ` REFERENCES ${fk.refTable}(${fk.refColumn})` : ""}${c.description ? ` — ${c.description}` : ""}${c.valueDescription ? ` [values: ${c.valueDescription.replace(/\s+/g, " ").slice(0, 300)}]` : ""}`);
+          lines.push(
+            `- ${c.name} ${c.type || "ANY"}${c.pk ? " PRIMARY KEY" : ""}${fk ? ` REFERENCES ${fk.refTable}(${fk.refColumn})` : ""}${c.description ? ` — ${c.description}` : ""}${c.valueDescription ? ` [values: ${c.valueDescription.replace(/\s+/g, " ").slice(0, 300)}]` : ""}`,
+          );
         }
         const n = sample_rows ?? 3;
         if (n > 0 && !this.database.schemaOnly) {
@@ -151,10 +193,13 @@ export class SqlEnvironment {
       }
       case "submit_final_query": {
         const { query } = input as { query: string };
-        if (this.submitted !== null) return "Error: a final query was already submitted; only the first submission counts.";
+        if (this.submitted !== null)
+          return "Error: a final query was already submitted; only the first submission counts.";
         const check = await this.sandbox.check(this.database.path, query);
         this.submitted = query;
-        return check.ok ? "Final query accepted." : `Final query accepted (note: it does not compile here: ${check.error}).`;
+        return check.ok
+          ? "Final query accepted."
+          : `Final query accepted (note: it does not compile here: ${check.error}).`;
       }
     }
   }
@@ -163,12 +208,36 @@ export class SqlEnvironment {
   trace(extra: { status?: string; error?: string; usage?: object; steps?: object[] } = {}): Record<string, unknown> {
     const d = this.options.directives;
     return {
-      run: { name: this.options.run?.name ?? `environment ${this.database.datasetId}`, system: SYSTEM_OF[this.options.variant], model: this.options.run?.model ?? "external agent", benchmark: this.database.datasetId },
-      question: { id: this.question.id, db_id: this.question.dbId, text: this.question.text, ...(this.question.evidence ? { evidence: this.question.evidence } : {}), ...(this.question.goldSql ? { gold_sql: this.question.goldSql } : {}) },
-      ...(this.options.variant !== "none" && d ? { directives: { strategy: this.options.variant, irrelevant_tables: d.irrelevant, ...(this.directivesAt !== undefined ? { at_step: this.directivesAt } : {}), explanation: d.explanation } } : {}),
+      run: {
+        name: this.options.run?.name ?? `environment ${this.database.datasetId}`,
+        system: SYSTEM_OF[this.options.variant],
+        model: this.options.run?.model ?? "external agent",
+        benchmark: this.database.datasetId,
+      },
+      question: {
+        id: this.question.id,
+        db_id: this.question.dbId,
+        text: this.question.text,
+        ...(this.question.evidence ? { evidence: this.question.evidence } : {}),
+        ...(this.question.goldSql ? { gold_sql: this.question.goldSql } : {}),
+      },
+      ...(this.options.variant !== "none" && d
+        ? {
+            directives: {
+              strategy: this.options.variant,
+              irrelevant_tables: d.irrelevant,
+              ...(this.directivesAt !== undefined ? { at_step: this.directivesAt } : {}),
+              explanation: d.explanation,
+            },
+          }
+        : {}),
       steps: extra.steps ?? this.steps,
       final_sql: this.submitted,
-      outcome: { correct: null, status: extra.status ?? (this.submitted !== null ? "submitted" : "no_submission"), ...(extra.error ? { error: extra.error } : {}) },
+      outcome: {
+        correct: null,
+        status: extra.status ?? (this.submitted !== null ? "submitted" : "no_submission"),
+        ...(extra.error ? { error: extra.error } : {}),
+      },
       ...(extra.usage ? { usage: extra.usage } : {}),
       started_at: this.startedAt.toISOString(),
       duration_ms: Date.now() - this.startedAt.getTime(),
@@ -180,4 +249,3 @@ export class SqlEnvironment {
     if (this.ownsSandbox) await this.sandbox.close();
   }
 }
-

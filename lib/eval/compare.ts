@@ -20,7 +20,8 @@ export type NumericMode = (typeof numericModes)[number];
 
 function valueKey(v: SqlValue, numeric: NumericMode): string {
   if (v === null) return "n";
-  if (typeof v === "number") return Number.isInteger(v) || numeric === "exact" ? `d${v}` : `d${Number(v.toPrecision(10))}`;
+  if (typeof v === "number")
+    return Number.isInteger(v) || numeric === "exact" ? `d${v}` : `d${Number(v.toPrecision(10))}`;
   if (typeof v === "bigint") return `d${v}`;
   if (typeof v === "string") return `s${v}`;
   return `b${Buffer.from(v).toString("hex")}`;
@@ -39,12 +40,25 @@ export function hasTopLevelOrderBy(sql: string): boolean {
     if (t.kind === "punct") {
       if (t.text === "(") depth++;
       else if (t.text === ")") depth--;
-    } else if (depth === 0 && t.kind === "word" && t.text.toLowerCase() === "order" && tokens[i + 1]?.kind === "word" && tokens[i + 1].text.toLowerCase() === "by") return true;
+    } else if (
+      depth === 0 &&
+      t.kind === "word" &&
+      t.text.toLowerCase() === "order" &&
+      tokens[i + 1]?.kind === "word" &&
+      tokens[i + 1].text.toLowerCase() === "by"
+    )
+      return true;
   }
   return false;
 }
 
-export function resultsMatch(gold: SqlValue[][], pred: SqlValue[][], mode: CompareMode, goldSql = "", numeric: NumericMode = "exact"): boolean {
+export function resultsMatch(
+  gold: SqlValue[][],
+  pred: SqlValue[][],
+  mode: CompareMode,
+  goldSql = "",
+  numeric: NumericMode = "exact",
+): boolean {
   const effective = mode === "order-aware" ? (hasTopLevelOrderBy(goldSql) ? "ordered" : "set") : mode;
   const g = gold.map((r) => rowKey(r, numeric));
   const p = pred.map((r) => rowKey(r, numeric));

@@ -14,15 +14,39 @@ const sqlite = store.db.$client;
 
 describe("execution accuracy on Spider-de", () => {
   it("gold SQL as the prediction: 978 correct, 52 gold errors, database files unchanged", async () => {
-    await importDataset(store.db, { name: "spider-de", format: "spider", questions: sharedData("spider-de", "dev.json"), databases: sharedData("spider-de", "database") }, store.dir);
+    await importDataset(
+      store.db,
+      {
+        name: "spider-de",
+        format: "spider",
+        questions: sharedData("spider-de", "dev.json"),
+        databases: sharedData("spider-de", "database"),
+      },
+      store.dir,
+    );
     const before = sqlite.prepare("SELECT path, sha256 FROM databases").all() as { path: string; sha256: string }[];
     const dev = JSON.parse(readFileSync(sharedData("spider-de", "dev.json"), "utf8")) as { query: string }[];
-    const lines = dev.map((q, i) => ({ run: { name: "gold-as-pred", system: "oracle", model: "none", benchmark: "spider-de" }, question: { id: String(i) }, final_sql: q.query, steps: [] }));
+    const lines = dev.map((q, i) => ({
+      run: { name: "gold-as-pred", system: "oracle", model: "none", benchmark: "spider-de" },
+      question: { id: String(i) },
+      final_sql: q.query,
+      steps: [],
+    }));
     const report = await ingestStream(sqlite, chunksOf(jsonl(...lines), 1 << 16));
     expect(report.inserted).toBe(1030);
     const { counts } = await evaluateRun(sqlite, report.runs[0].id);
-    expect(counts).toEqual({ correct: 978, wrong_result: 0, pred_error: 0, gold_error: 52, timeout: 0, no_submission: 0, not_evaluated: 0 });
-    const goldErrors = sqlite.prepare("SELECT DISTINCT ex_error AS e FROM traces WHERE ex_outcome = 'gold_error'").all() as { e: string }[];
+    expect(counts).toEqual({
+      correct: 978,
+      wrong_result: 0,
+      pred_error: 0,
+      gold_error: 52,
+      timeout: 0,
+      no_submission: 0,
+      not_evaluated: 0,
+    });
+    const goldErrors = sqlite
+      .prepare("SELECT DISTINCT ex_error AS e FROM traces WHERE ex_outcome = 'gold_error'")
+      .all() as { e: string }[];
     expect(goldErrors.map((r) => r.e)).toEqual(['near "alter": syntax error']);
     for (const db of before) expect(await sha256File(db.path)).toBe(db.sha256);
   });
@@ -33,13 +57,27 @@ describe("execution accuracy on Spider-de", () => {
       { question: { id: "1" }, final_sql: "SELECT count(*) FROM nirgendwo" },
       { question: { id: "5" }, steps: [] },
       // Gold 22 groups concerts by stadium; this prediction keeps no group.
-      { question: { id: "22" }, final_sql: "SELECT T2.name, count(*) FROM konzert AS T1 JOIN stadion AS T2 ON T1.stadion_id = T2.stadion_id GROUP BY T1.stadion_id HAVING count(*) > 100" },
+      {
+        question: { id: "22" },
+        final_sql:
+          "SELECT T2.name, count(*) FROM konzert AS T1 JOIN stadion AS T2 ON T1.stadion_id = T2.stadion_id GROUP BY T1.stadion_id HAVING count(*) > 100",
+      },
       // Same rows as gold 22 in another order: equal as sets.
-      { question: { id: "23" }, final_sql: "SELECT T2.name, count(*) FROM konzert AS T1 JOIN stadion AS T2 ON T1.stadion_id = T2.stadion_id GROUP BY T1.stadion_id ORDER BY 2 DESC, 1" },
+      {
+        question: { id: "23" },
+        final_sql:
+          "SELECT T2.name, count(*) FROM konzert AS T1 JOIN stadion AS T2 ON T1.stadion_id = T2.stadion_id GROUP BY T1.stadion_id ORDER BY 2 DESC, 1",
+      },
     ].map((l) => ({ run: { name: "mixed", system: "s", model: "m", benchmark: "spider-de" }, steps: [], ...l }));
     const report = await ingestStream(sqlite, chunksOf(jsonl(...lines)));
     const { counts } = await evaluateRun(sqlite, report.runs[0].id);
     expect(counts).toMatchObject({ correct: 1, wrong_result: 2, pred_error: 1, no_submission: 1 });
-    expect((sqlite.prepare("SELECT ex_error AS e FROM traces WHERE question_id = '1' AND ex_outcome = 'pred_error'").get() as { e: string }).e).toMatch(/no such table/);
+    expect(
+      (
+        sqlite
+          .prepare("SELECT ex_error AS e FROM traces WHERE question_id = '1' AND ex_outcome = 'pred_error'")
+          .get() as { e: string }
+      ).e,
+    ).toMatch(/no such table/);
   });
 });

@@ -10,16 +10,40 @@ import { withWriteTransaction } from "@/lib/db/write-lock";
 import { resultsMatch, rowKey, type CompareMode, type NumericMode } from "./compare";
 import { SqlSandbox, type QueryResult, type SqlValue } from "./sandbox";
 
-export const exOutcomes = ["correct", "wrong_result", "pred_error", "gold_error", "timeout", "no_submission", "not_evaluated"] as const;
+export const exOutcomes = [
+  "correct",
+  "wrong_result",
+  "pred_error",
+  "gold_error",
+  "timeout",
+  "no_submission",
+  "not_evaluated",
+] as const;
 export type ExOutcome = (typeof exOutcomes)[number];
 export type ExCounts = Record<ExOutcome, number>;
 
-interface TraceRow { id: string; question_id: string; db_id: string | null; final_sql: string | null; gold_sql: string | null }
-interface DbRow { path: string; sha256: string; schema_only: number }
+interface TraceRow {
+  id: string;
+  question_id: string;
+  db_id: string | null;
+  final_sql: string | null;
+  gold_sql: string | null;
+}
+interface DbRow {
+  path: string;
+  sha256: string;
+  schema_only: number;
+}
 type GoldResult = { rows: SqlValue[][]; truncated: boolean } | { error: string };
 
-const encode = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? Number(x) : x instanceof Uint8Array ? { $hex: Buffer.from(x).toString("hex") } : x));
-const decode = (s: string) => JSON.parse(s, (_k, x) => (x && typeof x === "object" && typeof x.$hex === "string" ? new Uint8Array(Buffer.from(x.$hex, "hex")) : x));
+const encode = (v: unknown) =>
+  JSON.stringify(v, (_k, x) =>
+    typeof x === "bigint" ? Number(x) : x instanceof Uint8Array ? { $hex: Buffer.from(x).toString("hex") } : x,
+  );
+const decode = (s: string) =>
+  JSON.parse(s, (_k, x) =>
+    x && typeof x === "object" && typeof x.$hex === "string" ? new Uint8Array(Buffer.from(x.$hex, "hex")) : x,
+  );
 
 export interface EvaluateOptions {
   mode?: CompareMode;
@@ -29,17 +53,28 @@ export interface EvaluateOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-export async function evaluateRun(sqlite: Database.Database, runId: string, options: EvaluateOptions = {}): Promise<{ run_id: string; counts: ExCounts }> {
-  const run = sqlite.prepare("SELECT id, dataset_id AS datasetId FROM runs WHERE id = ?").get(runId) as { id: string; datasetId: string | null } | undefined;
+export async function evaluateRun(
+  sqlite: Database.Database,
+  runId: string,
+  options: EvaluateOptions = {},
+): Promise<{ run_id: string; counts: ExCounts }> {
+  const run = sqlite.prepare("SELECT id, dataset_id AS datasetId FROM runs WHERE id = ?").get(runId) as
+    { id: string; datasetId: string | null } | undefined;
   if (!run) throw new Error(`no run ${runId}`);
   const mode = options.mode ?? "set";
   const numeric = options.numeric ?? "exact";
   const sandbox = options.sandbox ?? new SqlSandbox();
-  const traces = sqlite.prepare("SELECT id, question_id, db_id, final_sql, gold_sql FROM traces WHERE run_id = ?").all(runId) as TraceRow[];
+  const traces = sqlite
+    .prepare("SELECT id, question_id, db_id, final_sql, gold_sql FROM traces WHERE run_id = ?")
+    .all(runId) as TraceRow[];
   const dbOf = sqlite.prepare("SELECT path, sha256, schema_only FROM databases WHERE id = ?");
   const cachedGold = sqlite.prepare("SELECT result, error FROM gold_results WHERE db_sha256 = ? AND sql_hash = ?");
-  const saveGold = sqlite.prepare("INSERT OR REPLACE INTO gold_results (db_sha256, sql_hash, result, error) VALUES (?, ?, ?, ?)");
-  const save = sqlite.prepare("UPDATE traces SET ex_outcome = ?, ex_error = ?, ex_result_hash = ?, evaluated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?");
+  const saveGold = sqlite.prepare(
+    "INSERT OR REPLACE INTO gold_results (db_sha256, sql_hash, result, error) VALUES (?, ?, ?, ?)",
+  );
+  const save = sqlite.prepare(
+    "UPDATE traces SET ex_outcome = ?, ex_error = ?, ex_result_hash = ?, evaluated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?",
+  );
   const counts = Object.fromEntries(exOutcomes.map((o) => [o, 0])) as ExCounts;
   const inFlight = new Map<string, Promise<GoldResult>>();
 
@@ -51,9 +86,12 @@ export async function evaluateRun(sqlite: Database.Database, runId: string, opti
     let pending = inFlight.get(cacheKey);
     if (!pending) {
       pending = sandbox.run(db.path, sql).then((r) => {
-        const value: GoldResult = r.ok ? { rows: r.rows, truncated: r.truncated } : { error: r.kind === "timeout" ? `timeout: ${r.error}` : r.error };
+        const value: GoldResult = r.ok
+          ? { rows: r.rows, truncated: r.truncated }
+          : { error: r.kind === "timeout" ? `timeout: ${r.error}` : r.error };
         // Time-outs depend on the machine: not cached.
-        if (r.ok || r.kind !== "timeout") saveGold.run(db.sha256, key, r.ok ? encode(value) : null, r.ok ? null : (value as { error: string }).error);
+        if (r.ok || r.kind !== "timeout")
+          saveGold.run(db.sha256, key, r.ok ? encode(value) : null, r.ok ? null : (value as { error: string }).error);
         return value;
       });
       inFlight.set(cacheKey, pending);
@@ -62,7 +100,11 @@ export async function evaluateRun(sqlite: Database.Database, runId: string, opti
   };
 
   // Equal results (as sets of rows) hash alike: the identity majority votes use.
-  const resultHash = (rows: SqlValue[][]) => createHash("sha256").update([...new Set(rows.map((r) => rowKey(r, numeric)))].sort().join("\u0002")).digest("hex").slice(0, 32);
+  const resultHash = (rows: SqlValue[][]) =>
+    createHash("sha256")
+      .update([...new Set(rows.map((r) => rowKey(r, numeric)))].sort().join("\u0002"))
+      .digest("hex")
+      .slice(0, 32);
 
   const evaluate = async (t: TraceRow): Promise<[ExOutcome, string | null, string | null]> => {
     if (!t.final_sql) return ["no_submission", null, null];
@@ -74,11 +116,21 @@ export async function evaluateRun(sqlite: Database.Database, runId: string, opti
     if (!t.gold_sql) return ["not_evaluated", "no gold SQL", null];
     const gold = await goldResult(db, t.gold_sql);
     if ("error" in gold) return ["gold_error", gold.error, null];
-    if (gold.truncated) return ["gold_error", `gold result over the row cap of ${sandbox.limits.maxRows} (METRON_SQL_MAX_ROWS)`, null];
+    if (gold.truncated)
+      return ["gold_error", `gold result over the row cap of ${sandbox.limits.maxRows} (METRON_SQL_MAX_ROWS)`, null];
     const pred: QueryResult = await sandbox.run(db.path, extractSql(t.final_sql).sql);
     if (!pred.ok) return [pred.kind === "timeout" ? "timeout" : "pred_error", pred.error, null];
-    if (pred.truncated) return ["wrong_result", `predicted result over the row cap of ${sandbox.limits.maxRows}; the gold result has ${gold.rows.length} rows`, null];
-    return [resultsMatch(gold.rows, pred.rows, mode, t.gold_sql, numeric) ? "correct" : "wrong_result", null, resultHash(pred.rows)];
+    if (pred.truncated)
+      return [
+        "wrong_result",
+        `predicted result over the row cap of ${sandbox.limits.maxRows}; the gold result has ${gold.rows.length} rows`,
+        null,
+      ];
+    return [
+      resultsMatch(gold.rows, pred.rows, mode, t.gold_sql, numeric) ? "correct" : "wrong_result",
+      null,
+      resultHash(pred.rows),
+    ];
   };
 
   let done = 0;
@@ -86,13 +138,15 @@ export async function evaluateRun(sqlite: Database.Database, runId: string, opti
   const concurrency = sandbox.limits.workers * 2;
   let next = 0;
   try {
-    await Promise.all(Array.from({ length: Math.min(concurrency, traces.length) }, async () => {
-      while (next < traces.length) {
-        const t = traces[next++];
-        results.set(t.id, await evaluate(t));
-        options.onProgress?.(++done, traces.length);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: Math.min(concurrency, traces.length) }, async () => {
+        while (next < traces.length) {
+          const t = traces[next++];
+          results.set(t.id, await evaluate(t));
+          options.onProgress?.(++done, traces.length);
+        }
+      }),
+    );
   } finally {
     if (!options.sandbox) await sandbox.close();
   }
@@ -101,7 +155,9 @@ export async function evaluateRun(sqlite: Database.Database, runId: string, opti
       counts[outcome]++;
       save.run(outcome, error, hash, id);
     }
-    sqlite.prepare("UPDATE runs SET version = version + 1, ex_settings = ? WHERE id = ?").run(JSON.stringify({ mode, numeric, evaluated_at: new Date().toISOString() }), runId);
+    sqlite
+      .prepare("UPDATE runs SET version = version + 1, ex_settings = ? WHERE id = ?")
+      .run(JSON.stringify({ mode, numeric, evaluated_at: new Date().toISOString() }), runId);
   });
   return { run_id: runId, counts };
 }

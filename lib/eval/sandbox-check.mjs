@@ -6,8 +6,19 @@
 // official evaluators' Python sqlite3 does (lib/sql/legacy-dqs.ts has the same rule for TypeScript callers).
 
 export const READING_PRAGMAS = new Set([
-  "table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo", "foreign_key_list",
-  "database_list", "collation_list", "function_list", "module_list", "pragma_list", "compile_options",
+  "table_info",
+  "table_xinfo",
+  "table_list",
+  "index_list",
+  "index_info",
+  "index_xinfo",
+  "foreign_key_list",
+  "database_list",
+  "collation_list",
+  "function_list",
+  "module_list",
+  "pragma_list",
+  "compile_options",
 ]);
 const REFUSED_FIRST_WORDS = new Set(["attach", "detach", "vacuum"]);
 const MAX_REWRITES = 32;
@@ -19,8 +30,16 @@ export function statementHead(sql) {
   const skip = () => {
     for (;;) {
       while (i < n && (/\s/.test(sql[i]) || sql[i] === ";")) i++;
-      if (sql.startsWith("--", i)) { const nl = sql.indexOf("\n", i); i = nl === -1 ? n : nl + 1; continue; }
-      if (sql.startsWith("/*", i)) { const end = sql.indexOf("*/", i + 2); i = end === -1 ? n : end + 2; continue; }
+      if (sql.startsWith("--", i)) {
+        const nl = sql.indexOf("\n", i);
+        i = nl === -1 ? n : nl + 1;
+        continue;
+      }
+      if (sql.startsWith("/*", i)) {
+        const end = sql.indexOf("*/", i + 2);
+        i = end === -1 ? n : end + 2;
+        continue;
+      }
       return;
     }
   };
@@ -43,7 +62,10 @@ export function statementHead(sql) {
   if (first !== "pragma") return { first };
   let pragma = name();
   skip();
-  if (sql[i] === ".") { i++; pragma = name(); }
+  if (sql[i] === ".") {
+    i++;
+    pragma = name();
+  }
   skip();
   return { first, pragma: pragma.toLowerCase(), assigns: sql[i] === "=" };
 }
@@ -55,12 +77,19 @@ function quoteAsString(sql, name) {
   while (i < sql.length) {
     const c = sql[i];
     if (c === "'") i = skipQuoted(sql, i, "'");
-    else if (c === "-" && sql[i + 1] === "-") { const nl = sql.indexOf("\n", i); i = nl === -1 ? sql.length : nl; }
-    else if (c === "/" && sql[i + 1] === "*") { const close = sql.indexOf("*/", i + 2); i = close === -1 ? sql.length : close + 2; }
-    else if (c === '"') {
+    else if (c === "-" && sql[i + 1] === "-") {
+      const nl = sql.indexOf("\n", i);
+      i = nl === -1 ? sql.length : nl;
+    } else if (c === "/" && sql[i + 1] === "*") {
+      const close = sql.indexOf("*/", i + 2);
+      i = close === -1 ? sql.length : close + 2;
+    } else if (c === '"') {
       const end = skipQuoted(sql, i, '"');
       const token = sql.slice(i + 1, end - 1).replace(/""/g, '"');
-      if (token === name) { parts.push(sql.slice(last, i), `'${token.replace(/'/g, "''")}'`); last = end; }
+      if (token === name) {
+        parts.push(sql.slice(last, i), `'${token.replace(/'/g, "''")}'`);
+        last = end;
+      }
       i = end;
     } else i++;
   }
@@ -84,7 +113,9 @@ function prepareLegacy(db, sql) {
     try {
       return { statement: db.prepare(current), sql: current };
     } catch (e) {
-      const m = /^no such column: (?:"(.*)" - should this be a string literal in single-quotes\?|(.+))$/.exec(e.message);
+      const m = /^no such column: (?:"(.*)" - should this be a string literal in single-quotes\?|(.+))$/.exec(
+        e.message,
+      );
       if (!m || attempt >= MAX_REWRITES) throw e;
       const rewritten = quoteAsString(current, m[1] ?? m[2]);
       if (rewritten === current) throw e;
@@ -95,17 +126,29 @@ function prepareLegacy(db, sql) {
 
 export function checkStatement(db, sql) {
   const head = statementHead(sql);
-  if (REFUSED_FIRST_WORDS.has(head.first)) return { ok: false, kind: "refused", sql, error: `refused: ${head.first.toUpperCase()} is not allowed` };
+  if (REFUSED_FIRST_WORDS.has(head.first))
+    return { ok: false, kind: "refused", sql, error: `refused: ${head.first.toUpperCase()} is not allowed` };
   if (head.first === "pragma" && !READING_PRAGMAS.has(head.pragma ?? "")) {
-    return { ok: false, kind: "refused", sql, error: `refused: PRAGMA ${head.pragma || "(none)"} is not a reading pragma (allowed: ${[...READING_PRAGMAS].join(", ")})` };
+    return {
+      ok: false,
+      kind: "refused",
+      sql,
+      error: `refused: PRAGMA ${head.pragma || "(none)"} is not a reading pragma (allowed: ${[...READING_PRAGMAS].join(", ")})`,
+    };
   }
   let prepared;
   try {
     prepared = prepareLegacy(db, sql.trim().replace(/;\s*$/, ""));
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
-    return { ok: false, kind: /more than one statement/i.test(message) ? "refused" : "error", sql, error: /more than one statement/i.test(message) ? "refused: one statement at a time" : message };
+    return {
+      ok: false,
+      kind: /more than one statement/i.test(message) ? "refused" : "error",
+      sql,
+      error: /more than one statement/i.test(message) ? "refused: one statement at a time" : message,
+    };
   }
-  if (!prepared.statement.readonly) return { ok: false, kind: "refused", sql, error: "refused: only read-only statements run here" };
+  if (!prepared.statement.readonly)
+    return { ok: false, kind: "refused", sql, error: "refused: only read-only statements run here" };
   return { ok: true, sql: prepared.sql, statement: prepared.statement };
 }

@@ -42,10 +42,22 @@ function run({ path, sql, maxRows, maxBytes, maxValueBytes, compileOnly }) {
     }
     for (const v of row) {
       const size = sizeOf(v);
-      if (size > maxValueBytes) return { ok: false, kind: "limit", sql: checked.sql, error: `a value of ${size} bytes is over the limit of ${maxValueBytes} bytes per value (METRON_SQL_MAX_VALUE_BYTES)` };
+      if (size > maxValueBytes)
+        return {
+          ok: false,
+          kind: "limit",
+          sql: checked.sql,
+          error: `a value of ${size} bytes is over the limit of ${maxValueBytes} bytes per value (METRON_SQL_MAX_VALUE_BYTES)`,
+        };
       bytes += size;
     }
-    if (bytes > maxBytes) return { ok: false, kind: "limit", sql: checked.sql, error: `the result is over the limit of ${maxBytes} bytes (METRON_SQL_MAX_RESULT_BYTES) after ${rows.length} rows` };
+    if (bytes > maxBytes)
+      return {
+        ok: false,
+        kind: "limit",
+        sql: checked.sql,
+        error: `the result is over the limit of ${maxBytes} bytes (METRON_SQL_MAX_RESULT_BYTES) after ${rows.length} rows`,
+      };
     rows.push(row);
   }
   return { ok: true, sql: checked.sql, columns: statement.columns().map((c) => c.name), rows, truncated };
@@ -57,7 +69,14 @@ process.on("message", (task) => {
     reply = run(task);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    reply = { ok: false, kind: /out of memory|too big/i.test(message) ? "limit" : "error", sql: task.sql, error: /out of memory/i.test(message) ? `out of memory: the query needs more than the sandbox's ${process.env.METRON_SANDBOX_MEMORY_MB ?? "?"} MB (METRON_SQL_MEMORY_MB)` : message };
+    reply = {
+      ok: false,
+      kind: /out of memory|too big/i.test(message) ? "limit" : "error",
+      sql: task.sql,
+      error: /out of memory/i.test(message)
+        ? `out of memory: the query needs more than the sandbox's ${process.env.METRON_SANDBOX_MEMORY_MB ?? "?"} MB (METRON_SQL_MEMORY_MB)`
+        : message,
+    };
   }
   delete reply.statement;
   process.send({ id: task.id, ...reply });

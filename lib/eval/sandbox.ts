@@ -17,7 +17,9 @@ export type QueryResult =
   | { ok: true; columns: string[]; rows: SqlValue[][]; truncated: boolean; sql: string; ms: number }
   | { ok: false; error: string; kind: "refused" | "error" | "timeout" | "limit"; sql: string; ms: number };
 
-type Reply = { ok: true; columns: string[]; rows: SqlValue[][]; truncated: boolean; sql: string } | { ok: false; error: string; kind: "refused" | "error" | "timeout" | "limit"; sql: string };
+type Reply =
+  | { ok: true; columns: string[]; rows: SqlValue[][]; truncated: boolean; sql: string }
+  | { ok: false; error: string; kind: "refused" | "error" | "timeout" | "limit"; sql: string };
 
 function workerFile(): string {
   const root = process.env.METRON_ROOT ?? process.cwd();
@@ -26,7 +28,14 @@ function workerFile(): string {
 
 interface Task {
   id: number;
-  message: { path: string; sql: string; maxRows: number; maxBytes: number; maxValueBytes: number; compileOnly: boolean };
+  message: {
+    path: string;
+    sql: string;
+    maxRows: number;
+    maxBytes: number;
+    maxValueBytes: number;
+    compileOnly: boolean;
+  };
   resolve: (r: Reply) => void;
 }
 
@@ -48,7 +57,12 @@ export class SqlSandbox {
   }
 
   /** Compiles without running: whether the statement may run here, and the SQL that would run. */
-  async check(dbPath: string, sql: string): Promise<{ ok: true; sql: string } | { ok: false; error: string; kind: "refused" | "error" | "timeout" | "limit" }> {
+  async check(
+    dbPath: string,
+    sql: string,
+  ): Promise<
+    { ok: true; sql: string } | { ok: false; error: string; kind: "refused" | "error" | "timeout" | "limit" }
+  > {
     const r = await this.submit(dbPath, sql, 0, true);
     return r.ok ? { ok: true, sql: r.sql } : { ok: false, error: r.error, kind: r.kind };
   }
@@ -61,11 +75,20 @@ export class SqlSandbox {
 
   private submit(dbPath: string, sql: string, maxRows: number, compileOnly: boolean): Promise<Reply> {
     if (Buffer.byteLength(sql) > this.limits.maxSqlBytes) {
-      return Promise.resolve({ ok: false, kind: "limit", sql: sql.slice(0, 200), error: `the SQL text is over the limit of ${this.limits.maxSqlBytes} bytes (METRON_SQL_MAX_SQL_BYTES)` });
+      return Promise.resolve({
+        ok: false,
+        kind: "limit",
+        sql: sql.slice(0, 200),
+        error: `the SQL text is over the limit of ${this.limits.maxSqlBytes} bytes (METRON_SQL_MAX_SQL_BYTES)`,
+      });
     }
     return new Promise((resolve) => {
       const { maxResultBytes: maxBytes, maxValueBytes } = this.limits;
-      this.queue.push({ id: this.nextId++, message: { path: dbPath, sql, maxRows, maxBytes, maxValueBytes, compileOnly }, resolve });
+      this.queue.push({
+        id: this.nextId++,
+        message: { path: dbPath, sql, maxRows, maxBytes, maxValueBytes, compileOnly },
+        resolve,
+      });
       this.pump();
     });
   }
@@ -73,14 +96,20 @@ export class SqlSandbox {
   private spawn(): Slot {
     const memoryKb = this.limits.memoryMb * 1024;
     // `ulimit -v` bounds the worker's address space; `exec` keeps the IPC channel and makes the pid node's own.
-    const child = spawn("/bin/sh", ["-c", `ulimit -v ${memoryKb} 2>/dev/null; exec "$0" "$1"`, process.execPath, workerFile()], {
-      stdio: ["ignore", "ignore", "pipe", "ipc"],
-      serialization: "advanced",
-      env: { ...process.env, METRON_SANDBOX_MEMORY_MB: String(this.limits.memoryMb) },
-    });
+    const child = spawn(
+      "/bin/sh",
+      ["-c", `ulimit -v ${memoryKb} 2>/dev/null; exec "$0" "$1"`, process.execPath, workerFile()],
+      {
+        stdio: ["ignore", "ignore", "pipe", "ipc"],
+        serialization: "advanced",
+        env: { ...process.env, METRON_SANDBOX_MEMORY_MB: String(this.limits.memoryMb) },
+      },
+    );
     const slot: Slot = { child };
     let stderr = "";
-    child.stderr?.on("data", (d: Buffer) => { if (stderr.length < 4000) stderr += d.toString(); });
+    child.stderr?.on("data", (d: Buffer) => {
+      if (stderr.length < 4000) stderr += d.toString();
+    });
     child.on("message", (msg: { id: number } & Reply) => {
       const task = slot.task;
       if (!task || task.id !== msg.id) return;
@@ -93,8 +122,17 @@ export class SqlSandbox {
       if (slot.dead) return;
       // An abort while converting a huge value is the address-space limit at work: say which limit.
       if (signal === "SIGABRT" || /out of memory|allocation failed/i.test(stderr)) {
-        this.fail(slot, `out of memory: the query needs more than the sandbox's ${this.limits.memoryMb} MB (METRON_SQL_MEMORY_MB); its worker was replaced`, "limit");
-      } else this.fail(slot, `the sandbox worker stopped (${signal ?? `exit ${code}`})${stderr ? `: ${stderr.trim().split("\n").pop()}` : ""}`, "error");
+        this.fail(
+          slot,
+          `out of memory: the query needs more than the sandbox's ${this.limits.memoryMb} MB (METRON_SQL_MEMORY_MB); its worker was replaced`,
+          "limit",
+        );
+      } else
+        this.fail(
+          slot,
+          `the sandbox worker stopped (${signal ?? `exit ${code}`})${stderr ? `: ${stderr.trim().split("\n").pop()}` : ""}`,
+          "error",
+        );
     });
     child.on("error", (e) => this.fail(slot, e.message, "error"));
     child.unref();
@@ -124,7 +162,11 @@ export class SqlSandbox {
       const task = this.queue.shift()!;
       slot.task = task;
       const s = slot;
-      s.timer = setTimeout(() => this.fail(s, `stopped at the time limit of ${this.limits.timeoutMs} ms (METRON_SQL_TIMEOUT_MS)`, "timeout"), this.limits.timeoutMs);
+      s.timer = setTimeout(
+        () =>
+          this.fail(s, `stopped at the time limit of ${this.limits.timeoutMs} ms (METRON_SQL_TIMEOUT_MS)`, "timeout"),
+        this.limits.timeoutMs,
+      );
       s.child.send({ id: task.id, ...task.message });
     }
   }
@@ -142,7 +184,8 @@ export class SqlSandbox {
       s.child.kill("SIGKILL");
     }
     this.slots = [];
-    for (const t of this.queue.splice(0)) t.resolve({ ok: false, kind: "error", error: "sandbox closed", sql: t.message.sql });
+    for (const t of this.queue.splice(0))
+      t.resolve({ ok: false, kind: "error", error: "sandbox closed", sql: t.message.sql });
   }
 }
 

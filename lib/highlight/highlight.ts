@@ -11,7 +11,10 @@ export type CodeLang = "sql" | "json";
 const THEME = "github-light";
 const CACHE_LIMIT = 500;
 
-const g = globalThis as unknown as { metronHighlighter?: Promise<Highlighter>; metronHighlightCache?: Map<string, string> };
+const g = globalThis as unknown as {
+  metronHighlighter?: Promise<Highlighter>;
+  metronHighlightCache?: Map<string, string>;
+};
 const cache = (g.metronHighlightCache ??= new Map());
 
 function highlighter(): Promise<Highlighter> {
@@ -34,7 +37,12 @@ export async function highlight(code: string, lang: CodeLang): Promise<string> {
   const key = `${lang}\u0000${code}`;
   const hit = cache.get(key);
   if (hit) return hit;
-  const html = (await highlighter()).codeToHtml(code, { lang, theme: THEME, tokenizeMaxLineLength: 2000, tokenizeTimeLimit: 50 });
+  const html = (await highlighter()).codeToHtml(code, {
+    lang,
+    theme: THEME,
+    tokenizeMaxLineLength: 2000,
+    tokenizeTimeLimit: 50,
+  });
   if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
   cache.set(key, html);
   return html;

@@ -13,14 +13,29 @@ import { ingestStream } from "./ingest";
 const store = tempDb();
 const sqlite = store.db.$client;
 beforeAll(async () => {
-  await importDataset(store.db, { name: "spider-de", format: "spider", questions: sharedData("spider-de", "dev.json"), databases: sharedData("spider-de", "database") }, store.dir);
+  await importDataset(
+    store.db,
+    {
+      name: "spider-de",
+      format: "spider",
+      questions: sharedData("spider-de", "dev.json"),
+      databases: sharedData("spider-de", "database"),
+    },
+    store.dir,
+  );
 }, 60_000);
 afterAll(() => store.cleanup());
 
 const big = "x".repeat(5000); // stored once in blobs
 const trace = (run: object, id: string, extra: object = {}) => ({
-  run, question: { id }, final_sql: "SELECT count(*) FROM sänger",
-  steps: [makeStep({ tool: "describe_table", args: { table_name: "sänger" } }), makeStep({ tool: "peek_table", args: { table: "konzert" }, result: big }), makeStep({ tool: "peek_table", args: { table: "stadion" } })],
+  run,
+  question: { id },
+  final_sql: "SELECT count(*) FROM sänger",
+  steps: [
+    makeStep({ tool: "describe_table", args: { table_name: "sänger" } }),
+    makeStep({ tool: "peek_table", args: { table: "konzert" }, result: big }),
+    makeStep({ tool: "peek_table", args: { table: "stadion" } }),
+  ],
   ...extra,
 });
 const ingest = async (...lines: object[]) => (await ingestStream(sqlite, chunksOf(jsonl(...lines)))).runs[0].id;
@@ -28,7 +43,10 @@ const count = (table: string) => (sqlite.prepare(`SELECT count(*) AS n FROM ${ta
 
 describe("curating a run after upload", () => {
   it("links a dataset, remaps roles with a preview, archives and deletes, recording each change", async () => {
-    const runId = await ingest(trace({ name: "no dataset", system: "s", model: "m" }, "0"), trace({ name: "no dataset", system: "s", model: "m" }, "22"));
+    const runId = await ingest(
+      trace({ name: "no dataset", system: "s", model: "m" }, "0"),
+      trace({ name: "no dataset", system: "s", model: "m" }, "22"),
+    );
     expect(getRunAggregates(store.db, runId)).toMatchObject({ goldSum: null, failedWithExtra: null });
 
     expect(await linkRunDataset(sqlite, runId, "spider-de", "alice")).toEqual({ traces: 2, linked: 2 });
@@ -37,18 +55,31 @@ describe("curating a run after upload", () => {
     expect(linked.exploratoryWithGold).toBe(2);
 
     const roles = { peek_table: "schema_exploration" as const };
-    expect(previewRoles(sqlite, runId, roles)).toMatchObject({ changed: 4, tools: [{ tool: "peek_table", calls: 4, from: "other", to: "schema_exploration" }] });
+    expect(previewRoles(sqlite, runId, roles)).toMatchObject({
+      changed: 4,
+      tools: [{ tool: "peek_table", calls: 4, from: "other", to: "schema_exploration" }],
+    });
     expect(await setRunRoles(sqlite, runId, roles, "alice")).toEqual({ changed: 4 });
-    expect((sqlite.prepare("SELECT sum(calls_schema_exploration) AS n, sum(calls_other) AS o FROM traces WHERE run_id = ?").get(runId) as { n: number; o: number })).toEqual({ n: 6, o: 0 });
+    expect(
+      sqlite
+        .prepare("SELECT sum(calls_schema_exploration) AS n, sum(calls_other) AS o FROM traces WHERE run_id = ?")
+        .get(runId) as { n: number; o: number },
+    ).toEqual({ n: 6, o: 0 });
 
-    expect(await editRun(sqlite, runId, { name: "renamed", tags: ["paper", " paper", "pilot"] }, "alice")).toEqual(['name: "no dataset" → "renamed"', "tags: paper, pilot"]);
+    expect(await editRun(sqlite, runId, { name: "renamed", tags: ["paper", " paper", "pilot"] }, "alice")).toEqual([
+      'name: "no dataset" → "renamed"',
+      "tags: paper, pilot",
+    ]);
     await archiveRun(sqlite, runId, true, "alice");
     expect(listRuns(store.db, { sort: "name", dir: "asc" }).map((r) => r.id)).not.toContain(runId);
     expect(listRuns(store.db, { sort: "name", dir: "asc", archived: true }).map((r) => r.id)).toContain(runId);
     expect(loadOverview(store.db, {}).runIds).not.toContain(runId);
     expect(listRunChanges(store.db, runId).map((c) => `${c.who}: ${c.change}`)).toEqual([
-      "alice: archived", "alice: tags: paper, pilot", 'alice: name: "no dataset" → "renamed"',
-      "alice: tool roles: peek_table → schema_exploration (4 calls changed role)", "alice: linked to dataset spider-de: 2 of 2 traces linked to its questions",
+      "alice: archived",
+      "alice: tags: paper, pilot",
+      'alice: name: "no dataset" → "renamed"',
+      "alice: tool roles: peek_table → schema_exploration (4 calls changed role)",
+      "alice: linked to dataset spider-de: 2 of 2 traces linked to its questions",
     ]);
 
     const blobsBefore = count("blobs");
@@ -62,7 +93,13 @@ describe("curating a run after upload", () => {
     expect(left("SELECT count(*) AS n FROM traces WHERE run_id IN (?, ?)")).toBe(0);
     expect(left("SELECT count(*) AS n FROM run_tool_counts WHERE run_id IN (?, ?)")).toBe(0);
     expect(left("SELECT count(*) AS n FROM run_changes WHERE run_id IN (?, ?)")).toBe(0);
-    expect(count("steps")).toBe((sqlite.prepare("SELECT count(*) AS n FROM steps WHERE trace_id IN (SELECT id FROM traces)").get() as { n: number }).n);
+    expect(count("steps")).toBe(
+      (
+        sqlite.prepare("SELECT count(*) AS n FROM steps WHERE trace_id IN (SELECT id FROM traces)").get() as {
+          n: number;
+        }
+      ).n,
+    );
     expect(sqlite.pragma("integrity_check", { simple: true })).toBe("ok");
   });
 });
@@ -72,12 +109,19 @@ describe("experiments are explicit", () => {
     const who = { system: "Sophrosyne", model: "gpt-x", benchmark: "spider-de" };
     const first = await ingest(trace({ name: "first", ...who }, "0"), trace({ name: "first", ...who }, "22"));
     const csvOf = async (runIds?: string[]) => {
-      const { columns, rows } = overviewTable(loadOverview(store.db, runIds ? { runIds } : { dataset: "spider-de" }).groups);
+      const { columns, rows } = overviewTable(
+        loadOverview(store.db, runIds ? { runIds } : { dataset: "spider-de" }).groups,
+      );
       return csvResponse("x.csv", columns, rows).text();
     };
     const saved = await csvOf([first]);
-    const second = await ingest(trace({ name: "second", ...who }, "1"), trace({ name: "second", ...who }, "22", { sample: 1 }));
-    await ingest(trace({ name: "Reruns", ...who, config: { reruns: true } }, "0", { sample: 5, outcome: { correct: true } }));
+    const second = await ingest(
+      trace({ name: "second", ...who }, "1"),
+      trace({ name: "second", ...who }, "22", { sample: 1 }),
+    );
+    await ingest(
+      trace({ name: "Reruns", ...who, config: { reruns: true } }, "0", { sample: 5, outcome: { correct: true } }),
+    );
     expect(await csvOf([first])).toBe(saved); // byte-identical
 
     const { groups } = loadOverview(store.db, { dataset: "spider-de" });

@@ -26,13 +26,33 @@ const record = (sqlite: Database.Database, runId: string, who: string, change: s
   sqlite.prepare("INSERT INTO run_changes (run_id, who, change) VALUES (?, ?, ?)").run(runId, who, change);
 
 function runOf(sqlite: Database.Database, runId: string) {
-  const run = sqlite.prepare("SELECT id, name, system, model, description, tags, dataset_id AS datasetId, tool_roles AS toolRoles, archived_at AS archivedAt FROM runs WHERE id = ?").get(runId) as
-    { id: string; name: string; system: string; model: string; description: string | null; tags: string | null; datasetId: string | null; toolRoles: string | null; archivedAt: string | null } | undefined;
+  const run = sqlite
+    .prepare(
+      "SELECT id, name, system, model, description, tags, dataset_id AS datasetId, tool_roles AS toolRoles, archived_at AS archivedAt FROM runs WHERE id = ?",
+    )
+    .get(runId) as
+    | {
+        id: string;
+        name: string;
+        system: string;
+        model: string;
+        description: string | null;
+        tags: string | null;
+        datasetId: string | null;
+        toolRoles: string | null;
+        archivedAt: string | null;
+      }
+    | undefined;
   if (!run) throw new CurationError(`no run ${runId}`);
   return run;
 }
 
-export async function editRun(sqlite: Database.Database, runId: string, edit: RunIdentityEdit, who: string): Promise<string[]> {
+export async function editRun(
+  sqlite: Database.Database,
+  runId: string,
+  edit: RunIdentityEdit,
+  who: string,
+): Promise<string[]> {
   const run = runOf(sqlite, runId);
   const changes: string[] = [];
   const set: [string, unknown][] = [];
@@ -41,7 +61,10 @@ export async function editRun(sqlite: Database.Database, runId: string, edit: Ru
     if (v === undefined) continue;
     if (!v) throw new CurationError(`${key} cannot be empty`);
     if (v.length > 500) throw new CurationError(`${key} is over 500 characters`);
-    if (v !== run[key]) { set.push([key, v]); changes.push(`${key}: "${run[key]}" → "${v}"`); }
+    if (v !== run[key]) {
+      set.push([key, v]);
+      changes.push(`${key}: "${run[key]}" → "${v}"`);
+    }
   }
   if (edit.description !== undefined && (edit.description?.trim() || null) !== run.description) {
     set.push(["description", edit.description?.trim() || null]);
@@ -50,11 +73,16 @@ export async function editRun(sqlite: Database.Database, runId: string, edit: Ru
   if (edit.tags !== undefined) {
     const tags = [...new Set(edit.tags.map((t) => t.trim()).filter(Boolean))].sort();
     const before = run.tags ? (JSON.parse(run.tags) as string[]) : [];
-    if (JSON.stringify(tags) !== JSON.stringify(before)) { set.push(["tags", JSON.stringify(tags)]); changes.push(`tags: ${tags.join(", ") || "none"}`); }
+    if (JSON.stringify(tags) !== JSON.stringify(before)) {
+      set.push(["tags", JSON.stringify(tags)]);
+      changes.push(`tags: ${tags.join(", ") || "none"}`);
+    }
   }
   if (set.length === 0) return [];
   await withWriteTransaction(sqlite, () => {
-    sqlite.prepare(`UPDATE runs SET ${set.map(([k]) => `${k} = ?`).join(", ")}, version = version + 1 WHERE id = ?`).run(...set.map(([, v]) => v), runId);
+    sqlite
+      .prepare(`UPDATE runs SET ${set.map(([k]) => `${k} = ?`).join(", ")}, version = version + 1 WHERE id = ?`)
+      .run(...set.map(([, v]) => v), runId);
     for (const c of changes) record(sqlite, runId, who, c);
   });
   return changes;
@@ -65,24 +93,40 @@ export async function editRun(sqlite: Database.Database, runId: string, edit: Ru
  * else is matched by its question text (exactly, normalised, contained) as at upload; then everything is measured
  * again. Returns how many of the run's traces are linked to a question of the dataset.
  */
-export async function linkRunDataset(sqlite: Database.Database, runId: string, datasetRef: string | null, who: string): Promise<{ traces: number; linked: number }> {
+export async function linkRunDataset(
+  sqlite: Database.Database,
+  runId: string,
+  datasetRef: string | null,
+  who: string,
+): Promise<{ traces: number; linked: number }> {
   const run = runOf(sqlite, runId);
   let datasetId: string | null = null;
   if (datasetRef) {
-    const d = sqlite.prepare("SELECT id FROM datasets WHERE id = ? OR name = ?").get(datasetRef, datasetRef) as { id: string } | undefined;
+    const d = sqlite.prepare("SELECT id FROM datasets WHERE id = ? OR name = ?").get(datasetRef, datasetRef) as
+      { id: string } | undefined;
     if (!d) throw new CurationError(`no dataset named "${datasetRef}"`);
     datasetId = d.id;
   }
-  const traces = sqlite.prepare("SELECT id, question_id AS questionId, question_text AS text FROM traces WHERE run_id = ?").all(runId) as { id: string; questionId: string; text: string | null }[];
+  const traces = sqlite
+    .prepare("SELECT id, question_id AS questionId, question_text AS text FROM traces WHERE run_id = ?")
+    .all(runId) as { id: string; questionId: string; text: string | null }[];
   let linked = 0;
   const relinks: [string, string][] = [];
   if (datasetId) {
-    const questions = sqlite.prepare("SELECT question_id AS id, text FROM questions WHERE dataset_id = ?").all(datasetId) as { id: string; text: string }[];
+    const questions = sqlite
+      .prepare("SELECT question_id AS id, text FROM questions WHERE dataset_id = ?")
+      .all(datasetId) as { id: string; text: string }[];
     const ids = new Set(questions.map((q) => q.id));
     for (const t of traces) {
-      if (ids.has(t.questionId)) { linked++; continue; }
+      if (ids.has(t.questionId)) {
+        linked++;
+        continue;
+      }
       const link = linkQuestion(undefined, t.text ?? undefined, undefined, questions);
-      if (link.method !== "unlinked") { linked++; relinks.push([link.id, t.id]); }
+      if (link.method !== "unlinked") {
+        linked++;
+        relinks.push([link.id, t.id]);
+      }
     }
   }
   await withWriteTransaction(sqlite, () => {
@@ -90,61 +134,117 @@ export async function linkRunDataset(sqlite: Database.Database, runId: string, d
     // A relinked trace whose (question, sample) is taken by another trace of the run keeps its id: nothing is merged.
     const relink = sqlite.prepare("UPDATE OR IGNORE traces SET question_id = ? WHERE id = ?");
     for (const [questionId, traceId] of relinks) relink.run(questionId, traceId);
-    record(sqlite, runId, who, datasetId ? `linked to dataset ${datasetId}: ${linked} of ${traces.length} traces linked to its questions` : `unlinked from dataset ${run.datasetId ?? "(none)"}`);
+    record(
+      sqlite,
+      runId,
+      who,
+      datasetId
+        ? `linked to dataset ${datasetId}: ${linked} of ${traces.length} traces linked to its questions`
+        : `unlinked from dataset ${run.datasetId ?? "(none)"}`,
+    );
   });
   recomputeRun(sqlite, runId);
   return { traces: traces.length, linked };
 }
 
 export function parseRoles(value: unknown): Record<string, StepRole> {
-  if (!value || typeof value !== "object" || Array.isArray(value)) throw new CurationError('roles must be a JSON object {"tool": "role"}');
+  if (!value || typeof value !== "object" || Array.isArray(value))
+    throw new CurationError('roles must be a JSON object {"tool": "role"}');
   const out: Record<string, StepRole> = {};
   for (const [tool, role] of Object.entries(value)) {
-    if (!(stepRoles as readonly string[]).includes(role as string)) throw new CurationError(`role of ${tool}: "${String(role)}" is not one of ${stepRoles.join(", ")}`);
+    if (!(stepRoles as readonly string[]).includes(role as string))
+      throw new CurationError(`role of ${tool}: "${String(role)}" is not one of ${stepRoles.join(", ")}`);
     out[tool] = role as StepRole;
   }
   return out;
 }
 
 /** How many of the run's tool calls a new mapping would move to another role, per tool. */
-export function previewRoles(sqlite: Database.Database, runId: string, roles: Record<string, StepRole>): { changed: number; tools: { tool: string; calls: number; from: string; to: string }[] } {
+export function previewRoles(
+  sqlite: Database.Database,
+  runId: string,
+  roles: Record<string, StepRole>,
+): { changed: number; tools: { tool: string; calls: number; from: string; to: string }[] } {
   runOf(sqlite, runId);
   const merged = mergeRoles(roles);
-  const counts = sqlite.prepare("SELECT tool, role, calls FROM run_tool_counts WHERE run_id = ? ORDER BY calls DESC").all(runId) as { tool: string; role: string; calls: number }[];
-  const tools = counts.map((c) => ({ tool: c.tool, calls: c.calls, from: c.role, to: merged[c.tool] ?? "other" })).filter((c) => c.from !== c.to);
+  const counts = sqlite
+    .prepare("SELECT tool, role, calls FROM run_tool_counts WHERE run_id = ? ORDER BY calls DESC")
+    .all(runId) as { tool: string; role: string; calls: number }[];
+  const tools = counts
+    .map((c) => ({ tool: c.tool, calls: c.calls, from: c.role, to: merged[c.tool] ?? "other" }))
+    .filter((c) => c.from !== c.to);
   return { changed: tools.reduce((s, t) => s + t.calls, 0), tools };
 }
 
-export async function setRunRoles(sqlite: Database.Database, runId: string, roles: Record<string, StepRole>, who: string): Promise<{ changed: number }> {
+export async function setRunRoles(
+  sqlite: Database.Database,
+  runId: string,
+  roles: Record<string, StepRole>,
+  who: string,
+): Promise<{ changed: number }> {
   const preview = previewRoles(sqlite, runId, roles);
   await withWriteTransaction(sqlite, () => {
-    sqlite.prepare("UPDATE runs SET tool_roles = ? WHERE id = ?").run(Object.keys(roles).length ? JSON.stringify(roles) : null, runId);
-    record(sqlite, runId, who, `tool roles: ${Object.entries(roles).map(([t, r]) => `${t} → ${r}`).join(", ") || "defaults"} (${preview.changed} calls changed role)`);
+    sqlite
+      .prepare("UPDATE runs SET tool_roles = ? WHERE id = ?")
+      .run(Object.keys(roles).length ? JSON.stringify(roles) : null, runId);
+    record(
+      sqlite,
+      runId,
+      who,
+      `tool roles: ${
+        Object.entries(roles)
+          .map(([t, r]) => `${t} → ${r}`)
+          .join(", ") || "defaults"
+      } (${preview.changed} calls changed role)`,
+    );
   });
   recomputeRun(sqlite, runId);
   return { changed: preview.changed };
 }
 
-export async function archiveRun(sqlite: Database.Database, runId: string, archived: boolean, who: string): Promise<void> {
+export async function archiveRun(
+  sqlite: Database.Database,
+  runId: string,
+  archived: boolean,
+  who: string,
+): Promise<void> {
   const run = runOf(sqlite, runId);
   if (Boolean(run.archivedAt) === archived) return;
   await withWriteTransaction(sqlite, () => {
-    sqlite.prepare("UPDATE runs SET archived_at = CASE WHEN ? THEN strftime('%Y-%m-%dT%H:%M:%fZ','now') END, version = version + 1 WHERE id = ?").run(archived ? 1 : 0, runId);
+    sqlite
+      .prepare(
+        "UPDATE runs SET archived_at = CASE WHEN ? THEN strftime('%Y-%m-%dT%H:%M:%fZ','now') END, version = version + 1 WHERE id = ?",
+      )
+      .run(archived ? 1 : 0, runId);
     record(sqlite, runId, who, archived ? "archived" : "unarchived");
   });
 }
 
 /** Deletes a run with its traces, steps, tool counts and the blobs no other step uses, in one transaction. */
-export async function deleteRun(sqlite: Database.Database, runId: string): Promise<{ traces: number; steps: number; blobs: number }> {
+export async function deleteRun(
+  sqlite: Database.Database,
+  runId: string,
+): Promise<{ traces: number; steps: number; blobs: number }> {
   runOf(sqlite, runId);
   return withWriteTransaction(sqlite, () => {
-    const blobs = (sqlite.prepare("SELECT DISTINCT s.result_blob AS h FROM steps s JOIN traces t ON t.id = s.trace_id WHERE t.run_id = ? AND s.result_blob IS NOT NULL").all(runId) as { h: string }[]).map((r) => r.h);
-    const steps = sqlite.prepare("DELETE FROM steps WHERE trace_id IN (SELECT id FROM traces WHERE run_id = ?)").run(runId).changes;
+    const blobs = (
+      sqlite
+        .prepare(
+          "SELECT DISTINCT s.result_blob AS h FROM steps s JOIN traces t ON t.id = s.trace_id WHERE t.run_id = ? AND s.result_blob IS NOT NULL",
+        )
+        .all(runId) as { h: string }[]
+    ).map((r) => r.h);
+    const steps = sqlite
+      .prepare("DELETE FROM steps WHERE trace_id IN (SELECT id FROM traces WHERE run_id = ?)")
+      .run(runId).changes;
     const traces = sqlite.prepare("DELETE FROM traces WHERE run_id = ?").run(runId).changes;
-    const unused = sqlite.prepare("DELETE FROM blobs WHERE hash = ? AND NOT EXISTS (SELECT 1 FROM steps WHERE result_blob = ?)");
+    const unused = sqlite.prepare(
+      "DELETE FROM blobs WHERE hash = ? AND NOT EXISTS (SELECT 1 FROM steps WHERE result_blob = ?)",
+    );
     let freed = 0;
     for (const h of blobs) freed += unused.run(h, h).changes;
-    for (const table of ["run_tool_counts", "run_changes"]) sqlite.prepare(`DELETE FROM ${table} WHERE run_id = ?`).run(runId);
+    for (const table of ["run_tool_counts", "run_changes"])
+      sqlite.prepare(`DELETE FROM ${table} WHERE run_id = ?`).run(runId);
     sqlite.prepare("DELETE FROM runs WHERE id = ?").run(runId);
     return { traces, steps, blobs: freed };
   });

@@ -40,7 +40,11 @@ async function* prepend(head: Uint8Array[], rest: AsyncIterator<Uint8Array>): As
   }
 }
 
-export async function ingestAuto(sqlite: Database.Database, chunks: AsyncIterable<Uint8Array>, options: AutoOptions = {}): Promise<AutoReport> {
+export async function ingestAuto(
+  sqlite: Database.Database,
+  chunks: AsyncIterable<Uint8Array>,
+  options: AutoOptions = {},
+): Promise<AutoReport> {
   const iterator = chunks[Symbol.asyncIterator]();
   const head: Uint8Array[] = [];
   let size = 0;
@@ -49,7 +53,10 @@ export async function ingestAuto(sqlite: Database.Database, chunks: AsyncIterabl
   let newlines = 0;
   while (size < HEAD_BYTES || (size < HEAD_MAX_BYTES && newlines < 2)) {
     const next = await iterator.next();
-    if (next.done) { done = true; break; }
+    if (next.done) {
+      done = true;
+      break;
+    }
     head.push(next.value);
     size += next.value.byteLength;
     for (let i = next.value.indexOf(10); i !== -1 && newlines < 2; i = next.value.indexOf(10, i + 1)) newlines++;
@@ -58,7 +65,15 @@ export async function ingestAuto(sqlite: Database.Database, chunks: AsyncIterabl
   const headText = Buffer.concat(head).toString("utf8");
   const requested = options.format && options.format !== "auto" ? options.format : undefined;
   if (requested === "canonical" || (!requested && looksCanonical(headText))) {
-    const report = await ingestStream(sqlite, done ? (async function* () { yield* head; })() : prepend(head, iterator), options);
+    const report = await ingestStream(
+      sqlite,
+      done
+        ? (async function* () {
+            yield* head;
+          })()
+        : prepend(head, iterator),
+      options,
+    );
     return { ...report, format: "canonical", links: {} };
   }
 
@@ -70,7 +85,10 @@ export async function ingestAuto(sqlite: Database.Database, chunks: AsyncIterabl
     if (next.done) break;
     parts.push(next.value);
     size += next.value.byteLength;
-    if (size > limit) throw new ForeignFileTooLargeError(`the file is over ${limit} bytes, the limit for formats read whole (METRON_MAX_FOREIGN_BYTES)`);
+    if (size > limit)
+      throw new ForeignFileTooLargeError(
+        `the file is over ${limit} bytes, the limit for formats read whole (METRON_MAX_FOREIGN_BYTES)`,
+      );
   }
   const bytes = Buffer.concat(parts);
   // Invalid UTF-8 fails its line, not the file: in a line format the line is skipped, in a JSON document it is
@@ -78,13 +96,27 @@ export async function ingestAuto(sqlite: Database.Database, chunks: AsyncIterabl
   const badLines = isUtf8(bytes) ? [] : invalidUtf8Lines(bytes);
   let text = bytes.toString("utf8");
   const format = requested ?? detectFormat(text);
-  const utf8Warnings = badLines.map((line) => ({ line, message: LINE_FORMATS.has(format) ? "not valid UTF-8: the line was skipped" : "not valid UTF-8: decoded with replacement characters (U+FFFD)" }));
+  const utf8Warnings = badLines.map((line) => ({
+    line,
+    message: LINE_FORMATS.has(format)
+      ? "not valid UTF-8: the line was skipped"
+      : "not valid UTF-8: decoded with replacement characters (U+FFFD)",
+  }));
   if (badLines.length && LINE_FORMATS.has(format) && format !== "canonical") {
     const bad = new Set(badLines);
-    text = text.split("\n").map((l, i) => (bad.has(i + 1) ? "" : l)).join("\n");
+    text = text
+      .split("\n")
+      .map((l, i) => (bad.has(i + 1) ? "" : l))
+      .join("\n");
   }
   if (format === "canonical") {
-    const report = await ingestStream(sqlite, (async function* () { yield bytes; })(), options);
+    const report = await ingestStream(
+      sqlite,
+      (async function* () {
+        yield bytes;
+      })(),
+      options,
+    );
     return { ...report, format, links: {} };
   }
   const adapted = adapt(text, format, { fileName: options.fileName });
@@ -92,11 +124,24 @@ export async function ingestAuto(sqlite: Database.Database, chunks: AsyncIterabl
   const warnings = [...utf8Warnings, ...adapted.warnings];
 
   const datasetRef = options.dataset ?? options.defaults?.benchmark;
-  const dataset = datasetRef ? (sqlite.prepare("SELECT id FROM datasets WHERE id = ? OR name = ?").get(datasetRef, datasetRef) as { id: string } | undefined) : undefined;
-  const questions = dataset ? (sqlite.prepare("SELECT question_id AS id, text FROM questions WHERE dataset_id = ?").all(dataset.id) as { id: string; text: string }[]) : [];
+  const dataset = datasetRef
+    ? (sqlite.prepare("SELECT id FROM datasets WHERE id = ? OR name = ?").get(datasetRef, datasetRef) as
+        { id: string } | undefined)
+    : undefined;
+  const questions = dataset
+    ? (sqlite.prepare("SELECT question_id AS id, text FROM questions WHERE dataset_id = ?").all(dataset.id) as {
+        id: string;
+        text: string;
+      }[])
+    : [];
   const links: AutoReport["links"] = {};
   const lines = traces.map((t) => {
-    const link = linkQuestion(t.question.id, t.question.text, traces.length === 1 ? options.questionId : undefined, questions);
+    const link = linkQuestion(
+      t.question.id,
+      t.question.text,
+      traces.length === 1 ? options.questionId : undefined,
+      questions,
+    );
     links[link.method] = (links[link.method] ?? 0) + 1;
     return JSON.stringify({
       ...t,
@@ -105,7 +150,13 @@ export async function ingestAuto(sqlite: Database.Database, chunks: AsyncIterabl
       meta: { ...t.meta, question_link: { method: link.method, ...(link.matched ? { matched: link.matched } : {}) } },
     });
   });
-  const report = await ingestStream(sqlite, (async function* () { yield Buffer.from(lines.join("\n") + "\n"); })(), options);
+  const report = await ingestStream(
+    sqlite,
+    (async function* () {
+      yield Buffer.from(lines.join("\n") + "\n");
+    })(),
+    options,
+  );
   const measured = report.warnings.map((w) => ({ line: w.line, message: `adapted trace ${w.line}: ${w.message}` }));
   return { ...report, format, warnings: [...warnings, ...measured], links };
 }

@@ -3,10 +3,14 @@ import { chunksOf, tempDb } from "@/lib/testing/db";
 import { jsonl, makeTraceLine } from "@/lib/testing/factories";
 import { ingestStream, runIngest } from "./ingest";
 
-const ingestStreamUnqueued = (sqlite: Parameters<typeof runIngest>[0], text: string) => runIngest(sqlite, chunksOf(text, 1 << 12), {});
+const ingestStreamUnqueued = (sqlite: Parameters<typeof runIngest>[0], text: string) =>
+  runIngest(sqlite, chunksOf(text, 1 << 12), {});
 
 let cleanups: (() => void)[] = [];
-afterEach(() => { cleanups.forEach((c) => c()); cleanups = []; });
+afterEach(() => {
+  cleanups.forEach((c) => c());
+  cleanups = [];
+});
 
 function store() {
   const t = tempDb();
@@ -14,23 +18,24 @@ function store() {
   return t.db.$client;
 }
 
-const count = (sqlite: ReturnType<typeof store>, table: string) => (sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+const count = (sqlite: ReturnType<typeof store>, table: string) =>
+  (sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
 
 /** A file with every kind of bad line between valid ones; valid traces are on lines 1, 3, 5, 9 and 11. */
 function messyFile(): Buffer {
   const good = () => JSON.stringify(makeTraceLine());
   const parts: (string | Buffer)[] = [
-    "\uFEFF" + good() + "\r\n",                                         // 1: BOM + CRLF, valid
-    "{not json\r\n",                                                     // 2: invalid JSON
-    good() + "\r\n",                                                     // 3: valid
-    JSON.stringify(makeTraceLine({ sample: "two" as never })) + "\n",   // 4: wrong type
-    good() + "\n",                                                       // 5: valid
-    "\n",                                                                // 6: empty, skipped
+    "\uFEFF" + good() + "\r\n", // 1: BOM + CRLF, valid
+    "{not json\r\n", // 2: invalid JSON
+    good() + "\r\n", // 3: valid
+    JSON.stringify(makeTraceLine({ sample: "two" as never })) + "\n", // 4: wrong type
+    good() + "\n", // 5: valid
+    "\n", // 6: empty, skipped
     Buffer.concat([Buffer.from('{"question":{"id":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}}\n')]), // 7: invalid UTF-8
     JSON.stringify(makeTraceLine({ meta: { pad: "x".repeat(5000) } })) + "\n", // 8: oversized
-    good() + "\n",                                                       // 9: valid
-    "[1,2]\n",                                                           // 10: not an object
-    good(),                                                              // 11: valid, no final newline
+    good() + "\n", // 9: valid
+    "[1,2]\n", // 10: not an object
+    good(), // 11: valid, no final newline
   ];
   return Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p) : p)));
 }
@@ -71,7 +76,9 @@ describe("ingestStream", () => {
     const lines = Array.from({ length: 50 }, () => makeTraceLine());
     const failing = ingestStream(sqlite, chunksOf(jsonl(...lines)), {
       progressEvery: 10,
-      onProgress: (p) => { if (p.traces >= 20) throw new Error("injected failure"); },
+      onProgress: (p) => {
+        if (p.traces >= 20) throw new Error("injected failure");
+      },
     });
     await expect(failing).rejects.toThrow("injected failure");
     expect(count(sqlite, "traces")).toBe(1);
@@ -85,20 +92,40 @@ describe("ingestStream", () => {
   it("stores large results once, outside the steps table", async () => {
     const sqlite = store();
     const big = "col TEXT\n".repeat(500);
-    const line = (id: string) => makeTraceLine({ question: { id }, steps: [{ type: "tool_call", tool: "describe_table", args: { table_name: "t" }, result: big }] });
+    const line = (id: string) =>
+      makeTraceLine({
+        question: { id },
+        steps: [{ type: "tool_call", tool: "describe_table", args: { table_name: "t" }, result: big }],
+      });
     await ingestStream(sqlite, chunksOf(jsonl(line("1"), line("2"))));
     expect(count(sqlite, "blobs")).toBe(1);
-    const rows = sqlite.prepare("SELECT result, result_blob, result_size FROM steps").all() as { result: string | null; result_blob: string; result_size: number }[];
+    const rows = sqlite.prepare("SELECT result, result_blob, result_size FROM steps").all() as {
+      result: string | null;
+      result_blob: string;
+      result_size: number;
+    }[];
     expect(rows.every((r) => r.result === null && r.result_blob && r.result_size > 4000)).toBe(true);
   });
 
   it("assembles event lines mixed with whole traces in one file", async () => {
     const sqlite = store();
     const file = jsonl(
-      { kind: "trace", trace_id: "t1", run: { name: "live", system: "Sophrosyne", model: "m" }, question: { id: "7", db_id: "pets_1" } },
+      {
+        kind: "trace",
+        trace_id: "t1",
+        run: { name: "live", system: "Sophrosyne", model: "m" },
+        question: { id: "7", db_id: "pets_1" },
+      },
       makeTraceLine(),
       { kind: "step", trace_id: "t1", seq: 0, type: "tool_call", tool: "list_tables", result: "pets" },
-      { kind: "step", trace_id: "t1", seq: 1, type: "tool_call", tool: "submit_final_query", args: { query: "SELECT 1" } },
+      {
+        kind: "step",
+        trace_id: "t1",
+        seq: 1,
+        type: "tool_call",
+        tool: "submit_final_query",
+        args: { query: "SELECT 1" },
+      },
       { kind: "step", trace_id: "orphan", seq: 0, type: "message" },
     );
     const report = await ingestStream(sqlite, chunksOf(file));
@@ -115,7 +142,11 @@ describe("a bad line is a bad line", () => {
     // Written as text: JSON.stringify itself cannot build it.
     const deep = `${'{"d":'.repeat(5000)}"bottom"${"}".repeat(5000)}`;
     const withDeep = (path: "meta" | "args") => {
-      const line = JSON.stringify(path === "meta" ? makeTraceLine({ meta: { deep: "@@" } }) : makeTraceLine({ steps: [{ type: "tool_call", tool: "read_query", args: { nested: "@@" } }] }));
+      const line = JSON.stringify(
+        path === "meta"
+          ? makeTraceLine({ meta: { deep: "@@" } })
+          : makeTraceLine({ steps: [{ type: "tool_call", tool: "read_query", args: { nested: "@@" } }] }),
+      );
       return line.replace('"@@"', deep);
     };
     const lines = [makeTraceLine(), withDeep("meta"), makeTraceLine(), withDeep("args"), makeTraceLine()];

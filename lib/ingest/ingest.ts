@@ -68,7 +68,8 @@ export class UnknownDatasetError extends Error {
 
 /** What a per-line failure says: a stack overflow is deep nesting, anything else its own message. */
 function lineFailure(e: unknown): string {
-  if (e instanceof RangeError && /call stack/i.test(e.message)) return "the JSON nests too deeply to process (a value inside thousands of arrays or objects)";
+  if (e instanceof RangeError && /call stack/i.test(e.message))
+    return "the JSON nests too deeply to process (a value inside thousands of arrays or objects)";
   return (e as Error).message ?? String(e);
 }
 
@@ -81,12 +82,20 @@ function withIngestLock<T>(fn: () => Promise<T>): Promise<T> {
   return next;
 }
 
-export function ingestStream(sqlite: Database.Database, chunks: AsyncIterable<Uint8Array>, options: IngestOptions = {}): Promise<IngestReport> {
+export function ingestStream(
+  sqlite: Database.Database,
+  chunks: AsyncIterable<Uint8Array>,
+  options: IngestOptions = {},
+): Promise<IngestReport> {
   return withIngestLock(() => runIngest(sqlite, chunks, options));
 }
 
 /** The ingest itself, outside this process's upload queue (other processes do not share that queue either). */
-export async function runIngest(sqlite: Database.Database, chunks: AsyncIterable<Uint8Array>, options: IngestOptions): Promise<IngestReport> {
+export async function runIngest(
+  sqlite: Database.Database,
+  chunks: AsyncIterable<Uint8Array>,
+  options: IngestOptions,
+): Promise<IngestReport> {
   const limits = ingestLimits();
   const maxLineBytes = options.maxLineBytes ?? limits.maxLineBytes;
   const upload: UploadInfo = { id: randomUUID(), source: options.source ?? "cli", fileName: options.fileName };
@@ -94,7 +103,9 @@ export async function runIngest(sqlite: Database.Database, chunks: AsyncIterable
   const assembler = new TraceAssembler(options.defaults, fallbackName);
   let datasetId: string | undefined;
   if (options.dataset) {
-    const row = sqlite.prepare("SELECT id FROM datasets WHERE id = ? OR name = ?").get(options.dataset, options.dataset) as { id: string } | undefined;
+    const row = sqlite
+      .prepare("SELECT id FROM datasets WHERE id = ? OR name = ?")
+      .get(options.dataset, options.dataset) as { id: string } | undefined;
     if (!row) throw new UnknownDatasetError(options.dataset);
     datasetId = row.id;
   }
@@ -113,7 +124,8 @@ export async function runIngest(sqlite: Database.Database, chunks: AsyncIterable
     }
     progress.traces++;
     const caveat = trace.final_sql ? describeExtraction(extractSql(trace.final_sql).extracted) : null;
-    if (caveat && warnings.length < limits.maxReportedErrors) warnings.push({ line, message: `${caveat}; the raw text is kept in the trace` });
+    if (caveat && warnings.length < limits.maxReportedErrors)
+      warnings.push({ line, message: `${caveat}; the raw text is kept in the trace` });
   };
   const every = options.progressEvery ?? 200;
 

@@ -70,7 +70,8 @@ export class TraceMeasurer {
     if (this.forcedDatasetId) return this.forcedDatasetId;
     if (!benchmark) return null;
     if (!this.datasetIds.has(benchmark)) {
-      const row = this.sqlite.prepare("SELECT id FROM datasets WHERE id = ? OR name = ?").get(benchmark, benchmark) as { id: string } | undefined;
+      const row = this.sqlite.prepare("SELECT id FROM datasets WHERE id = ? OR name = ?").get(benchmark, benchmark) as
+        { id: string } | undefined;
       this.datasetIds.set(benchmark, row?.id ?? null);
     }
     return this.datasetIds.get(benchmark)!;
@@ -79,8 +80,13 @@ export class TraceMeasurer {
   private question(datasetId: string, questionId: string): DatasetQuestionRef | null {
     const key = `${datasetId}\u0000${questionId}`;
     if (!this.questions.has(key)) {
-      const row = this.sqlite.prepare(`SELECT db_id AS dbId, text, evidence, gold_sql AS goldSql, difficulty, gold_tables AS goldTables, gold_tables_method AS goldTablesMethod,
-        gold_tables_error AS goldTablesError FROM questions WHERE dataset_id = ? AND question_id = ?`).get(datasetId, questionId) as (Omit<DatasetQuestionRef, "goldTables"> & { goldTables: string | null }) | undefined;
+      const row = this.sqlite
+        .prepare(
+          `SELECT db_id AS dbId, text, evidence, gold_sql AS goldSql, difficulty, gold_tables AS goldTables, gold_tables_method AS goldTablesMethod,
+        gold_tables_error AS goldTablesError FROM questions WHERE dataset_id = ? AND question_id = ?`,
+        )
+        .get(datasetId, questionId) as
+        (Omit<DatasetQuestionRef, "goldTables"> & { goldTables: string | null }) | undefined;
       this.questions.set(key, row ? { ...row, goldTables: row.goldTables ? JSON.parse(row.goldTables) : null } : null);
     }
     return this.questions.get(key)!;
@@ -89,11 +95,15 @@ export class TraceMeasurer {
   private database(datasetId: string, dbId: string) {
     const key = `${datasetId}:${dbId}`;
     if (!this.databases.has(key)) {
-      const row = this.sqlite.prepare("SELECT path, tables FROM databases WHERE id = ?").get(key) as { path: string; tables: string } | undefined;
+      const row = this.sqlite.prepare("SELECT path, tables FROM databases WHERE id = ?").get(key) as
+        { path: string; tables: string } | undefined;
       let value = null;
       if (row) {
         try {
-          value = { tables: (JSON.parse(row.tables) as { name: string }[]).map((t) => t.name), handle: new Database(row.path, { readonly: true, fileMustExist: true }) };
+          value = {
+            tables: (JSON.parse(row.tables) as { name: string }[]).map((t) => t.name),
+            handle: new Database(row.path, { readonly: true, fileMustExist: true }),
+          };
         } catch {
           value = null; // the file moved: measure as if no database were registered
         }
@@ -103,12 +113,20 @@ export class TraceMeasurer {
     return this.databases.get(key)!;
   }
 
-  private tablesOf(sql: string, dbKey: string, db: { tables: string[]; handle: Database.Database } | null, onRefusal: "fallback" | "fail" = "fallback"): TablesResult {
+  private tablesOf(
+    sql: string,
+    dbKey: string,
+    db: { tables: string[]; handle: Database.Database } | null,
+    onRefusal: "fallback" | "fail" = "fallback",
+  ): TablesResult {
     const key = `${onRefusal}\u0000${dbKey}\u0000${sql}`;
     let result = this.tablesCache.get(key);
     if (!result) {
       // Past the size bound, EXPLAIN (and its legacy-string retries) is skipped for the linear scan.
-      result = sql.length > MEASURE_MAX_SQL_CHARS ? extractTables(sql, undefined, db?.tables, "scan") : extractTables(sql, db?.handle, db?.tables, "scan", onRefusal);
+      result =
+        sql.length > MEASURE_MAX_SQL_CHARS
+          ? extractTables(sql, undefined, db?.tables, "scan")
+          : extractTables(sql, db?.handle, db?.tables, "scan", onRefusal);
       if (this.tablesCache.size >= CACHE_LIMIT) this.tablesCache.clear();
       this.tablesCache.set(key, result);
     }
@@ -122,10 +140,13 @@ export class TraceMeasurer {
     const db = datasetId && dbId ? this.database(datasetId, dbId) : null;
     const dbKey = datasetId && dbId ? `${datasetId}:${dbId}` : "";
 
-    const steps = trace.steps.map((s) => (s.type === "tool_call" && s.tool ? classifyStep(s.tool, s.args, roles, db?.tables) : null));
+    const steps = trace.steps.map((s) =>
+      s.type === "tool_call" && s.tool ? classifyStep(s.tool, s.args, roles, db?.tables) : null,
+    );
     const probeSteps: ProbeStep[] = trace.steps.map((s, i) => {
       const cls = steps[i];
-      if (!cls || cls.exploratory || (cls.role !== "data_inspection" && cls.role !== "execution")) return { cls, sql: undefined, empty: null };
+      if (!cls || cls.exploratory || (cls.role !== "data_inspection" && cls.role !== "execution"))
+        return { cls, sql: undefined, empty: null };
       const raw = sqlOfArgs(s.args);
       if (raw === undefined) return { cls, sql: undefined, empty: null };
       return { cls, sql: extractSql(raw).sql, empty: s.empty !== undefined ? s.empty : isEmptyResult(s.result) };
@@ -159,19 +180,37 @@ export class TraceMeasurer {
     }
 
     const metrics = computeTraceMetrics({
-      steps, goldTables: gold, finalTables: final, databaseTables: db?.tables ?? null, irrelevantTables: trace.directives?.irrelevant_tables ?? null,
+      steps,
+      goldTables: gold,
+      finalTables: final,
+      databaseTables: db?.tables ?? null,
+      irrelevantTables: trace.directives?.irrelevant_tables ?? null,
     });
     const u = trace.usage;
     return {
       steps,
       metrics,
       tableSets: {
-        gold, goldMethod, ...(goldError ? { goldError } : {}), explored: metrics.exploredTables, nonGoldExplored: metrics.nonGoldExplored,
-        goldNeverExplored: metrics.goldNeverExplored, final, finalMethod, extra: metrics.extraTables, violations: metrics.directiveViolations,
+        gold,
+        goldMethod,
+        ...(goldError ? { goldError } : {}),
+        explored: metrics.exploredTables,
+        nonGoldExplored: metrics.nonGoldExplored,
+        goldNeverExplored: metrics.goldNeverExplored,
+        final,
+        finalMethod,
+        extra: metrics.extraTables,
+        violations: metrics.directiveViolations,
         database: db?.tables ?? null,
       },
       linking: final && gold ? linkingCounts(final, gold) : null,
-      costComputedUsd: trace.run.model ? costOf(trace.run.model, { input: u.input_tokens ?? 0, cached: u.cached_input_tokens ?? 0, output: u.output_tokens ?? 0 }, this.prices) : null,
+      costComputedUsd: trace.run.model
+        ? costOf(
+            trace.run.model,
+            { input: u.input_tokens ?? 0, cached: u.cached_input_tokens ?? 0, output: u.output_tokens ?? 0 },
+            this.prices,
+          )
+        : null,
       datasetId,
       question,
       empty: probeSteps.map((p) => (p.sql === undefined ? null : p.empty)),
@@ -206,7 +245,9 @@ export class ToolCounter {
 
   /** Adds the counts to `run_tool_counts` (inside the caller's transaction). */
   flush(sqlite: Database.Database): void {
-    const upsert = sqlite.prepare("INSERT INTO run_tool_counts (run_id, tool, role, calls) VALUES (?, ?, ?, ?) ON CONFLICT (run_id, tool) DO UPDATE SET calls = calls + excluded.calls, role = excluded.role");
+    const upsert = sqlite.prepare(
+      "INSERT INTO run_tool_counts (run_id, tool, role, calls) VALUES (?, ?, ?, ?) ON CONFLICT (run_id, tool) DO UPDATE SET calls = calls + excluded.calls, role = excluded.role",
+    );
     for (const [runId, tools] of this.counts) for (const [tool, c] of tools) upsert.run(runId, tool, c.role, c.calls);
     this.counts.clear();
   }

@@ -44,15 +44,23 @@ export class Persister {
   ) {
     const s = sqlite;
     this.statements = {
-      run: s.prepare(`INSERT OR IGNORE INTO runs (id, name, system, model, benchmark, config, dataset_id, tool_roles) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+      run: s.prepare(
+        `INSERT OR IGNORE INTO runs (id, name, system, model, benchmark, config, dataset_id, tool_roles) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
       runRoles: s.prepare(`SELECT tool_roles AS roles FROM runs WHERE id = ?`),
       setRunRoles: s.prepare(`UPDATE runs SET tool_roles = ? WHERE id = ?`),
-      trace: s.prepare(`INSERT OR IGNORE INTO traces (id, run_id, upload_id, ${TRACE_COLUMNS.join(", ")}) VALUES (?, ?, ?, ${TRACE_COLUMNS.map(() => "?").join(", ")})`),
-      step: s.prepare(`INSERT INTO steps (trace_id, ${STEP_COLUMNS.join(", ")}) VALUES (?, ${STEP_COLUMNS.map(() => "?").join(", ")})`),
+      trace: s.prepare(
+        `INSERT OR IGNORE INTO traces (id, run_id, upload_id, ${TRACE_COLUMNS.join(", ")}) VALUES (?, ?, ?, ${TRACE_COLUMNS.map(() => "?").join(", ")})`,
+      ),
+      step: s.prepare(
+        `INSERT INTO steps (trace_id, ${STEP_COLUMNS.join(", ")}) VALUES (?, ${STEP_COLUMNS.map(() => "?").join(", ")})`,
+      ),
       blob: s.prepare(`INSERT OR IGNORE INTO blobs (hash, content) VALUES (?, ?)`),
       error: s.prepare(`INSERT INTO upload_errors (upload_id, line, message) VALUES (?, ?, ?)`),
       upload: s.prepare(`INSERT INTO uploads (id, source, file_name) VALUES (?, ?, ?)`),
-      finish: s.prepare(`UPDATE uploads SET bytes = ?, lines = ?, inserted = ?, duplicates = ?, error_count = ?, run_ids = ? WHERE id = ?`),
+      finish: s.prepare(
+        `UPDATE uploads SET bytes = ?, lines = ?, inserted = ?, duplicates = ?, error_count = ?, run_ids = ? WHERE id = ?`,
+      ),
     };
   }
 
@@ -95,9 +103,28 @@ export class Persister {
   write(p: PreparedTrace): { id: string; inserted: boolean; runId: string } {
     const runId = p.run.id;
     if (!this.runs.has(runId)) {
-      this.statements.run.run(runId, p.run.name, p.run.system, p.run.model, p.run.benchmark, p.run.config, p.run.datasetId, this.toolRoles ? JSON.stringify(this.toolRoles) : null);
+      this.statements.run.run(
+        runId,
+        p.run.name,
+        p.run.system,
+        p.run.model,
+        p.run.benchmark,
+        p.run.config,
+        p.run.datasetId,
+        this.toolRoles ? JSON.stringify(this.toolRoles) : null,
+      );
       if (this.toolRoles) this.statements.setRunRoles.run(JSON.stringify(this.toolRoles), runId);
-      this.runs.set(runId, { id: runId, name: p.run.name, system: p.run.system, model: p.run.model, unknown: [...(p.run.system === "unknown" ? ["system"] : []), ...(p.run.model === "unknown" ? ["model"] : []), ...(p.run.datasetId ? [] : ["dataset"])] });
+      this.runs.set(runId, {
+        id: runId,
+        name: p.run.name,
+        system: p.run.system,
+        model: p.run.model,
+        unknown: [
+          ...(p.run.system === "unknown" ? ["system"] : []),
+          ...(p.run.model === "unknown" ? ["model"] : []),
+          ...(p.run.datasetId ? [] : ["dataset"]),
+        ],
+      });
     }
     const info = this.statements.trace.run(p.id, runId, this.upload.id, ...p.values);
     if (info.changes === 0) {
@@ -120,7 +147,15 @@ export class Persister {
     this.tools.flush(this.sqlite);
     const bump = this.sqlite.prepare("UPDATE runs SET version = version + 1 WHERE id = ?");
     for (const r of runs) bump.run(r.id);
-    this.statements.finish.run(totals.bytes, totals.lines, this.inserted, this.duplicates, totals.errors, JSON.stringify(runs.map((r) => r.id)), this.upload.id);
+    this.statements.finish.run(
+      totals.bytes,
+      totals.lines,
+      this.inserted,
+      this.duplicates,
+      totals.errors,
+      JSON.stringify(runs.map((r) => r.id)),
+      this.upload.id,
+    );
     this.sqlite.exec("COMMIT");
     this.open = false;
     return runs;

@@ -11,7 +11,15 @@ import type { TraceMeasurer } from "./measure";
 export const BLOB_THRESHOLD = 2048;
 
 export interface PreparedTrace {
-  run: { id: string; name: string; system: string; model: string; benchmark: string | null; config: string | null; datasetId: string | null };
+  run: {
+    id: string;
+    name: string;
+    system: string;
+    model: string;
+    benchmark: string | null;
+    config: string | null;
+    datasetId: string | null;
+  };
   id: string;
   /** The traces row after (id, run_id, upload_id), in TRACE_COLUMNS order. */
   values: unknown[];
@@ -23,22 +31,85 @@ export interface PreparedTrace {
 }
 
 export const TRACE_COLUMNS = [
-  "question_id", "sample", "db_id", "question_text", "evidence", "gold_sql", "difficulty", "directives", "final_sql", "recorded_correct", "status",
-  "outcome_error", "step_count", "tool_call_count", "error_step_count", "input_tokens", "output_tokens", "reasoning_tokens", "cached_input_tokens",
-  "cost_usd", "started_at", "duration_ms", "meta", "exploratory_calls", "gold_count", "over_exploration", "extra_table_count", "directive_recall",
-  "directive_flag_rate", "violation_count", "calls_schema_listing", "calls_schema_exploration", "calls_data_inspection", "calls_execution",
-  "calls_submission", "calls_other", "cost_computed_usd", "table_sets", "link_tp", "link_pred", "link_gold", "empty_probe_count", "tokens_recorded",
+  "question_id",
+  "sample",
+  "db_id",
+  "question_text",
+  "evidence",
+  "gold_sql",
+  "difficulty",
+  "directives",
+  "final_sql",
+  "recorded_correct",
+  "status",
+  "outcome_error",
+  "step_count",
+  "tool_call_count",
+  "error_step_count",
+  "input_tokens",
+  "output_tokens",
+  "reasoning_tokens",
+  "cached_input_tokens",
+  "cost_usd",
+  "started_at",
+  "duration_ms",
+  "meta",
+  "exploratory_calls",
+  "gold_count",
+  "over_exploration",
+  "extra_table_count",
+  "directive_recall",
+  "directive_flag_rate",
+  "violation_count",
+  "calls_schema_listing",
+  "calls_schema_exploration",
+  "calls_data_inspection",
+  "calls_execution",
+  "calls_submission",
+  "calls_other",
+  "cost_computed_usd",
+  "table_sets",
+  "link_tp",
+  "link_pred",
+  "link_gold",
+  "empty_probe_count",
+  "tokens_recorded",
 ];
 
 export const STEP_COLUMNS = [
-  "seq", "type", "tool", "args", "result", "result_blob", "result_size", "error", "role", "content", "started_at", "duration_ms", "input_tokens",
-  "output_tokens", "reasoning_tokens", "cached_input_tokens", "model", "meta", "tool_role", "tables", "exploratory", "empty_result", "refines",
+  "seq",
+  "type",
+  "tool",
+  "args",
+  "result",
+  "result_blob",
+  "result_size",
+  "error",
+  "role",
+  "content",
+  "started_at",
+  "duration_ms",
+  "input_tokens",
+  "output_tokens",
+  "reasoning_tokens",
+  "cached_input_tokens",
+  "model",
+  "meta",
+  "tool_role",
+  "tables",
+  "exploratory",
+  "empty_result",
+  "refines",
 ];
 
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
 const bool = (value: boolean | null) => (value === null ? null : value ? 1 : 0);
 
-export function prepareTrace(trace: Trace, measurer: TraceMeasurer, rolesFor: (runId: string) => RoleMap): PreparedTrace {
+export function prepareTrace(
+  trace: Trace,
+  measurer: TraceMeasurer,
+  rolesFor: (runId: string) => RoleMap,
+): PreparedTrace {
   const runId = runIdOf(trace.run);
   const { id, steps: serialized } = serializeTrace(trace, BLOB_THRESHOLD);
   const measured = measurer.measure(trace, rolesFor(runId));
@@ -53,15 +124,48 @@ export function prepareTrace(trace: Trace, measurer: TraceMeasurer, rolesFor: (r
   }
   const u = trace.usage;
   const values = [
-    q.id, trace.sample, q.db_id ?? dq?.dbId ?? null, q.text ?? dq?.text ?? null, q.evidence ?? dq?.evidence ?? null, q.gold_sql ?? dq?.goldSql ?? null,
-    q.difficulty ?? dq?.difficulty ?? null, json(trace.directives), trace.final_sql, trace.outcome.correct === null ? null : trace.outcome.correct ? 1 : 0,
-    trace.outcome.status, trace.outcome.error ?? null, trace.steps.length, toolCalls, errorSteps,
-    u.input_tokens ?? 0, u.output_tokens ?? 0, u.reasoning_tokens ?? 0, u.cached_input_tokens ?? 0, u.cost_usd ?? null,
-    trace.started_at ?? null, trace.duration_ms ?? null, Object.keys(trace.meta).length ? JSON.stringify(trace.meta) : null,
-    m.exploratoryCalls, m.goldCount, m.overExploration, m.extraTables?.length ?? null, m.directiveRecall, m.directiveFlagRate, m.directiveViolations?.length ?? null,
-    m.roleCounts.schema_listing, m.roleCounts.schema_exploration, m.roleCounts.data_inspection, m.roleCounts.execution, m.roleCounts.submission, m.roleCounts.other,
-    measured.costComputedUsd, JSON.stringify(measured.tableSets),
-    measured.linking?.truePositive ?? null, measured.linking?.predicted ?? null, measured.linking?.gold ?? null, measured.probes.emptyProbeCount,
+    q.id,
+    trace.sample,
+    q.db_id ?? dq?.dbId ?? null,
+    q.text ?? dq?.text ?? null,
+    q.evidence ?? dq?.evidence ?? null,
+    q.gold_sql ?? dq?.goldSql ?? null,
+    q.difficulty ?? dq?.difficulty ?? null,
+    json(trace.directives),
+    trace.final_sql,
+    trace.outcome.correct === null ? null : trace.outcome.correct ? 1 : 0,
+    trace.outcome.status,
+    trace.outcome.error ?? null,
+    trace.steps.length,
+    toolCalls,
+    errorSteps,
+    u.input_tokens ?? 0,
+    u.output_tokens ?? 0,
+    u.reasoning_tokens ?? 0,
+    u.cached_input_tokens ?? 0,
+    u.cost_usd ?? null,
+    trace.started_at ?? null,
+    trace.duration_ms ?? null,
+    Object.keys(trace.meta).length ? JSON.stringify(trace.meta) : null,
+    m.exploratoryCalls,
+    m.goldCount,
+    m.overExploration,
+    m.extraTables?.length ?? null,
+    m.directiveRecall,
+    m.directiveFlagRate,
+    m.directiveViolations?.length ?? null,
+    m.roleCounts.schema_listing,
+    m.roleCounts.schema_exploration,
+    m.roleCounts.data_inspection,
+    m.roleCounts.execution,
+    m.roleCounts.submission,
+    m.roleCounts.other,
+    measured.costComputedUsd,
+    JSON.stringify(measured.tableSets),
+    measured.linking?.truePositive ?? null,
+    measured.linking?.predicted ?? null,
+    measured.linking?.gold ?? null,
+    measured.probes.emptyProbeCount,
     u.input_tokens !== undefined || u.output_tokens !== undefined ? 1 : 0,
   ];
   const blobs: [string, string][] = [];
@@ -79,15 +183,45 @@ export function prepareTrace(trace: Trace, measurer: TraceMeasurer, rolesFor: (r
     const cls = measured.steps[i];
     if (cls) tools.push([cls.tool, cls.role]);
     return [
-      step.seq, step.type, step.tool ?? null, args, result, blob, size, step.error ?? null, step.role ?? null,
-      step.content ?? null, step.started_at ?? null, step.duration_ms ?? null, su?.input_tokens ?? null, su?.output_tokens ?? null,
-      su?.reasoning_tokens ?? null, su?.cached_input_tokens ?? null, step.model ?? null, meta,
-      cls?.role ?? null, cls && cls.tables.length ? JSON.stringify(cls.tables) : null, cls?.exploratory ? 1 : 0,
-      bool(measured.empty[i]), refinedSeq(measured.probes.refines[i]),
+      step.seq,
+      step.type,
+      step.tool ?? null,
+      args,
+      result,
+      blob,
+      size,
+      step.error ?? null,
+      step.role ?? null,
+      step.content ?? null,
+      step.started_at ?? null,
+      step.duration_ms ?? null,
+      su?.input_tokens ?? null,
+      su?.output_tokens ?? null,
+      su?.reasoning_tokens ?? null,
+      su?.cached_input_tokens ?? null,
+      step.model ?? null,
+      meta,
+      cls?.role ?? null,
+      cls && cls.tables.length ? JSON.stringify(cls.tables) : null,
+      cls?.exploratory ? 1 : 0,
+      bool(measured.empty[i]),
+      refinedSeq(measured.probes.refines[i]),
     ];
   });
   return {
-    run: { id: runId, name: trace.run.name, system: trace.run.system, model: trace.run.model, benchmark: trace.run.benchmark ?? null, config: json(trace.run.config), datasetId: measured.datasetId },
-    id, values, steps, blobs, tools,
+    run: {
+      id: runId,
+      name: trace.run.name,
+      system: trace.run.system,
+      model: trace.run.model,
+      benchmark: trace.run.benchmark ?? null,
+      config: json(trace.run.config),
+      datasetId: measured.datasetId,
+    },
+    id,
+    values,
+    steps,
+    blobs,
+    tools,
   };
 }

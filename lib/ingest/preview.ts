@@ -36,8 +36,15 @@ const PREVIEW_LINES = 5000;
 
 type Json = Record<string, unknown>;
 
-export async function previewFile(sqlite: Database.Database, file: string, options: { format?: string; fileName?: string } = {}): Promise<UploadPreview> {
-  const datasets = sqlite.prepare("SELECT id, name FROM datasets ORDER BY name").all() as { id: string; name: string }[];
+export async function previewFile(
+  sqlite: Database.Database,
+  file: string,
+  options: { format?: string; fileName?: string } = {},
+): Promise<UploadPreview> {
+  const datasets = sqlite.prepare("SELECT id, name FROM datasets ORDER BY name").all() as {
+    id: string;
+    name: string;
+  }[];
   const head = (await readHead(file)).toString("utf8");
   const requested = options.format && options.format !== "auto" ? options.format : undefined;
   const traces: { run?: Json; steps?: Json[] }[] = [];
@@ -53,24 +60,35 @@ export async function previewFile(sqlite: Database.Database, file: string, optio
   if (format === "canonical") {
     const progress = { bytes: 0, lines: 0 };
     for await (const line of splitLines(createReadStream(file), 64 * 1024 * 1024, progress)) {
-      if (progress.lines > PREVIEW_LINES) { partial = true; break; }
+      if (progress.lines > PREVIEW_LINES) {
+        partial = true;
+        break;
+      }
       if ("error" in line) continue;
       try {
         const o = JSON.parse(line.text) as Json;
         if (o && typeof o === "object" && o.kind !== "step") traces.push(o as { run?: Json; steps?: Json[] });
         else if (o?.kind === "step") traces.push({ steps: [o] });
-      } catch { /* reported at ingest */ }
+      } catch {
+        /* reported at ingest */
+      }
     }
   } else {
     const adapted = adapt(text ?? (await readFile(file, "utf8")), format, { fileName: options.fileName });
-    for (const t of adapted.traces) traces.push({ run: t.run as Json | undefined, steps: t.steps as unknown as Json[] });
+    for (const t of adapted.traces)
+      traces.push({ run: t.run as Json | undefined, steps: t.steps as unknown as Json[] });
   }
   const runs = new Map<string, PreviewRun>();
   const tools = new Map<string, number>();
   const str = (v: unknown) => (typeof v === "string" && v.trim() ? v : null);
   for (const t of traces) {
     if (t.run || !t.steps || t.steps.length !== 1 || t.steps[0].kind !== "step") {
-      const r = { name: str(t.run?.name), system: str(t.run?.system), model: str(t.run?.model), benchmark: str(t.run?.benchmark) };
+      const r = {
+        name: str(t.run?.name),
+        system: str(t.run?.system),
+        model: str(t.run?.model),
+        benchmark: str(t.run?.benchmark),
+      };
       const key = JSON.stringify(r);
       const entry = runs.get(key) ?? { ...r, traces: 0 };
       entry.traces++;
@@ -88,7 +106,14 @@ export async function previewFile(sqlite: Database.Database, file: string, optio
   if (list.length === 0 || list.some((r) => r.system === null)) unknown.push("system");
   if (list.length === 0 || list.some((r) => r.model === null)) unknown.push("model");
   if (datasets.length > 0 && (list.length === 0 || list.some((r) => !known(r.benchmark)))) unknown.push("dataset");
-  return { format, runs: list, unknown, unknownTools: [...tools].map(([tool, calls]) => ({ tool, calls })).sort((a, b) => b.calls - a.calls), partial, datasets };
+  return {
+    format,
+    runs: list,
+    unknown,
+    unknownTools: [...tools].map(([tool, calls]) => ({ tool, calls })).sort((a, b) => b.calls - a.calls),
+    partial,
+    datasets,
+  };
 }
 
 async function readHead(file: string): Promise<Buffer> {

@@ -27,7 +27,10 @@ export interface Received {
   dispose: () => Promise<void>;
 }
 
-export async function receiveToFile(body: ReadableStream<Uint8Array>, options: { onBytes?: (bytes: number) => void; dir?: string; file?: string } = {}): Promise<Received> {
+export async function receiveToFile(
+  body: ReadableStream<Uint8Array>,
+  options: { onBytes?: (bytes: number) => void; dir?: string; file?: string } = {},
+): Promise<Received> {
   const { idleMs, maxBytes } = uploadLimits();
   const dir = options.file ? path.dirname(options.file) : (options.dir ?? path.join(tmpdir(), "metron-uploads"));
   await mkdir(dir, { recursive: true });
@@ -40,12 +43,23 @@ export async function receiveToFile(body: ReadableStream<Uint8Array>, options: {
     for (;;) {
       let timer: NodeJS.Timeout | undefined;
       const idle = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new UploadStalledError(`the upload stalled: no data for ${idleMs} ms after ${bytes} bytes (METRON_UPLOAD_IDLE_MS); nothing was stored`)), idleMs);
+        timer = setTimeout(
+          () =>
+            reject(
+              new UploadStalledError(
+                `the upload stalled: no data for ${idleMs} ms after ${bytes} bytes (METRON_UPLOAD_IDLE_MS); nothing was stored`,
+              ),
+            ),
+          idleMs,
+        );
       });
       const next = await Promise.race([reader.read(), idle]).finally(() => clearTimeout(timer));
       if (next.done) break;
       bytes += next.value.byteLength;
-      if (bytes > maxBytes) throw new UploadTooLargeError(`the upload is over ${maxBytes} bytes (METRON_MAX_UPLOAD_BYTES); nothing was stored`);
+      if (bytes > maxBytes)
+        throw new UploadTooLargeError(
+          `the upload is over ${maxBytes} bytes (METRON_MAX_UPLOAD_BYTES); nothing was stored`,
+        );
       if (!out.write(next.value)) await new Promise<void>((r) => out.once("drain", () => r()));
       options.onBytes?.(bytes);
     }

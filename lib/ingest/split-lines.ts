@@ -6,8 +6,7 @@
 import { Buffer, isUtf8 } from "node:buffer";
 
 export type RawLine =
-  | { lineNo: number; text: string; bytes: number }
-  | { lineNo: number; error: string; bytes: number };
+  { lineNo: number; text: string; bytes: number } | { lineNo: number; error: string; bytes: number };
 
 export interface SplitProgress {
   bytes: number;
@@ -34,7 +33,11 @@ export async function* splitLines(
       parts = [];
       size = 0;
       oversized = false;
-      return { lineNo, error: `line is ${bytes} bytes, over the limit of ${maxLineBytes} bytes (METRON_MAX_LINE_BYTES)`, bytes };
+      return {
+        lineNo,
+        error: `line is ${bytes} bytes, over the limit of ${maxLineBytes} bytes (METRON_MAX_LINE_BYTES)`,
+        bytes,
+      };
     }
     let buf = parts.length === 1 ? parts[0] : Buffer.concat(parts, size);
     parts = [];

@@ -12,9 +12,14 @@ import { receiveToFile } from "./receive";
 const DAY = 24 * 3600 * 1000;
 const stagedDir = () => path.join(dataDir(), "staged");
 
-export async function stageUpload(body: ReadableStream<Uint8Array>, onBytes?: (bytes: number) => void): Promise<{ id: string; file: string; bytes: number }> {
+export async function stageUpload(
+  body: ReadableStream<Uint8Array>,
+  onBytes?: (bytes: number) => void,
+): Promise<{ id: string; file: string; bytes: number }> {
   const dir = stagedDir();
-  if (existsSync(dir)) for (const f of readdirSync(dir)) if (Date.now() - statSync(path.join(dir, f)).mtimeMs > DAY) await rm(path.join(dir, f), { force: true });
+  if (existsSync(dir))
+    for (const f of readdirSync(dir))
+      if (Date.now() - statSync(path.join(dir, f)).mtimeMs > DAY) await rm(path.join(dir, f), { force: true });
   const received = await receiveToFile(body, { dir, onBytes });
   return { id: path.basename(received.file, ".part"), file: received.file, bytes: received.bytes };
 }

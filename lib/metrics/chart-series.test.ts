@@ -5,20 +5,61 @@ import type { TraceUnit } from "./run-units";
 
 describe("chart preparers", () => {
   it("lays out grouped bars with gaps as null, never zero", () => {
-    const bars = groupedBars([{ category: "gpt-5.4", series: "Sophrosyne", value: 0.2 }, { category: "gpt-5.4-mini", series: "No Directives", value: 0.65 }], { series: ["No Directives", "Sophrosyne"] });
-    expect(bars.data).toEqual([{ category: "gpt-5.4", "No Directives": null, Sophrosyne: 0.2 }, { category: "gpt-5.4-mini", "No Directives": 0.65, Sophrosyne: null }]);
+    const bars = groupedBars(
+      [
+        { category: "gpt-5.4", series: "Sophrosyne", value: 0.2 },
+        { category: "gpt-5.4-mini", series: "No Directives", value: 0.65 },
+      ],
+      { series: ["No Directives", "Sophrosyne"] },
+    );
+    expect(bars.data).toEqual([
+      { category: "gpt-5.4", "No Directives": null, Sophrosyne: 0.2 },
+      { category: "gpt-5.4-mini", "No Directives": 0.65, Sophrosyne: null },
+    ]);
   });
   it("orders the Sophrosyne systems as the paper does", () => {
-    expect(orderSystems(["zeta", "Sophrosyne-Oracle", "No Directives", "Sophrosyne"])).toEqual(["No Directives", "Sophrosyne", "Sophrosyne-Oracle", "zeta"]);
+    expect(orderSystems(["zeta", "Sophrosyne-Oracle", "No Directives", "Sophrosyne"])).toEqual([
+      "No Directives",
+      "Sophrosyne",
+      "Sophrosyne-Oracle",
+      "zeta",
+    ]);
   });
   it("builds the overview matrix and figure series per dataset", () => {
-    const u = (q: string, correct: number, exploratory: number, extra = 0): TraceUnit => ({ questionId: q, sample: 0, dbId: "d", difficulty: null, correct, exploratory, goldCount: 2, extraTables: extra, inputTokens: 10, outputTokens: 1, cost: null });
+    const u = (q: string, correct: number, exploratory: number, extra = 0): TraceUnit => ({
+      questionId: q,
+      sample: 0,
+      dbId: "d",
+      difficulty: null,
+      correct,
+      exploratory,
+      goldCount: 2,
+      extraTables: extra,
+      inputTokens: 10,
+      outputTokens: 1,
+      cost: null,
+    });
     const units: Record<string, TraceUnit[]> = { a: [u("1", 0, 6, 1), u("2", 1, 4)], b: [u("1", 1, 2), u("2", 1, 2)] };
     const agg = { directiveOverheadCost: null, cost: null } as never;
-    const [g] = buildOverview([
-      { runs: [{ id: "a", name: "a", simulated: false }], system: "No Directives", model: "m", group: "bird", ...(agg as object) } as never,
-      { runs: [{ id: "b", name: "b", simulated: false }], system: "Sophrosyne", model: "m", group: "bird", ...(agg as object) } as never,
-    ], (id) => units[id]);
+    const [g] = buildOverview(
+      [
+        {
+          runs: [{ id: "a", name: "a", simulated: false }],
+          system: "No Directives",
+          model: "m",
+          group: "bird",
+          ...(agg as object),
+        } as never,
+        {
+          runs: [{ id: "b", name: "b", simulated: false }],
+          system: "Sophrosyne",
+          model: "m",
+          group: "bird",
+          ...(agg as object),
+        } as never,
+      ],
+      (id) => units[id],
+    );
     expect(g.systems).toEqual(["No Directives", "Sophrosyne"]);
     expect(g.charts.over.data[0]).toMatchObject({ category: "m", "No Directives": 1.5, Sophrosyne: 0 });
     const err = g.charts.over.data[0]["No Directives:err"] as [number, number];

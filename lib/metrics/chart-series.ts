@@ -19,14 +19,17 @@ export interface GroupedBars {
 }
 
 export function groupedBars(items: BarItem[], order?: { categories?: string[]; series?: string[] }): GroupedBars {
-  const categories = order?.categories ?? [...new Set(items.map((i) => i.category))].sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
+  const categories =
+    order?.categories ??
+    [...new Set(items.map((i) => i.category))].sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
   const series = order?.series ?? [...new Set(items.map((i) => i.series))].sort();
   const data = categories.map((category) => {
     const row: Record<string, string | number | null | [number, number]> = { category };
     for (const s of series) {
       const item = items.find((i) => i.category === category && i.series === s);
       row[s] = item?.value ?? null;
-      if (item && item.value !== null && item.low != null && item.high != null) row[`${s}:err`] = [item.value - item.low, item.high - item.value];
+      if (item && item.value !== null && item.low != null && item.high != null)
+        row[`${s}:err`] = [item.value - item.low, item.high - item.value];
     }
     return row;
   });

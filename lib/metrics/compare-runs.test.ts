@@ -3,7 +3,17 @@ import { compareRuns, pairStatus } from "./compare-runs";
 import type { TraceUnit } from "./run-units";
 
 const unit = (questionId: string, correct: number | null, exploratory: number, goldCount = 2): TraceUnit => ({
-  questionId, sample: 0, dbId: "db", difficulty: "simple", correct, exploratory, goldCount, extraTables: 0, inputTokens: 100 * exploratory, outputTokens: 10, cost: null,
+  questionId,
+  sample: 0,
+  dbId: "db",
+  difficulty: "simple",
+  correct,
+  exploratory,
+  goldCount,
+  extraTables: 0,
+  inputTokens: 100 * exploratory,
+  outputTokens: 10,
+  cost: null,
 });
 
 describe("compareRuns", () => {

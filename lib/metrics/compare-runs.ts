@@ -62,7 +62,9 @@ export function compareRuns(runs: TraceUnit[][], baseline = 0, seed = 1): Compar
       cells,
       status: cells.map((c, i) => (i === baseline ? null : pairStatus(b.correct, c.correct))),
       exploratoryDelta: cells.map((c, i) => (i === baseline ? null : c.exploratory - b.exploratory)),
-      tokenDelta: cells.map((c, i) => (i === baseline ? null : c.inputTokens + c.outputTokens - (b.inputTokens + b.outputTokens))),
+      tokenDelta: cells.map((c, i) =>
+        i === baseline ? null : c.inputTokens + c.outputTokens - (b.inputTokens + b.outputTokens),
+      ),
     };
   });
   const versus = runs.map((_, i): RunVsBaseline | null => {
@@ -77,28 +79,53 @@ export function compareRuns(runs: TraceUnit[][], baseline = 0, seed = 1): Compar
       const b = r.cells[baseline];
       if (c.goldCount === null || b.goldCount === null) continue;
       const q = perQuestion.get(r.questionId) ?? { e: 0, g: 0, eb: 0, gb: 0 };
-      q.e += c.exploratory; q.g += c.goldCount; q.eb += b.exploratory; q.gb += b.goldCount;
+      q.e += c.exploratory;
+      q.g += c.goldCount;
+      q.eb += b.exploratory;
+      q.gb += b.goldCount;
       perQuestion.set(r.questionId, q);
     }
     const withGold = [...perQuestion.values()];
     const diff = (sample: typeof withGold) => {
-      let e = 0, g = 0, eb = 0, gb = 0;
-      for (const q of sample) { e += q.e; g += q.g; eb += q.eb; gb += q.gb; }
+      let e = 0,
+        g = 0,
+        eb = 0,
+        gb = 0;
+      for (const q of sample) {
+        e += q.e;
+        g += q.g;
+        eb += q.eb;
+        gb += q.gb;
+      }
       return g > 0 && gb > 0 ? (e - g) / g - (eb - gb) / gb : null;
     };
     return {
-      fixed, regressed, bothRight: count("both_right"), bothWrong: count("both_wrong"), unknown: count("unknown"),
+      fixed,
+      regressed,
+      bothRight: count("both_right"),
+      bothWrong: count("both_wrong"),
+      unknown: count("unknown"),
       mcnemarP: rows.length ? mcnemarExact(regressed, fixed) : null,
       overDifference: bootstrap(withGold, diff, { seed }),
     };
   });
-  return { rows, aligned: keys.length, leftOut: maps.map((m) => [...m.keys()].filter((k) => !aligned.has(k)).length), versus };
+  return {
+    rows,
+    aligned: keys.length,
+    leftOut: maps.map((m) => [...m.keys()].filter((k) => !aligned.has(k)).length),
+    versus,
+  };
 }
 
 /** The compare page's filters: regressions or fixes (against the baseline, in any run), database, difficulty. */
-export function filterCompareRows(rows: CompareRow[], f: { show: "all" | "regressions" | "fixes"; db: string | null; difficulty: string | null }): CompareRow[] {
-  return rows.filter((r) =>
-    (f.show === "all" || r.status.includes(f.show === "regressions" ? "regressed" : "fixed")) &&
-    (!f.db || r.dbId === f.db) &&
-    (!f.difficulty || r.difficulty === f.difficulty));
+export function filterCompareRows(
+  rows: CompareRow[],
+  f: { show: "all" | "regressions" | "fixes"; db: string | null; difficulty: string | null },
+): CompareRow[] {
+  return rows.filter(
+    (r) =>
+      (f.show === "all" || r.status.includes(f.show === "regressions" ? "regressed" : "fixed")) &&
+      (!f.db || r.dbId === f.db) &&
+      (!f.difficulty || r.difficulty === f.difficulty),
+  );
 }

@@ -5,7 +5,10 @@
  */
 import { stringify } from "csv-stringify/sync";
 
-const OPTIONS = { record_delimiter: "windows", cast: { boolean: (b: boolean) => (b ? "true" : "false"), object: (o: object) => JSON.stringify(o) } } as const;
+const OPTIONS = {
+  record_delimiter: "windows",
+  cast: { boolean: (b: boolean) => (b ? "true" : "false"), object: (o: object) => JSON.stringify(o) },
+} as const;
 
 export function toCsv(columns: string[], rows: unknown[][], { escapeFormulas = true } = {}): string {
   return stringify([columns, ...rows], { ...OPTIONS, escape_formulas: escapeFormulas });
@@ -29,5 +32,10 @@ export function csvResponse(fileName: string, columns: string[], rows: Iterable<
       controller.enqueue(encoder.encode(stringify(batch, { ...OPTIONS, escape_formulas: true })));
     },
   });
-  return new Response(stream, { headers: { "Content-Type": "text/csv; charset=utf-8", "Content-Disposition": `attachment; filename="${fileName.replace(/[^\w.-]+/g, "_")}"` } });
+  return new Response(stream, {
+    headers: {
+      "Content-Type": "text/csv; charset=utf-8",
+      "Content-Disposition": `attachment; filename="${fileName.replace(/[^\w.-]+/g, "_")}"`,
+    },
+  });
 }

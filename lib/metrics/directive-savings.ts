@@ -35,10 +35,14 @@ export function estimateSavings(traces: SavingsTrace[]): SavingsEstimate {
     const flagged = new Set(t.flagged.map((x) => x.toLowerCase()));
     exploratory += t.exploratoryCalls.length;
     gold += t.gold.length;
-    for (const call of t.exploratoryCalls) if (call.length > 0 && call.every((x) => flagged.has(x.toLowerCase()))) saved++;
+    for (const call of t.exploratoryCalls)
+      if (call.length > 0 && call.every((x) => flagged.has(x.toLowerCase()))) saved++;
   }
   return {
-    traces: n, exploratory, saved, gold,
+    traces: n,
+    exploratory,
+    saved,
+    gold,
     measured: overExploration([{ exploratory, gold }]),
     estimated: overExploration([{ exploratory: exploratory - saved, gold }]),
   };

@@ -13,7 +13,7 @@ afterAll(() => store.cleanup());
 
 // What a spreadsheet evaluates: a cell starting with one of these.
 const FORMULA = /^[=+\-@\t\r]/;
-const HOSTILE = ["=HYPERLINK(\"http://evil.example\",\"click\")", "+1+1", "-2+3", "@SUM(A1)", "\t=1", "\r=1"];
+const HOSTILE = ['=HYPERLINK("http://evil.example","click")', "+1+1", "-2+3", "@SUM(A1)", "\t=1", "\r=1"];
 
 async function cells(response: Response): Promise<string[]> {
   return (parse(await response.text(), { relax_column_count: true }) as string[][]).flat();
@@ -21,14 +21,28 @@ async function cells(response: Response): Promise<string[]> {
 
 describe("CSV exports cannot attack a spreadsheet", () => {
   it("escapes question ids, run names, models and systems that start with =, +, -, @, tab or CR", async () => {
-    const lines = HOSTILE.map((h, i) => ({ run: { name: h, system: HOSTILE[(i + 1) % HOSTILE.length], model: HOSTILE[(i + 2) % HOSTILE.length], benchmark: "b" }, question: { id: h, text: h, db_id: h }, steps: [], final_sql: h, outcome: { correct: i % 2 === 0 } }));
+    const lines = HOSTILE.map((h, i) => ({
+      run: {
+        name: h,
+        system: HOSTILE[(i + 1) % HOSTILE.length],
+        model: HOSTILE[(i + 2) % HOSTILE.length],
+        benchmark: "b",
+      },
+      question: { id: h, text: h, db_id: h },
+      steps: [],
+      final_sql: h,
+      outcome: { correct: i % 2 === 0 },
+    }));
     const report = await ingestStream(store.db.$client, chunksOf(jsonl(...lines)));
     expect(report.inserted).toBe(HOSTILE.length);
     const overview = overviewTable(loadOverview(store.db, { withoutDataset: true }).groups);
     const all = await cells(csvResponse("o.csv", overview.columns, overview.rows));
     for (const h of HOSTILE.slice(0, 4)) expect(all).toContain(`'${h}`); // kept, as text
     for (const run of report.runs) {
-      const t = tracesTable(listTraces(store.db, run.id, { sort: "question", dir: "asc", page: 1, pageSize: 100 }).rows, listTraceTexts(store.db, run.id));
+      const t = tracesTable(
+        listTraces(store.db, run.id, { sort: "question", dir: "asc", page: 1, pageSize: 100 }).rows,
+        listTraceTexts(store.db, run.id),
+      );
       all.push(...(await cells(csvResponse("t.csv", t.columns, t.rows))));
     }
     const evaluated = all.filter((c) => FORMULA.test(c) && !/^-?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(c));
@@ -40,9 +54,15 @@ describe("CSV exports cannot attack a spreadsheet", () => {
     const response = csvResponse("big.csv", ["id", "neg", "third"], rows);
     const reader = response.body!.getReader();
     let chunks = 0;
-    for (;;) { const { done } = await reader.read(); if (done) break; chunks++; }
+    for (;;) {
+      const { done } = await reader.read();
+      if (done) break;
+      chunks++;
+    }
     expect(chunks).toBeGreaterThan(5);
-    const parsed = parse(await csvResponse("big.csv", ["id", "neg", "third"], rows).text(), { columns: true }) as { neg: string }[];
+    const parsed = parse(await csvResponse("big.csv", ["id", "neg", "third"], rows).text(), { columns: true }) as {
+      neg: string;
+    }[];
     expect(parsed[7].neg).toBe("-7");
   });
 });

@@ -9,11 +9,54 @@ export interface Table {
 
 export function overviewTable(groups: ReturnType<typeof buildOverview>): Table {
   return {
-    columns: ["dataset", "model", "system", "runs", "run_ids", "questions", "ex", "ex_low", "ex_high", "over_exploration", "over_low", "over_high", "failed_with_extra_tables", "input_tokens", "output_tokens", "cost_usd", "directive_overhead_usd", "directive_recall"],
-    rows: groups.flatMap((g) => g.models.flatMap((m) => g.systems.flatMap((s) => [g.cells[m]?.[s]].filter((c) => c !== undefined).map((c) => [
-      g.group, m, s, c.runs.map((r) => r.name).join(" + "), c.runs.map((r) => r.id).join(" "), c.stats.questions, c.stats.ex?.estimate, c.stats.ex?.low, c.stats.ex?.high, c.stats.over?.estimate, c.stats.over?.low, c.stats.over?.high,
-      c.stats.failedWithExtra, c.stats.inputTokens, c.stats.outputTokens, c.aggregates.cost, c.aggregates.directiveOverheadCost, c.aggregates.directiveRecall,
-    ])))),
+    columns: [
+      "dataset",
+      "model",
+      "system",
+      "runs",
+      "run_ids",
+      "questions",
+      "ex",
+      "ex_low",
+      "ex_high",
+      "over_exploration",
+      "over_low",
+      "over_high",
+      "failed_with_extra_tables",
+      "input_tokens",
+      "output_tokens",
+      "cost_usd",
+      "directive_overhead_usd",
+      "directive_recall",
+    ],
+    rows: groups.flatMap((g) =>
+      g.models.flatMap((m) =>
+        g.systems.flatMap((s) =>
+          [g.cells[m]?.[s]]
+            .filter((c) => c !== undefined)
+            .map((c) => [
+              g.group,
+              m,
+              s,
+              c.runs.map((r) => r.name).join(" + "),
+              c.runs.map((r) => r.id).join(" "),
+              c.stats.questions,
+              c.stats.ex?.estimate,
+              c.stats.ex?.low,
+              c.stats.ex?.high,
+              c.stats.over?.estimate,
+              c.stats.over?.low,
+              c.stats.over?.high,
+              c.stats.failedWithExtra,
+              c.stats.inputTokens,
+              c.stats.outputTokens,
+              c.aggregates.cost,
+              c.aggregates.directiveOverheadCost,
+              c.aggregates.directiveRecall,
+            ]),
+        ),
+      ),
+    ),
   };
 }
 
@@ -22,7 +65,45 @@ export type TraceTexts = Map<string, { questionText: string | null; goldSql: str
 export function tracesTable(rows: TraceListRow[], texts: TraceTexts): Table {
   const text = (r: TraceListRow) => texts.get(`${r.questionId}\u0000${r.sample}`);
   return {
-    columns: ["question_id", "sample", "question_text", "db_id", "difficulty", "steps", "tool_calls", "exploratory_calls", "gold_count", "over_exploration", "extra_tables", "empty_probes", "tokens", "ex_outcome", "recorded_correct", "status", "final_sql", "gold_sql"],
-    rows: rows.map((r) => [r.questionId, r.sample, text(r)?.questionText ?? null, r.dbId, r.difficulty, r.stepCount, r.toolCallCount, r.exploratoryCalls, r.goldCount, r.overExploration, r.extraTableCount, r.emptyProbeCount, r.tokens, r.exOutcome, r.recordedCorrect, r.status, text(r)?.finalSql ?? null, text(r)?.goldSql ?? null]),
+    columns: [
+      "question_id",
+      "sample",
+      "question_text",
+      "db_id",
+      "difficulty",
+      "steps",
+      "tool_calls",
+      "exploratory_calls",
+      "gold_count",
+      "over_exploration",
+      "extra_tables",
+      "empty_probes",
+      "tokens",
+      "ex_outcome",
+      "recorded_correct",
+      "status",
+      "final_sql",
+      "gold_sql",
+    ],
+    rows: rows.map((r) => [
+      r.questionId,
+      r.sample,
+      text(r)?.questionText ?? null,
+      r.dbId,
+      r.difficulty,
+      r.stepCount,
+      r.toolCallCount,
+      r.exploratoryCalls,
+      r.goldCount,
+      r.overExploration,
+      r.extraTableCount,
+      r.emptyProbeCount,
+      r.tokens,
+      r.exOutcome,
+      r.recordedCorrect,
+      r.status,
+      text(r)?.finalSql ?? null,
+      text(r)?.goldSql ?? null,
+    ]),
   };
 }

@@ -33,10 +33,13 @@ export interface CellInput extends RunAggregates {
 
 /** Splits the run list a cell query returns (`id\u0001name\u0001simulated`, joined by `\u0002`). */
 export function parseRunList(list: string | null): CellInput["runs"] {
-  return (list ?? "").split("\u0002").filter(Boolean).map((r) => {
-    const [id, name, simulated] = r.split("\u0001");
-    return { id, name, simulated: simulated === "1" };
-  });
+  return (list ?? "")
+    .split("\u0002")
+    .filter(Boolean)
+    .map((r) => {
+      const [id, name, simulated] = r.split("\u0001");
+      return { id, name, simulated: simulated === "1" };
+    });
 }
 
 export function buildOverview(cellsIn: CellInput[], unitsOf: (runId: string) => TraceUnit[]): OverviewGroup[] {
@@ -55,27 +58,45 @@ export function buildOverview(cellsIn: CellInput[], unitsOf: (runId: string) => 
       void _g;
       (cells[model] ??= {})[system] = { runs, stats: runStats(runs.flatMap((r) => unitsOf(r.id))), aggregates };
     }
-    const present = models.flatMap((m) => systems.map((s) => ({ model: m, system: s, cell: cells[m]?.[s] }))).filter((x) => x.cell);
+    const present = models
+      .flatMap((m) => systems.map((s) => ({ model: m, system: s, cell: cells[m]?.[s] })))
+      .filter((x) => x.cell);
     const bars = (value: (c: OverviewCell) => number | null | Interval) =>
-      groupedBars(present.map((x) => {
-        const v = value(x.cell!);
-        return { category: x.model, series: x.system, ...(v !== null && typeof v === "object" ? { value: v.estimate, low: v.low, high: v.high } : { value: v }) };
-      }), { categories: models, series: systems });
+      groupedBars(
+        present.map((x) => {
+          const v = value(x.cell!);
+          return {
+            category: x.model,
+            series: x.system,
+            ...(v !== null && typeof v === "object" ? { value: v.estimate, low: v.low, high: v.high } : { value: v }),
+          };
+        }),
+        { categories: models, series: systems },
+      );
     const costItems = present.flatMap((x) => [
       { category: x.model, series: `${x.system}: agent`, value: x.cell!.aggregates.cost },
       { category: x.model, series: `${x.system}: directives`, value: x.cell!.aggregates.directiveOverheadCost },
     ]);
     return {
-      group, systems, models, cells,
+      group,
+      systems,
+      models,
+      cells,
       charts: {
         over: bars((c) => c.stats.over),
         failedWithExtra: bars((c) => c.stats.failedWithExtra),
         ex: bars((c) => c.stats.ex),
-        tokens: groupedBars(present.flatMap((x) => [
-          { category: x.model, series: `${x.system}: input`, value: x.cell!.stats.inputTokens },
-          { category: x.model, series: `${x.system}: output`, value: x.cell!.stats.outputTokens },
-        ]), { categories: models, series: systems.flatMap((s) => [`${s}: input`, `${s}: output`]) }),
-        cost: groupedBars(costItems, { categories: models, series: systems.flatMap((s) => [`${s}: agent`, `${s}: directives`]) }),
+        tokens: groupedBars(
+          present.flatMap((x) => [
+            { category: x.model, series: `${x.system}: input`, value: x.cell!.stats.inputTokens },
+            { category: x.model, series: `${x.system}: output`, value: x.cell!.stats.outputTokens },
+          ]),
+          { categories: models, series: systems.flatMap((s) => [`${s}: input`, `${s}: output`]) },
+        ),
+        cost: groupedBars(costItems, {
+          categories: models,
+          series: systems.flatMap((s) => [`${s}: agent`, `${s}: directives`]),
+        }),
       },
     };
   });
@@ -83,5 +104,7 @@ export function buildOverview(cellsIn: CellInput[], unitsOf: (runId: string) => 
 
 /** The runs a group's figures cover, for exported charts: "name (id), …". */
 export function coveredRuns(g: Pick<OverviewGroup, "cells">): string {
-  return Object.values(g.cells).flatMap((bySystem) => Object.values(bySystem).flatMap((c) => c.runs.map((r) => `${r.name} (${r.id})`))).join(", ");
+  return Object.values(g.cells)
+    .flatMap((bySystem) => Object.values(bySystem).flatMap((c) => c.runs.map((r) => `${r.name} (${r.id})`)))
+    .join(", ");
 }

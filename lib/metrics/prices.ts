@@ -27,13 +27,21 @@ export function priceOf(model: string, table: PriceTable = DEFAULT_PRICES): Mode
   const name = model.toLowerCase().replace(/^(openai|anthropic)\//, "");
   let best: string | undefined;
   for (const key of Object.keys(table)) {
-    if ((name === key || name.startsWith(key + "-") || name.startsWith(key + ".") || name.startsWith(key + "@")) && (!best || key.length > best.length)) best = key;
+    if (
+      (name === key || name.startsWith(key + "-") || name.startsWith(key + ".") || name.startsWith(key + "@")) &&
+      (!best || key.length > best.length)
+    )
+      best = key;
   }
   return best ? table[best] : undefined;
 }
 
 /** Cost of a trace's tokens; cached input tokens are part of input tokens and billed at the cached rate. */
-export function costOf(model: string, usage: { input: number; cached: number; output: number }, table?: PriceTable): number | null {
+export function costOf(
+  model: string,
+  usage: { input: number; cached: number; output: number },
+  table?: PriceTable,
+): number | null {
   const p = priceOf(model, table);
   if (!p) return null;
   const cached = Math.min(usage.cached, usage.input);

@@ -2,7 +2,12 @@
 import { groupedBars, type GroupedBars } from "./chart-series";
 import { breakdown, type TraceUnit } from "./run-units";
 
-export interface ScatterPointData { x: number; y: number; count: number; label: string }
+export interface ScatterPointData {
+  x: number;
+  y: number;
+  count: number;
+  label: string;
+}
 
 export function explorationScatter(traces: TraceUnit[]): ScatterPointData[] {
   const points = new Map<string, ScatterPointData>();
@@ -18,12 +23,18 @@ export function explorationScatter(traces: TraceUnit[]): ScatterPointData[] {
 }
 
 export function exOverBreakdown(traces: TraceUnit[], key: (t: TraceUnit) => string | null): GroupedBars {
-  return groupedBars(breakdown(traces, key).flatMap((b) => [
-    { category: `${b.key} (${b.questions})`, series: "EX", value: b.ex },
-    { category: `${b.key} (${b.questions})`, series: "over-exploration", value: b.over },
-  ]), { series: ["EX", "over-exploration"] });
+  return groupedBars(
+    breakdown(traces, key).flatMap((b) => [
+      { category: `${b.key} (${b.questions})`, series: "EX", value: b.ex },
+      { category: `${b.key} (${b.questions})`, series: "over-exploration", value: b.over },
+    ]),
+    { series: ["EX", "over-exploration"] },
+  );
 }
 
 export function callsBars(counts: { label: string; calls: number }[], limit = 20): GroupedBars {
-  return groupedBars(counts.slice(0, limit).map((c) => ({ category: c.label, series: "calls", value: c.calls })), { categories: counts.slice(0, limit).map((c) => c.label), series: ["calls"] });
+  return groupedBars(
+    counts.slice(0, limit).map((c) => ({ category: c.label, series: "calls", value: c.calls })),
+    { categories: counts.slice(0, limit).map((c) => c.label), series: ["calls"] },
+  );
 }

@@ -45,7 +45,9 @@ export interface RunAggregates {
  * Execution accuracy over traces with a known outcome: a trace's re-evaluated outcome when it has one, else its
  * recorded one (gold errors are left out). The source says which kind of outcome the number rests on.
  */
-export function accuracyOf(a: Pick<RunAggregates, "judged" | "correct" | "exJudged">): { share: number; n: number; source: "re-evaluated" | "recorded" | "re-evaluated + recorded" } | null {
+export function accuracyOf(
+  a: Pick<RunAggregates, "judged" | "correct" | "exJudged">,
+): { share: number; n: number; source: "re-evaluated" | "recorded" | "re-evaluated + recorded" } | null {
   if (a.judged === 0) return null;
   const source = a.exJudged === 0 ? "recorded" : a.exJudged >= a.judged ? "re-evaluated" : "re-evaluated + recorded";
   return { share: a.correct / a.judged, n: a.judged, source };
@@ -67,6 +69,10 @@ export const ROLE_LABELS: Record<string, string> = {
 };
 
 /** Table-level schema linking, micro-averaged over traces with known gold and final tables (FlexSQL; stats.ts). */
-export function linkingOf(a: Pick<RunAggregates, "linkTruePositive" | "linkPredicted" | "linkGold">): { precision: number | null; recall: number | null; f1: number | null } {
+export function linkingOf(a: Pick<RunAggregates, "linkTruePositive" | "linkPredicted" | "linkGold">): {
+  precision: number | null;
+  recall: number | null;
+  f1: number | null;
+} {
   return schemaLinking([{ truePositive: a.linkTruePositive, predicted: a.linkPredicted, gold: a.linkGold }]);
 }

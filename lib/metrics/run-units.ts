@@ -36,7 +36,8 @@ export function groupByQuestion(traces: TraceUnit[]): QuestionUnit[] {
   const map = new Map<string, QuestionUnit>();
   for (const t of traces) {
     let q = map.get(t.questionId);
-    if (!q) map.set(t.questionId, (q = { questionId: t.questionId, dbId: t.dbId, difficulty: t.difficulty, traces: [] }));
+    if (!q)
+      map.set(t.questionId, (q = { questionId: t.questionId, dbId: t.dbId, difficulty: t.difficulty, traces: [] }));
     q.traces.push(t);
   }
   return [...map.values()];
@@ -57,8 +58,14 @@ export function summarizeQuestion(u: QuestionUnit): QuestionSummary {
   let exploratory = 0;
   let gold = 0;
   for (const t of u.traces) {
-    if (t.correct !== null) { judged++; correct += t.correct; }
-    if (t.goldCount !== null) { exploratory += t.exploratory; gold += t.goldCount; }
+    if (t.correct !== null) {
+      judged++;
+      correct += t.correct;
+    }
+    if (t.goldCount !== null) {
+      exploratory += t.exploratory;
+      gold += t.goldCount;
+    }
   }
   return { accuracy: judged ? correct / judged : null, exploratory, gold };
 }
@@ -66,7 +73,11 @@ export function summarizeQuestion(u: QuestionUnit): QuestionSummary {
 export function meanAccuracy(qs: QuestionSummary[]): number | null {
   let sum = 0;
   let n = 0;
-  for (const q of qs) if (q.accuracy !== null) { sum += q.accuracy; n++; }
+  for (const q of qs)
+    if (q.accuracy !== null) {
+      sum += q.accuracy;
+      n++;
+    }
   return n ? sum / n : null;
 }
 
@@ -103,7 +114,9 @@ export function runStats(traces: TraceUnit[], seed = 1): RunStats {
     questions: units.length,
     ex: bootstrap(units, meanAccuracy, { seed }),
     over: bootstrap(units, summaryExploration, { seed }),
-    failedWithExtra: traces.some((t) => t.extraTables !== null) ? traces.filter((t) => t.correct === 0 && (t.extraTables ?? 0) > 0).length : null,
+    failedWithExtra: traces.some((t) => t.extraTables !== null)
+      ? traces.filter((t) => t.correct === 0 && (t.extraTables ?? 0) > 0).length
+      : null,
     inputTokens: recorded.length ? recorded.reduce((s, t) => s + t.inputTokens, 0) : null,
     outputTokens: recorded.length ? recorded.reduce((s, t) => s + t.outputTokens, 0) : null,
     tokensRecorded: recorded.length,
@@ -112,7 +125,10 @@ export function runStats(traces: TraceUnit[], seed = 1): RunStats {
 }
 
 /** Accuracy and over-exploration by a key (difficulty, database). */
-export function breakdown(traces: TraceUnit[], key: (t: TraceUnit) => string | null): { key: string; questions: number; ex: number | null; over: number | null }[] {
+export function breakdown(
+  traces: TraceUnit[],
+  key: (t: TraceUnit) => string | null,
+): { key: string; questions: number; ex: number | null; over: number | null }[] {
   const groups = new Map<string, TraceUnit[]>();
   for (const t of traces) {
     const k = key(t) ?? "(none)";
@@ -120,10 +136,12 @@ export function breakdown(traces: TraceUnit[], key: (t: TraceUnit) => string | n
     if (list) list.push(t);
     else groups.set(k, [t]);
   }
-  return [...groups.entries()].map(([k, ts]) => {
-    const units = groupByQuestion(ts);
-    return { key: k, questions: units.length, ex: accuracy(units), over: exploration(units) };
-  }).sort((a, b) => a.key.localeCompare(b.key, undefined, { numeric: true }));
+  return [...groups.entries()]
+    .map(([k, ts]) => {
+      const units = groupByQuestion(ts);
+      return { key: k, questions: units.length, ex: accuracy(units), over: exploration(units) };
+    })
+    .sort((a, b) => a.key.localeCompare(b.key, undefined, { numeric: true }));
 }
 
 /**
@@ -134,7 +152,18 @@ export function breakdown(traces: TraceUnit[], key: (t: TraceUnit) => string | n
  * `short` counts them. Majority@K needs an evaluated run: a question none of whose samples executed scores 0
  * and stays in the denominator (DOMAIN.md). Null for a run with one sample per question.
  */
-export function sampleStats(traces: TraceUnit[], requestedK?: number): { k: number; maxK: number; questions: number; short: number; pass1: number; passK: number; majorityK: number | null } | null {
+export function sampleStats(
+  traces: TraceUnit[],
+  requestedK?: number,
+): {
+  k: number;
+  maxK: number;
+  questions: number;
+  short: number;
+  pass1: number;
+  passK: number;
+  majorityK: number | null;
+} | null {
   const units = groupByQuestion(traces).filter((u) => u.traces.some((t) => t.correct !== null));
   const maxK = Math.max(0, ...units.map((u) => u.traces.filter((t) => t.correct !== null).length));
   if (maxK <= 1) return null;
@@ -151,8 +180,17 @@ export function sampleStats(traces: TraceUnit[], requestedK?: number): { k: numb
     pass1 += passAtK(judged.length, correct, 1);
     if (judged.length < k) short++;
     passK += passAtK(judged.length, correct, Math.min(k, judged.length));
-    if (evaluated) majority += majorityAtK(u.traces.map((t) => ({ correct: t.correct === 1, resultKey: t.resultKey ?? null })));
+    if (evaluated)
+      majority += majorityAtK(u.traces.map((t) => ({ correct: t.correct === 1, resultKey: t.resultKey ?? null })));
   }
   const n = units.length;
-  return { k, maxK, questions: n, short, pass1: pass1 / n, passK: passK / n, majorityK: evaluated ? majority / n : null };
+  return {
+    k,
+    maxK,
+    questions: n,
+    short,
+    pass1: pass1 / n,
+    passK: passK / n,
+    majorityK: evaluated ? majority / n : null,
+  };
 }

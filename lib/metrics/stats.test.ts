@@ -6,7 +6,13 @@ const share = (values: boolean[]) => (values.length ? values.filter(Boolean).len
 describe("over-exploration of a set (hand-checked)", () => {
   it("is (Σ exploratory − Σ gold) / Σ gold, not a mean of per-trace ratios", () => {
     // 3+1+8 exploratory against 2+1+2 gold: (12 − 5) / 5 = 140%; the mean of ratios would be 100%.
-    expect(overExploration([{ exploratory: 3, gold: 2 }, { exploratory: 1, gold: 1 }, { exploratory: 8, gold: 2 }])).toBeCloseTo(1.4);
+    expect(
+      overExploration([
+        { exploratory: 3, gold: 2 },
+        { exploratory: 1, gold: 1 },
+        { exploratory: 8, gold: 2 },
+      ]),
+    ).toBeCloseTo(1.4);
     expect(overExploration([{ exploratory: 2, gold: 0 }])).toBeNull();
   });
 });
@@ -63,8 +69,14 @@ describe("Pass@k and Majority@K", () => {
 
 describe("schema linking", () => {
   it("micro-averages precision, recall and F1 over traces", () => {
-    const counts = [linkingCounts(["singer", "concert"], ["singer"]), linkingCounts(["Stadium"], ["stadium", "concert"])];
-    expect(counts).toEqual([{ truePositive: 1, predicted: 2, gold: 1 }, { truePositive: 1, predicted: 1, gold: 2 }]);
+    const counts = [
+      linkingCounts(["singer", "concert"], ["singer"]),
+      linkingCounts(["Stadium"], ["stadium", "concert"]),
+    ];
+    expect(counts).toEqual([
+      { truePositive: 1, predicted: 2, gold: 1 },
+      { truePositive: 1, predicted: 1, gold: 2 },
+    ]);
     const r = schemaLinking(counts);
     expect(r.precision).toBeCloseTo(2 / 3);
     expect(r.recall).toBeCloseTo(2 / 3);
@@ -76,11 +88,30 @@ describe("schema linking", () => {
 describe("sampleStats over a multi-sample run", () => {
   it("computes Pass@1, Pass@K and Majority@K with ties", async () => {
     const { sampleStats } = await import("./run-units");
-    const t = (questionId: string, sample: number, correct: number, resultKey: string) => ({ questionId, sample, dbId: null, difficulty: null, correct, exploratory: 0, goldCount: null, extraTables: null, inputTokens: 0, outputTokens: 0, cost: null, resultKey });
+    const t = (questionId: string, sample: number, correct: number, resultKey: string) => ({
+      questionId,
+      sample,
+      dbId: null,
+      difficulty: null,
+      correct,
+      exploratory: 0,
+      goldCount: null,
+      extraTables: null,
+      inputTokens: 0,
+      outputTokens: 0,
+      cost: null,
+      resultKey,
+    });
     const s = sampleStats([
-      t("a", 0, 1, "x"), t("a", 1, 1, "x"), t("a", 2, 0, "y"), // majority right
-      t("b", 0, 0, "y"), t("b", 1, 1, "x"), t("b", 2, 0, "z"), // three-way tie: 1/3
-      t("c", 0, 0, "y"), t("c", 1, 0, "y"), t("c", 2, 0, "z"), // all wrong
+      t("a", 0, 1, "x"),
+      t("a", 1, 1, "x"),
+      t("a", 2, 0, "y"), // majority right
+      t("b", 0, 0, "y"),
+      t("b", 1, 1, "x"),
+      t("b", 2, 0, "z"), // three-way tie: 1/3
+      t("c", 0, 0, "y"),
+      t("c", 1, 0, "y"),
+      t("c", 2, 0, "z"), // all wrong
     ])!;
     expect(s.k).toBe(3);
     expect(s.pass1).toBeCloseTo((2 / 3 + 1 / 3 + 0) / 3);
@@ -90,7 +121,20 @@ describe("sampleStats over a multi-sample run", () => {
 
   it("Majority@K scores a question none of whose samples executed as 0, in the denominator", async () => {
     const { sampleStats } = await import("./run-units");
-    const t = (questionId: string, correct: number, resultKey: string | null) => ({ questionId, sample: 0, dbId: null, difficulty: null, correct, exploratory: 0, goldCount: null, extraTables: null, inputTokens: 0, outputTokens: 0, cost: null, resultKey });
+    const t = (questionId: string, correct: number, resultKey: string | null) => ({
+      questionId,
+      sample: 0,
+      dbId: null,
+      difficulty: null,
+      correct,
+      exploratory: 0,
+      goldCount: null,
+      extraTables: null,
+      inputTokens: 0,
+      outputTokens: 0,
+      cost: null,
+      resultKey,
+    });
     // 20 questions × 3 samples: 13 majority-right, 2 majority-wrong, 5 where no sample executed (pred errors).
     const traces = [];
     for (let q = 0; q < 13; q++) traces.push(t(`r${q}`, 1, "ok"), t(`r${q}`, 1, "ok"), t(`r${q}`, 0, "bad"));
@@ -103,7 +147,19 @@ describe("sampleStats over a multi-sample run", () => {
 
   it("Pass@K uses the unbiased estimator when a question has more samples than K", async () => {
     const { sampleStats } = await import("./run-units");
-    const t = (questionId: string, correct: number) => ({ questionId, sample: 0, dbId: null, difficulty: null, correct, exploratory: 0, goldCount: null, extraTables: null, inputTokens: 0, outputTokens: 0, cost: null });
+    const t = (questionId: string, correct: number) => ({
+      questionId,
+      sample: 0,
+      dbId: null,
+      difficulty: null,
+      correct,
+      exploratory: 0,
+      goldCount: null,
+      extraTables: null,
+      inputTokens: 0,
+      outputTokens: 0,
+      cost: null,
+    });
     // 5 samples, 1 correct: pass@2 = 1 − C(4,2)/C(5,2) = 1 − 6/10 = 0.4; pass@5 = 1.
     const traces = [t("a", 1), t("a", 0), t("a", 0), t("a", 0), t("a", 0)];
     expect(sampleStats(traces, 2)!.passK).toBeCloseTo(0.4);

@@ -26,7 +26,11 @@ export interface Interval {
  * 2.5th and 97.5th percentiles of the statistic. Returns null when there are no units or the statistic is
  * undefined on the sample itself.
  */
-export function bootstrap<T>(units: T[], statistic: (sample: T[]) => number | null, { iterations = 1000, seed = 1, level = 0.95 } = {}): Interval | null {
+export function bootstrap<T>(
+  units: T[],
+  statistic: (sample: T[]) => number | null,
+  { iterations = 1000, seed = 1, level = 0.95 } = {},
+): Interval | null {
   const estimate = units.length ? statistic(units) : null;
   if (estimate === null) return null;
   const random = seededRandom(seed);
@@ -124,12 +128,21 @@ export function linkingCounts(final: string[], gold: string[]): LinkingCounts {
 }
 
 /** Micro-averaged precision, recall and F1 over traces. */
-export function schemaLinking(counts: LinkingCounts[]): { precision: number | null; recall: number | null; f1: number | null } {
+export function schemaLinking(counts: LinkingCounts[]): {
+  precision: number | null;
+  recall: number | null;
+  f1: number | null;
+} {
   const tp = counts.reduce((s, c) => s + c.truePositive, 0);
   const p = counts.reduce((s, c) => s + c.predicted, 0);
   const g = counts.reduce((s, c) => s + c.gold, 0);
   const precision = p ? tp / p : null;
   const recall = g ? tp / g : null;
-  const f1 = precision !== null && recall !== null && precision + recall > 0 ? (2 * precision * recall) / (precision + recall) : precision !== null && recall !== null ? 0 : null;
+  const f1 =
+    precision !== null && recall !== null && precision + recall > 0
+      ? (2 * precision * recall) / (precision + recall)
+      : precision !== null && recall !== null
+        ? 0
+        : null;
   return { precision, recall, f1 };
 }

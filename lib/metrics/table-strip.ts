@@ -38,7 +38,10 @@ const k = (t: string) => t.toLowerCase();
 
 export function buildTableStrip(input: StripInput, seqCap = 100): TableChip[] {
   const names = new Map<string, string>();
-  const add = (list: string[] | null) => list?.forEach((t) => { if (!names.has(k(t))) names.set(k(t), t); });
+  const add = (list: string[] | null) =>
+    list?.forEach((t) => {
+      if (!names.has(k(t))) names.set(k(t), t);
+    });
   add(input.databaseTables);
   add(input.gold);
   add(input.final);
@@ -49,7 +52,17 @@ export function buildTableStrip(input: StripInput, seqCap = 100): TableChip[] {
   const final = new Set((input.final ?? []).map(k));
   const chips = new Map<string, TableChip>();
   for (const [key, name] of names) {
-    chips.set(key, { name, gold: gold.has(key), explored: 0, touched: 0, flagged: flagged.has(key), inFinal: final.has(key), goldNeverExplored: false, nonGoldExplored: false, seqs: [] });
+    chips.set(key, {
+      name,
+      gold: gold.has(key),
+      explored: 0,
+      touched: 0,
+      flagged: flagged.has(key),
+      inFinal: final.has(key),
+      goldNeverExplored: false,
+      nonGoldExplored: false,
+      seqs: [],
+    });
   }
   for (const s of input.steps) {
     const seen = new Set<string>();

@@ -6,15 +6,35 @@ describe("classifyStep", () => {
   const schema = ["Singer", "concert", "stadium"];
   it("maps the seed systems' tools to roles, MCP prefixes stripped", () => {
     expect(classifyStep("mcp__sqlite__list_tables", {}).role).toBe("schema_listing");
-    expect(classifyStep("sqlite_describe_table", { table_name: "singer" }, undefined, schema)).toEqual({ role: "schema_exploration", tool: "describe_table", tables: ["Singer"], exploratory: true });
+    expect(classifyStep("sqlite_describe_table", { table_name: "singer" }, undefined, schema)).toEqual({
+      role: "schema_exploration",
+      tool: "describe_table",
+      tables: ["Singer"],
+      exploratory: true,
+    });
     expect(classifyStep("GetColValues", { column: "x", table: "concert" }).role).toBe("data_inspection");
     expect(classifyStep("SQLExecutor", { sql: "SELECT 1" }).role).toBe("execution");
     expect(classifyStep("terminate", { answer: "SELECT 1" }).role).toBe("submission");
-    expect(classifyStep("bash", { cmd: "ls" })).toEqual({ role: "other", tool: "bash", tables: [], exploratory: false });
+    expect(classifyStep("bash", { cmd: "ls" })).toEqual({
+      role: "other",
+      tool: "bash",
+      tables: [],
+      exploratory: false,
+    });
   });
   it("a PRAGMA table_info read_query is exploratory; a SELECT probe is not", () => {
-    expect(classifyStep("read_query", { query: "PRAGMA table_info(concert)" })).toMatchObject({ exploratory: true, tables: ["concert"] });
-    expect(classifyStep("read_query", { query: "SELECT name FROM singer s JOIN concert c ON c.singer_id = s.id" }, undefined, schema)).toMatchObject({ exploratory: false, tables: ["Singer", "concert"] });
+    expect(classifyStep("read_query", { query: "PRAGMA table_info(concert)" })).toMatchObject({
+      exploratory: true,
+      tables: ["concert"],
+    });
+    expect(
+      classifyStep(
+        "read_query",
+        { query: "SELECT name FROM singer s JOIN concert c ON c.singer_id = s.id" },
+        undefined,
+        schema,
+      ),
+    ).toMatchObject({ exploratory: false, tables: ["Singer", "concert"] });
   });
   it("a run's own mapping overrides the default", () => {
     expect(classifyStep("peek", { table: "concert" }, { peek: "data_inspection" }).role).toBe("data_inspection");
@@ -66,26 +86,44 @@ describe("exploratoryTableOf", () => {
   });
 
   it("counts describe_table without a table as an exploratory call on an unknown table", () => {
-    expect(classifyStep("describe_table", {})).toEqual({ role: "schema_exploration", tool: "describe_table", tables: [], exploratory: true });
+    expect(classifyStep("describe_table", {})).toEqual({
+      role: "schema_exploration",
+      tool: "describe_table",
+      tables: [],
+      exploratory: true,
+    });
     expect(classifyStep("mcp__db__describe_table", "")).toMatchObject({ exploratory: true, tables: [] });
   });
 
   it("reads SQL inside a Markdown fence", () => {
-    expect(classifyStep("read_query", { query: "```sql\nSELECT * FROM concert\n```" }, undefined, ["concert"])).toMatchObject({ tables: ["concert"] });
+    expect(
+      classifyStep("read_query", { query: "```sql\nSELECT * FROM concert\n```" }, undefined, ["concert"]),
+    ).toMatchObject({ tables: ["concert"] });
   });
 });
 
 describe("scanTables", () => {
   it("reads FROM lists, joins, quoted names and skips CTEs, strings and functions", () => {
     expect(scanTables("SELECT * FROM a, main.b AS x JOIN \"c d\" ON 1 WHERE s = 'FROM e'")).toEqual(["a", "b", "c d"]);
-    expect(scanTables("WITH t AS (SELECT * FROM base) SELECT * FROM t JOIN other USING (id)")).toEqual(["base", "other"]);
+    expect(scanTables("WITH t AS (SELECT * FROM base) SELECT * FROM t JOIN other USING (id)")).toEqual([
+      "base",
+      "other",
+    ]);
     expect(scanTables("SELECT * FROM (SELECT id FROM inner_t) q LEFT OUTER JOIN `x`")).toEqual(["inner_t", "x"]);
     expect(scanTables("SELECT * FROM pragma_table_info('t')")).toEqual([]);
     expect(scanTables("SELECT count(*) FROM sänger -- FROM comment")).toEqual(["sänger"]);
   });
   it("drops CTE names declared with a column list, recursive CTEs and table-valued functions", () => {
     expect(scanTables("WITH r(n) AS (SELECT id FROM base) SELECT n FROM r")).toEqual(["base"]);
-    expect(scanTables("WITH RECURSIVE cnt(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM cnt WHERE x < 9) SELECT x FROM cnt JOIN t ON t.id = x")).toEqual(["t"]);
-    expect(scanTables("WITH a AS MATERIALIZED (SELECT * FROM s), b(k, v) AS (SELECT * FROM a) SELECT * FROM b, json_each(b.v)")).toEqual(["s"]);
+    expect(
+      scanTables(
+        "WITH RECURSIVE cnt(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM cnt WHERE x < 9) SELECT x FROM cnt JOIN t ON t.id = x",
+      ),
+    ).toEqual(["t"]);
+    expect(
+      scanTables(
+        "WITH a AS MATERIALIZED (SELECT * FROM s), b(k, v) AS (SELECT * FROM a) SELECT * FROM b, json_each(b.v)",
+      ),
+    ).toEqual(["s"]);
   });
 });

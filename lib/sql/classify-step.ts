@@ -13,16 +13,35 @@ import { extractSql } from "./extract-sql";
 import { foldTable } from "./parse-tables";
 import { scanTables, tokenize, type Token } from "./scan-tables";
 
-export const stepRoles = ["schema_listing", "schema_exploration", "data_inspection", "execution", "submission", "other"] as const;
+export const stepRoles = [
+  "schema_listing",
+  "schema_exploration",
+  "data_inspection",
+  "execution",
+  "submission",
+  "other",
+] as const;
 export type StepRole = (typeof stepRoles)[number];
 export type RoleMap = Record<string, StepRole>;
 
 export const DEFAULT_ROLE_MAP: RoleMap = {
-  list_tables: "schema_listing", GetSchema: "schema_listing", get_schema: "schema_listing",
-  describe_table: "schema_exploration", GetTableCol: "schema_exploration", get_join_info: "schema_exploration", get_all_column_meanings: "schema_exploration",
-  read_query: "data_inspection", GetColValues: "data_inspection", FindRows: "data_inspection",
-  SQLExecutor: "execution", PythonExecutor: "execution", execute_sql: "execution", execute_snowflake_sql: "execution",
-  submit_final_query: "submission", submit_sql: "submission", terminate: "submission",
+  list_tables: "schema_listing",
+  GetSchema: "schema_listing",
+  get_schema: "schema_listing",
+  describe_table: "schema_exploration",
+  GetTableCol: "schema_exploration",
+  get_join_info: "schema_exploration",
+  get_all_column_meanings: "schema_exploration",
+  read_query: "data_inspection",
+  GetColValues: "data_inspection",
+  FindRows: "data_inspection",
+  SQLExecutor: "execution",
+  PythonExecutor: "execution",
+  execute_sql: "execution",
+  execute_snowflake_sql: "execution",
+  submit_final_query: "submission",
+  submit_sql: "submission",
+  terminate: "submission",
 };
 
 /** Tools that describe one table named in their arguments. */
@@ -54,7 +73,8 @@ function tableArg(args: unknown): string | undefined {
   return undefined;
 }
 
-const isName = (t: Token | undefined) => t !== undefined && (t.kind === "word" || t.kind === "ident" || t.kind === "string");
+const isName = (t: Token | undefined) =>
+  t !== undefined && (t.kind === "word" || t.kind === "ident" || t.kind === "string");
 const isWord = (t: Token | undefined, ...words: string[]) => t?.kind === "word" && words.includes(t.text.toLowerCase());
 
 /**
@@ -81,9 +101,14 @@ export function exploratoryTableOf(sql: string): string | undefined {
     return undefined;
   }
   for (let i = 0; i < t.length - 2; i++) {
-    if (isWord(t[i], "pragma_table_info", "pragma_table_xinfo") && t[i + 1].text === "(" && isName(t[i + 2])) return t[i + 2].text;
+    if (isWord(t[i], "pragma_table_info", "pragma_table_xinfo") && t[i + 1].text === "(" && isName(t[i + 2]))
+      return t[i + 2].text;
   }
-  const from = t.findIndex((x, i) => isWord(x, "from") && (isSchemaTable(t[i + 1]) || (isName(t[i + 1]) && t[i + 2]?.text === "." && isSchemaTable(t[i + 3]))));
+  const from = t.findIndex(
+    (x, i) =>
+      isWord(x, "from") &&
+      (isSchemaTable(t[i + 1]) || (isName(t[i + 1]) && t[i + 2]?.text === "." && isSchemaTable(t[i + 3]))),
+  );
   if (from === -1) return undefined;
   for (let i = from; i < t.length - 2; i++) {
     if (!isWord(t[i], "name", "tbl_name")) continue;
@@ -93,12 +118,14 @@ export function exploratoryTableOf(sql: string): string | undefined {
       if (isWord(op, "like") && /[%_]/.test(value.text)) continue;
       return value.text;
     }
-    if (op.text === "=" && t[i + 2]?.text === "=" && (t[i + 3]?.kind === "string" || t[i + 3]?.kind === "ident")) return t[i + 3].text;
+    if (op.text === "=" && t[i + 2]?.text === "=" && (t[i + 3]?.kind === "string" || t[i + 3]?.kind === "ident"))
+      return t[i + 3].text;
   }
   return undefined;
 }
 
-const isSchemaTable = (t: Token | undefined) => (t?.kind === "word" || t?.kind === "ident") && /^sqlite_(?:temp_)?(?:master|schema)$/i.test(t.text);
+const isSchemaTable = (t: Token | undefined) =>
+  (t?.kind === "word" || t?.kind === "ident") && /^sqlite_(?:temp_)?(?:master|schema)$/i.test(t.text);
 
 // Tool names repeat across a run's steps: normalise each once per role map.
 const normalized = new WeakMap<RoleMap, Map<string, string>>();
@@ -114,7 +141,12 @@ function toolNameIn(roles: RoleMap, tool: string): string {
   return name;
 }
 
-export function classifyStep(tool: string, args: unknown, roles: RoleMap = DEFAULT_ROLE_MAP, schemaTables?: readonly string[]): StepClass {
+export function classifyStep(
+  tool: string,
+  args: unknown,
+  roles: RoleMap = DEFAULT_ROLE_MAP,
+  schemaTables?: readonly string[],
+): StepClass {
   const name = toolNameIn(roles, tool);
   const role = roles[name] ?? roles[tool] ?? "other";
   const fold = (t: string) => foldTable(t, schemaTables);

@@ -4,7 +4,10 @@ import { extractSql } from "./extract-sql";
 describe("extractSql", () => {
   it("takes the SQL out of a Markdown fence, whatever its tag", () => {
     expect(extractSql("```sql\nSELECT * FROM frpm\n```")).toEqual({ sql: "SELECT * FROM frpm", extracted: "fence" });
-    expect(extractSql("Here it is:\n```SQLite\nSELECT 1;\n```\nDone.")).toEqual({ sql: "SELECT 1;", extracted: "fence" });
+    expect(extractSql("Here it is:\n```SQLite\nSELECT 1;\n```\nDone.")).toEqual({
+      sql: "SELECT 1;",
+      extracted: "fence",
+    });
     expect(extractSql("```\nSELECT 2\n```")).toEqual({ sql: "SELECT 2", extracted: "fence" });
     // The last SQL fence wins over an earlier draft and over an untagged block.
     expect(extractSql("```sql\nSELECT 1\n```\n```text\nnote\n```\n```sql\nSELECT 3\n```").sql).toBe("SELECT 3");

@@ -19,17 +19,28 @@ function schemaDb() {
 describe("extractTables with EXPLAIN", () => {
   const db = schemaDb();
   it("maps cursors (and indexes) to tables", () => {
-    expect(extractTables("SELECT s.name FROM singer s JOIN concert c ON c.singer_id = s.id WHERE c.year = 2014", db)).toEqual({ ok: true, tables: ["concert", "Singer"], method: "explain" });
+    expect(
+      extractTables("SELECT s.name FROM singer s JOIN concert c ON c.singer_id = s.id WHERE c.year = 2014", db),
+    ).toEqual({ ok: true, tables: ["concert", "Singer"], method: "explain" });
   });
   it("keeps a LEFT JOIN the optimiser drops, and a view by its name", () => {
-    expect(extractTables("SELECT s.id FROM Singer s LEFT JOIN stadium t ON t.id = s.id", db)).toMatchObject({ tables: ["Singer", "stadium"] });
+    expect(extractTables("SELECT s.id FROM Singer s LEFT JOIN stadium t ON t.id = s.id", db)).toMatchObject({
+      tables: ["Singer", "stadium"],
+    });
     expect(extractTables("SELECT name FROM singer_names", db)).toMatchObject({ tables: ["Singer", "singer_names"] });
   });
   it("drops CTE names and main., folds case to the schema's spelling", () => {
-    expect(extractTables("WITH x AS (SELECT * FROM main.SINGER) SELECT * FROM x", db)).toMatchObject({ tables: ["Singer"], method: "explain" });
+    expect(extractTables("WITH x AS (SELECT * FROM main.SINGER) SELECT * FROM x", db)).toMatchObject({
+      tables: ["Singer"],
+      method: "explain",
+    });
   });
   it("reads double-quoted strings as SQLite's legacy mode does", () => {
-    expect(extractTables('SELECT id FROM Singer WHERE name = "Bob"', db)).toMatchObject({ ok: true, tables: ["Singer"], method: "explain" });
+    expect(extractTables('SELECT id FROM Singer WHERE name = "Bob"', db)).toMatchObject({
+      ok: true,
+      tables: ["Singer"],
+      method: "explain",
+    });
     const { statement, sql } = prepareLegacy(db, 'SELECT id FROM Singer WHERE name = "Bob" OR "name" = "Ann"');
     expect(sql).toBe("SELECT id FROM Singer WHERE name = 'Bob' OR \"name\" = 'Ann'");
     expect(statement.all()).toEqual([{ id: 1 }, { id: 2 }]);
@@ -42,8 +53,12 @@ describe("extractTables with EXPLAIN", () => {
 
 describe("extractTablesWithParser", () => {
   it("handles non-ASCII identifiers, subqueries and CTEs", () => {
-    expect(extractTablesWithParser("SELECT count(*) FROM sänger WHERE id IN (SELECT sänger_id FROM konzert)")).toMatchObject({ tables: ["konzert", "sänger"] });
-    expect(extractTablesWithParser("WITH t AS (SELECT * FROM a) SELECT * FROM t, main.b", ["A", "B"])).toMatchObject({ tables: ["A", "B"] });
+    expect(
+      extractTablesWithParser("SELECT count(*) FROM sänger WHERE id IN (SELECT sänger_id FROM konzert)"),
+    ).toMatchObject({ tables: ["konzert", "sänger"] });
+    expect(extractTablesWithParser("WITH t AS (SELECT * FROM a) SELECT * FROM t, main.b", ["A", "B"])).toMatchObject({
+      tables: ["A", "B"],
+    });
   });
 });
 
@@ -69,7 +84,9 @@ describe("the fast scan against EXPLAIN on real gold SQL", () => {
   };
 
   it("agrees on every gold query of BIRD mini-dev (schema from its DDL)", () => {
-    const questions = JSON.parse(readFileSync(sharedData("bird-minidev", "mini_dev_sqlite.dev-split.json"), "utf8")) as { db_id: string; SQL: string }[];
+    const questions = JSON.parse(
+      readFileSync(sharedData("bird-minidev", "mini_dev_sqlite.dev-split.json"), "utf8"),
+    ) as { db_id: string; SQL: string }[];
     const dbs = new Map<string, Database.Database>();
     for (const f of readdirSync(sharedData("bird-minidev", "schema-ddl"))) {
       const db = new Database(":memory:");
@@ -82,9 +99,14 @@ describe("the fast scan against EXPLAIN on real gold SQL", () => {
   });
 
   it("agrees on every gold query of Spider-de that EXPLAIN reads (978 of 1030)", () => {
-    const questions = JSON.parse(readFileSync(sharedData("spider-de", "dev.json"), "utf8")) as { db_id: string; query: string }[];
+    const questions = JSON.parse(readFileSync(sharedData("spider-de", "dev.json"), "utf8")) as {
+      db_id: string;
+      query: string;
+    }[];
     const dbs = new Map<string, Database.Database>();
-    const db = (id: string) => dbs.get(id) ?? dbs.set(id, new Database(sharedData("spider-de", "database", id, `${id}.sqlite`), { readonly: true })).get(id)!;
+    const db = (id: string) =>
+      dbs.get(id) ??
+      dbs.set(id, new Database(sharedData("spider-de", "database", id, `${id}.sqlite`), { readonly: true })).get(id)!;
     const r = check(questions.map((q) => ({ sql: q.query, db: db(q.db_id) })));
     expect(r.explainable).toBe(978);
     expect(r.disagreements).toEqual([]);
@@ -95,6 +117,9 @@ describe("the fast scan against EXPLAIN on real gold SQL", () => {
 describe("a gold query SQLite refuses", () => {
   it("has unknown tables when asked to fail, instead of the parser's guess", () => {
     const db = schemaDb();
-    expect(extractTables("SELECT nope FROM stadium", db, undefined, "parser", "fail")).toMatchObject({ ok: false, method: "explain" });
+    expect(extractTables("SELECT nope FROM stadium", db, undefined, "parser", "fail")).toMatchObject({
+      ok: false,
+      method: "explain",
+    });
   });
 });

@@ -17,8 +17,7 @@ import { scanTables } from "./scan-tables";
 export type TableMethod = "explain" | "parser" | "scan";
 
 export type TablesResult =
-  | { ok: true; tables: string[]; method: TableMethod }
-  | { ok: false; error: string; method: TableMethod };
+  { ok: true; tables: string[]; method: TableMethod } | { ok: false; error: string; method: TableMethod };
 
 interface SchemaMap {
   tables: string[];
@@ -31,7 +30,12 @@ const schemaCache = new WeakMap<Database.Database, SchemaMap>();
 export function readSchemaMap(db: Database.Database): SchemaMap {
   let map = schemaCache.get(db);
   if (map) return map;
-  const rows = db.prepare("SELECT type, name, tbl_name AS tbl, rootpage FROM sqlite_schema").all() as { type: string; name: string; tbl: string; rootpage: number | null }[];
+  const rows = db.prepare("SELECT type, name, tbl_name AS tbl, rootpage FROM sqlite_schema").all() as {
+    type: string;
+    name: string;
+    tbl: string;
+    rootpage: number | null;
+  }[];
   map = { tables: [], views: new Set(), byRootPage: new Map() };
   for (const r of rows) {
     if (r.type === "table" && !r.name.startsWith("sqlite_")) map.tables.push(r.name);
@@ -62,7 +66,13 @@ function explainTables(db: Database.Database, sql: string, schema: SchemaMap): {
  * statement, a final SQL still names its tables (the fallback method reads them), but a gold SQL that does not
  * compile has unknown gold tables: pass `onRefusal: "fail"` for gold SQL.
  */
-export function extractTables(sql: string, db?: Database.Database, schemaTables?: readonly string[], fallbackMethod: "parser" | "scan" = "parser", onRefusal: "fallback" | "fail" = "fallback"): TablesResult {
+export function extractTables(
+  sql: string,
+  db?: Database.Database,
+  schemaTables?: readonly string[],
+  fallbackMethod: "parser" | "scan" = "parser",
+  onRefusal: "fallback" | "fail" = "fallback",
+): TablesResult {
   if (db) {
     const schema = readSchemaMap(db);
     try {
@@ -81,7 +91,11 @@ export function extractTables(sql: string, db?: Database.Database, schemaTables?
   return withoutDatabase(sql, schemaTables, fallbackMethod);
 }
 
-function withoutDatabase(sql: string, schemaTables: readonly string[] | undefined, method: "parser" | "scan"): TablesResult {
+function withoutDatabase(
+  sql: string,
+  schemaTables: readonly string[] | undefined,
+  method: "parser" | "scan",
+): TablesResult {
   if (method === "parser") return extractTablesWithParser(sql, schemaTables);
   const tables = scanTables(sql).map((t) => foldTable(t, schemaTables));
   return { ok: true, tables: sortTables(new Set(tables)), method: "scan" };

@@ -49,14 +49,20 @@ function skipQuoted(sql: string, start: number, q: string): number {
 }
 
 /** Prepares `prefix + sql` with legacy double-quoted strings; returns the statement and the SQL it ran. */
-export function prepareLegacy(db: Database.Database, sql: string, prefix = ""): { statement: Database.Statement; sql: string } {
+export function prepareLegacy(
+  db: Database.Database,
+  sql: string,
+  prefix = "",
+): { statement: Database.Statement; sql: string } {
   let current = sql;
   for (let attempt = 0; ; attempt++) {
     try {
       return { statement: db.prepare(prefix + current), sql: current };
     } catch (e) {
       // SQLite ≥ 3.46 words it `no such column: "X" - should this be a string literal in single-quotes?`
-      const m = /^no such column: (?:"(.*)" - should this be a string literal in single-quotes\?|(.+))$/.exec((e as Error).message);
+      const m = /^no such column: (?:"(.*)" - should this be a string literal in single-quotes\?|(.+))$/.exec(
+        (e as Error).message,
+      );
       if (!m || attempt >= MAX_REWRITES) throw e;
       const rewritten = quoteAsString(current, m[1] ?? m[2]);
       if (rewritten === current) throw e;

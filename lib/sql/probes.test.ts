@@ -18,7 +18,11 @@ describe("isEmptyResult", () => {
 });
 
 describe("markProbes", () => {
-  const probe = (sql: string, empty: boolean | null) => ({ cls: classifyStep("read_query", { query: sql }), sql, empty });
+  const probe = (sql: string, empty: boolean | null) => ({
+    cls: classifyStep("read_query", { query: sql }),
+    sql,
+    empty,
+  });
   it("counts empty probes and marks the refinement that follows one (same tables, changed SQL)", () => {
     const marks = markProbes([
       { cls: classifyStep("list_tables", {}), sql: undefined, empty: null },

@@ -56,9 +56,17 @@ export interface ProbeMarks {
   refines: (number | null)[];
 }
 
-const isProbe = (s: ProbeStep) => s.cls !== null && s.sql !== undefined && !s.cls.exploratory && (s.cls.role === "data_inspection" || s.cls.role === "execution");
+const isProbe = (s: ProbeStep) =>
+  s.cls !== null &&
+  s.sql !== undefined &&
+  !s.cls.exploratory &&
+  (s.cls.role === "data_inspection" || s.cls.role === "execution");
 const normalize = (sql: string) => sql.replace(/\s+/g, " ").trim().replace(/;$/, "");
-const tableKey = (tables: string[]) => tables.map((t) => t.toLowerCase()).sort().join("\u0000");
+const tableKey = (tables: string[]) =>
+  tables
+    .map((t) => t.toLowerCase())
+    .sort()
+    .join("\u0000");
 
 export function markProbes(steps: ProbeStep[]): ProbeMarks {
   let recorded = false;

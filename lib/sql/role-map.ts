@@ -12,6 +12,10 @@ export function parseRoleMap(text: string): { ok: true; roles: RoleMap } | { ok:
     return { ok: false, error: `invalid JSON: ${(e as Error).message}` };
   }
   const r = roleMapSchema.safeParse(json);
-  if (!r.success) return { ok: false, error: r.error.issues.map((i) => `${i.path.join(".") || "(mapping)"}: ${i.message}`).join("; ") };
+  if (!r.success)
+    return {
+      ok: false,
+      error: r.error.issues.map((i) => `${i.path.join(".") || "(mapping)"}: ${i.message}`).join("; "),
+    };
   return { ok: true, roles: r.data };
 }

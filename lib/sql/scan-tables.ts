@@ -19,14 +19,57 @@ export function tokenize(sql: string): Token[] {
   while (i < sql.length) {
     const c = sql[i];
     SPACE.lastIndex = i;
-    if (SPACE.test(sql)) { i = SPACE.lastIndex; continue; }
-    if (c === "-" && sql[i + 1] === "-") { const nl = sql.indexOf("\n", i); i = nl === -1 ? sql.length : nl + 1; continue; }
-    if (c === "/" && sql[i + 1] === "*") { const end = sql.indexOf("*/", i + 2); i = end === -1 ? sql.length : end + 2; continue; }
-    if (c === "'") { const end = skip(sql, i, "'"); out.push({ kind: "string", text: sql.slice(i + 1, end - 1).split("''").join("'") }); i = end; continue; }
-    if (c === '"' || c === "`") { const end = skip(sql, i, c); out.push({ kind: "ident", text: sql.slice(i + 1, end - 1).split(c + c).join(c) }); i = end; continue; }
-    if (c === "[") { const end = sql.indexOf("]", i); const stop = end === -1 ? sql.length : end; out.push({ kind: "ident", text: sql.slice(i + 1, stop) }); i = stop + 1; continue; }
+    if (SPACE.test(sql)) {
+      i = SPACE.lastIndex;
+      continue;
+    }
+    if (c === "-" && sql[i + 1] === "-") {
+      const nl = sql.indexOf("\n", i);
+      i = nl === -1 ? sql.length : nl + 1;
+      continue;
+    }
+    if (c === "/" && sql[i + 1] === "*") {
+      const end = sql.indexOf("*/", i + 2);
+      i = end === -1 ? sql.length : end + 2;
+      continue;
+    }
+    if (c === "'") {
+      const end = skip(sql, i, "'");
+      out.push({
+        kind: "string",
+        text: sql
+          .slice(i + 1, end - 1)
+          .split("''")
+          .join("'"),
+      });
+      i = end;
+      continue;
+    }
+    if (c === '"' || c === "`") {
+      const end = skip(sql, i, c);
+      out.push({
+        kind: "ident",
+        text: sql
+          .slice(i + 1, end - 1)
+          .split(c + c)
+          .join(c),
+      });
+      i = end;
+      continue;
+    }
+    if (c === "[") {
+      const end = sql.indexOf("]", i);
+      const stop = end === -1 ? sql.length : end;
+      out.push({ kind: "ident", text: sql.slice(i + 1, stop) });
+      i = stop + 1;
+      continue;
+    }
     WORD.lastIndex = i;
-    if (WORD.test(sql)) { out.push({ kind: "word", text: sql.slice(i, WORD.lastIndex) }); i = WORD.lastIndex; continue; }
+    if (WORD.test(sql)) {
+      out.push({ kind: "word", text: sql.slice(i, WORD.lastIndex) });
+      i = WORD.lastIndex;
+      continue;
+    }
     out.push({ kind: "punct", text: c });
     i++;
   }
@@ -36,17 +79,44 @@ export function tokenize(sql: string): Token[] {
 function skip(sql: string, start: number, q: string): number {
   let i = start + 1;
   while (i < sql.length) {
-    if (sql[i] === q) { if (sql[i + 1] === q) i += 2; else return i + 1; } else i++;
+    if (sql[i] === q) {
+      if (sql[i + 1] === q) i += 2;
+      else return i + 1;
+    } else i++;
   }
   return sql.length;
 }
 
-const CLAUSE_END = new Set(["where", "group", "order", "limit", "having", "union", "intersect", "except", "on", "using", "join", "inner", "left", "right", "full", "cross", "natural", "outer", "window", "returning", "set", "values"]);
+const CLAUSE_END = new Set([
+  "where",
+  "group",
+  "order",
+  "limit",
+  "having",
+  "union",
+  "intersect",
+  "except",
+  "on",
+  "using",
+  "join",
+  "inner",
+  "left",
+  "right",
+  "full",
+  "cross",
+  "natural",
+  "outer",
+  "window",
+  "returning",
+  "set",
+  "values",
+]);
 
 export function scanTables(sql: string): string[] {
   const tokens = tokenize(sql);
   const lower = (t: Token | undefined) => (t?.kind === "word" ? t.text.toLowerCase() : undefined);
-  const isName = (t: Token | undefined) => t !== undefined && (t.kind === "ident" || (t.kind === "word" && !CLAUSE_END.has(t.text.toLowerCase())));
+  const isName = (t: Token | undefined) =>
+    t !== undefined && (t.kind === "ident" || (t.kind === "word" && !CLAUSE_END.has(t.text.toLowerCase())));
   const ctes = new Set<string>();
   const found: string[] = [];
   // CTE names: `WITH [RECURSIVE] name [(cols)] AS [[NOT] MATERIALIZED] (` and `, name … AS (`.
@@ -77,12 +147,18 @@ export function scanTables(sql: string): string[] {
       if (!isName(t)) break;
       let name = t.text;
       j++;
-      if (tokens[j]?.text === "." && isName(tokens[j + 1])) { name = tokens[j + 1].text; j += 2; }
+      if (tokens[j]?.text === "." && isName(tokens[j + 1])) {
+        name = tokens[j + 1].text;
+        j += 2;
+      }
       if (tokens[j]?.text === "(") break; // a table-valued function such as pragma_table_info('t')
       if (!ctes.has(name.toLowerCase())) found.push(name);
       if (lower(tokens[j]) === "as") j++;
       if (isName(tokens[j]) && tokens[j].text !== ",") j++; // alias
-      if (kw === "from" && tokens[j]?.text === ",") { j++; continue; }
+      if (kw === "from" && tokens[j]?.text === ",") {
+        j++;
+        continue;
+      }
       break;
     }
   }

@@ -8,7 +8,15 @@ export function tempDb(): { db: Db; file: string; dir: string; cleanup: () => vo
   const dir = mkdtempSync(path.join(os.tmpdir(), "metron-test-"));
   const file = path.join(dir, "store.db");
   const db = openDb(file);
-  return { db, file, dir, cleanup: () => { db.$client.close(); rmSync(dir, { recursive: true, force: true }); } };
+  return {
+    db,
+    file,
+    dir,
+    cleanup: () => {
+      db.$client.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 export async function* chunksOf(text: string | Buffer, size = 7): AsyncGenerator<Uint8Array> {

@@ -16,10 +16,19 @@ export function makeTraceLine(overrides: Partial<TraceIn> = {}): TraceIn {
   counter++;
   return {
     run: { name: "test run", system: "No Directives", model: "gpt-test" },
-    question: { id: `q${counter}`, db_id: "concert_singer", text: "How many singers are there?", gold_sql: "SELECT count(*) FROM singer" },
+    question: {
+      id: `q${counter}`,
+      db_id: "concert_singer",
+      text: "How many singers are there?",
+      gold_sql: "SELECT count(*) FROM singer",
+    },
     steps: [
       makeStep({ tool: "list_tables", result: "singer\nconcert\nstadium" }),
-      makeStep({ tool: "describe_table", args: { table_name: "singer" }, usage: { input_tokens: 100, output_tokens: 20 } }),
+      makeStep({
+        tool: "describe_table",
+        args: { table_name: "singer" },
+        usage: { input_tokens: 100, output_tokens: 20 },
+      }),
       makeStep({ tool: "submit_final_query", args: { query: "SELECT count(*) FROM singer" }, result: "accepted" }),
     ],
     ...overrides,

@@ -26,18 +26,38 @@ export async function startFakeOpenAI(script: ScriptedReply[]): Promise<FakeServ
       return;
     }
     if ("error" in r) {
-      res.writeHead(r.error, { "Content-Type": "application/json" }).end(JSON.stringify({ error: { message: r.message, type: "server_error" } }));
+      res
+        .writeHead(r.error, { "Content-Type": "application/json" })
+        .end(JSON.stringify({ error: { message: r.message, type: "server_error" } }));
       return;
     }
     const usage = r.usage ?? { prompt: 100, completion: 20 };
-    const message = "toolCalls" in r
-      ? { role: "assistant", content: null, tool_calls: r.toolCalls.map((c, i) => ({ id: `call_${next}_${i}`, type: "function", function: { name: c.name, arguments: JSON.stringify(c.args) } })) }
-      : { role: "assistant", content: r.text };
-    res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({
-      id: `chatcmpl-${next}`, object: "chat.completion", created: 1_700_000_000, model,
-      choices: [{ index: 0, message, finish_reason: "toolCalls" in r ? "tool_calls" : "stop" }],
-      usage: { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion },
-    }));
+    const message =
+      "toolCalls" in r
+        ? {
+            role: "assistant",
+            content: null,
+            tool_calls: r.toolCalls.map((c, i) => ({
+              id: `call_${next}_${i}`,
+              type: "function",
+              function: { name: c.name, arguments: JSON.stringify(c.args) },
+            })),
+          }
+        : { role: "assistant", content: r.text };
+    res.writeHead(200, { "Content-Type": "application/json" }).end(
+      JSON.stringify({
+        id: `chatcmpl-${next}`,
+        object: "chat.completion",
+        created: 1_700_000_000,
+        model,
+        choices: [{ index: 0, message, finish_reason: "toolCalls" in r ? "tool_calls" : "stop" }],
+        usage: {
+          prompt_tokens: usage.prompt,
+          completion_tokens: usage.completion,
+          total_tokens: usage.prompt + usage.completion,
+        },
+      }),
+    );
   };
   const server = http.createServer((req, res) => {
     let body = "";
@@ -46,8 +66,18 @@ export async function startFakeOpenAI(script: ScriptedReply[]): Promise<FakeServ
       if (req.url?.endsWith("/embeddings")) {
         // A deterministic embedding: letter frequencies of each input.
         const { input } = JSON.parse(body) as { input: string[] };
-        const vec = (t: string) => Array.from({ length: 26 }, (_, i) => [...t.toLowerCase()].filter((ch) => ch.charCodeAt(0) - 97 === i).length);
-        res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ object: "list", data: input.map((t, i) => ({ object: "embedding", index: i, embedding: vec(t) })), model: "fake-embed", usage: { prompt_tokens: 1, total_tokens: 1 } }));
+        const vec = (t: string) =>
+          Array.from({ length: 26 }, (_, i) => [...t.toLowerCase()].filter((ch) => ch.charCodeAt(0) - 97 === i).length);
+        res
+          .writeHead(200, { "Content-Type": "application/json" })
+          .end(
+            JSON.stringify({
+              object: "list",
+              data: input.map((t, i) => ({ object: "embedding", index: i, embedding: vec(t) })),
+              model: "fake-embed",
+              usage: { prompt_tokens: 1, total_tokens: 1 },
+            }),
+          );
         return;
       }
       if (!req.url?.endsWith("/chat/completions")) {
@@ -62,5 +92,13 @@ export async function startFakeOpenAI(script: ScriptedReply[]): Promise<FakeServ
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}/v1`, requests, close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
 }

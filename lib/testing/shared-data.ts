@@ -5,6 +5,7 @@ import path from "node:path";
 export function sharedData(...parts: string[]): string {
   const root = process.env.METRON_SHARED_DATA ?? path.resolve(import.meta.dirname, "..", "..", "..", "shared", "data");
   const file = path.join(root, ...parts);
-  if (!existsSync(file)) throw new Error(`real test data missing: ${file} (set METRON_SHARED_DATA to the shared/data folder)`);
+  if (!existsSync(file))
+    throw new Error(`real test data missing: ${file} (set METRON_SHARED_DATA to the shared/data folder)`);
   return file;
 }

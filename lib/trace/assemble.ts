@@ -46,12 +46,20 @@ export class TraceAssembler {
       this.pending.set(line.trace_id, p);
     }
     if (line.kind === "trace") {
-      if (p.header) return { line: lineNo, message: `trace_id "${line.trace_id}": header repeated (first on line ${p.header.lineNo}); ignored` };
+      if (p.header)
+        return {
+          line: lineNo,
+          message: `trace_id "${line.trace_id}": header repeated (first on line ${p.header.lineNo}); ignored`,
+        };
       p.header = { event: line, lineNo };
       return null;
     }
     const seen = p.steps.get(line.seq);
-    if (seen) return { line: lineNo, message: `trace_id "${line.trace_id}": step seq ${line.seq} repeated (first on line ${seen.lineNo}); ignored` };
+    if (seen)
+      return {
+        line: lineNo,
+        message: `trace_id "${line.trace_id}": step seq ${line.seq} repeated (first on line ${seen.lineNo}); ignored`,
+      };
     p.steps.set(line.seq, { step: normalizeStep(line, line.seq), lineNo });
     return null;
   }
@@ -63,13 +71,17 @@ export class TraceAssembler {
     for (const [traceId, p] of this.pending) {
       if (!p.header) {
         const lines = [...p.steps.values()].map((s) => s.lineNo);
-        for (const line of lines) errors.push({ line, message: `trace_id "${traceId}": step without a {"kind":"trace"} header line` });
+        for (const line of lines)
+          errors.push({ line, message: `trace_id "${traceId}": step without a {"kind":"trace"} header line` });
         continue;
       }
       // Steps keep the seq the log gave them, so `directives.at_step` still points at its step.
       const steps = [...p.steps.values()].map((s) => s.step).sort((a, b) => a.seq - b.seq);
       const meta = { ...(p.header.event.meta ?? {}), trace_id: traceId };
-      traces.push({ trace: normalizeTrace({ ...p.header.event, meta }, steps, this.defaults, this.fallbackName), lineNo: p.header.lineNo });
+      traces.push({
+        trace: normalizeTrace({ ...p.header.event, meta }, steps, this.defaults, this.fallbackName),
+        lineNo: p.header.lineNo,
+      });
     }
     this.pending.clear();
     return { traces, errors };

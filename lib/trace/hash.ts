@@ -6,7 +6,8 @@ export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
   if (Array.isArray(value)) {
     let out = "[";
-    for (let i = 0; i < value.length; i++) out += (i ? "," : "") + canonicalJson(value[i] === undefined ? null : value[i]);
+    for (let i = 0; i < value.length; i++)
+      out += (i ? "," : "") + canonicalJson(value[i] === undefined ? null : value[i]);
     return out + "]";
   }
   const keys = Object.keys(value).sort();
@@ -39,8 +40,15 @@ const num = (v: number | undefined) => (v === undefined ? "" : String(v));
 function stepFixedKey(step: Step): string {
   const u = step.usage;
   return [
-    str(step.content), num(step.duration_ms), step.error == null ? "" : JSON.stringify(step.error), str(step.model), str(step.role),
-    step.seq, str(step.started_at), str(step.tool), step.type,
+    str(step.content),
+    num(step.duration_ms),
+    step.error == null ? "" : JSON.stringify(step.error),
+    str(step.model),
+    str(step.role),
+    step.seq,
+    str(step.started_at),
+    str(step.tool),
+    step.type,
     u ? `${num(u.cached_input_tokens)},${num(u.input_tokens)},${num(u.output_tokens)},${num(u.reasoning_tokens)}` : "",
   ].join(SEP);
 }
@@ -62,10 +70,13 @@ export function serializeTrace(trace: Trace, blobThreshold = Infinity): { id: st
     const step: SerializedStep = {
       args: s.args === undefined ? null : canonicalJson(s.args),
       result,
-      resultHash: result !== null && result.length >= blobThreshold ? createHash("sha256").update(result).digest("hex") : null,
+      resultHash:
+        result !== null && result.length >= blobThreshold ? createHash("sha256").update(result).digest("hex") : null,
       meta: s.meta === undefined ? null : canonicalJson(s.meta),
     };
-    hash.update(SEP + stepFixedKey(s) + SEP + (step.args ?? "") + SEP + (step.meta ?? "") + SEP + (step.resultHash ?? ""));
+    hash.update(
+      SEP + stepFixedKey(s) + SEP + (step.args ?? "") + SEP + (step.meta ?? "") + SEP + (step.resultHash ?? ""),
+    );
     if (step.resultHash === null && result !== null) hash.update(result);
     out[i] = step;
   }
@@ -78,5 +89,8 @@ export function hashTrace(trace: Trace): string {
 
 /** A run's id is stable across stores and re-ingests: it derives from its name, system and model. */
 export function runIdOf(run: { name: string; system: string; model: string }): string {
-  return createHash("sha256").update(JSON.stringify([run.name, run.system, run.model])).digest("hex").slice(0, 16);
+  return createHash("sha256")
+    .update(JSON.stringify([run.name, run.system, run.model]))
+    .digest("hex")
+    .slice(0, 16);
 }

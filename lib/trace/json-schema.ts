@@ -7,7 +7,8 @@ export function traceJsonSchema(): Record<string, unknown> {
   return {
     $schema: "https://json-schema.org/draft/2020-12/schema",
     title: `Metron canonical trace line, v${TRACE_FORMAT_VERSION}`,
-    description: "One line of a JSONL trace file: a whole trace, or an event line (kind: trace | step) assembled by trace_id. Unknown fields are kept in meta.",
+    description:
+      "One line of a JSONL trace file: a whole trace, or an event line (kind: trace | step) assembled by trace_id. Unknown fields are kept in meta.",
     oneOf: [
       { title: "whole trace", ...z.toJSONSchema(traceLineSchema, opts) },
       { title: "trace event (header)", ...z.toJSONSchema(traceEventSchema, opts) },

@@ -10,12 +10,36 @@ const LISTING_TOOLS = new Set(["list_tables", "GetSchema", "get_schema"]);
 import type { Directives, Outcome, Question, RunDefaults, RunHeader, Step, Trace, TraceUsage } from "./types";
 
 const STEP_KEYS = new Set([
-  "type", "tool", "args", "result", "error", "role", "content", "started_at", "duration_ms", "usage",
-  "model", "meta", "kind", "trace_id", "seq",
+  "type",
+  "tool",
+  "args",
+  "result",
+  "error",
+  "role",
+  "content",
+  "started_at",
+  "duration_ms",
+  "usage",
+  "model",
+  "meta",
+  "kind",
+  "trace_id",
+  "seq",
 ]);
 const TRACE_KEYS = new Set([
-  "kind", "trace_id", "run", "question", "sample", "directives", "steps", "final_sql", "outcome", "usage",
-  "started_at", "duration_ms", "meta",
+  "kind",
+  "trace_id",
+  "run",
+  "question",
+  "sample",
+  "directives",
+  "steps",
+  "final_sql",
+  "outcome",
+  "usage",
+  "started_at",
+  "duration_ms",
+  "meta",
 ]);
 const RUN_KEYS = ["name", "system", "model", "benchmark", "config"];
 const QUESTION_KEYS = ["id", "db_id", "text", "evidence", "gold_sql", "difficulty"];
@@ -46,7 +70,12 @@ export function normalizeStep(input: StepInput, seq: number): Step {
   return step;
 }
 
-export function normalizeTrace(header: TraceHeader, steps: Step[], defaults: RunDefaults = {}, fallbackName = "unnamed run"): Trace {
+export function normalizeTrace(
+  header: TraceHeader,
+  steps: Step[],
+  defaults: RunDefaults = {},
+  fallbackName = "unnamed run",
+): Trace {
   const { extra } = split(header as Record<string, unknown>, TRACE_KEYS);
   const meta: Record<string, unknown> = { ...(header.meta ?? {}), ...extra };
   const nest = (prefix: string, obj: object | undefined, known: string[]) => {
@@ -67,7 +96,9 @@ export function normalizeTrace(header: TraceHeader, steps: Step[], defaults: Run
   if (runIn.config) run.config = runIn.config;
 
   const question = nest("question", header.question, QUESTION_KEYS) as unknown as Question;
-  const directives = header.directives ? (nest("directives", header.directives, DIRECTIVE_KEYS) as unknown as Directives) : undefined;
+  const directives = header.directives
+    ? (nest("directives", header.directives, DIRECTIVE_KEYS) as unknown as Directives)
+    : undefined;
   const outcomeIn = header.outcome ? (nest("outcome", header.outcome, OUTCOME_KEYS) as Partial<Outcome>) : undefined;
 
   const final_sql = header.final_sql ?? lastSubmittedSql(steps) ?? null;
@@ -90,7 +121,9 @@ export function normalizeTrace(header: TraceHeader, steps: Step[], defaults: Run
   if (directives) {
     // Directives come with the schema listing: without `at_step`, they are at the first listing call.
     if (directives.at_step === undefined) {
-      const listing = steps.find((s) => s.type === "tool_call" && s.tool && LISTING_TOOLS.has(normalizeToolName(s.tool)));
+      const listing = steps.find(
+        (s) => s.type === "tool_call" && s.tool && LISTING_TOOLS.has(normalizeToolName(s.tool)),
+      );
       if (listing) directives.at_step = listing.seq;
     }
     trace.directives = directives;

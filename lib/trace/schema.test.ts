@@ -21,13 +21,15 @@ describe("trace schema", () => {
   });
 
   it("falls back to the last submission step's SQL for final_sql", () => {
-    const trace = parseWhole(makeTraceLine({
-      steps: [
-        makeStep({ tool: "mcp__sqlite__submit_final_query", args: JSON.stringify({ query: "SELECT 1" }) }),
-        makeStep({ tool: "sqlite_submit_final_query", args: { query: "SELECT 2" } }),
-        makeStep({ tool: "read_query", args: { query: "SELECT 3" } }),
-      ],
-    }));
+    const trace = parseWhole(
+      makeTraceLine({
+        steps: [
+          makeStep({ tool: "mcp__sqlite__submit_final_query", args: JSON.stringify({ query: "SELECT 1" }) }),
+          makeStep({ tool: "sqlite_submit_final_query", args: { query: "SELECT 2" } }),
+          makeStep({ tool: "read_query", args: { query: "SELECT 3" } }),
+        ],
+      }),
+    );
     expect(trace.final_sql).toBe("SELECT 2");
     expect(trace.outcome).toEqual({ correct: null, status: "submitted" });
   });
@@ -51,7 +53,10 @@ describe("trace schema", () => {
   });
 
   it("rejects a wrong-typed field with its path", () => {
-    const bad = parseLine(JSON.stringify(makeTraceLine({ steps: [{ type: "tool_call", duration_ms: "fast" } as never] })), 4);
+    const bad = parseLine(
+      JSON.stringify(makeTraceLine({ steps: [{ type: "tool_call", duration_ms: "fast" } as never] })),
+      4,
+    );
     expect(bad.ok).toBe(false);
     if (!bad.ok) {
       expect(bad.lineNo).toBe(4);
@@ -67,7 +72,10 @@ describe("trace schema", () => {
     const line = makeTraceLine({ run: { name: "from file" } });
     const parsed = parseLine(JSON.stringify(line), 1);
     if (!parsed.ok || parsed.line.kind) throw new Error("parse");
-    const trace = new TraceAssembler({ name: "cli", system: "Sophrosyne", model: "gpt-5.4" }).whole(parsed.line as never, 1).trace;
+    const trace = new TraceAssembler({ name: "cli", system: "Sophrosyne", model: "gpt-5.4" }).whole(
+      parsed.line as never,
+      1,
+    ).trace;
     expect(trace.run).toEqual({ name: "from file", system: "Sophrosyne", model: "gpt-5.4" });
   });
 });
@@ -78,16 +86,25 @@ describe("event lines", () => {
     const lines = [
       { kind: "step", trace_id: "b", seq: 0, type: "tool_call", tool: "list_tables" },
       { kind: "trace", trace_id: "a", run: { name: "r", system: "s", model: "m" }, question: { id: "1" } },
-      { kind: "step", trace_id: "a", seq: 1, type: "tool_call", tool: "submit_final_query", args: { query: "SELECT 1" } },
+      {
+        kind: "step",
+        trace_id: "a",
+        seq: 1,
+        type: "tool_call",
+        tool: "submit_final_query",
+        args: { query: "SELECT 1" },
+      },
       { kind: "step", trace_id: "a", seq: 0, type: "tool_call", tool: "list_tables" },
       { kind: "step", trace_id: "a", seq: 0, type: "message", content: "dup" },
       { kind: "trace", trace_id: "b", run: { name: "r", system: "s", model: "m" }, question: { id: "2" } },
     ];
-    const errors = lines.map((l, i) => {
-      const p = parseLine(JSON.stringify(l), i + 1);
-      if (!p.ok) throw new Error(p.error);
-      return asm.event(p.line as never, i + 1);
-    }).filter(Boolean);
+    const errors = lines
+      .map((l, i) => {
+        const p = parseLine(JSON.stringify(l), i + 1);
+        if (!p.ok) throw new Error(p.error);
+        return asm.event(p.line as never, i + 1);
+      })
+      .filter(Boolean);
     expect(errors).toEqual([{ line: 5, message: expect.stringContaining("seq 0 repeated (first on line 4)") }]);
     const { traces, errors: finishErrors } = asm.finish();
     expect(finishErrors).toEqual([]);
@@ -102,7 +119,9 @@ describe("event lines", () => {
     const p = parseLine(JSON.stringify({ kind: "step", trace_id: "z", seq: 0, type: "message" }), 3);
     if (!p.ok) throw new Error(p.error);
     asm.event(p.line as never, 3);
-    expect(asm.finish().errors).toEqual([{ line: 3, message: expect.stringContaining("without a {\"kind\":\"trace\"} header") }]);
+    expect(asm.finish().errors).toEqual([
+      { line: 3, message: expect.stringContaining('without a {"kind":"trace"} header') },
+    ]);
   });
 });
 
@@ -119,9 +138,13 @@ describe("normalizeToolName", () => {
 describe("JSON Schema", () => {
   it("is generated from the zod schema with the three line shapes", async () => {
     const { traceJsonSchema } = await import("./json-schema");
-    const schema = traceJsonSchema() as { oneOf: { title: string; properties: Record<string, unknown>; required?: string[] }[] };
+    const schema = traceJsonSchema() as {
+      oneOf: { title: string; properties: Record<string, unknown>; required?: string[] }[];
+    };
     expect(schema.oneOf.map((s) => s.title)).toEqual(["whole trace", "trace event (header)", "step event"]);
-    expect(Object.keys(schema.oneOf[0].properties)).toEqual(expect.arrayContaining(["run", "question", "steps", "final_sql", "outcome"]));
+    expect(Object.keys(schema.oneOf[0].properties)).toEqual(
+      expect.arrayContaining(["run", "question", "steps", "final_sql", "outcome"]),
+    );
     expect(schema.oneOf[0].required).toContain("question");
     expect(schema.oneOf[2].required).toEqual(expect.arrayContaining(["kind", "trace_id", "seq", "type"]));
   });

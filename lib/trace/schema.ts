@@ -62,7 +62,9 @@ export const directivesSchema = z.looseObject({
   strategy: z.string().min(1).describe("none | computed | oracle | any other text"),
   irrelevant_tables: z.array(z.string()).default([]),
   at_step: z.number().int().nonnegative().optional().describe("seq of the step whose response carried them"),
-  overhead: traceUsageSchema.optional().describe("what computing the directives cost: the cheap model's calls and embeddings"),
+  overhead: traceUsageSchema
+    .optional()
+    .describe("what computing the directives cost: the cheap model's calls and embeddings"),
 });
 
 export const outcomeSchema = z.looseObject({

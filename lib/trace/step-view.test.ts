@@ -4,12 +4,53 @@ import { summarizeArgs } from "./step-summary";
 
 describe("resultView", () => {
   it("shows JSON rows and pipe tables as tables", () => {
-    expect(resultView(JSON.stringify([{ name: "Bob", n: 2 }, { name: null, n: 3 }]))).toEqual({ kind: "table", columns: ["name", "n"], rows: [["Bob", "2"], ["NULL", "3"]], totalRows: 2 });
-    expect(resultView(JSON.stringify("| name | n |\n|---|---|\n| Bob | 2 |\n| Ann | 3 |"))).toEqual({ kind: "table", columns: ["name", "n"], rows: [["Bob", "2"], ["Ann", "3"]], totalRows: 2 });
-    expect(resultView(JSON.stringify([[1, "a"], [2, "b"]]))).toMatchObject({ kind: "table", columns: null, rows: [["1", "a"], ["2", "b"]] });
+    expect(
+      resultView(
+        JSON.stringify([
+          { name: "Bob", n: 2 },
+          { name: null, n: 3 },
+        ]),
+      ),
+    ).toEqual({
+      kind: "table",
+      columns: ["name", "n"],
+      rows: [
+        ["Bob", "2"],
+        ["NULL", "3"],
+      ],
+      totalRows: 2,
+    });
+    expect(resultView(JSON.stringify("| name | n |\n|---|---|\n| Bob | 2 |\n| Ann | 3 |"))).toEqual({
+      kind: "table",
+      columns: ["name", "n"],
+      rows: [
+        ["Bob", "2"],
+        ["Ann", "3"],
+      ],
+      totalRows: 2,
+    });
+    expect(
+      resultView(
+        JSON.stringify([
+          [1, "a"],
+          [2, "b"],
+        ]),
+      ),
+    ).toMatchObject({
+      kind: "table",
+      columns: null,
+      rows: [
+        ["1", "a"],
+        ["2", "b"],
+      ],
+    });
   });
   it("keeps other text as text and objects as JSON, with sizes", () => {
-    expect(resultView(JSON.stringify("singer\nconcert"))).toMatchObject({ kind: "text", text: "singer\nconcert", size: 14 });
+    expect(resultView(JSON.stringify("singer\nconcert"))).toMatchObject({
+      kind: "text",
+      text: "singer\nconcert",
+      size: 14,
+    });
     expect(resultView(JSON.stringify({ ok: true }))).toMatchObject({ kind: "json", text: '{\n  "ok": true\n}' });
     expect(resultView(null)).toEqual({ kind: "none" });
   });

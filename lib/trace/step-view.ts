@@ -46,13 +46,28 @@ export function resultView(resultJson: string | null): ResultView {
   if (Array.isArray(value) && value.length > 0 && value.every((r) => r && typeof r === "object")) {
     const objects = value.every((r) => !Array.isArray(r));
     const columns = objects ? [...new Set(value.flatMap((r) => Object.keys(r as object)))] : null;
-    const rows = value.slice(0, RESULT_ROW_CAP).map((r) => (objects ? columns!.map((c) => cell((r as Record<string, unknown>)[c])) : (r as unknown[]).map(cell)));
+    const rows = value
+      .slice(0, RESULT_ROW_CAP)
+      .map((r) =>
+        objects ? columns!.map((c) => cell((r as Record<string, unknown>)[c])) : (r as unknown[]).map(cell),
+      );
     return { kind: "table", columns, rows, totalRows: value.length };
   }
   if (typeof value === "string") {
     const table = textTable(value.slice(0, RESULT_TEXT_CAP));
-    if (table && table.rows.length > 0) return { kind: "table", columns: table.columns, rows: table.rows.slice(0, RESULT_ROW_CAP), totalRows: table.rows.length };
-    return { kind: "text", text: value.slice(0, RESULT_TEXT_CAP), size: value.length, truncated: value.length > RESULT_TEXT_CAP };
+    if (table && table.rows.length > 0)
+      return {
+        kind: "table",
+        columns: table.columns,
+        rows: table.rows.slice(0, RESULT_ROW_CAP),
+        totalRows: table.rows.length,
+      };
+    return {
+      kind: "text",
+      text: value.slice(0, RESULT_TEXT_CAP),
+      size: value.length,
+      truncated: value.length > RESULT_TEXT_CAP,
+    };
   }
   const text = JSON.stringify(value, null, 2);
   return { kind: "json", text: text.slice(0, RESULT_TEXT_CAP), size: text.length };

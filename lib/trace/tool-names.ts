@@ -3,10 +3,25 @@
  * tool names: Claude Code writes `mcp__<server>__<tool>`, OpenCode writes `<server>_<tool>`.
  */
 const KNOWN_TOOLS = [
-  "list_tables", "describe_table", "get_join_info", "read_query", "submit_final_query",
-  "submit_sql", "execute_sql", "get_schema", "get_all_column_meanings", "get_knowledge_definition",
-  "terminate", "GetSchema", "GetTableCol", "GetColValues", "FindRows", "SQLExecutor", "PythonExecutor",
-  "execute_bash", "execute_snowflake_sql",
+  "list_tables",
+  "describe_table",
+  "get_join_info",
+  "read_query",
+  "submit_final_query",
+  "submit_sql",
+  "execute_sql",
+  "get_schema",
+  "get_all_column_meanings",
+  "get_knowledge_definition",
+  "terminate",
+  "GetSchema",
+  "GetTableCol",
+  "GetColValues",
+  "FindRows",
+  "SQLExecutor",
+  "PythonExecutor",
+  "execute_bash",
+  "execute_snowflake_sql",
 ];
 
 export function normalizeToolName(name: string, known: readonly string[] = KNOWN_TOOLS): string {

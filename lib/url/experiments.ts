@@ -12,7 +12,12 @@ export const experimentsSearchParams = {
 
 export const loadExperimentsParams = createLoader(experimentsSearchParams);
 
-export function experimentsQuery(p: { experiment?: string | null; dataset?: string | null; all?: boolean; archived?: boolean }): string {
+export function experimentsQuery(p: {
+  experiment?: string | null;
+  dataset?: string | null;
+  all?: boolean;
+  archived?: boolean;
+}): string {
   const q = new URLSearchParams();
   if (p.experiment) q.set("experiment", p.experiment);
   if (p.dataset) q.set("dataset", p.dataset);

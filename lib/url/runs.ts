@@ -1,7 +1,17 @@
 /** URL state of the runs and traces tables, shared by server pages and client tables. */
 import { parseAsBoolean, parseAsInteger, parseAsString, parseAsStringLiteral } from "nuqs/server";
 
-export const runSortKeys = ["name", "system", "model", "traces", "questions", "correct", "over", "tokens", "created"] as const;
+export const runSortKeys = [
+  "name",
+  "system",
+  "model",
+  "traces",
+  "questions",
+  "correct",
+  "over",
+  "tokens",
+  "created",
+] as const;
 export type RunSortKey = (typeof runSortKeys)[number];
 
 export const runsSearchParams = {
@@ -13,7 +23,18 @@ export const runsSearchParams = {
   archived: parseAsBoolean.withDefault(false),
 };
 
-export const traceSortKeys = ["question", "db", "steps", "tools", "exploratory", "over", "extra", "empty", "tokens", "outcome"] as const;
+export const traceSortKeys = [
+  "question",
+  "db",
+  "steps",
+  "tools",
+  "exploratory",
+  "over",
+  "extra",
+  "empty",
+  "tokens",
+  "outcome",
+] as const;
 export type TraceSortKey = (typeof traceSortKeys)[number];
 
 export const tracesSearchParams = {

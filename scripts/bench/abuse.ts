@@ -22,30 +22,54 @@ import { syntheticTraceLine } from "./synthetic";
 
 const PORT = 3457;
 
-interface Case { name: string; bound: string; measured: string; ok: boolean }
+interface Case {
+  name: string;
+  bound: string;
+  measured: string;
+  ok: boolean;
+}
 
 /** Processes under `root` (itself included), from /proc. */
 function tree(root: number): { pid: number; cmd: string; rssKb: number; cpuTicks: number }[] {
-  const all = readdirSync("/proc").filter((d) => /^\d+$/.test(d)).map((d) => {
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const rss = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${d}/status`, "utf8"));
-      return { pid: Number(d), ppid: Number(fields[1]), cmd: readFileSync(`/proc/${d}/cmdline`, "utf8").replace(/\0/g, " "), rssKb: rss ? Number(rss[1]) : 0, cpuTicks: Number(fields[11]) + Number(fields[12]) };
-    } catch {
-      return null;
-    }
-  }).filter((p) => p !== null);
+  const all = readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .map((d) => {
+      try {
+        const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        const rss = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${d}/status`, "utf8"));
+        return {
+          pid: Number(d),
+          ppid: Number(fields[1]),
+          cmd: readFileSync(`/proc/${d}/cmdline`, "utf8").replace(/\0/g, " "),
+          rssKb: rss ? Number(rss[1]) : 0,
+          cpuTicks: Number(fields[11]) + Number(fields[12]),
+        };
+      } catch {
+        return null;
+      }
+    })
+    .filter((p) => p !== null);
   const out = all.filter((p) => p.pid === root);
   for (let i = 0; i < out.length; i++) out.push(...all.filter((p) => p.ppid === out[i].pid));
   return out;
 }
 
-const serverRssMb = (root: number) => tree(root).filter((p) => !p.cmd.includes("sandbox-worker")).reduce((s, p) => s + p.rssKb, 0) / 1024;
-const workerTicks = (root: number) => tree(root).filter((p) => p.cmd.includes("sandbox-worker")).reduce((s, p) => s + p.cpuTicks, 0);
+const serverRssMb = (root: number) =>
+  tree(root)
+    .filter((p) => !p.cmd.includes("sandbox-worker"))
+    .reduce((s, p) => s + p.rssKb, 0) / 1024;
+const workerTicks = (root: number) =>
+  tree(root)
+    .filter((p) => p.cmd.includes("sandbox-worker"))
+    .reduce((s, p) => s + p.cpuTicks, 0);
 
 /** Runs `attack` while probing the server every 100 ms; returns the slowest probe and the peak server RSS. */
-async function underAttack<T>(url: string, pid: number, attack: () => Promise<T>): Promise<{ value: T; maxProbeMs: number; peakRssMb: number }> {
+async function underAttack<T>(
+  url: string,
+  pid: number,
+  attack: () => Promise<T>,
+): Promise<{ value: T; maxProbeMs: number; peakRssMb: number }> {
   let stop = false;
   let maxProbeMs = 0;
   let peakRssMb = serverRssMb(pid);
@@ -69,7 +93,10 @@ async function underAttack<T>(url: string, pid: number, attack: () => Promise<T>
 function cli(store: string, args: string[]): Promise<{ code: number | null; ms: number; out: string }> {
   const started = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, "scripts", "metron.mjs"), ...args], { env: { ...process.env, DATABASE_PATH: store }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [path.join(ROOT, "scripts", "metron.mjs"), ...args], {
+      env: { ...process.env, DATABASE_PATH: store },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (out += d));
@@ -78,7 +105,14 @@ function cli(store: string, args: string[]): Promise<{ code: number | null; ms: 
 }
 
 export async function benchAbuse(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { json: { type: "boolean", default: false }, "cli-files": { type: "string", default: "8" }, "cli-mb": { type: "string", default: "35" } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      json: { type: "boolean", default: false },
+      "cli-files": { type: "string", default: "8" },
+      "cli-mb": { type: "string", default: "35" },
+    },
+  });
   const dir = mkdtempSync(path.join(tmpdir(), "metron-abuse-"));
   const store = path.join(dir, "metron.db");
   const cases: Case[] = [];
@@ -89,13 +123,37 @@ export async function benchAbuse(argv: string[]): Promise<number> {
   const spaces = (n: number) => " ".repeat(n);
   const hugeSql = `SELECT ${Array.from({ length: 20_000 }, (_, i) => `"w${i}"${spaces(180)}`).join(",")} FROM customers`;
   const traces = [
-    { run, question: { id: "1" }, steps: [], final_sql: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 1001) SELECT zeroblob(5e8) FROM c" },
-    { run, question: { id: "2" }, steps: [], final_sql: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c" },
-    { run, question: { id: "3" }, steps: [{ type: "tool_call", tool: "read_query", args: { query: hugeSql } }], final_sql: hugeSql },
+    {
+      run,
+      question: { id: "1" },
+      steps: [],
+      final_sql:
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 1001) SELECT zeroblob(5e8) FROM c",
+    },
+    {
+      run,
+      question: { id: "2" },
+      steps: [],
+      final_sql: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c",
+    },
+    {
+      run,
+      question: { id: "3" },
+      steps: [{ type: "tool_call", tool: "read_query", args: { query: hugeSql } }],
+      final_sql: hugeSql,
+    },
   ];
   const { ingestStream } = await import("@/lib/ingest/ingest");
-  const report = await ingestStream(db.$client, (async function* () { yield Buffer.from(traces.map((t) => JSON.stringify(t)).join("\n") + "\n"); })());
-  const ids = db.$client.prepare("SELECT id, question_id AS q FROM traces WHERE run_id = ?").all(report.runs[0].id) as { id: string; q: string }[];
+  const report = await ingestStream(
+    db.$client,
+    (async function* () {
+      yield Buffer.from(traces.map((t) => JSON.stringify(t)).join("\n") + "\n");
+    })(),
+  );
+  const ids = db.$client.prepare("SELECT id, question_id AS q FROM traces WHERE run_id = ?").all(report.runs[0].id) as {
+    id: string;
+    q: string;
+  }[];
   const idOf = (q: string) => ids.find((r) => r.q === q)!.id;
   db.$client.close();
 
@@ -105,39 +163,81 @@ export async function benchAbuse(argv: string[]): Promise<number> {
   const pid = server.child.pid!;
   try {
     // Memory.
-    const mem = await underAttack(server.url, pid, () => fetch(`${server.url}/api/traces/${idOf("1")}/results`, { method: "POST" }).then((r) => r.json()));
-    cases.push({ name: "zeroblob(5e8) × 1,001 rows: results", bound: "server RSS < 1024 MB; probe < 1000 ms; error names the limit", measured: `RSS ${mem.peakRssMb.toFixed(0)} MB, probe ${mem.maxProbeMs.toFixed(0)} ms, ${JSON.stringify(mem.value).match(/out of memory[^"]*|METRON_SQL_\w+/)?.[0] ?? `no limit named: ${JSON.stringify(mem.value).slice(0, 300)}`}`, ok: mem.peakRssMb < 1024 && mem.maxProbeMs < 1000 && /out of memory|METRON_SQL/.test(JSON.stringify(mem.value)) });
+    const mem = await underAttack(server.url, pid, () =>
+      fetch(`${server.url}/api/traces/${idOf("1")}/results`, { method: "POST" }).then((r) => r.json()),
+    );
+    cases.push({
+      name: "zeroblob(5e8) × 1,001 rows: results",
+      bound: "server RSS < 1024 MB; probe < 1000 ms; error names the limit",
+      measured: `RSS ${mem.peakRssMb.toFixed(0)} MB, probe ${mem.maxProbeMs.toFixed(0)} ms, ${JSON.stringify(mem.value).match(/out of memory[^"]*|METRON_SQL_\w+/)?.[0] ?? `no limit named: ${JSON.stringify(mem.value).slice(0, 300)}`}`,
+      ok: mem.peakRssMb < 1024 && mem.maxProbeMs < 1000 && /out of memory|METRON_SQL/.test(JSON.stringify(mem.value)),
+    });
 
     // Runaway.
     const runaway = await underAttack(server.url, pid, async () => {
       const started = performance.now();
-      const body = await fetch(`${server.url}/api/traces/${idOf("2")}/results`, { method: "POST" }).then((r) => r.json());
+      const body = await fetch(`${server.url}/api/traces/${idOf("2")}/results`, { method: "POST" }).then((r) =>
+        r.json(),
+      );
       const answeredMs = performance.now() - started;
       await new Promise((r) => setTimeout(r, 2000));
       const before = workerTicks(pid);
       await new Promise((r) => setTimeout(r, 1000));
       return { body, answeredMs, cpuTicksPerSecondAfter: workerTicks(pid) - before };
     });
-    cases.push({ name: "recursive CTE past a 3 s limit", bound: "worker CPU idle 2 s after the limit (< 10 ticks/s); probe < 1000 ms", measured: `answered in ${(runaway.value.answeredMs / 1000).toFixed(1)} s, worker CPU after: ${runaway.value.cpuTicksPerSecondAfter} ticks/s, probe ${runaway.maxProbeMs.toFixed(0)} ms`, ok: runaway.value.cpuTicksPerSecondAfter < 10 && runaway.maxProbeMs < 1000 });
+    cases.push({
+      name: "recursive CTE past a 3 s limit",
+      bound: "worker CPU idle 2 s after the limit (< 10 ticks/s); probe < 1000 ms",
+      measured: `answered in ${(runaway.value.answeredMs / 1000).toFixed(1)} s, worker CPU after: ${runaway.value.cpuTicksPerSecondAfter} ticks/s, probe ${runaway.maxProbeMs.toFixed(0)} ms`,
+      ok: runaway.value.cpuTicksPerSecondAfter < 10 && runaway.maxProbeMs < 1000,
+    });
 
     // Quadratic paths.
     const page = await underAttack(server.url, pid, async () => {
       const started = performance.now();
       const res = await fetch(`${server.url}/runs/${report.runs[0].id}/questions/3?step=0`);
       const html = await res.text();
-      return { ms: performance.now() - started, status: res.status, plain: html.includes("Shown without highlighting") };
+      return {
+        ms: performance.now() - started,
+        status: res.status,
+        plain: html.includes("Shown without highlighting"),
+      };
     });
-    cases.push({ name: "4 MB final SQL: question page", bound: "page < 1000 ms; probe < 1000 ms", measured: `${page.value.status} in ${page.value.ms.toFixed(0)} ms (shown plain: ${page.value.plain}), probe ${page.maxProbeMs.toFixed(0)} ms`, ok: page.value.status === 200 && page.value.ms < 1000 && page.maxProbeMs < 1000 });
+    cases.push({
+      name: "4 MB final SQL: question page",
+      bound: "page < 1000 ms; probe < 1000 ms",
+      measured: `${page.value.status} in ${page.value.ms.toFixed(0)} ms (shown plain: ${page.value.plain}), probe ${page.maxProbeMs.toFixed(0)} ms`,
+      ok: page.value.status === 200 && page.value.ms < 1000 && page.maxProbeMs < 1000,
+    });
 
     // A stalled upload against a CLI ingest.
     const small = path.join(dir, "small.jsonl");
-    writeFileSync(small, Array.from({ length: 200 }, (_, i) => syntheticTraceLine(100_000 + i, 10, { name: "cli during stall", system: "s", model: "m" })).join("\n") + "\n");
-    const stalled = http.request(`${server.url}/api/ingest?filename=stall.jsonl`, { method: "POST", headers: { "Content-Type": "application/x-ndjson" } });
-    const stalledStatus = new Promise<number>((resolve) => { stalled.on("response", (r) => { resolve(r.statusCode ?? 0); r.resume(); }); stalled.on("error", () => resolve(-1)); });
+    writeFileSync(
+      small,
+      Array.from({ length: 200 }, (_, i) =>
+        syntheticTraceLine(100_000 + i, 10, { name: "cli during stall", system: "s", model: "m" }),
+      ).join("\n") + "\n",
+    );
+    const stalled = http.request(`${server.url}/api/ingest?filename=stall.jsonl`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-ndjson" },
+    });
+    const stalledStatus = new Promise<number>((resolve) => {
+      stalled.on("response", (r) => {
+        resolve(r.statusCode ?? 0);
+        r.resume();
+      });
+      stalled.on("error", () => resolve(-1));
+    });
     stalled.write(Buffer.from(syntheticTraceLine(1, 10) + "\n").subarray(0, 60_000));
     const during = await cli(store, ["ingest", small, "--json"]);
     const status = await stalledStatus;
-    cases.push({ name: "stalled upload, then a CLI ingest", bound: "CLI ingest succeeds while the upload stalls; the upload gets 408", measured: `CLI exit ${during.code} in ${(during.ms / 1000).toFixed(1)} s; upload answered ${status}`, ok: during.code === 0 && status === 408 });
+    cases.push({
+      name: "stalled upload, then a CLI ingest",
+      bound: "CLI ingest succeeds while the upload stalls; the upload gets 408",
+      measured: `CLI exit ${during.code} in ${(during.ms / 1000).toFixed(1)} s; upload answered ${status}`,
+      ok: during.code === 0 && status === 408,
+    });
 
     // Concurrent CLI ingests.
     const n = Number(values["cli-files"]);
@@ -146,23 +246,49 @@ export async function benchAbuse(argv: string[]): Promise<number> {
       const file = path.join(dir, `bulk-${f}.jsonl`);
       const lines: string[] = [];
       let bytes = 0;
-      for (let i = 0; bytes < mb * 1024 * 1024; i++) { const l = syntheticTraceLine(f * 1_000_000 + i, 40, { name: `bulk ${f}`, system: "s", model: "m" }); lines.push(l); bytes += l.length + 1; }
+      for (let i = 0; bytes < mb * 1024 * 1024; i++) {
+        const l = syntheticTraceLine(f * 1_000_000 + i, 40, { name: `bulk ${f}`, system: "s", model: "m" });
+        lines.push(l);
+        bytes += l.length + 1;
+      }
       writeFileSync(file, lines.join("\n") + "\n");
       return file;
     });
-    const concurrent = await underAttack(server.url, pid, () => Promise.all(files.map((f) => cli(store, ["ingest", f, "--json"]))));
+    const concurrent = await underAttack(server.url, pid, () =>
+      Promise.all(files.map((f) => cli(store, ["ingest", f, "--json"]))),
+    );
     const failed = concurrent.value.filter((r) => r.code !== 0);
-    cases.push({ name: `${n} concurrent CLI ingests of ${mb} MB`, bound: "all succeed; probe < 1000 ms", measured: `${n - failed.length}/${n} succeeded, slowest ${(Math.max(...concurrent.value.map((r) => r.ms)) / 1000).toFixed(1)} s, probe ${concurrent.maxProbeMs.toFixed(0)} ms${failed.length ? `: ${failed[0].out.slice(-200)}` : ""}`, ok: failed.length === 0 && concurrent.maxProbeMs < 1000 });
+    cases.push({
+      name: `${n} concurrent CLI ingests of ${mb} MB`,
+      bound: "all succeed; probe < 1000 ms",
+      measured: `${n - failed.length}/${n} succeeded, slowest ${(Math.max(...concurrent.value.map((r) => r.ms)) / 1000).toFixed(1)} s, probe ${concurrent.maxProbeMs.toFixed(0)} ms${failed.length ? `: ${failed[0].out.slice(-200)}` : ""}`,
+      ok: failed.length === 0 && concurrent.maxProbeMs < 1000,
+    });
 
     // Nesting.
-    const deepLine = JSON.stringify({ run: { name: "deep", system: "s", model: "m" }, question: { id: "d" }, steps: [], meta: { deep: "@@" } }).replace('"@@"', `${'{"d":'.repeat(5000)}0${"}".repeat(5000)}`);
-    const nested = await fetch(`${server.url}/api/ingest?filename=deep.jsonl`, { method: "POST", body: [syntheticTraceLine(7, 5), deepLine, syntheticTraceLine(8, 5)].join("\n") + "\n" }).then((r) => r.json()) as { inserted: number; errors: { line: number }[] };
-    cases.push({ name: "a 5,000-deep line in an upload", bound: "fails alone with its line number", measured: `${nested.inserted} stored, errors on lines ${nested.errors?.map((e) => e.line).join(",")}`, ok: nested.inserted === 2 && nested.errors?.length === 1 && nested.errors[0].line === 2 });
+    const deepLine = JSON.stringify({
+      run: { name: "deep", system: "s", model: "m" },
+      question: { id: "d" },
+      steps: [],
+      meta: { deep: "@@" },
+    }).replace('"@@"', `${'{"d":'.repeat(5000)}0${"}".repeat(5000)}`);
+    const nested = (await fetch(`${server.url}/api/ingest?filename=deep.jsonl`, {
+      method: "POST",
+      body: [syntheticTraceLine(7, 5), deepLine, syntheticTraceLine(8, 5)].join("\n") + "\n",
+    }).then((r) => r.json())) as { inserted: number; errors: { line: number }[] };
+    cases.push({
+      name: "a 5,000-deep line in an upload",
+      bound: "fails alone with its line number",
+      measured: `${nested.inserted} stored, errors on lines ${nested.errors?.map((e) => e.line).join(",")}`,
+      ok: nested.inserted === 2 && nested.errors?.length === 1 && nested.errors[0].line === 2,
+    });
   } finally {
     server.stop();
     rmSync(dir, { recursive: true, force: true });
   }
   if (values.json) console.log(JSON.stringify(cases, null, 2));
-  else for (const c of cases) console.log(`${c.ok ? "ok  " : "FAIL"} ${c.name}\n     bound: ${c.bound}\n     measured: ${c.measured}`);
+  else
+    for (const c of cases)
+      console.log(`${c.ok ? "ok  " : "FAIL"} ${c.name}\n     bound: ${c.bound}\n     measured: ${c.measured}`);
   return cases.every((c) => c.ok) ? 0 : 1;
 }

@@ -14,7 +14,11 @@ import { ingestStream } from "@/lib/ingest/ingest";
 import { seededRandom } from "@/lib/metrics/stats";
 import { startServer, timePage } from "./server";
 
-const SYSTEMS = [["No Directives", 0.55, 6], ["Sophrosyne", 0.6, 3], ["Sophrosyne-Oracle", 0.7, 2]] as const;
+const SYSTEMS = [
+  ["No Directives", 0.55, 6],
+  ["Sophrosyne", 0.6, 3],
+  ["Sophrosyne-Oracle", 0.7, 2],
+] as const;
 const TABLES = ["customers", "orders", "products", "suppliers", "regions", "payments", "shipments", "reviews"];
 
 function* lines(questions: number, samples: number): Generator<string> {
@@ -26,11 +30,28 @@ function* lines(questions: number, samples: number): Generator<string> {
         const explored = [...gold, ...TABLES.slice(0, Math.floor(random() * extra))];
         yield JSON.stringify({
           run: { name: `bench ${system}`, system, model: "bench-model" },
-          question: { id: String(q), db_id: `db${q % 7}`, difficulty: ["simple", "moderate", "challenging"][q % 3], gold_sql: `SELECT * FROM ${gold.join(" JOIN ")}` },
+          question: {
+            id: String(q),
+            db_id: `db${q % 7}`,
+            difficulty: ["simple", "moderate", "challenging"][q % 3],
+            gold_sql: `SELECT * FROM ${gold.join(" JOIN ")}`,
+          },
           sample: s,
           steps: [
-            { type: "tool_call", tool: "list_tables", args: {}, result: TABLES.join("\n"), usage: { input_tokens: 900, output_tokens: 20 } },
-            ...explored.map((t) => ({ type: "tool_call", tool: "describe_table", args: { table_name: t }, result: `${t}_id INTEGER`, usage: { input_tokens: 1100, output_tokens: 30 } })),
+            {
+              type: "tool_call",
+              tool: "list_tables",
+              args: {},
+              result: TABLES.join("\n"),
+              usage: { input_tokens: 900, output_tokens: 20 },
+            },
+            ...explored.map((t) => ({
+              type: "tool_call",
+              tool: "describe_table",
+              args: { table_name: t },
+              result: `${t}_id INTEGER`,
+              usage: { input_tokens: 1100, output_tokens: 30 },
+            })),
             { type: "tool_call", tool: "submit_final_query", args: { query: `SELECT * FROM ${gold.join(" JOIN ")}` } },
           ],
           outcome: { correct: random() < accuracy },
@@ -41,7 +62,10 @@ function* lines(questions: number, samples: number): Generator<string> {
 }
 
 export async function benchCompare(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { questions: { type: "string", default: "1000" }, traces: { type: "string", default: "100000" } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: { questions: { type: "string", default: "1000" }, traces: { type: "string", default: "100000" } },
+  });
   const questions = Number(values.questions);
   const samples = Math.max(1, Math.round(Number(values.traces) / (3 * questions)));
   const dir = mkdtempSync(path.join(os.tmpdir(), "metron-bench-compare-"));
@@ -49,23 +73,37 @@ export async function benchCompare(argv: string[]): Promise<number> {
   try {
     const db = openDb(store);
     const started = performance.now();
-    const report = await ingestStream(db.$client, (async function* () {
-      let batch: string[] = [];
-      for (const line of lines(questions, samples)) {
-        batch.push(line);
-        if (batch.length === 1000) { yield Buffer.from(batch.join("\n") + "\n"); batch = []; }
-      }
-      if (batch.length) yield Buffer.from(batch.join("\n") + "\n");
-    })());
+    const report = await ingestStream(
+      db.$client,
+      (async function* () {
+        let batch: string[] = [];
+        for (const line of lines(questions, samples)) {
+          batch.push(line);
+          if (batch.length === 1000) {
+            yield Buffer.from(batch.join("\n") + "\n");
+            batch = [];
+          }
+        }
+        if (batch.length) yield Buffer.from(batch.join("\n") + "\n");
+      })(),
+    );
     db.$client.close();
-    console.log(`ingested ${report.inserted} traces (3 runs × ${questions} questions × ${samples} samples) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `ingested ${report.inserted} traces (3 runs × ${questions} questions × ${samples} samples) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
     const ids = report.runs.map((r) => r.id);
     const server = await startServer(store, 3218);
     try {
-      for (const [label, url] of [["experiments overview", "/experiments"], ["run page", `/runs/${ids[0]}`], ["compare (3 runs)", `/compare?runs=${ids.join(",")}&baseline=${ids[0]}`]] as const) {
+      for (const [label, url] of [
+        ["experiments overview", "/experiments"],
+        ["run page", `/runs/${ids[0]}`],
+        ["compare (3 runs)", `/compare?runs=${ids.join(",")}&baseline=${ids[0]}`],
+      ] as const) {
         const t = await timePage(server.url + url);
         if (t.status !== 200) throw new Error(`${label} answered ${t.status}`);
-        console.log(`${label.padEnd(22)} p50 ${t.p50.toFixed(0).padStart(5)} ms   max ${t.max.toFixed(0).padStart(5)} ms   ${(t.bytes / 1024).toFixed(0)} kB`);
+        console.log(
+          `${label.padEnd(22)} p50 ${t.p50.toFixed(0).padStart(5)} ms   max ${t.max.toFixed(0).padStart(5)} ms   ${(t.bytes / 1024).toFixed(0)} kB`,
+        );
       }
       console.log("targets: run page p50 ≤ 150 ms, compare ≤ 300 ms");
     } finally {

@@ -23,24 +23,56 @@ function grid(): ComputedParams[] {
         for (const expandBridges of [true, false])
           for (const splitCompounds of [true, false])
             for (const matchValues of [true, false])
-              for (const phraseWordsTogether of [true, false]) out.push({ ...DEFAULT_PARAMS, maxPhrases, tablesPerPhrase, minScoreRatio, expandBridges, splitCompounds, matchValues, phraseWordsTogether });
+              for (const phraseWordsTogether of [true, false])
+                out.push({
+                  ...DEFAULT_PARAMS,
+                  maxPhrases,
+                  tablesPerPhrase,
+                  minScoreRatio,
+                  expandBridges,
+                  splitCompounds,
+                  matchValues,
+                  phraseWordsTogether,
+                });
   return out;
 }
 
 export async function benchDirectives(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { dataset: { type: "string" }, json: { type: "boolean", default: false }, variant: { type: "string", default: "computed" }, limit: { type: "string" }, misses: { type: "boolean", default: false }, params: { type: "string" }, cv: { type: "boolean", default: false } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      dataset: { type: "string" },
+      json: { type: "boolean", default: false },
+      variant: { type: "string", default: "computed" },
+      limit: { type: "string" },
+      misses: { type: "boolean", default: false },
+      params: { type: "string" },
+      cv: { type: "boolean", default: false },
+    },
+  });
   const params = { ...DEFAULT_PARAMS, ...(values.params ? JSON.parse(values.params) : {}) };
   if (!values.dataset) throw new Error("--dataset NAME is required (import it first: metron dataset import)");
   const db = openDb();
   const questions: Question[] = [];
   for (const name of values.dataset.split(",")) {
-    const ds = db.$client.prepare("SELECT id FROM datasets WHERE id = ? OR name = ?").get(name, name) as { id: string } | undefined;
+    const ds = db.$client.prepare("SELECT id FROM datasets WHERE id = ? OR name = ?").get(name, name) as
+      { id: string } | undefined;
     if (!ds) throw new Error(`no dataset ${name} in ${db.$client.name}`);
-    const rows = db.$client.prepare("SELECT question_id AS id, db_id AS dbId, text, evidence, gold_sql AS goldSql, gold_tables AS goldTables FROM questions WHERE dataset_id = ? AND gold_tables IS NOT NULL ORDER BY position").all(ds.id) as (Omit<QuestionInfo, "goldTables"> & { goldTables: string })[];
-    questions.push(...rows.slice(0, values.limit ? Number(values.limit) : undefined).map((r) => ({ ...r, goldTables: JSON.parse(r.goldTables) as string[], dataset: ds.id })));
+    const rows = db.$client
+      .prepare(
+        "SELECT question_id AS id, db_id AS dbId, text, evidence, gold_sql AS goldSql, gold_tables AS goldTables FROM questions WHERE dataset_id = ? AND gold_tables IS NOT NULL ORDER BY position",
+      )
+      .all(ds.id) as (Omit<QuestionInfo, "goldTables"> & { goldTables: string })[];
+    questions.push(
+      ...rows
+        .slice(0, values.limit ? Number(values.limit) : undefined)
+        .map((r) => ({ ...r, goldTables: JSON.parse(r.goldTables) as string[], dataset: ds.id })),
+    );
   }
   const databases = new Map<string, DatabaseInfo>();
-  const databaseOf = (q: Question) => databases.get(`${q.dataset}:${q.dbId}`) ?? databases.set(`${q.dataset}:${q.dbId}`, loadDatabase(db.$client, q.dataset, q.dbId)).get(`${q.dataset}:${q.dbId}`)!;
+  const databaseOf = (q: Question) =>
+    databases.get(`${q.dataset}:${q.dbId}`) ??
+    databases.set(`${q.dataset}:${q.dbId}`, loadDatabase(db.$client, q.dataset, q.dbId)).get(`${q.dataset}:${q.dbId}`)!;
 
   const score = async (p: ComputedParams, misses?: string[]): Promise<QuestionScore[]> => {
     const out: QuestionScore[] = [];
@@ -51,8 +83,16 @@ export async function benchDirectives(argv: string[]): Promise<number> {
       const gold = q.goldTables.map((t) => t.toLowerCase());
       const nonGold = database.tables.map((t) => t.name.toLowerCase()).filter((t) => !gold.includes(t));
       const keptGold = gold.filter((t) => !irrelevant.has(t)).length;
-      out.push({ dataset: q.dataset, database: q.dbId, recall: keptGold / gold.length, flagged: nonGold.length ? nonGold.filter((t) => irrelevant.has(t)).length / nonGold.length : null });
-      if (misses && keptGold < gold.length) misses.push(`${q.id} [${q.dbId}] lost ${gold.filter((t) => irrelevant.has(t))} — ${q.text} | ${q.evidence ?? ""} | phrases ${JSON.stringify((r?.explanation as { phrases?: string[] })?.phrases)}`);
+      out.push({
+        dataset: q.dataset,
+        database: q.dbId,
+        recall: keptGold / gold.length,
+        flagged: nonGold.length ? nonGold.filter((t) => irrelevant.has(t)).length / nonGold.length : null,
+      });
+      if (misses && keptGold < gold.length)
+        misses.push(
+          `${q.id} [${q.dbId}] lost ${gold.filter((t) => irrelevant.has(t))} — ${q.text} | ${q.evidence ?? ""} | phrases ${JSON.stringify((r?.explanation as { phrases?: string[] })?.phrases)}`,
+        );
     }
     return out;
   };
@@ -64,10 +104,16 @@ export async function benchDirectives(argv: string[]): Promise<number> {
     for (const c of configs) scores.push(await score(c));
     const cv = crossValidate(scores);
     const out = {
-      method: "leave-one-database-out over a grid; utility = flagged − 4·(1 − recall) per dataset, averaged over datasets",
+      method:
+        "leave-one-database-out over a grid; utility = flagged − 4·(1 − recall) per dataset, averaged over datasets",
       configurations: configs.length,
       held_out: cv.heldOut,
-      folds: cv.folds.map((f) => ({ dataset: f.dataset, database: f.database, chosen: configs[f.chosen], ...f.figures })),
+      folds: cv.folds.map((f) => ({
+        dataset: f.dataset,
+        database: f.database,
+        chosen: configs[f.chosen],
+        ...f.figures,
+      })),
       chosen_on_all: configs[cv.chosen],
       tuned_on_figures: cv.tunedOn,
       shipped_defaults: DEFAULT_PARAMS,
@@ -76,10 +122,21 @@ export async function benchDirectives(argv: string[]): Promise<number> {
     };
     if (values.json) console.log(JSON.stringify(out, null, 2));
     else {
-      for (const [d, f] of Object.entries(out.held_out)) console.log(`held out (${d}): recall ${(100 * f.recall).toFixed(1)}% · non-gold flagged ${(100 * f.flagged).toFixed(1)}% · every gold table kept ${(100 * f.allGoldKept).toFixed(1)}% · ${f.questions} questions`);
-      for (const f of out.folds) console.log(`  ${f.dataset}/${f.database}: recall ${(100 * f.recall).toFixed(1)}% · flagged ${(100 * f.flagged).toFixed(1)}% (${f.questions} q)`);
-      for (const [d, f] of Object.entries(out.tuned_on_figures)) console.log(`tuned on (${d}, chosen on all data, NOT held out): recall ${(100 * f.recall).toFixed(1)}% · flagged ${(100 * f.flagged).toFixed(1)}%`);
-      console.log(`chosen on all: ${JSON.stringify(out.chosen_on_all)}${out.shipped_defaults_are_chosen ? " (= the shipped defaults)" : " (differs from the shipped defaults!)"}`);
+      for (const [d, f] of Object.entries(out.held_out))
+        console.log(
+          `held out (${d}): recall ${(100 * f.recall).toFixed(1)}% · non-gold flagged ${(100 * f.flagged).toFixed(1)}% · every gold table kept ${(100 * f.allGoldKept).toFixed(1)}% · ${f.questions} questions`,
+        );
+      for (const f of out.folds)
+        console.log(
+          `  ${f.dataset}/${f.database}: recall ${(100 * f.recall).toFixed(1)}% · flagged ${(100 * f.flagged).toFixed(1)}% (${f.questions} q)`,
+        );
+      for (const [d, f] of Object.entries(out.tuned_on_figures))
+        console.log(
+          `tuned on (${d}, chosen on all data, NOT held out): recall ${(100 * f.recall).toFixed(1)}% · flagged ${(100 * f.flagged).toFixed(1)}%`,
+        );
+      console.log(
+        `chosen on all: ${JSON.stringify(out.chosen_on_all)}${out.shipped_defaults_are_chosen ? " (= the shipped defaults)" : " (differs from the shipped defaults!)"}`,
+      );
     }
     db.$client.close();
     return 0;
@@ -90,11 +147,19 @@ export async function benchDirectives(argv: string[]): Promise<number> {
   const scores = await score(params, values.misses ? misses : undefined);
   const ms = (performance.now() - start) / questions.length;
   const f = figuresOf(scores);
-  const out = { questions: f.questions, recall: f.recall, flagged: f.flagged, all_gold_kept: f.allGoldKept, ms_per_question: ms };
+  const out = {
+    questions: f.questions,
+    recall: f.recall,
+    flagged: f.flagged,
+    all_gold_kept: f.allGoldKept,
+    ms_per_question: ms,
+  };
   if (values.json) console.log(JSON.stringify(out, null, 2));
   else {
     console.log(`dataset ${values.dataset}, variant ${values.variant}, ${out.questions} questions`);
-    console.log(`recall of gold tables ${(100 * out.recall).toFixed(1)}% · non-gold flagged ${(100 * out.flagged).toFixed(1)}% · every gold table kept ${(100 * out.all_gold_kept).toFixed(1)}% · ${ms.toFixed(2)} ms/question`);
+    console.log(
+      `recall of gold tables ${(100 * out.recall).toFixed(1)}% · non-gold flagged ${(100 * out.flagged).toFixed(1)}% · every gold table kept ${(100 * out.all_gold_kept).toFixed(1)}% · ${ms.toFixed(2)} ms/question`,
+    );
     console.log(`parameters: ${JSON.stringify(params)} (no model: keyword phrases, BM25 only)`);
     misses.slice(0, 40).forEach((m) => console.log("  miss", m));
   }

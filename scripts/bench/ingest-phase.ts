@@ -9,11 +9,25 @@ async function floor(file: string, store: string): Promise<number> {
   openDb(store).$client.close();
   const db: Database.Database = openConnection(store);
   // The same row shapes Metron stores, metric columns included (with placeholder values: the floor computes nothing).
-  const trace = db.prepare(`INSERT INTO traces (id, run_id, question_id, sample, db_id, question_text, evidence, gold_sql, difficulty, final_sql, recorded_correct, status, step_count, upload_id,
+  const trace =
+    db.prepare(`INSERT INTO traces (id, run_id, question_id, sample, db_id, question_text, evidence, gold_sql, difficulty, final_sql, recorded_correct, status, step_count, upload_id,
     exploratory_calls, gold_count, over_exploration, extra_table_count, calls_schema_listing, calls_schema_exploration, calls_data_inspection, calls_submission, table_sets)
     VALUES (?, 'r', ?, 0, ?, ?, ?, ?, ?, ?, ?, 'submitted', ?, 'u', 12, 2, 10, 1, 1, 14, 16, 1, ?)`);
-  const step = db.prepare(`INSERT INTO steps (trace_id, seq, type, tool, args, result, content, duration_ms, input_tokens, output_tokens, tool_role, tables, exploratory) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-  const tableSets = JSON.stringify({ gold: ["table_a0", "table_b1"], goldMethod: "scan", explored: ["table_a0", "table_c2", "table_d3"], nonGoldExplored: ["table_c2", "table_d3"], goldNeverExplored: ["table_b1"], final: ["table_a0", "table_e4"], finalMethod: "scan", extra: ["table_e4"], violations: null, database: null });
+  const step = db.prepare(
+    `INSERT INTO steps (trace_id, seq, type, tool, args, result, content, duration_ms, input_tokens, output_tokens, tool_role, tables, exploratory) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const tableSets = JSON.stringify({
+    gold: ["table_a0", "table_b1"],
+    goldMethod: "scan",
+    explored: ["table_a0", "table_c2", "table_d3"],
+    nonGoldExplored: ["table_c2", "table_d3"],
+    goldNeverExplored: ["table_b1"],
+    final: ["table_a0", "table_e4"],
+    finalMethod: "scan",
+    extra: ["table_e4"],
+    violations: null,
+    database: null,
+  });
   let n = 0;
   db.exec("BEGIN");
   for await (const line of splitLines(createReadStream(file, { highWaterMark: 4 << 20 }), 1 << 30)) {
@@ -21,11 +35,35 @@ async function floor(file: string, store: string): Promise<number> {
     const t = JSON.parse(line.text);
     const id = (n++).toString(16).padStart(64, "0"); // same width as a trace hash: the same rows
     const q = t.question;
-    trace.run(id, q.id, q.db_id, q.text, q.evidence, q.gold_sql, q.difficulty, t.final_sql ?? null, t.outcome?.correct ? 1 : 0, t.steps.length, tableSets);
+    trace.run(
+      id,
+      q.id,
+      q.db_id,
+      q.text,
+      q.evidence,
+      q.gold_sql,
+      q.difficulty,
+      t.final_sql ?? null,
+      t.outcome?.correct ? 1 : 0,
+      t.steps.length,
+      tableSets,
+    );
     t.steps.forEach((s: Record<string, never>, i: number) => {
-      step.run(id, i, s.type, s.tool ?? null, s.args === undefined ? null : JSON.stringify(s.args), s.result === undefined ? null : JSON.stringify(s.result), s.content ?? null, s.duration_ms ?? null,
-        (s.usage as { input_tokens?: number })?.input_tokens ?? null, (s.usage as { output_tokens?: number })?.output_tokens ?? null,
-        s.tool ? "data_inspection" : null, s.tool ? '["table_a0"]' : null, 0);
+      step.run(
+        id,
+        i,
+        s.type,
+        s.tool ?? null,
+        s.args === undefined ? null : JSON.stringify(s.args),
+        s.result === undefined ? null : JSON.stringify(s.result),
+        s.content ?? null,
+        s.duration_ms ?? null,
+        (s.usage as { input_tokens?: number })?.input_tokens ?? null,
+        (s.usage as { output_tokens?: number })?.output_tokens ?? null,
+        s.tool ? "data_inspection" : null,
+        s.tool ? '["table_a0"]' : null,
+        0,
+      );
     });
   }
   db.exec("COMMIT");

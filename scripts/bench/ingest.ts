@@ -10,7 +10,11 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { syntheticTraceLine } from "./synthetic";
 
-interface Phase { seconds: number; maxRssMb: number; traces: number }
+interface Phase {
+  seconds: number;
+  maxRssMb: number;
+  traces: number;
+}
 
 async function writeFile(file: string, targetBytes: number, steps: number): Promise<number> {
   const out = createWriteStream(file);
@@ -26,17 +30,28 @@ async function writeFile(file: string, targetBytes: number, steps: number): Prom
 }
 
 function runPhase(phase: "floor" | "ingest", file: string, store: string): Phase {
-  const child = spawnSync(process.execPath, [path.join(import.meta.dirname, "..", "bench.mjs"), "ingest-phase", phase, file, store], {
-    encoding: "utf8",
-    env: { ...process.env, DATABASE_PATH: store },
-    maxBuffer: 1 << 20,
-  });
+  const child = spawnSync(
+    process.execPath,
+    [path.join(import.meta.dirname, "..", "bench.mjs"), "ingest-phase", phase, file, store],
+    {
+      encoding: "utf8",
+      env: { ...process.env, DATABASE_PATH: store },
+      maxBuffer: 1 << 20,
+    },
+  );
   if (child.status !== 0) throw new Error(`${phase} phase failed:\n${child.stderr}`);
   return JSON.parse(child.stdout.trim().split("\n").pop()!);
 }
 
 export async function benchIngest(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { mb: { type: "string", default: "1000" }, steps: { type: "string", default: "40" }, keep: { type: "boolean", default: false } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      mb: { type: "string", default: "1000" },
+      steps: { type: "string", default: "40" },
+      keep: { type: "boolean", default: false },
+    },
+  });
   const dir = mkdtempSync(path.join(os.tmpdir(), "metron-bench-"));
   const file = path.join(dir, "traces.jsonl");
   try {
@@ -47,9 +62,15 @@ export async function benchIngest(argv: string[]): Promise<number> {
     const floor = runPhase("floor", file, path.join(dir, "floor.db"));
     const ingest = runPhase("ingest", file, path.join(dir, "ingest.db"));
     const rate = mb / ingest.seconds;
-    console.log(`\nfloor  (JSON.parse + bare prepared inserts): ${floor.seconds.toFixed(1)} s, ${(mb / floor.seconds).toFixed(1)} MB/s, peak RSS ${floor.maxRssMb.toFixed(0)} MB`);
-    console.log(`ingest (metron ingest pipeline):            ${ingest.seconds.toFixed(1)} s, ${rate.toFixed(1)} MB/s, peak RSS ${ingest.maxRssMb.toFixed(0)} MB`);
-    console.log(`ratio ingest/floor: ${(ingest.seconds / floor.seconds).toFixed(2)}  (targets: ≥ 40 MB/s, ratio ≤ 1.5, RSS ≤ 300 MB)`);
+    console.log(
+      `\nfloor  (JSON.parse + bare prepared inserts): ${floor.seconds.toFixed(1)} s, ${(mb / floor.seconds).toFixed(1)} MB/s, peak RSS ${floor.maxRssMb.toFixed(0)} MB`,
+    );
+    console.log(
+      `ingest (metron ingest pipeline):            ${ingest.seconds.toFixed(1)} s, ${rate.toFixed(1)} MB/s, peak RSS ${ingest.maxRssMb.toFixed(0)} MB`,
+    );
+    console.log(
+      `ratio ingest/floor: ${(ingest.seconds / floor.seconds).toFixed(2)}  (targets: ≥ 40 MB/s, ratio ≤ 1.5, RSS ≤ 300 MB)`,
+    );
     if (ingest.traces !== traces) console.log(`WARNING: ingested ${ingest.traces} of ${traces} traces`);
     return 0;
   } finally {

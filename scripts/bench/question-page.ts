@@ -18,19 +18,30 @@ export async function benchQuestionPage(): Promise<number> {
   const sizes = [1_000, 10_000, 100_000];
   try {
     const db = openDb(store);
-    const report = await ingestStream(db.$client, (async function* () {
-      for (const [i, steps] of sizes.entries()) {
-        // As event lines (a header, then one line per step), as a long run's log would be: a 100k-step trace
-        // is over the default 64 MB line limit as one line.
-        const { steps: all, ...header } = JSON.parse(syntheticTraceLine(i, steps, { name: "page bench", system: "No Directives", model: "bench-model" }));
-        yield Buffer.from(JSON.stringify({ kind: "trace", trace_id: `t${i}`, ...header }) + "\n");
-        for (let seq = 0; seq < all.length; seq += 1000) {
-          yield Buffer.from(all.slice(seq, seq + 1000).map((s: object, j: number) => JSON.stringify({ kind: "step", trace_id: `t${i}`, seq: seq + j, ...s })).join("\n") + "\n");
+    const report = await ingestStream(
+      db.$client,
+      (async function* () {
+        for (const [i, steps] of sizes.entries()) {
+          // As event lines (a header, then one line per step), as a long run's log would be: a 100k-step trace
+          // is over the default 64 MB line limit as one line.
+          const { steps: all, ...header } = JSON.parse(
+            syntheticTraceLine(i, steps, { name: "page bench", system: "No Directives", model: "bench-model" }),
+          );
+          yield Buffer.from(JSON.stringify({ kind: "trace", trace_id: `t${i}`, ...header }) + "\n");
+          for (let seq = 0; seq < all.length; seq += 1000) {
+            yield Buffer.from(
+              all
+                .slice(seq, seq + 1000)
+                .map((s: object, j: number) => JSON.stringify({ kind: "step", trace_id: `t${i}`, seq: seq + j, ...s }))
+                .join("\n") + "\n",
+            );
+          }
         }
-      }
-    })());
+      })(),
+    );
     db.$client.close();
-    if (report.inserted !== sizes.length) throw new Error(`ingested ${report.inserted} of ${sizes.length} traces: ${JSON.stringify(report.errors)}`);
+    if (report.inserted !== sizes.length)
+      throw new Error(`ingested ${report.inserted} of ${sizes.length} traces: ${JSON.stringify(report.errors)}`);
     const runId = report.runs[0].id;
     const server = await startServer(store, 3217);
     try {
@@ -38,7 +49,9 @@ export async function benchQuestionPage(): Promise<number> {
       for (const [i, steps] of sizes.entries()) {
         const t = await timePage(server.url + questionPath(runId, String(i)));
         if (t.status !== 200) throw new Error(`page of ${steps} steps answered ${t.status}`);
-        console.log(`${String(steps).padEnd(9)} ${t.p50.toFixed(0).padStart(6)}   ${t.max.toFixed(0).padStart(6)}   ${(t.bytes / 1024).toFixed(0)} kB`);
+        console.log(
+          `${String(steps).padEnd(9)} ${t.p50.toFixed(0).padStart(6)}   ${t.max.toFixed(0).padStart(6)}   ${(t.bytes / 1024).toFixed(0)} kB`,
+        );
       }
       const deep = await timePage(`${server.url}${questionPath(runId, "2", { step: 99_000 })}`);
       console.log(`100000 with ?step=99000: p50 ${deep.p50.toFixed(0)} ms, ${(deep.bytes / 1024).toFixed(0)} kB`);

@@ -5,9 +5,17 @@ import path from "node:path";
 
 export const ROOT = path.resolve(import.meta.dirname, "..", "..");
 
-export async function startServer(store: string, port: number): Promise<{ url: string; stop: () => void; child: ChildProcess }> {
-  if (!existsSync(path.join(ROOT, ".next", "BUILD_ID"))) throw new Error("no production build: run `npx next build` (or npm test) first");
-  const child = spawn(path.join(ROOT, "node_modules", ".bin", "next"), ["start", "-p", String(port), "-H", "127.0.0.1"], { cwd: ROOT, env: { ...process.env, DATABASE_PATH: store }, stdio: "ignore" });
+export async function startServer(
+  store: string,
+  port: number,
+): Promise<{ url: string; stop: () => void; child: ChildProcess }> {
+  if (!existsSync(path.join(ROOT, ".next", "BUILD_ID")))
+    throw new Error("no production build: run `npx next build` (or npm test) first");
+  const child = spawn(
+    path.join(ROOT, "node_modules", ".bin", "next"),
+    ["start", "-p", String(port), "-H", "127.0.0.1"],
+    { cwd: ROOT, env: { ...process.env, DATABASE_PATH: store }, stdio: "ignore" },
+  );
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
     try {
@@ -22,7 +30,10 @@ export async function startServer(store: string, port: number): Promise<{ url: s
 }
 
 /** Median and max server time of `n` sequential requests (after one warm-up), and the size of the HTML. */
-export async function timePage(url: string, n = 7): Promise<{ p50: number; max: number; bytes: number; status: number }> {
+export async function timePage(
+  url: string,
+  n = 7,
+): Promise<{ p50: number; max: number; bytes: number; status: number }> {
   await fetch(url).then((r) => r.text());
   const times: number[] = [];
   let bytes = 0;

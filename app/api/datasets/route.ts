@@ -4,17 +4,28 @@ import { DatasetUploadError, importPaths } from "@/lib/datasets/browser-import";
 import { importDataset, importReportJson } from "@/lib/datasets/import-dataset";
 import { datasetFormats } from "@/lib/datasets/question-formats";
 
-const body = z.object({ upload: z.string().regex(/^[0-9a-f-]{8,36}$/), name: z.string().trim().min(1).max(200), format: z.enum(datasetFormats) });
+const body = z.object({
+  upload: z.string().regex(/^[0-9a-f-]{8,36}$/),
+  name: z.string().trim().min(1).max(200),
+  format: z.enum(datasetFormats),
+});
 
 /** Imports an uploaded dataset folder (files sent to /api/datasets/files), as `metron dataset import` would. */
 export async function POST(request: Request) {
   const parsed = body.safeParse(await request.json().catch(() => null));
-  if (!parsed.success) return Response.json({ error: parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ") }, { status: 400 });
+  if (!parsed.success)
+    return Response.json(
+      { error: parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ") },
+      { status: 400 },
+    );
   try {
     const paths = importPaths(parsed.data.upload);
     const r = await importDataset(getDb(), { name: parsed.data.name, format: parsed.data.format, ...paths });
     return Response.json(importReportJson(r));
   } catch (e) {
-    return Response.json({ error: e instanceof DatasetUploadError ? e.message : `import failed: ${(e as Error).message}` }, { status: 400 });
+    return Response.json(
+      { error: e instanceof DatasetUploadError ? e.message : `import failed: ${(e as Error).message}` },
+      { status: 400 },
+    );
   }
 }

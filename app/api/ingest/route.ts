@@ -13,7 +13,10 @@ import { UnknownFormatError } from "@/lib/trace/adapters";
 import { FORMATS } from "@/lib/trace/adapters/formats";
 
 const query = z.object({
-  token: z.string().regex(/^[\w-]{8,64}$/).optional(),
+  token: z
+    .string()
+    .regex(/^[\w-]{8,64}$/)
+    .optional(),
   filename: z.string().max(500).optional(),
   run: z.string().max(500).optional(),
   system: z.string().max(500).optional(),
@@ -37,12 +40,21 @@ const rolesSchema = z.record(z.string().min(1).max(200), z.enum(stepRoles));
  */
 export async function POST(request: Request) {
   const parsed = query.safeParse(Object.fromEntries(new URL(request.url).searchParams));
-  if (!parsed.success) return Response.json({ error: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") }, { status: 400 });
-  const { token, filename, run, system, model, benchmark, dataset, format, question, stage, staged, roles } = parsed.data;
+  if (!parsed.success)
+    return Response.json(
+      { error: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") },
+      { status: 400 },
+    );
+  const { token, filename, run, system, model, benchmark, dataset, format, question, stage, staged, roles } =
+    parsed.data;
   let toolRoles: Record<string, string> | undefined;
   if (roles) {
     const r = rolesSchema.safeParse(JSON.parse(roles));
-    if (!r.success) return Response.json({ error: `roles: ${r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}` }, { status: 400 });
+    if (!r.success)
+      return Response.json(
+        { error: `roles: ${r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}` },
+        { status: 400 },
+      );
     toolRoles = Object.keys(r.data).length ? r.data : undefined;
   }
   const blank = (s?: string) => (s && s.trim() ? s.trim() : undefined);
@@ -53,9 +65,14 @@ export async function POST(request: Request) {
   try {
     if (staged) {
       file = stagedFile(staged);
-      if (!file) return Response.json({ error: `no staged upload ${staged} (stored already, or older than a day): upload the file again` }, { status: 404 });
+      if (!file)
+        return Response.json(
+          { error: `no staged upload ${staged} (stored already, or older than a day): upload the file again` },
+          { status: 404 },
+        );
     } else {
-      if (!request.body) return Response.json({ error: "empty body: send the trace file as the request body" }, { status: 400 });
+      if (!request.body)
+        return Response.json({ error: "empty body: send the trace file as the request body" }, { status: 400 });
       const onBytes = (bytes: number) => token && reportProgress(token, { bytes, lines: 0, traces: 0, errors: 0 });
       if (stage) {
         const s = await stageUpload(request.body, onBytes);
@@ -78,15 +95,30 @@ export async function POST(request: Request) {
       progressEvery: 100,
       onProgress: (p) => token && reportProgress(token, p),
     });
-    if (token) reportProgress(token, { bytes: report.bytes, lines: report.lines, traces: report.inserted + report.duplicates, errors: report.error_count }, true);
+    if (token)
+      reportProgress(
+        token,
+        {
+          bytes: report.bytes,
+          lines: report.lines,
+          traces: report.inserted + report.duplicates,
+          errors: report.error_count,
+        },
+        true,
+      );
     return Response.json(report);
   } catch (e) {
     keep = Boolean(staged); // a staged file that failed to store can be stored again with other settings
     if (token) reportProgress(token, { bytes: 0, lines: 0, traces: 0, errors: 0 }, true, (e as Error).message);
-    if (e instanceof EmptyInputError || e instanceof UnknownFormatError || e instanceof UnknownDatasetError) return Response.json({ error: e.message }, { status: 400 });
-    if (e instanceof ForeignFileTooLargeError || e instanceof UploadTooLargeError) return Response.json({ error: e.message }, { status: 413 });
+    if (e instanceof EmptyInputError || e instanceof UnknownFormatError || e instanceof UnknownDatasetError)
+      return Response.json({ error: e.message }, { status: 400 });
+    if (e instanceof ForeignFileTooLargeError || e instanceof UploadTooLargeError)
+      return Response.json({ error: e.message }, { status: 413 });
     if (e instanceof UploadStalledError) return Response.json({ error: e.message }, { status: 408 });
-    return Response.json({ error: `upload failed, nothing of it was stored: ${(e as Error).message}` }, { status: 500 });
+    return Response.json(
+      { error: `upload failed, nothing of it was stored: ${(e as Error).message}` },
+      { status: 500 },
+    );
   } finally {
     sqlite?.close();
     if (file && !keep) await rm(file, { force: true });

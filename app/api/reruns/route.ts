@@ -18,14 +18,32 @@ const body = z.object({
 /** Starts a rerun of one trace's question; the job's events stream at /api/reruns/<id>/events. */
 export async function POST(request: Request) {
   const parsed = body.safeParse(await request.json().catch(() => null));
-  if (!parsed.success) return Response.json({ error: parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ") }, { status: 400 });
+  if (!parsed.success)
+    return Response.json(
+      { error: parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ") },
+      { status: 400 },
+    );
   const { traceId, provider, model, variant, ...limits } = parsed.data;
   getDb(); // migrated before the job opens its own connection
   const d = defaultLimits();
   try {
     // The per-client cap counts by access token when there is one, else by the client's address.
-    const client = request.headers.get("x-metron-principal") ?? request.headers.get("x-forwarded-for")?.split(",")[0].trim() ?? "local";
-    const job = startRerun(() => openConnection(), { traceId, provider, model, variant, client, limits: { maxSteps: limits.maxSteps ?? d.maxSteps, wallTimeMs: limits.wallTimeMs ?? d.wallTimeMs, maxOutputTokens: limits.maxOutputTokens ?? d.maxOutputTokens } });
+    const client =
+      request.headers.get("x-metron-principal") ??
+      request.headers.get("x-forwarded-for")?.split(",")[0].trim() ??
+      "local";
+    const job = startRerun(() => openConnection(), {
+      traceId,
+      provider,
+      model,
+      variant,
+      client,
+      limits: {
+        maxSteps: limits.maxSteps ?? d.maxSteps,
+        wallTimeMs: limits.wallTimeMs ?? d.wallTimeMs,
+        maxOutputTokens: limits.maxOutputTokens ?? d.maxOutputTokens,
+      },
+    });
     return Response.json({ jobId: job.id });
   } catch (e) {
     if (e instanceof RerunLimitError) return Response.json({ error: e.message }, { status: 429 });

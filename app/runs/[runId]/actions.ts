@@ -4,7 +4,16 @@ import { headers } from "next/headers";
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import { getDb } from "@/lib/db/client";
-import { archiveRun, CurationError, deleteRun, editRun, linkRunDataset, parseRoles, previewRoles, setRunRoles } from "@/lib/ingest/curate";
+import {
+  archiveRun,
+  CurationError,
+  deleteRun,
+  editRun,
+  linkRunDataset,
+  parseRoles,
+  previewRoles,
+  setRunRoles,
+} from "@/lib/ingest/curate";
 import { runPath } from "@/lib/url/runs";
 
 export type ActionResult = { ok: true; message: string; changed?: number } | { ok: false; error: string };
@@ -27,9 +36,23 @@ async function attempt(runId: string, fn: () => Promise<ActionResult>): Promise<
   }
 }
 
-export async function saveRunIdentity(runId: string, form: { name: string; system: string; model: string; description: string; tags: string }): Promise<ActionResult> {
+export async function saveRunIdentity(
+  runId: string,
+  form: { name: string; system: string; model: string; description: string; tags: string },
+): Promise<ActionResult> {
   return attempt(runId, async () => {
-    const changes = await editRun(getDb().$client, runId, { name: form.name, system: form.system, model: form.model, description: form.description, tags: form.tags.split(",") }, await who());
+    const changes = await editRun(
+      getDb().$client,
+      runId,
+      {
+        name: form.name,
+        system: form.system,
+        model: form.model,
+        description: form.description,
+        tags: form.tags.split(","),
+      },
+      await who(),
+    );
     return { ok: true, message: changes.length ? `Saved: ${changes.join("; ")}` : "Nothing changed" };
   });
 }
@@ -37,14 +60,25 @@ export async function saveRunIdentity(runId: string, form: { name: string; syste
 export async function linkDataset(runId: string, dataset: string): Promise<ActionResult> {
   return attempt(runId, async () => {
     const r = await linkRunDataset(getDb().$client, runId, dataset || null, await who());
-    return { ok: true, message: dataset ? `Linked: ${r.linked} of ${r.traces} traces matched a question of the dataset; metrics recomputed` : "Unlinked; metrics recomputed" };
+    return {
+      ok: true,
+      message: dataset
+        ? `Linked: ${r.linked} of ${r.traces} traces matched a question of the dataset; metrics recomputed`
+        : "Unlinked; metrics recomputed",
+    };
   });
 }
 
 export async function previewRunRoles(runId: string, roles: string): Promise<ActionResult> {
   try {
     const p = previewRoles(getDb().$client, runId, parseRoles(JSON.parse(roles)));
-    return { ok: true, changed: p.changed, message: p.changed ? `${p.changed} calls change role: ${p.tools.map((t) => `${t.tool} ${t.from} → ${t.to} (${t.calls})`).join(", ")}` : "No call changes role" };
+    return {
+      ok: true,
+      changed: p.changed,
+      message: p.changed
+        ? `${p.changed} calls change role: ${p.tools.map((t) => `${t.tool} ${t.from} → ${t.to} (${t.calls})`).join(", ")}`
+        : "No call changes role",
+    };
   } catch (e) {
     return { ok: false, error: (e as Error).message };
   }
@@ -53,14 +87,21 @@ export async function previewRunRoles(runId: string, roles: string): Promise<Act
 export async function applyRunRoles(runId: string, roles: string): Promise<ActionResult> {
   return attempt(runId, async () => {
     const r = await setRunRoles(getDb().$client, runId, parseRoles(JSON.parse(roles)), await who());
-    return { ok: true, changed: r.changed, message: `Roles saved; ${r.changed} calls changed role; metrics recomputed` };
+    return {
+      ok: true,
+      changed: r.changed,
+      message: `Roles saved; ${r.changed} calls changed role; metrics recomputed`,
+    };
   });
 }
 
 export async function setRunArchived(runId: string, archived: boolean): Promise<ActionResult> {
   return attempt(runId, async () => {
     await archiveRun(getDb().$client, runId, archived, await who());
-    return { ok: true, message: archived ? "Archived: hidden from the run list and the Experiments page" : "Unarchived" };
+    return {
+      ok: true,
+      message: archived ? "Archived: hidden from the run list and the Experiments page" : "Unarchived",
+    };
   });
 }
 

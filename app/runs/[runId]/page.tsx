@@ -51,7 +51,10 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
   const aggregates = getRunAggregates(db, run.id);
   const units = listTraceUnits(db, run.id);
   const tools = listRunToolCounts(db, run.id);
-  const roleTotals = Object.entries(ROLE_LABELS).map(([role, label]) => ({ label, calls: tools.filter((t) => t.role === role).reduce((s, t) => s + t.calls, 0) }));
+  const roleTotals = Object.entries(ROLE_LABELS).map(([role, label]) => ({
+    label,
+    calls: tools.filter((t) => t.role === role).reduce((s, t) => s + t.calls, 0),
+  }));
   const facets = listTraceFacets(db, run.id);
   const savings = await getDirectiveSavings(db, run.id);
   const changes = listRunChanges(db, run.id);
@@ -59,20 +62,88 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
   return (
     <div className="space-y-5">
       <header>
-        <h1 className="flex items-center gap-2 text-xl font-semibold">{run.name}{isSimulated(run.config) && <SimulatedBadge />}{run.archivedAt && <span className="rounded bg-zinc-200 px-1.5 py-0.5 text-xs font-normal text-zinc-700" data-testid="archived-badge">archived</span>}</h1>
-        {(run.tags?.length ?? 0) > 0 && <p className="mt-1 flex gap-1 text-xs">{run.tags!.map((t) => <span key={t} className="rounded bg-blue-50 px-1.5 py-0.5 text-blue-900">{t}</span>)}</p>}
+        <h1 className="flex items-center gap-2 text-xl font-semibold">
+          {run.name}
+          {isSimulated(run.config) && <SimulatedBadge />}
+          {run.archivedAt && (
+            <span
+              className="rounded bg-zinc-200 px-1.5 py-0.5 text-xs font-normal text-zinc-700"
+              data-testid="archived-badge"
+            >
+              archived
+            </span>
+          )}
+        </h1>
+        {(run.tags?.length ?? 0) > 0 && (
+          <p className="mt-1 flex gap-1 text-xs">
+            {run.tags!.map((t) => (
+              <span key={t} className="rounded bg-blue-50 px-1.5 py-0.5 text-blue-900">
+                {t}
+              </span>
+            ))}
+          </p>
+        )}
         {run.description && <p className="mt-1 whitespace-pre-wrap text-sm text-zinc-700">{run.description}</p>}
-        {isSimulated(run.config) && <p className="mt-1 rounded bg-fuchsia-50 px-2 py-1 text-sm text-fuchsia-900">Simulated demo: these traces were produced by Metron&apos;s simulated policy on a generated database, to show the product without a model. They are not results of a real agent.</p>}
+        {isSimulated(run.config) && (
+          <p className="mt-1 rounded bg-fuchsia-50 px-2 py-1 text-sm text-fuchsia-900">
+            Simulated demo: these traces were produced by Metron&apos;s simulated policy on a generated database, to
+            show the product without a model. They are not results of a real agent.
+          </p>
+        )}
         <p className="text-sm text-zinc-600">
           System <strong>{run.system}</strong> · model <strong>{run.model}</strong>
-          {run.datasetId ? <> · dataset <a className="text-blue-700 hover:underline" href={`/datasets?dataset=${encodeURIComponent(run.datasetId)}`}>{run.datasetId}</a></> : run.benchmark ? <> · benchmark <strong>{run.benchmark}</strong> (no dataset of that name imported: gold tables come from the traces, if they carry gold SQL)</> : " · no dataset linked: gold tables come from the traces, if they carry gold SQL"}
-          {" · "}<a className="text-blue-700 hover:underline" href={`/compare?runs=${encodeURIComponent(run.id)}`}>compare with other runs</a>
+          {run.datasetId ? (
+            <>
+              {" "}
+              · dataset{" "}
+              <a
+                className="text-blue-700 hover:underline"
+                href={`/datasets?dataset=${encodeURIComponent(run.datasetId)}`}
+              >
+                {run.datasetId}
+              </a>
+            </>
+          ) : run.benchmark ? (
+            <>
+              {" "}
+              · benchmark <strong>{run.benchmark}</strong> (no dataset of that name imported: gold tables come from the
+              traces, if they carry gold SQL)
+            </>
+          ) : (
+            " · no dataset linked: gold tables come from the traces, if they carry gold SQL"
+          )}
+          {" · "}
+          <a className="text-blue-700 hover:underline" href={`/compare?runs=${encodeURIComponent(run.id)}`}>
+            compare with other runs
+          </a>
         </p>
       </header>
-      <RunCuration run={{ id: run.id, name: run.name, system: run.system, model: run.model, description: run.description, tags: run.tags ?? [], datasetId: run.datasetId, archived: Boolean(run.archivedAt), traces: aggregates.traces }} datasets={datasets} tools={tools} />
-      <RunSummary a={aggregates} hasDataset={Boolean(run.datasetId)} samples={sampleStats(units, query.k ?? undefined)} exSettings={run.exSettings ?? null} />
+      <RunCuration
+        run={{
+          id: run.id,
+          name: run.name,
+          system: run.system,
+          model: run.model,
+          description: run.description,
+          tags: run.tags ?? [],
+          datasetId: run.datasetId,
+          archived: Boolean(run.archivedAt),
+          traces: aggregates.traces,
+        }}
+        datasets={datasets}
+        tools={tools}
+      />
+      <RunSummary
+        a={aggregates}
+        hasDataset={Boolean(run.datasetId)}
+        samples={sampleStats(units, query.k ?? undefined)}
+        exSettings={run.exSettings ?? null}
+      />
       {savings && <DirectiveSavingsPanel savings={savings} />}
-      <EvaluateButton runId={run.id} disabledReason={run.datasetId ? undefined : "Import the run's dataset (metron dataset import) to evaluate it"} />
+      <EvaluateButton
+        runId={run.id}
+        disabledReason={run.datasetId ? undefined : "Import the run's dataset (metron dataset import) to evaluate it"}
+      />
       <RunCharts
         fileBase={`${run.name}-${run.system}-${run.model}`.replace(/[^\w.-]+/g, "_")}
         data={{
@@ -85,12 +156,28 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
       />
       <section className="space-y-2">
         <h2 className="font-semibold">Questions</h2>
-        <TracesTable rows={rows} total={total} pageSize={TRACES_PAGE_SIZE} databases={facets.databases} difficulties={facets.difficulties} csvHref={`/api/runs/${encodeURIComponent(run.id)}/traces.csv${serialize({ ...query, page: null, k: null })}`} />
+        <TracesTable
+          rows={rows}
+          total={total}
+          pageSize={TRACES_PAGE_SIZE}
+          databases={facets.databases}
+          difficulties={facets.difficulties}
+          csvHref={`/api/runs/${encodeURIComponent(run.id)}/traces.csv${serialize({ ...query, page: null, k: null })}`}
+        />
       </section>
       {changes.length > 0 && (
         <section className="space-y-1" data-testid="run-history">
           <h2 className="font-semibold">History</h2>
-          <ul className="text-xs text-zinc-700">{changes.map((c, i) => <li key={i}><time dateTime={c.at} className="text-zinc-500">{c.at.replace("T", " ").slice(0, 19)} UTC</time> · {c.who} · {c.change}</li>)}</ul>
+          <ul className="text-xs text-zinc-700">
+            {changes.map((c, i) => (
+              <li key={i}>
+                <time dateTime={c.at} className="text-zinc-500">
+                  {c.at.replace("T", " ").slice(0, 19)} UTC
+                </time>{" "}
+                · {c.who} · {c.change}
+              </li>
+            ))}
+          </ul>
         </section>
       )}
     </div>

@@ -19,11 +19,31 @@ export function loadComparison(db: Db, runIds: string[], baselineId: string | nu
     if (run) runs.push(run);
     else missing.push(id);
   }
-  const baseline = Math.max(0, runs.findIndex((r) => r.id === baselineId));
-  return { runs, missing, baseline, comparison: runs.length >= 2 ? compareRuns(runs.map((r) => listTraceUnits(db, r.id)), baseline) : null };
+  const baseline = Math.max(
+    0,
+    runs.findIndex((r) => r.id === baselineId),
+  );
+  return {
+    runs,
+    missing,
+    baseline,
+    comparison:
+      runs.length >= 2
+        ? compareRuns(
+            runs.map((r) => listTraceUnits(db, r.id)),
+            baseline,
+          )
+        : null,
+  };
 }
 
-export function listComparableRuns(db: Db): { id: string; name: string; system: string; model: string; group: string; traces: number }[] {
-  return db.$client.prepare(`SELECT r.id, r.name, r.system, r.model, coalesce(r.dataset_id, r.benchmark, '(no dataset)') AS "group", count(t.id) AS traces
-    FROM runs r LEFT JOIN traces t ON t.run_id = r.id GROUP BY r.id ORDER BY "group", r.model, r.system`).all() as never;
+export function listComparableRuns(
+  db: Db,
+): { id: string; name: string; system: string; model: string; group: string; traces: number }[] {
+  return db.$client
+    .prepare(
+      `SELECT r.id, r.name, r.system, r.model, coalesce(r.dataset_id, r.benchmark, '(no dataset)') AS "group", count(t.id) AS traces
+    FROM runs r LEFT JOIN traces t ON t.run_id = r.id GROUP BY r.id ORDER BY "group", r.model, r.system`,
+    )
+    .all() as never;
 }

@@ -39,28 +39,51 @@ export function listExperimentRunIds(db: Db, filter: OverviewFilter): string[] {
     if (!filter.archived) where.push("r.archived_at IS NULL");
     if (!filter.withoutDataset) where.push("r.dataset_id IS NOT NULL");
   }
-  if (filter.dataset) { where.push("r.dataset_id = ?"); params.push(filter.dataset); }
-  return (db.$client.prepare(`SELECT r.id FROM runs r WHERE ${where.join(" AND ")} ORDER BY r.created_at, r.id`).all(...params) as { id: string }[]).map((r) => r.id);
+  if (filter.dataset) {
+    where.push("r.dataset_id = ?");
+    params.push(filter.dataset);
+  }
+  return (
+    db.$client
+      .prepare(`SELECT r.id FROM runs r WHERE ${where.join(" AND ")} ORDER BY r.created_at, r.id`)
+      .all(...params) as { id: string }[]
+  ).map((r) => r.id);
 }
 
 /** The cells of a view: every (dataset, model, system) with the runs it pools and aggregates over all their traces. */
 export function listOverviewCells(db: Db, runIds: string[]): OverviewCellRow[] {
   if (runIds.length === 0) return [];
   const placeholders = runIds.map(() => "?").join(",");
-  return db.$client.prepare(`
+  return db.$client
+    .prepare(
+      `
     WITH pooled AS (SELECT r.*, coalesce(r.dataset_id, r.benchmark, '(no dataset)') AS grp FROM runs r WHERE r.id IN (${placeholders}))
     SELECT p.grp AS "group", p.dataset_id AS datasetId, p.model, p.system,
       (SELECT group_concat(x.id || char(1) || x.name || char(1) || coalesce(json_extract(x.config, '$.simulated'), 0), char(2)) FROM (SELECT * FROM pooled x2 WHERE x2.grp = p.grp AND x2.model = p.model AND x2.system = p.system ORDER BY x2.created_at, x2.id) x) AS runList,
       ${RUN_AGGREGATES}
     FROM pooled p LEFT JOIN traces t ON t.run_id = p.id
     GROUP BY p.grp, p.model, p.system
-    ORDER BY p.grp, p.model, p.system`).all(...runIds) as OverviewCellRow[];
+    ORDER BY p.grp, p.model, p.system`,
+    )
+    .all(...runIds) as OverviewCellRow[];
 }
 
-export interface SavedExperiment { id: string; name: string; datasetId: string | null; runIds: string[]; createdAt: string }
+export interface SavedExperiment {
+  id: string;
+  name: string;
+  datasetId: string | null;
+  runIds: string[];
+  createdAt: string;
+}
 
 export function listExperiments(db: Db): SavedExperiment[] {
-  return (db.$client.prepare("SELECT id, name, dataset_id AS datasetId, run_ids AS runIds, created_at AS createdAt FROM experiments ORDER BY created_at DESC").all() as (Omit<SavedExperiment, "runIds"> & { runIds: string })[]).map((e) => ({ ...e, runIds: JSON.parse(e.runIds) }));
+  return (
+    db.$client
+      .prepare(
+        "SELECT id, name, dataset_id AS datasetId, run_ids AS runIds, created_at AS createdAt FROM experiments ORDER BY created_at DESC",
+      )
+      .all() as (Omit<SavedExperiment, "runIds"> & { runIds: string })[]
+  ).map((e) => ({ ...e, runIds: JSON.parse(e.runIds) }));
 }
 
 export function getExperiment(db: Db, id: string): SavedExperiment | undefined {
@@ -70,6 +93,9 @@ export function getExperiment(db: Db, id: string): SavedExperiment | undefined {
 /** A view of the Experiments page: the runs it covers and its groups (pooled cells, figures). */
 export function loadOverview(db: Db, filter: OverviewFilter): { runIds: string[]; groups: OverviewGroup[] } {
   const runIds = listExperimentRunIds(db, filter);
-  const cells = listOverviewCells(db, runIds).map(({ runList, datasetId: _d, ...c }) => { void _d; return { ...c, runs: parseRunList(runList) }; });
+  const cells = listOverviewCells(db, runIds).map(({ runList, datasetId: _d, ...c }) => {
+    void _d;
+    return { ...c, runs: parseRunList(runList) };
+  });
   return { runIds, groups: buildOverview(cells, (id) => listTraceUnits(db, id)) };
 }

@@ -4,11 +4,19 @@ import { EFFECTIVE_CORRECT } from "./metrics-sql";
 
 /** The trace of one question (and sample) in a run, every column. */
 export function getQuestionTrace(db: Db, runId: string, questionId: string, sample: number): TraceRow | undefined {
-  return db.query.traces.findFirst({ where: (t, { and, eq }) => and(eq(t.runId, runId), eq(t.questionId, questionId), eq(t.sample, sample)) }).sync();
+  return db.query.traces
+    .findFirst({
+      where: (t, { and, eq }) => and(eq(t.runId, runId), eq(t.questionId, questionId), eq(t.sample, sample)),
+    })
+    .sync();
 }
 
 export function listSamples(db: Db, runId: string, questionId: string): number[] {
-  return (db.$client.prepare("SELECT sample FROM traces WHERE run_id = ? AND question_id = ? ORDER BY sample").all(runId, questionId) as { sample: number }[]).map((r) => r.sample);
+  return (
+    db.$client
+      .prepare("SELECT sample FROM traces WHERE run_id = ? AND question_id = ? ORDER BY sample")
+      .all(runId, questionId) as { sample: number }[]
+  ).map((r) => r.sample);
 }
 
 export interface Neighbours {
@@ -22,8 +30,12 @@ export interface Neighbours {
 
 /** Previous/next question and previous/next failing question in the run's question order. */
 export function getNeighbours(db: Db, runId: string, questionId: string): Neighbours {
-  const rows = db.$client.prepare(`SELECT question_id AS q, min(${EFFECTIVE_CORRECT}) AS correct FROM traces t WHERE t.run_id = ?
-    GROUP BY question_id ORDER BY (CAST(question_id AS INTEGER) = question_id) DESC, CAST(question_id AS INTEGER), question_id`).all(runId) as { q: string; correct: number | null }[];
+  const rows = db.$client
+    .prepare(
+      `SELECT question_id AS q, min(${EFFECTIVE_CORRECT}) AS correct FROM traces t WHERE t.run_id = ?
+    GROUP BY question_id ORDER BY (CAST(question_id AS INTEGER) = question_id) DESC, CAST(question_id AS INTEGER), question_id`,
+    )
+    .all(runId) as { q: string; correct: number | null }[];
   const i = rows.findIndex((r) => r.q === questionId);
   const failing = (r: { correct: number | null }) => r.correct === 0;
   const before = rows.slice(0, Math.max(0, i));
@@ -39,9 +51,24 @@ export function getNeighbours(db: Db, runId: string, questionId: string): Neighb
 }
 
 /** The same question in the other runs of the same dataset (or benchmark, when no dataset is linked). */
-export function listOtherRuns(db: Db, runId: string, questionId: string): { id: string; name: string; system: string; model: string; exOutcome: string | null; recordedCorrect: number | null }[] {
-  return db.$client.prepare(`SELECT r.id, r.name, r.system, r.model, min(t.ex_outcome) AS exOutcome, min(t.recorded_correct) AS recordedCorrect
+export function listOtherRuns(
+  db: Db,
+  runId: string,
+  questionId: string,
+): {
+  id: string;
+  name: string;
+  system: string;
+  model: string;
+  exOutcome: string | null;
+  recordedCorrect: number | null;
+}[] {
+  return db.$client
+    .prepare(
+      `SELECT r.id, r.name, r.system, r.model, min(t.ex_outcome) AS exOutcome, min(t.recorded_correct) AS recordedCorrect
     FROM runs r JOIN traces t ON t.run_id = r.id JOIN runs me ON me.id = ?
     WHERE r.id != me.id AND t.question_id = ? AND ((me.dataset_id IS NOT NULL AND r.dataset_id = me.dataset_id) OR (me.dataset_id IS NULL AND me.benchmark IS NOT NULL AND r.benchmark = me.benchmark))
-    GROUP BY r.id ORDER BY r.system, r.model, r.name`).all(runId, questionId) as never;
+    GROUP BY r.id ORDER BY r.system, r.model, r.name`,
+    )
+    .all(runId, questionId) as never;
 }

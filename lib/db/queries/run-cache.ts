@@ -10,7 +10,8 @@ const g = globalThis as unknown as { metronRunCache?: Map<string, unknown> };
 const cache = (g.metronRunCache ??= new Map());
 
 export function runVersion(db: Db, runId: string): number | undefined {
-  return (db.$client.prepare("SELECT version FROM runs WHERE id = ?").get(runId) as { version: number } | undefined)?.version;
+  return (db.$client.prepare("SELECT version FROM runs WHERE id = ?").get(runId) as { version: number } | undefined)
+    ?.version;
 }
 
 export function memoByRun<T>(db: Db, runId: string, kind: string, compute: () => T): T {

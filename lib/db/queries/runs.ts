@@ -27,18 +27,31 @@ const ORDER: Record<RunSortKey, string> = {
   created: "r.created_at",
 };
 
-export function listRuns(db: Db, opts: { sort: RunSortKey; dir: "asc" | "desc"; system?: string | null; model?: string | null; archived?: boolean }): RunListRow[] {
+export function listRuns(
+  db: Db,
+  opts: { sort: RunSortKey; dir: "asc" | "desc"; system?: string | null; model?: string | null; archived?: boolean },
+): RunListRow[] {
   const where: string[] = opts.archived ? [] : ["r.archived_at IS NULL"];
   const params: string[] = [];
-  if (opts.system) { where.push("r.system = ?"); params.push(opts.system); }
-  if (opts.model) { where.push("r.model = ?"); params.push(opts.model); }
+  if (opts.system) {
+    where.push("r.system = ?");
+    params.push(opts.system);
+  }
+  if (opts.model) {
+    where.push("r.model = ?");
+    params.push(opts.model);
+  }
   const dir = opts.dir === "asc" ? "ASC" : "DESC";
-  return db.$client.prepare(`
+  return db.$client
+    .prepare(
+      `
     SELECT r.id, r.name, r.system, r.model, r.dataset_id AS datasetId, r.created_at AS createdAt, r.archived_at AS archivedAt, json_extract(r.config, '$.simulated') AS simulated, ${RUN_AGGREGATES}
     FROM runs r LEFT JOIN traces t ON t.run_id = r.id
     ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
     GROUP BY r.id
-    ORDER BY ${ORDER[opts.sort]} ${dir} NULLS LAST, r.id`).all(...params) as RunListRow[];
+    ORDER BY ${ORDER[opts.sort]} ${dir} NULLS LAST, r.id`,
+    )
+    .all(...params) as RunListRow[];
 }
 
 export function listRunFacets(db: Db): { systems: string[]; models: string[] } {
@@ -52,13 +65,24 @@ export function getRun(db: Db, id: string) {
 }
 
 export function getRunAggregates(db: Db, runId: string): RunAggregates {
-  return memoByRun(db, runId, "aggregates", () => db.$client.prepare(`SELECT ${RUN_AGGREGATES} FROM traces t WHERE t.run_id = ?`).get(runId) as RunAggregates);
+  return memoByRun(
+    db,
+    runId,
+    "aggregates",
+    () => db.$client.prepare(`SELECT ${RUN_AGGREGATES} FROM traces t WHERE t.run_id = ?`).get(runId) as RunAggregates,
+  );
 }
 
 export function countOutcomes(db: Db, runId: string): { outcome: string; n: number }[] {
-  return db.$client.prepare("SELECT coalesce(ex_outcome, 'not evaluated yet') AS outcome, count(*) AS n FROM traces WHERE run_id = ? GROUP BY 1 ORDER BY 2 DESC").all(runId) as { outcome: string; n: number }[];
+  return db.$client
+    .prepare(
+      "SELECT coalesce(ex_outcome, 'not evaluated yet') AS outcome, count(*) AS n FROM traces WHERE run_id = ? GROUP BY 1 ORDER BY 2 DESC",
+    )
+    .all(runId) as { outcome: string; n: number }[];
 }
 
 export function listRunChanges(db: Db, runId: string): { at: string; who: string; change: string }[] {
-  return db.$client.prepare("SELECT created_at AS at, who, change FROM run_changes WHERE run_id = ? ORDER BY id DESC LIMIT 200").all(runId) as { at: string; who: string; change: string }[];
+  return db.$client
+    .prepare("SELECT created_at AS at, who, change FROM run_changes WHERE run_id = ? ORDER BY id DESC LIMIT 200")
+    .all(runId) as { at: string; who: string; change: string }[];
 }

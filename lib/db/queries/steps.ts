@@ -25,15 +25,25 @@ export interface StepSummary {
   contentSize: number;
 }
 
-interface Row extends Omit<StepSummary, "summary" | "tables" | "exploratory" | "emptyResult"> { args: string | null; content: string | null; tables: string | null; exploratory: number; emptyResult: number | null }
+interface Row extends Omit<StepSummary, "summary" | "tables" | "exploratory" | "emptyResult"> {
+  args: string | null;
+  content: string | null;
+  tables: string | null;
+  exploratory: number;
+  emptyResult: number | null;
+}
 
 export const STEP_PAGE_SIZE = 200;
 
 export function listStepSummaries(db: Db, traceId: string, from: number, limit = STEP_PAGE_SIZE): StepSummary[] {
-  const rows = db.$client.prepare(`SELECT seq, type, tool, tool_role AS toolRole, substr(args, 1, 2000) AS args, tables, exploratory, empty_result AS emptyResult, refines, substr(error, 1, 300) AS error,
+  const rows = db.$client
+    .prepare(
+      `SELECT seq, type, tool, tool_role AS toolRole, substr(args, 1, 2000) AS args, tables, exploratory, empty_result AS emptyResult, refines, substr(error, 1, 300) AS error,
       role, substr(content, 1, 400) AS content, length(content) AS contentSize, input_tokens AS inputTokens, output_tokens AS outputTokens,
       reasoning_tokens AS reasoningTokens, duration_ms AS durationMs, started_at AS startedAt, result_size AS resultSize
-    FROM steps WHERE trace_id = ? ORDER BY seq LIMIT ? OFFSET ?`).all(traceId, limit, from) as (Row & { contentSize: number | null })[];
+    FROM steps WHERE trace_id = ? ORDER BY seq LIMIT ? OFFSET ?`,
+    )
+    .all(traceId, limit, from) as (Row & { contentSize: number | null })[];
   return rows.map(({ args, content, tables, exploratory, emptyResult, contentSize, ...r }) => ({
     ...r,
     emptyResult: emptyResult === null ? null : emptyResult === 1,
@@ -58,16 +68,30 @@ export interface StepDetail {
 }
 
 export function getStepDetail(db: Db, traceId: string, seq: number): StepDetail | undefined {
-  return db.$client.prepare(`SELECT s.seq, s.type, s.tool, s.args, coalesce(s.result, b.content) AS result, s.error, s.role, s.content, s.model, s.meta
-    FROM steps s LEFT JOIN blobs b ON b.hash = s.result_blob WHERE s.trace_id = ? AND s.seq = ?`).get(traceId, seq) as StepDetail | undefined;
+  return db.$client
+    .prepare(
+      `SELECT s.seq, s.type, s.tool, s.args, coalesce(s.result, b.content) AS result, s.error, s.role, s.content, s.model, s.meta
+    FROM steps s LEFT JOIN blobs b ON b.hash = s.result_blob WHERE s.trace_id = ? AND s.seq = ?`,
+    )
+    .get(traceId, seq) as StepDetail | undefined;
 }
 
 /** The steps that touched a table, for the table strip (only the small columns). */
 export function listStripSteps(db: Db, traceId: string): { seq: number; tables: string[]; exploratory: boolean }[] {
-  return (db.$client.prepare("SELECT seq, tables, exploratory FROM steps WHERE trace_id = ? AND tables IS NOT NULL ORDER BY seq").all(traceId) as { seq: number; tables: string; exploratory: number }[])
-    .map((r) => ({ seq: r.seq, tables: JSON.parse(r.tables), exploratory: r.exploratory === 1 }));
+  return (
+    db.$client
+      .prepare("SELECT seq, tables, exploratory FROM steps WHERE trace_id = ? AND tables IS NOT NULL ORDER BY seq")
+      .all(traceId) as { seq: number; tables: string; exploratory: number }[]
+  ).map((r) => ({ seq: r.seq, tables: JSON.parse(r.tables), exploratory: r.exploratory === 1 }));
 }
 
-export function getStepStats(db: Db, traceId: string): { count: number; maxDurationMs: number | null; firstStartedAt: string | null } {
-  return db.$client.prepare("SELECT count(*) AS count, max(duration_ms) AS maxDurationMs, min(started_at) AS firstStartedAt FROM steps WHERE trace_id = ?").get(traceId) as { count: number; maxDurationMs: number | null; firstStartedAt: string | null };
+export function getStepStats(
+  db: Db,
+  traceId: string,
+): { count: number; maxDurationMs: number | null; firstStartedAt: string | null } {
+  return db.$client
+    .prepare(
+      "SELECT count(*) AS count, max(duration_ms) AS maxDurationMs, min(started_at) AS firstStartedAt FROM steps WHERE trace_id = ?",
+    )
+    .get(traceId) as { count: number; maxDurationMs: number | null; firstStartedAt: string | null };
 }

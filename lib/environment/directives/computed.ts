@@ -34,7 +34,17 @@ export interface ComputedParams {
 
 // Chosen by leave-one-database-out cross-validation on BIRD mini-dev and Spider-de together (`npm run bench --
 // directives --dataset bird-minidev,spider-de --cv`; held-out figures in docs/environment.md).
-export const DEFAULT_PARAMS: ComputedParams = { maxPhrases: 8, tablesPerPhrase: 2, minScoreRatio: 0.95, expandBridges: true, rrfK: 60, splitCompounds: true, matchValues: true, maxValueTables: 2, phraseWordsTogether: false };
+export const DEFAULT_PARAMS: ComputedParams = {
+  maxPhrases: 8,
+  tablesPerPhrase: 2,
+  minScoreRatio: 0.95,
+  expandBridges: true,
+  rrfK: 60,
+  splitCompounds: true,
+  matchValues: true,
+  maxValueTables: 2,
+  phraseWordsTogether: false,
+};
 
 export interface ColumnDoc {
   id: number;
@@ -63,9 +73,21 @@ export interface ColumnIndex {
 export function buildKeywordIndex(database: DatabaseInfo): ColumnIndex {
   const docs: ColumnDoc[] = [];
   for (const t of database.tables) {
-    for (const c of t.columns) docs.push({ id: docs.length, table: t.name, column: c.name, description: c.description ?? "", values: c.valueDescription ?? "" });
+    for (const c of t.columns)
+      docs.push({
+        id: docs.length,
+        table: t.name,
+        column: c.name,
+        description: c.description ?? "",
+        values: c.valueDescription ?? "",
+      });
   }
-  const keyword = new MiniSearch<ColumnDoc>({ fields: ["table", "column", "description", "values"], storeFields: ["table", "column"], tokenize, processTerm: (t) => t || null });
+  const keyword = new MiniSearch<ColumnDoc>({
+    fields: ["table", "column", "description", "values"],
+    storeFields: ["table", "column"],
+    tokenize,
+    processTerm: (t) => t || null,
+  });
   keyword.addAll(docs);
   return { keyword, docs, values: buildValueIndex(database) };
 }
@@ -76,7 +98,8 @@ function vocabulary(index: ColumnIndex): string[] {
   let words = vocabularies.get(index);
   if (!words) {
     const set = new Set<string>();
-    for (const d of index.docs) for (const w of [...tokenize(d.table), ...tokenize(d.column)]) if (w.length >= 4) set.add(w);
+    for (const d of index.docs)
+      for (const w of [...tokenize(d.table), ...tokenize(d.column)]) if (w.length >= 4) set.add(w);
     vocabularies.set(index, (words = [...set]));
   }
   return words;
@@ -110,15 +133,36 @@ export function valueTables(index: ColumnIndex, text: string): Record<string, st
 // Words that are values somewhere but say nothing about which table (yes/no flags and the like).
 const STOP_LITERALS = new Set(["yes", "no", "true", "false", "none", "null", "n/a", "ja", "nein"]);
 
-function rankTables(index: ColumnIndex, phrase: string, params: ComputedParams, phraseEmbedding?: number[]): { table: string; score: number }[] {
+function rankTables(
+  index: ColumnIndex,
+  phrase: string,
+  params: ComputedParams,
+  phraseEmbedding?: number[],
+): { table: string; score: number }[] {
   // A phrase of several words names one column: its words must meet in one column's document (its single words are
   // phrases of their own), else a pair like "customer consumed" keeps whichever table matches either word best.
   const together = params.phraseWordsTogether && tokenize(phrase).length > 1;
-  const hits = index.keyword.search(phrase, { boost: { column: 3, table: 2, description: 1, values: 0.5 }, combineWith: together ? "AND" : "OR" });
+  const hits = index.keyword.search(phrase, {
+    boost: { column: 3, table: 2, description: 1, values: 0.5 },
+    combineWith: together ? "AND" : "OR",
+  });
   let ranked: { id: number; score: number }[] = hits.map((h) => ({ id: h.id as number, score: h.score }));
   if (phraseEmbedding && index.embeddings) {
-    const cos = (a: number[], b: number[]) => { let d = 0, na = 0, nb = 0; for (let i = 0; i < a.length; i++) { d += a[i] * b[i]; na += a[i] ** 2; nb += b[i] ** 2; } return d / Math.sqrt(na * nb || 1); };
-    const semantic = index.docs.map((d) => ({ id: d.id, score: cos(phraseEmbedding, index.embeddings![d.id]) })).sort((a, b) => b.score - a.score).slice(0, 50);
+    const cos = (a: number[], b: number[]) => {
+      let d = 0,
+        na = 0,
+        nb = 0;
+      for (let i = 0; i < a.length; i++) {
+        d += a[i] * b[i];
+        na += a[i] ** 2;
+        nb += b[i] ** 2;
+      }
+      return d / Math.sqrt(na * nb || 1);
+    };
+    const semantic = index.docs
+      .map((d) => ({ id: d.id, score: cos(phraseEmbedding, index.embeddings![d.id]) }))
+      .sort((a, b) => b.score - a.score)
+      .slice(0, 50);
     const fused = new Map<number, number>();
     ranked.slice(0, 50).forEach((h, r) => fused.set(h.id, (fused.get(h.id) ?? 0) + 1 / (params.rrfK + r + 1)));
     semantic.forEach((h, r) => fused.set(h.id, (fused.get(h.id) ?? 0) + 1 / (params.rrfK + r + 1)));
@@ -138,22 +182,36 @@ function rankTables(index: ColumnIndex, phrase: string, params: ComputedParams, 
 /** Tables that connect two kept tables through foreign keys (a one-table bridge). */
 function bridges(database: DatabaseInfo, kept: Set<string>): string[] {
   const neighbours = new Map<string, Set<string>>();
-  const link = (a: string, b: string) => { if (!neighbours.has(a)) neighbours.set(a, new Set()); neighbours.get(a)!.add(b); };
-  for (const fk of database.foreignKeys) { link(fk.table.toLowerCase(), fk.refTable.toLowerCase()); link(fk.refTable.toLowerCase(), fk.table.toLowerCase()); }
+  const link = (a: string, b: string) => {
+    if (!neighbours.has(a)) neighbours.set(a, new Set());
+    neighbours.get(a)!.add(b);
+  };
+  for (const fk of database.foreignKeys) {
+    link(fk.table.toLowerCase(), fk.refTable.toLowerCase());
+    link(fk.refTable.toLowerCase(), fk.table.toLowerCase());
+  }
   const keptLower = new Set([...kept].map((t) => t.toLowerCase()));
   const out: string[] = [];
   for (const t of database.tables) {
     const key = t.name.toLowerCase();
     if (keptLower.has(key)) continue;
     const n = [...(neighbours.get(key) ?? [])].filter((x) => keptLower.has(x));
-    const direct = n.some((a) => n.some((b) => a !== b && !(neighbours.get(a)?.has(b))));
+    const direct = n.some((a) => n.some((b) => a !== b && !neighbours.get(a)?.has(b)));
     if (direct) out.push(t.name);
   }
   return out;
 }
 
-export async function computeDirectives(question: QuestionInfo, database: DatabaseInfo, index: ColumnIndex, params: ComputedParams = DEFAULT_PARAMS, deps: ComputedDeps = {}): Promise<DirectiveResult> {
-  const phrases = deps.phrases ? (await deps.phrases(question.text, question.evidence)).slice(0, params.maxPhrases) : extractPhrases(question.text, question.evidence, params.maxPhrases);
+export async function computeDirectives(
+  question: QuestionInfo,
+  database: DatabaseInfo,
+  index: ColumnIndex,
+  params: ComputedParams = DEFAULT_PARAMS,
+  deps: ComputedDeps = {},
+): Promise<DirectiveResult> {
+  const phrases = deps.phrases
+    ? (await deps.phrases(question.text, question.evidence)).slice(0, params.maxPhrases)
+    : extractPhrases(question.text, question.evidence, params.maxPhrases);
   const phraseEmbeddings = deps.embed && index.embeddings && phrases.length ? await deps.embed(phrases) : undefined;
   const kept = new Set<string>();
   const hits: Record<string, string[]> = {};
@@ -164,7 +222,12 @@ export async function computeDirectives(question: QuestionInfo, database: Databa
   });
   // A table the question or evidence names outright is kept.
   const words = new Set(splitIdentifier(`${question.text} ${question.evidence ?? ""}`).map(stem));
-  const named = database.tables.filter((t) => { const parts = splitIdentifier(t.name).map(stem); return parts.length > 0 && parts.every((p) => words.has(p)); }).map((t) => t.name);
+  const named = database.tables
+    .filter((t) => {
+      const parts = splitIdentifier(t.name).map(stem);
+      return parts.length > 0 && parts.every((p) => words.has(p));
+    })
+    .map((t) => t.name);
   named.forEach((t) => kept.add(t));
   // Schema words inside compounds, as phrases of their own.
   const parts = params.splitCompounds ? compoundParts(index, `${question.text} ${question.evidence ?? ""}`) : [];
@@ -175,15 +238,31 @@ export async function computeDirectives(question: QuestionInfo, database: Databa
   }
   // Tables holding a value the question names.
   const valueHits = params.matchValues ? valueTables(index, `${question.text} ${question.evidence ?? ""}`) : {};
-  for (const tables of Object.values(valueHits)) if (tables.length <= params.maxValueTables) tables.forEach((t) => kept.add(t));
+  for (const tables of Object.values(valueHits))
+    if (tables.length <= params.maxValueTables) tables.forEach((t) => kept.add(t));
   const bridged = params.expandBridges ? bridges(database, kept) : [];
   bridged.forEach((t) => kept.add(t));
   return {
     irrelevant: database.tables.map((t) => t.name).filter((t) => !kept.has(t)),
-    explanation: { strategy: "computed", phrase_source: deps.phrases ? "model" : "keywords", semantic: Boolean(phraseEmbeddings), params, phrases, hits, compound_parts: parts, value_hits: valueHits, named, bridged },
+    explanation: {
+      strategy: "computed",
+      phrase_source: deps.phrases ? "model" : "keywords",
+      semantic: Boolean(phraseEmbeddings),
+      params,
+      phrases,
+      hits,
+      compound_parts: parts,
+      value_hits: valueHits,
+      named,
+      bridged,
+    },
   };
 }
 
-export function computedStrategy(indexFor: (db: DatabaseInfo) => Promise<ColumnIndex> | ColumnIndex, params: ComputedParams = DEFAULT_PARAMS, deps: ComputedDeps = {}): DirectiveStrategy {
+export function computedStrategy(
+  indexFor: (db: DatabaseInfo) => Promise<ColumnIndex> | ColumnIndex,
+  params: ComputedParams = DEFAULT_PARAMS,
+  deps: ComputedDeps = {},
+): DirectiveStrategy {
   return async (question, database) => computeDirectives(question, database, await indexFor(database), params, deps);
 }

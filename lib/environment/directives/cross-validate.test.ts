@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { crossValidate, utility, type QuestionScore } from "./cross-validate";
 
-const q = (database: string, recall: number, flagged: number | null, dataset = "d"): QuestionScore => ({ dataset, database, recall, flagged });
+const q = (database: string, recall: number, flagged: number | null, dataset = "d"): QuestionScore => ({
+  dataset,
+  database,
+  recall,
+  flagged,
+});
 
 describe("leave-one-database-out cross-validation", () => {
   it("scores each held-out database with the configuration chosen on the others", () => {
@@ -12,7 +17,10 @@ describe("leave-one-database-out cross-validation", () => {
     ];
     const cv = crossValidate(scores);
     // Holding out c, config 0 looks best on a and b: its held-out recall on c is what it really does there.
-    expect(cv.folds.find((f) => f.database === "c")).toMatchObject({ chosen: 0, figures: { recall: 0.5, flagged: 0.9 } });
+    expect(cv.folds.find((f) => f.database === "c")).toMatchObject({
+      chosen: 0,
+      figures: { recall: 0.5, flagged: 0.9 },
+    });
     // Holding out a, c is among the training databases: config 0's loss there makes config 1 win.
     expect(cv.folds.find((f) => f.database === "a")).toMatchObject({ chosen: 1 });
     expect(cv.heldOut.d.recall).toBeCloseTo((1 + 1 + 0.5) / 3);

@@ -34,10 +34,18 @@ export function figuresOf(scores: QuestionScore[]): Figures {
   for (const s of scores) {
     recall += s.recall;
     if (s.recall === 1) kept++;
-    if (s.flagged !== null) { flagged += s.flagged; flaggedN++; }
+    if (s.flagged !== null) {
+      flagged += s.flagged;
+      flaggedN++;
+    }
   }
   const n = scores.length || 1;
-  return { questions: scores.length, recall: recall / n, flagged: flaggedN ? flagged / flaggedN : 0, allGoldKept: kept / n };
+  return {
+    questions: scores.length,
+    recall: recall / n,
+    flagged: flaggedN ? flagged / flaggedN : 0,
+    allGoldKept: kept / n,
+  };
 }
 
 export function utility(scores: QuestionScore[]): number {
@@ -57,7 +65,10 @@ export function choose(scores: QuestionScore[][], keep: (s: QuestionScore) => bo
   let bestU = -Infinity;
   scores.forEach((perConfig, i) => {
     const u = utility(perConfig.filter(keep));
-    if (u > bestU + 1e-12) { best = i; bestU = u; }
+    if (u > bestU + 1e-12) {
+      best = i;
+      bestU = u;
+    }
   });
   return best;
 }

@@ -10,7 +10,10 @@ import type { ValueIndex } from "./values";
 const VERSION = 3; // bump when the indexed fields or the tokenizer change
 const memory = new Map<string, ColumnIndex>();
 
-export function indexCacheFor(dir: string, embedder?: { name: string; embed: (texts: string[]) => Promise<number[][]> }) {
+export function indexCacheFor(
+  dir: string,
+  embedder?: { name: string; embed: (texts: string[]) => Promise<number[][]> },
+) {
   return async (database: DatabaseInfo): Promise<ColumnIndex> => {
     const key = `${database.sha256}-v${VERSION}${embedder ? `-${embedder.name.replace(/[^\w.-]+/g, "_")}` : ""}`;
     const hit = memory.get(key);
@@ -18,14 +21,35 @@ export function indexCacheFor(dir: string, embedder?: { name: string; embed: (te
     const file = path.join(dir, `${key}.json`);
     let index: ColumnIndex;
     if (existsSync(file)) {
-      const saved = JSON.parse(readFileSync(file, "utf8")) as { keyword: unknown; docs: ColumnDoc[]; embeddings?: number[][]; values?: ValueIndex };
-      const keyword = MiniSearch.loadJS<ColumnDoc>(saved.keyword as never, { fields: ["table", "column", "description", "values"], storeFields: ["table", "column"], tokenize: (t) => splitIdentifier(t).map(stem), processTerm: (t) => t || null });
+      const saved = JSON.parse(readFileSync(file, "utf8")) as {
+        keyword: unknown;
+        docs: ColumnDoc[];
+        embeddings?: number[][];
+        values?: ValueIndex;
+      };
+      const keyword = MiniSearch.loadJS<ColumnDoc>(saved.keyword as never, {
+        fields: ["table", "column", "description", "values"],
+        storeFields: ["table", "column"],
+        tokenize: (t) => splitIdentifier(t).map(stem),
+        processTerm: (t) => t || null,
+      });
       index = { keyword, docs: saved.docs, embeddings: saved.embeddings, values: saved.values };
     } else {
       index = buildKeywordIndex(database);
-      if (embedder) index.embeddings = await embedder.embed(index.docs.map((d) => `${d.table}.${d.column}: ${d.description} ${d.values}`.trim()));
+      if (embedder)
+        index.embeddings = await embedder.embed(
+          index.docs.map((d) => `${d.table}.${d.column}: ${d.description} ${d.values}`.trim()),
+        );
       mkdirSync(dir, { recursive: true });
-      writeFileSync(file, JSON.stringify({ keyword: index.keyword.toJSON(), docs: index.docs, embeddings: index.embeddings, values: index.values }));
+      writeFileSync(
+        file,
+        JSON.stringify({
+          keyword: index.keyword.toJSON(),
+          docs: index.docs,
+          embeddings: index.embeddings,
+          values: index.values,
+        }),
+      );
     }
     memory.set(key, index);
     return index;

@@ -15,10 +15,18 @@ export interface DirectiveOptions {
   indexDir?: string;
 }
 
-export async function directivesFor(variant: Variant, question: QuestionInfo, database: DatabaseInfo, options: DirectiveOptions = {}): Promise<DirectiveResult | null> {
+export async function directivesFor(
+  variant: Variant,
+  question: QuestionInfo,
+  database: DatabaseInfo,
+  options: DirectiveOptions = {},
+): Promise<DirectiveResult | null> {
   if (variant === "none") return null;
   if (variant === "oracle") return oracleDirectives(question, database);
   const embed = options.deps?.embed;
-  const index = indexCacheFor(options.indexDir ?? path.join(dataDir(), "indexes"), embed ? { name: options.deps?.embedderName ?? "embedder", embed } : undefined);
+  const index = indexCacheFor(
+    options.indexDir ?? path.join(dataDir(), "indexes"),
+    embed ? { name: options.deps?.embedderName ?? "embedder", embed } : undefined,
+  );
   return computedStrategy(index, options.params ?? DEFAULT_PARAMS, options.deps)(question, database);
 }

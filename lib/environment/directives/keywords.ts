@@ -3,20 +3,29 @@
  * (`Currency = 'EUR'`, `T1.player_api_id`, "X refers to Y"), then the question's content words and their
  * adjacent pairs, most specific first. No SQL words, no filler.
  */
-const STOP = new Set(("a an the of in on at to for from by with and or not no is are was were be been being this that these those what which who whom whose " +
-  "how many much list give show find tell name names please their its his her them they it as than then there here all any each every " +
-  "do does did have has had can could would should will shall may might also only just more most less least among between about into " +
-  "per whether if when where why while during after before over under up down out off same other such own both either neither " +
-  "select from where group order by count sum avg average max min distinct join limit having value values number numbers total " +
-  "refer refers referring means mean stand stands indicates indicate using use used one two three first second third calculate percentage ratio " +
-  // German, for benchmarks translated to it (Spider-de).
-  "der die das den dem des ein eine einer eines einem einen und oder nicht kein keine ist sind war waren wird werden wurde wurden hat haben " +
-  "wie viele viel welche welcher welches wer wen wem wessen was wo wann warum alle aller jede jeder jedes jedem mit von vom zu zum zur für auf aus bei " +
-  "nach über unter vor im in an am als auch nur mehr meisten weniger zwischen ob wenn dass diese dieser dieses es sie er ihr ihre sein seine denen " +
-  "gib geben nenne nennen zeige zeigen liste listen finde finden anzahl lautet lauten heißt heißen gibt statt").split(/\s+/));
+const STOP = new Set(
+  (
+    "a an the of in on at to for from by with and or not no is are was were be been being this that these those what which who whom whose " +
+    "how many much list give show find tell name names please their its his her them they it as than then there here all any each every " +
+    "do does did have has had can could would should will shall may might also only just more most less least among between about into " +
+    "per whether if when where why while during after before over under up down out off same other such own both either neither " +
+    "select from where group order by count sum avg average max min distinct join limit having value values number numbers total " +
+    "refer refers referring means mean stand stands indicates indicate using use used one two three first second third calculate percentage ratio " +
+    // German, for benchmarks translated to it (Spider-de).
+    "der die das den dem des ein eine einer eines einem einen und oder nicht kein keine ist sind war waren wird werden wurde wurden hat haben " +
+    "wie viele viel welche welcher welches wer wen wem wessen was wo wann warum alle aller jede jeder jedes jedem mit von vom zu zum zur für auf aus bei " +
+    "nach über unter vor im in an am als auch nur mehr meisten weniger zwischen ob wenn dass diese dieser dieses es sie er ihr ihre sein seine denen " +
+    "gib geben nenne nennen zeige zeigen liste listen finde finden anzahl lautet lauten heißt heißen gibt statt"
+  ).split(/\s+/),
+);
 
 export function splitIdentifier(s: string): string[] {
-  return s.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/[_\-.]+/g, " ").toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  return s
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/[_\-.]+/g, " ")
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
 }
 
 export function stem(word: string): string {
@@ -35,7 +44,10 @@ export function contentWords(text: string): string[] {
 export function evidenceIdentifiers(evidence: string): string[] {
   const out: string[] = [];
   for (const m of evidence.matchAll(/`([^`]+)`/g)) out.push(m[1]);
-  for (const m of evidence.matchAll(/\b([A-Za-z][\w]*(?:\.[A-Za-z][\w]*)?)\s*(?:=|!=|<>|>=|<=|>|<|\bLIKE\b|\bIN\b|\bBETWEEN\b)/gi)) out.push(m[1]);
+  for (const m of evidence.matchAll(
+    /\b([A-Za-z][\w]*(?:\.[A-Za-z][\w]*)?)\s*(?:=|!=|<>|>=|<=|>|<|\bLIKE\b|\bIN\b|\bBETWEEN\b)/gi,
+  ))
+    out.push(m[1]);
   for (const m of evidence.matchAll(/\b([A-Za-z]+(?:_[A-Za-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]*)\b/g)) out.push(m[1]);
   for (const m of evidence.matchAll(/(?:refers? to|means?|stands? for)\s+([^;,.]+)/gi)) out.push(m[1]);
   return [...new Set(out.map((s) => s.replace(/^T\d+\./i, "").trim()).filter((s) => s.length > 1))];

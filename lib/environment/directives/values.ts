@@ -26,7 +26,11 @@ export function buildValueIndex(database: DatabaseInfo): ValueIndex {
         if (c.type && !/char|text|clob|string|^$/i.test(c.type)) continue;
         let rows: { v: unknown }[];
         try {
-          rows = db.prepare(`SELECT DISTINCT ${quoteIdent(c.name)} AS v FROM ${quoteIdent(t.name)} WHERE typeof(${quoteIdent(c.name)}) = 'text' AND length(${quoteIdent(c.name)}) BETWEEN ${MIN_VALUE_LENGTH} AND ${MAX_VALUE_LENGTH} LIMIT ${MAX_VALUES_PER_COLUMN}`).all() as { v: unknown }[];
+          rows = db
+            .prepare(
+              `SELECT DISTINCT ${quoteIdent(c.name)} AS v FROM ${quoteIdent(t.name)} WHERE typeof(${quoteIdent(c.name)}) = 'text' AND length(${quoteIdent(c.name)}) BETWEEN ${MIN_VALUE_LENGTH} AND ${MAX_VALUE_LENGTH} LIMIT ${MAX_VALUES_PER_COLUMN}`,
+            )
+            .all() as { v: unknown }[];
         } catch {
           continue;
         }
@@ -51,10 +55,16 @@ export function buildValueIndex(database: DatabaseInfo): ValueIndex {
 export function questionLiterals(text: string): string[] {
   const out = new Set<string>();
   for (const m of text.matchAll(/["'“”‘’„`]([^"'“”‘’„`]{2,60})["'“”‘’„`]/g)) out.add(m[1].trim().toLowerCase());
-  const words = text.split(/[\s,;:?!()]+/).map((w) => w.replace(/^[.'"]+|[.'"]+$/g, "")).filter(Boolean);
+  const words = text
+    .split(/[\s,;:?!()]+/)
+    .map((w) => w.replace(/^[.'"]+|[.'"]+$/g, ""))
+    .filter(Boolean);
   for (let n = 1; n <= 3; n++) {
     for (let i = 0; i + n <= words.length; i++) {
-      const phrase = words.slice(i, i + n).join(" ").toLowerCase();
+      const phrase = words
+        .slice(i, i + n)
+        .join(" ")
+        .toLowerCase();
       if (phrase.length >= 3 && !/^[\d\s.,:/-]+$/.test(phrase)) out.add(phrase);
     }
   }

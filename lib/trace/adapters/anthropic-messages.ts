@@ -1,11 +1,32 @@
 /** Anthropic messages: `{role, content: [text | thinking | tool_use | tool_result blocks]}`, results matched by `tool_use_id`. */
 import { textOf, type Adapter, type AdaptedTrace, type ForeignStep } from "./types";
 
-type Block = { type: string; text?: string; thinking?: string; id?: string; name?: string; input?: unknown; tool_use_id?: string; content?: unknown; is_error?: boolean };
-type Message = { role: string; content: string | Block[]; usage?: { input_tokens?: number; output_tokens?: number; cache_read_input_tokens?: number }; model?: string };
+type Block = {
+  type: string;
+  text?: string;
+  thinking?: string;
+  id?: string;
+  name?: string;
+  input?: unknown;
+  tool_use_id?: string;
+  content?: unknown;
+  is_error?: boolean;
+};
+type Message = {
+  role: string;
+  content: string | Block[];
+  usage?: { input_tokens?: number; output_tokens?: number; cache_read_input_tokens?: number };
+  model?: string;
+};
 
 /** Shared with the Claude Code adapter: appends a message's blocks as steps. */
-export function appendBlocks(steps: ForeignStep[], byId: Map<string, ForeignStep>, role: string, content: string | Block[], extra: Partial<ForeignStep> = {}): number {
+export function appendBlocks(
+  steps: ForeignStep[],
+  byId: Map<string, ForeignStep>,
+  role: string,
+  content: string | Block[],
+  extra: Partial<ForeignStep> = {},
+): number {
   let orphans = 0;
   if (typeof content === "string") {
     if (content) steps.push({ type: "message", role, content, ...extra });
@@ -19,7 +40,8 @@ export function appendBlocks(steps: ForeignStep[], byId: Map<string, ForeignStep
   };
   for (const b of content) {
     if (b.type === "text" && b.text) steps.push(withExtra({ type: "message", role, content: b.text }));
-    else if (b.type === "thinking" || b.type === "redacted_thinking") steps.push(withExtra({ type: "reasoning", role, content: b.thinking ?? "(redacted)" }));
+    else if (b.type === "thinking" || b.type === "redacted_thinking")
+      steps.push(withExtra({ type: "reasoning", role, content: b.thinking ?? "(redacted)" }));
     else if (b.type === "tool_use") {
       const step = withExtra({ type: "tool_call", tool: b.name ?? "unknown", args: b.input });
       steps.push(step);
@@ -50,17 +72,45 @@ export const anthropicMessagesAdapter: Adapter = {
     const byId = new Map<string, ForeignStep>();
     let orphans = 0;
     let question: string | undefined;
-    if (!Array.isArray(data) && typeof data.system === "string") steps.push({ type: "message", role: "system", content: data.system });
+    if (!Array.isArray(data) && typeof data.system === "string")
+      steps.push({ type: "message", role: "system", content: data.system });
     for (const m of messages) {
       if (m.role === "user" && question === undefined) {
-        const t = typeof m.content === "string" ? m.content : m.content.filter((b) => b.type === "text").map((b) => b.text).join("\n");
+        const t =
+          typeof m.content === "string"
+            ? m.content
+            : m.content
+                .filter((b) => b.type === "text")
+                .map((b) => b.text)
+                .join("\n");
         if (t) question = t;
       }
-      const usage = m.usage ? { input_tokens: (m.usage.input_tokens ?? 0) + (m.usage.cache_read_input_tokens ?? 0), output_tokens: m.usage.output_tokens, cached_input_tokens: m.usage.cache_read_input_tokens } : undefined;
-      orphans += appendBlocks(steps, byId, m.role, m.content, { ...(usage ? { usage } : {}), ...(m.model ? { model: m.model } : {}) });
+      const usage = m.usage
+        ? {
+            input_tokens: (m.usage.input_tokens ?? 0) + (m.usage.cache_read_input_tokens ?? 0),
+            output_tokens: m.usage.output_tokens,
+            cached_input_tokens: m.usage.cache_read_input_tokens,
+          }
+        : undefined;
+      orphans += appendBlocks(steps, byId, m.role, m.content, {
+        ...(usage ? { usage } : {}),
+        ...(m.model ? { model: m.model } : {}),
+      });
     }
-    const model = (!Array.isArray(data) && typeof data.model === "string" ? data.model : undefined) ?? messages.find((m) => typeof m.model === "string")?.model;
-    const trace: AdaptedTrace = { ...(model ? { run: { model } } : {}), question: { text: question }, steps, meta: { source_format: "anthropic-messages" } };
-    return { traces: [trace], warnings: orphans ? [{ line: 1, message: `${orphans} tool results without a matching tool_use kept as messages` }] : [] };
+    const model =
+      (!Array.isArray(data) && typeof data.model === "string" ? data.model : undefined) ??
+      messages.find((m) => typeof m.model === "string")?.model;
+    const trace: AdaptedTrace = {
+      ...(model ? { run: { model } } : {}),
+      question: { text: question },
+      steps,
+      meta: { source_format: "anthropic-messages" },
+    };
+    return {
+      traces: [trace],
+      warnings: orphans
+        ? [{ line: 1, message: `${orphans} tool results without a matching tool_use kept as messages` }]
+        : [],
+    };
   },
 };

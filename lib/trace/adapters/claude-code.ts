@@ -12,9 +12,29 @@ import { jsonLines, textOf, type Adapter, type AdaptedTrace, type ForeignStep } 
 const CLAUDE_TYPES = ["user", "assistant", "system", "summary"];
 
 type Line = {
-  type?: string; sessionId?: string; isSidechain?: boolean; requestId?: string; timestamp?: string; uuid?: string;
-  message?: { id?: string; role?: string; model?: string; content?: unknown; usage?: { input_tokens?: number; output_tokens?: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number } };
-  toolUseResult?: unknown; summary?: string; content?: unknown; cwd?: string; version?: string;
+  type?: string;
+  sessionId?: string;
+  isSidechain?: boolean;
+  requestId?: string;
+  timestamp?: string;
+  uuid?: string;
+  message?: {
+    id?: string;
+    role?: string;
+    model?: string;
+    content?: unknown;
+    usage?: {
+      input_tokens?: number;
+      output_tokens?: number;
+      cache_read_input_tokens?: number;
+      cache_creation_input_tokens?: number;
+    };
+  };
+  toolUseResult?: unknown;
+  summary?: string;
+  content?: unknown;
+  cwd?: string;
+  version?: string;
 };
 
 export const claudeCodeAdapter: Adapter = {
@@ -23,17 +43,37 @@ export const claudeCodeAdapter: Adapter = {
   signature: "JSONL lines with type user/assistant/system/summary and a message, sessionId or uuid",
   adapt(text) {
     const { lines, warnings } = jsonLines(text.replace(/^\uFEFF/, ""));
-    const sessions = new Map<string, { steps: ForeignStep[]; byId: Map<string, ForeignStep>; question?: string; model?: string; started?: string; ended?: string; summary?: string; usage: { input: number; output: number; cached: number }; seen: Set<string> }>();
+    const sessions = new Map<
+      string,
+      {
+        steps: ForeignStep[];
+        byId: Map<string, ForeignStep>;
+        question?: string;
+        model?: string;
+        started?: string;
+        ended?: string;
+        summary?: string;
+        usage: { input: number; output: number; cached: number };
+        seen: Set<string>;
+      }
+    >();
     let orphans = 0;
     for (const { value, lineNo } of lines) {
       const l = value as Line;
       if (!CLAUDE_TYPES.includes(l.type ?? "")) {
-        warnings.push({ line: lineNo, message: `not a Claude Code line (type ${JSON.stringify(l.type ?? null)}): skipped` });
+        warnings.push({
+          line: lineNo,
+          message: `not a Claude Code line (type ${JSON.stringify(l.type ?? null)}): skipped`,
+        });
         continue;
       }
       const id = l.sessionId ?? "session";
       let s = sessions.get(id);
-      if (!s) sessions.set(id, (s = { steps: [], byId: new Map(), usage: { input: 0, output: 0, cached: 0 }, seen: new Set() }));
+      if (!s)
+        sessions.set(
+          id,
+          (s = { steps: [], byId: new Map(), usage: { input: 0, output: 0, cached: 0 }, seen: new Set() }),
+        );
       if (l.timestamp) {
         s.started ??= l.timestamp;
         s.ended = l.timestamp;
@@ -44,7 +84,12 @@ export const claudeCodeAdapter: Adapter = {
         continue;
       }
       if (l.type === "system") {
-        s.steps.push({ type: "message", role: "system", content: textOf(l.content ?? l.message?.content), ...(meta ? { meta } : {}) });
+        s.steps.push({
+          type: "message",
+          role: "system",
+          content: textOf(l.content ?? l.message?.content),
+          ...(meta ? { meta } : {}),
+        });
         continue;
       }
       const m = l.message;
@@ -66,7 +111,12 @@ export const claudeCodeAdapter: Adapter = {
           s.usage.output += usage.output_tokens;
           s.usage.cached += cached;
         }
-        orphans += appendBlocks(s.steps, s.byId, "assistant", m.content as never, { ...(usage ? { usage } : {}), ...(m.model ? { model: m.model } : {}), ...(l.timestamp ? { started_at: l.timestamp } : {}), ...(meta ? { meta } : {}) });
+        orphans += appendBlocks(s.steps, s.byId, "assistant", m.content as never, {
+          ...(usage ? { usage } : {}),
+          ...(m.model ? { model: m.model } : {}),
+          ...(l.timestamp ? { started_at: l.timestamp } : {}),
+          ...(meta ? { meta } : {}),
+        });
         continue;
       }
       // A user line: the question, or tool results.
@@ -83,16 +133,19 @@ export const claudeCodeAdapter: Adapter = {
         if (target) target.error = l.toolUseResult;
       }
     }
-    const traces: AdaptedTrace[] = [...sessions.entries()].filter(([, s]) => s.steps.length > 0).map(([sessionId, s]) => ({
-      run: s.model ? { model: s.model } : undefined,
-      question: { text: s.question },
-      steps: s.steps,
-      usage: { input_tokens: s.usage.input, output_tokens: s.usage.output, cached_input_tokens: s.usage.cached },
-      started_at: s.started,
-      duration_ms: s.started && s.ended ? Date.parse(s.ended) - Date.parse(s.started) : undefined,
-      meta: { source_format: "claude-code", session_id: sessionId, ...(s.summary ? { summary: s.summary } : {}) },
-    }));
-    if (orphans) warnings.push({ line: 1, message: `${orphans} tool results without a matching tool_use kept as messages` });
+    const traces: AdaptedTrace[] = [...sessions.entries()]
+      .filter(([, s]) => s.steps.length > 0)
+      .map(([sessionId, s]) => ({
+        run: s.model ? { model: s.model } : undefined,
+        question: { text: s.question },
+        steps: s.steps,
+        usage: { input_tokens: s.usage.input, output_tokens: s.usage.output, cached_input_tokens: s.usage.cached },
+        started_at: s.started,
+        duration_ms: s.started && s.ended ? Date.parse(s.ended) - Date.parse(s.started) : undefined,
+        meta: { source_format: "claude-code", session_id: sessionId, ...(s.summary ? { summary: s.summary } : {}) },
+      }));
+    if (orphans)
+      warnings.push({ line: 1, message: `${orphans} tool results without a matching tool_use kept as messages` });
     return { traces, warnings: warnings.sort((a, b) => a.line - b.line) };
   },
 };

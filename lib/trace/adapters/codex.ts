@@ -6,7 +6,12 @@
  */
 import { parseArgs, textOf, jsonLines, type Adapter, type ForeignStep } from "./types";
 
-type Usage = { input_tokens?: number; cached_input_tokens?: number; output_tokens?: number; reasoning_output_tokens?: number };
+type Usage = {
+  input_tokens?: number;
+  cached_input_tokens?: number;
+  output_tokens?: number;
+  reasoning_output_tokens?: number;
+};
 
 export const codexAdapter: Adapter = {
   format: "codex",
@@ -34,19 +39,30 @@ export const codexAdapter: Adapter = {
         if (p.type === "message") {
           const role = p.role as string;
           const content = textOf(p.content);
-          if (role === "user" && question === undefined && !content.startsWith("<environment_context>") && !content.startsWith("<user_instructions>")) question = content;
+          if (
+            role === "user" &&
+            question === undefined &&
+            !content.startsWith("<environment_context>") &&
+            !content.startsWith("<user_instructions>")
+          )
+            question = content;
           if (content) steps.push({ type: "message", role, content });
         } else if (p.type === "reasoning") {
           const summary = textOf(p.summary);
           steps.push({ type: "reasoning", content: summary || "(encrypted reasoning)" });
         } else if (p.type === "function_call" || p.type === "custom_tool_call") {
-          const step: ForeignStep = { type: "tool_call", tool: p.name as string, args: parseArgs(p.arguments ?? p.input) };
+          const step: ForeignStep = {
+            type: "tool_call",
+            tool: p.name as string,
+            args: parseArgs(p.arguments ?? p.input),
+          };
           steps.push(step);
           if (p.call_id) calls.set(p.call_id as string, step);
         } else if (p.type === "function_call_output" || p.type === "custom_tool_call_output") {
           const target = calls.get(p.call_id as string);
           const out = p.output as unknown;
-          const result = typeof out === "object" && out && "content" in out ? (out as { content: unknown }).content : out;
+          const result =
+            typeof out === "object" && out && "content" in out ? (out as { content: unknown }).content : out;
           if (target) target.result = parseArgs(result);
           else warnings.push({ line: lineNo, message: `output for unknown call ${String(p.call_id)}` });
         }
@@ -54,20 +70,33 @@ export const codexAdapter: Adapter = {
         const now = ((p.info as { total_token_usage?: Usage }).total_token_usage ?? {}) as Usage;
         const delta = (k: keyof Usage) => Math.max(0, (now[k] ?? 0) - (last[k] ?? 0));
         const target = [...steps].reverse().find((s) => s.type !== "message" || s.role === "assistant") ?? steps.at(-1);
-        if (target) target.usage = { input_tokens: delta("input_tokens"), cached_input_tokens: delta("cached_input_tokens"), output_tokens: delta("output_tokens"), reasoning_tokens: delta("reasoning_output_tokens") };
+        if (target)
+          target.usage = {
+            input_tokens: delta("input_tokens"),
+            cached_input_tokens: delta("cached_input_tokens"),
+            output_tokens: delta("output_tokens"),
+            reasoning_tokens: delta("reasoning_output_tokens"),
+          };
         last = now;
         total = now;
       }
     }
     return {
-      traces: [{
-        run: model ? { model } : undefined,
-        question: { text: question },
-        steps,
-        usage: { input_tokens: total.input_tokens ?? 0, cached_input_tokens: total.cached_input_tokens ?? 0, output_tokens: total.output_tokens ?? 0, reasoning_tokens: total.reasoning_output_tokens ?? 0 },
-        started_at: started,
-        meta: { source_format: "codex", ...(sessionId ? { session_id: sessionId } : {}) },
-      }],
+      traces: [
+        {
+          run: model ? { model } : undefined,
+          question: { text: question },
+          steps,
+          usage: {
+            input_tokens: total.input_tokens ?? 0,
+            cached_input_tokens: total.cached_input_tokens ?? 0,
+            output_tokens: total.output_tokens ?? 0,
+            reasoning_tokens: total.reasoning_output_tokens ?? 0,
+          },
+          started_at: started,
+          meta: { source_format: "codex", ...(sessionId ? { session_id: sessionId } : {}) },
+        },
+      ],
       warnings,
     };
   },

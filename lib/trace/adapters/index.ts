@@ -14,14 +14,23 @@ import type { AdaptContext, Adapter, AdapterResult } from "./types";
 import { FORMATS } from "./formats";
 
 export { FORMATS };
-export const ADAPTERS: Adapter[] = [openAiMessagesAdapter, anthropicMessagesAdapter, openCodeAdapter, claudeCodeAdapter, codexAdapter, liveSqlBenchAdapter];
+export const ADAPTERS: Adapter[] = [
+  openAiMessagesAdapter,
+  anthropicMessagesAdapter,
+  openCodeAdapter,
+  claudeCodeAdapter,
+  codexAdapter,
+  liveSqlBenchAdapter,
+];
 
 const CLAUDE_TYPES = new Set(["user", "assistant", "system", "summary"]);
 const CODEX_TYPES = new Set(["session_meta", "response_item", "event_msg", "turn_context", "compacted"]);
 
 export class UnknownFormatError extends Error {
   constructor(detail: string) {
-    super(`${detail}. Looked for: Metron's canonical JSONL (lines with "question" and "steps", or "kind": "trace"/"step"); ${ADAPTERS.map((a) => `${a.label}: ${a.signature}`).join("; ")}. Supported formats: ${FORMATS.join(", ")}.`);
+    super(
+      `${detail}. Looked for: Metron's canonical JSONL (lines with "question" and "steps", or "kind": "trace"/"step"); ${ADAPTERS.map((a) => `${a.label}: ${a.signature}`).join("; ")}. Supported formats: ${FORMATS.join(", ")}.`,
+    );
   }
 }
 
@@ -29,38 +38,64 @@ type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => Boolean(v) && typeof v === "object" && !Array.isArray(v);
 
 function hasBlocks(messages: unknown[]): boolean {
-  return messages.some((m) => isObj(m) && Array.isArray(m.content) && (m.content as unknown[]).some((b) => isObj(b) && ["tool_use", "tool_result", "thinking"].includes(b.type as string)));
+  return messages.some(
+    (m) =>
+      isObj(m) &&
+      Array.isArray(m.content) &&
+      (m.content as unknown[]).some(
+        (b) => isObj(b) && ["tool_use", "tool_result", "thinking"].includes(b.type as string),
+      ),
+  );
 }
 
 function detectDocument(data: unknown): string | null {
   if (isObj(data)) {
-    if (Array.isArray(data.results) && (data.results as unknown[]).some((r) => isObj(r) && Array.isArray(r.tool_trajectory))) return "livesqlbench";
-    if (isObj(data.info) && Array.isArray(data.messages) && (data.messages as unknown[]).every((m) => isObj(m) && Array.isArray(m.parts))) return "opencode";
+    if (
+      Array.isArray(data.results) &&
+      (data.results as unknown[]).some((r) => isObj(r) && Array.isArray(r.tool_trajectory))
+    )
+      return "livesqlbench";
+    if (
+      isObj(data.info) &&
+      Array.isArray(data.messages) &&
+      (data.messages as unknown[]).every((m) => isObj(m) && Array.isArray(m.parts))
+    )
+      return "opencode";
     if ("question" in data && ("steps" in data || "final_sql" in data)) return "canonical";
     if (Array.isArray(data.messages)) return hasBlocks(data.messages) ? "anthropic-messages" : "openai-messages";
     return null;
   }
   if (Array.isArray(data) && data.length > 0) {
     if (data.every((d) => isObj(d) && Array.isArray(d.conversation))) return "openai-messages";
-    if (data.every((d) => isObj(d) && typeof d.role === "string")) return hasBlocks(data) ? "anthropic-messages" : "openai-messages";
+    if (data.every((d) => isObj(d) && typeof d.role === "string"))
+      return hasBlocks(data) ? "anthropic-messages" : "openai-messages";
   }
   return null;
 }
 
 function detectLines(text: string): string | null {
-  const first = text.split(/\r?\n/).filter((l) => l.trim()).slice(0, 20).map((l) => {
-    try {
-      return JSON.parse(l) as unknown;
-    } catch {
-      return null;
-    }
-  }).filter(isObj);
+  const first = text
+    .split(/\r?\n/)
+    .filter((l) => l.trim())
+    .slice(0, 20)
+    .map((l) => {
+      try {
+        return JSON.parse(l) as unknown;
+      } catch {
+        return null;
+      }
+    })
+    .filter(isObj);
   if (first.length === 0) return null;
   if (first.some((o) => "question" in o || o.kind === "trace" || o.kind === "step")) return "canonical";
   // Most lines, not all: real logs carry the odd broken line, which the adapter then reports.
   const share = (test: (o: Json) => boolean) => first.filter(test).length / first.length;
   if (share((o) => CODEX_TYPES.has(o.type as string) && "payload" in o) >= 0.6) return "codex";
-  if (share((o) => CLAUDE_TYPES.has(o.type as string)) >= 0.6 && first.some((o) => "message" in o && ("sessionId" in o || "uuid" in o))) return "claude-code";
+  if (
+    share((o) => CLAUDE_TYPES.has(o.type as string)) >= 0.6 &&
+    first.some((o) => "message" in o && ("sessionId" in o || "uuid" in o))
+  )
+    return "claude-code";
   return null;
 }
 
@@ -109,7 +144,11 @@ export function adapt(text: string, format: string, context: AdaptContext = {}):
     if (!t.question.text) continue;
     const { question, fromLabel } = questionOf(t.question.text);
     if (fromLabel) {
-      t.meta = { ...t.meta, question_from_prompt: "the question was taken from the labelled part of the first user message (the whole message is the first step)" };
+      t.meta = {
+        ...t.meta,
+        question_from_prompt:
+          "the question was taken from the labelled part of the first user message (the whole message is the first step)",
+      };
       t.question.text = question;
     }
   }

@@ -15,10 +15,19 @@ export interface QuestionText {
 export type LinkMethod = "field" | "given" | "exact" | "normalized" | "contained" | "unlinked";
 
 export function normalizeText(s: string): string {
-  return s.toLowerCase().normalize("NFKC").replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+  return s
+    .toLowerCase()
+    .normalize("NFKC")
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim();
 }
 
-export function linkQuestion(field: string | undefined, message: string | undefined, given: string | undefined, questions: QuestionText[]): { id: string; method: LinkMethod; matched?: string } {
+export function linkQuestion(
+  field: string | undefined,
+  message: string | undefined,
+  given: string | undefined,
+  questions: QuestionText[],
+): { id: string; method: LinkMethod; matched?: string } {
   if (field) return { id: field, method: "field" };
   if (given) return { id: given, method: "given" };
   if (message && questions.length) {
@@ -31,8 +40,15 @@ export function linkQuestion(field: string | undefined, message: string | undefi
     if (contained.length) {
       // The longest contained question: a shorter one may be a prefix of it.
       const best = contained.sort((a, b) => b.text.length - a.text.length)[0];
-      if (contained.filter((q) => normalizeText(q.text) === normalizeText(best.text)).length === 1) return { id: best.id, method: "contained", matched: best.text };
+      if (contained.filter((q) => normalizeText(q.text) === normalizeText(best.text)).length === 1)
+        return { id: best.id, method: "contained", matched: best.text };
     }
   }
-  return { id: `unlinked-${createHash("sha256").update(message ?? "").digest("hex").slice(0, 10)}`, method: "unlinked" };
+  return {
+    id: `unlinked-${createHash("sha256")
+      .update(message ?? "")
+      .digest("hex")
+      .slice(0, 10)}`,
+    method: "unlinked",
+  };
 }

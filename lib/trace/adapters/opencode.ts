@@ -6,18 +6,34 @@
 import { textOf, type Adapter, type ForeignStep } from "./types";
 
 type Part = {
-  type: string; text?: string; tool?: string; callID?: string;
-  state?: { status?: string; input?: unknown; output?: unknown; error?: string; time?: { start?: number; end?: number } };
-  tokens?: { input?: number; output?: number; reasoning?: number; cache?: { read?: number; write?: number } }; cost?: number;
+  type: string;
+  text?: string;
+  tool?: string;
+  callID?: string;
+  state?: {
+    status?: string;
+    input?: unknown;
+    output?: unknown;
+    error?: string;
+    time?: { start?: number; end?: number };
+  };
+  tokens?: { input?: number; output?: number; reasoning?: number; cache?: { read?: number; write?: number } };
+  cost?: number;
 };
-type Message = { info?: { id?: string; role?: string; modelID?: string; providerID?: string; time?: { created?: number } }; parts?: Part[] };
+type Message = {
+  info?: { id?: string; role?: string; modelID?: string; providerID?: string; time?: { created?: number } };
+  parts?: Part[];
+};
 
 export const openCodeAdapter: Adapter = {
   format: "opencode",
   label: "OpenCode session export",
   signature: "a JSON object {info, messages: [{info, parts: [...]}]}",
   adapt(text) {
-    const data = JSON.parse(text.replace(/^\uFEFF/, "")) as { info?: { id?: string; title?: string; time?: { created?: number } }; messages: Message[] };
+    const data = JSON.parse(text.replace(/^\uFEFF/, "")) as {
+      info?: { id?: string; title?: string; time?: { created?: number } };
+      messages: Message[];
+    };
     const steps: ForeignStep[] = [];
     let question: string | undefined;
     let model: string | undefined;
@@ -46,7 +62,12 @@ export const openCodeAdapter: Adapter = {
           steps.push((lastStep = step));
         } else if (p.type === "step-finish" && p.tokens) {
           const cached = p.tokens.cache?.read ?? 0;
-          const stepUsage = { input_tokens: (p.tokens.input ?? 0) + cached, output_tokens: (p.tokens.output ?? 0) + (p.tokens.reasoning ?? 0), reasoning_tokens: p.tokens.reasoning ?? 0, cached_input_tokens: cached };
+          const stepUsage = {
+            input_tokens: (p.tokens.input ?? 0) + cached,
+            output_tokens: (p.tokens.output ?? 0) + (p.tokens.reasoning ?? 0),
+            reasoning_tokens: p.tokens.reasoning ?? 0,
+            cached_input_tokens: cached,
+          };
           if (lastStep) lastStep.usage = stepUsage;
           usage.input_tokens += stepUsage.input_tokens;
           usage.output_tokens += stepUsage.output_tokens;
@@ -57,14 +78,16 @@ export const openCodeAdapter: Adapter = {
       }
     }
     return {
-      traces: [{
-        run: model ? { model } : undefined,
-        question: { text: question },
-        steps,
-        usage: { ...usage, ...(cost ? { cost_usd: cost } : {}) },
-        ...(data.info?.time?.created ? { started_at: new Date(data.info.time.created).toISOString() } : {}),
-        meta: { source_format: "opencode", session_id: data.info?.id, title: data.info?.title },
-      }],
+      traces: [
+        {
+          run: model ? { model } : undefined,
+          question: { text: question },
+          steps,
+          usage: { ...usage, ...(cost ? { cost_usd: cost } : {}) },
+          ...(data.info?.time?.created ? { started_at: new Date(data.info.time.created).toISOString() } : {}),
+          meta: { source_format: "opencode", session_id: data.info?.id, title: data.info?.title },
+        },
+      ],
       warnings: [],
     };
   },

@@ -4,7 +4,8 @@
  * heading is the question, not the prompt. A labelled question is taken up to the end of its paragraph; without a
  * label the text is kept whole (and pages collapse it when long). Nothing is guessed beyond the label.
  */
-const LABEL = /(?:^|\n)[ \t]*(?:#+[ \t]*)?(?:user query|question|nl question|natural language question|task|user question)[ \t]*:[ \t]*\n?/i;
+const LABEL =
+  /(?:^|\n)[ \t]*(?:#+[ \t]*)?(?:user query|question|nl question|natural language question|task|user question)[ \t]*:[ \t]*\n?/i;
 
 export function questionOf(text: string): { question: string; fromLabel: boolean } {
   const m = LABEL.exec(text);

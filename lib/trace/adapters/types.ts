@@ -23,7 +23,13 @@ export interface AdaptedTrace {
   steps: ForeignStep[];
   final_sql?: string | null;
   outcome?: { correct?: boolean | null; status?: string; error?: string };
-  usage?: { input_tokens?: number; output_tokens?: number; reasoning_tokens?: number; cached_input_tokens?: number; cost_usd?: number };
+  usage?: {
+    input_tokens?: number;
+    output_tokens?: number;
+    reasoning_tokens?: number;
+    cached_input_tokens?: number;
+    cost_usd?: number;
+  };
   started_at?: string;
   duration_ms?: number;
   meta: Record<string, unknown>;
@@ -61,13 +67,25 @@ export function parseArgs(args: unknown): unknown {
 export function textOf(content: unknown): string {
   if (typeof content === "string") return content;
   if (Array.isArray(content)) {
-    return content.map((b) => (typeof b === "string" ? b : b && typeof b === "object" && "text" in b ? String((b as { text: unknown }).text) : "")).filter(Boolean).join("\n");
+    return content
+      .map((b) =>
+        typeof b === "string"
+          ? b
+          : b && typeof b === "object" && "text" in b
+            ? String((b as { text: unknown }).text)
+            : "",
+      )
+      .filter(Boolean)
+      .join("\n");
   }
   return content == null ? "" : JSON.stringify(content);
 }
 
 /** Splits JSONL text into parsed objects, reporting lines that are not JSON. */
-export function jsonLines(text: string): { lines: { lineNo: number; value: Record<string, unknown> }[]; warnings: { line: number; message: string }[] } {
+export function jsonLines(text: string): {
+  lines: { lineNo: number; value: Record<string, unknown> }[];
+  warnings: { line: number; message: string }[];
+} {
   const lines: { lineNo: number; value: Record<string, unknown> }[] = [];
   const warnings: { line: number; message: string }[] = [];
   text.split(/\r?\n/).forEach((raw, i) => {

@@ -15,12 +15,41 @@ export async function GET(request: Request) {
   if (!comparison) return Response.json({ error: "give at least two known run ids: ?runs=A,B" }, { status: 400 });
   const label = (i: number) => `${runs[i].system} · ${runs[i].model}`.replace(/[^\w.-]+/g, "_");
   const texts = runs.map((r) => listTraceTexts(getDb(), r.id));
-  const columns = ["question_id", "sample", "question_text", "db_id", "difficulty", "gold_sql", ...runs.flatMap((_, i) => [`${label(i)}_correct`, `${label(i)}_status`, `${label(i)}_exploratory`, `${label(i)}_gold`, `${label(i)}_tokens`, `${label(i)}_final_sql`])];
+  const columns = [
+    "question_id",
+    "sample",
+    "question_text",
+    "db_id",
+    "difficulty",
+    "gold_sql",
+    ...runs.flatMap((_, i) => [
+      `${label(i)}_correct`,
+      `${label(i)}_status`,
+      `${label(i)}_exploratory`,
+      `${label(i)}_gold`,
+      `${label(i)}_tokens`,
+      `${label(i)}_final_sql`,
+    ]),
+  ];
   const rows = filterCompareRows(comparison.rows, params).map((r) => {
     const key = `${r.questionId}\u0000${r.sample}`;
     const first = texts[baseline].get(key);
-    return [r.questionId, r.sample, first?.questionText ?? null, r.dbId, r.difficulty, first?.goldSql ?? null,
-      ...r.cells.flatMap((c, i) => [c.correct, i === baseline ? "baseline" : r.status[i], c.exploratory, c.goldCount, c.tokensRecorded === 0 ? null : c.inputTokens + c.outputTokens, texts[i].get(key)?.finalSql ?? null])];
+    return [
+      r.questionId,
+      r.sample,
+      first?.questionText ?? null,
+      r.dbId,
+      r.difficulty,
+      first?.goldSql ?? null,
+      ...r.cells.flatMap((c, i) => [
+        c.correct,
+        i === baseline ? "baseline" : r.status[i],
+        c.exploratory,
+        c.goldCount,
+        c.tokensRecorded === 0 ? null : c.inputTokens + c.outputTokens,
+        texts[i].get(key)?.finalSql ?? null,
+      ]),
+    ];
   });
   return csvResponse("metron-compare.csv", columns, rows);
 }

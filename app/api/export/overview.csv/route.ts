@@ -11,8 +11,14 @@ export async function GET(request: Request) {
   const params = loadExperimentsParams(new URL(request.url).searchParams);
   const db = getDb();
   const saved = params.experiment ? getExperiment(db, params.experiment) : undefined;
-  if (params.experiment && !saved) return Response.json({ error: `no experiment ${params.experiment}` }, { status: 404 });
-  const { groups } = loadOverview(db, saved ? { runIds: saved.runIds } : { dataset: params.dataset, withoutDataset: params.all, archived: params.archived });
+  if (params.experiment && !saved)
+    return Response.json({ error: `no experiment ${params.experiment}` }, { status: 404 });
+  const { groups } = loadOverview(
+    db,
+    saved
+      ? { runIds: saved.runIds }
+      : { dataset: params.dataset, withoutDataset: params.all, archived: params.archived },
+  );
   const { columns, rows } = overviewTable(groups);
   return csvResponse(saved ? `metron-experiment-${saved.name}.csv` : "metron-overview.csv", columns, rows);
 }

@@ -17,7 +17,11 @@ import { allGoldSeenAt, buildTableStrip } from "@/lib/metrics/table-strip";
 import { questionPath } from "@/lib/url/question";
 
 // `samples` gives each run its own sample (a rerun is a later sample of its question); else `sample` for all.
-const loadParams = createLoader({ runs: parseAsArrayOf(parseAsString, ",").withDefault([]), sample: parseAsInteger.withDefault(0), samples: parseAsArrayOf(parseAsInteger, ",") });
+const loadParams = createLoader({
+  runs: parseAsArrayOf(parseAsString, ",").withDefault([]),
+  sample: parseAsInteger.withDefault(0),
+  samples: parseAsArrayOf(parseAsInteger, ","),
+});
 
 export async function generateMetadata({ params }: PageProps<"/compare/questions/[questionId]">): Promise<Metadata> {
   return { title: `Question ${decodeURIComponent((await params).questionId)} side by side — Metron` };
@@ -29,7 +33,12 @@ export default async function SideBySidePage(props: PageProps<"/compare/question
   const questionId = decodeURIComponent((await props.params).questionId);
   const { runs } = await loadParams(props.searchParams);
   const db = getDb();
-  if (!runs.some((id) => db.$client.prepare("SELECT 1 FROM traces WHERE run_id = ? AND question_id = ?").get(id, questionId))) notFound();
+  if (
+    !runs.some((id) =>
+      db.$client.prepare("SELECT 1 FROM traces WHERE run_id = ? AND question_id = ?").get(id, questionId),
+    )
+  )
+    notFound();
   return (
     <Suspense fallback={<p className="text-sm text-zinc-500">Loading…</p>}>
       <SideBySide {...props} />
@@ -54,11 +63,28 @@ async function SideBySide({ params, searchParams }: PageProps<"/compare/question
   const text = found[0].trace!.questionText;
   return (
     <div className="space-y-4">
-      <p className="text-sm"><Link className="text-blue-700 hover:underline" href={`/compare?runs=${runIds.join(",")}`}>← compare</Link></p>
-      <h1 className="text-lg font-semibold">Question <span className="font-mono">{questionId}</span>{sample ? ` · sample ${sample}` : ""}: {text ?? ""}</h1>
-      {columns.filter((c) => !c.trace).map((c) => <p key={c.id} className="text-sm text-zinc-600">Run {c.run ? `${c.run.system} · ${c.run.model}` : c.id} has no trace for this question.</p>)}
+      <p className="text-sm">
+        <Link className="text-blue-700 hover:underline" href={`/compare?runs=${runIds.join(",")}`}>
+          ← compare
+        </Link>
+      </p>
+      <h1 className="text-lg font-semibold">
+        Question <span className="font-mono">{questionId}</span>
+        {sample ? ` · sample ${sample}` : ""}: {text ?? ""}
+      </h1>
+      {columns
+        .filter((c) => !c.trace)
+        .map((c) => (
+          <p key={c.id} className="text-sm text-zinc-600">
+            Run {c.run ? `${c.run.system} · ${c.run.model}` : c.id} has no trace for this question.
+          </p>
+        ))}
       <ScrollTogether>
-        <div className="grid gap-3" style={{ gridTemplateColumns: `repeat(${found.length}, minmax(0, 1fr))` }} data-testid="side-by-side">
+        <div
+          className="grid gap-3"
+          style={{ gridTemplateColumns: `repeat(${found.length}, minmax(0, 1fr))` }}
+          data-testid="side-by-side"
+        >
           {found.map(({ run, trace, sample: s }) => {
             const t = trace!;
             const sets = t.tableSets ?? null;
@@ -67,19 +93,53 @@ async function SideBySide({ params, searchParams }: PageProps<"/compare/question
             return (
               <section key={run!.id} className="min-w-0 space-y-2 overflow-x-auto">
                 <header className="text-sm">
-                  <Link className="font-medium text-blue-700 hover:underline" href={questionPath(run!.id, questionId, { sample: s })}>{run!.name} · {run!.system} · {run!.model}{s ? ` #${s}` : ""}</Link>{isSimulated(run!.config) && <SimulatedBadge className="ml-1" />}
+                  <Link
+                    className="font-medium text-blue-700 hover:underline"
+                    href={questionPath(run!.id, questionId, { sample: s })}
+                  >
+                    {run!.name} · {run!.system} · {run!.model}
+                    {s ? ` #${s}` : ""}
+                  </Link>
+                  {isSimulated(run!.config) && <SimulatedBadge className="ml-1" />}
                   <div className="flex flex-wrap items-center gap-2 text-xs text-zinc-600">
-                    <OutcomeBadge exOutcome={t.exOutcome} exError={t.exError} recordedCorrect={t.recordedCorrect} status={t.status} />
-                    exploratory {t.exploratoryCalls} / gold {t.goldCount ?? "?"} · {t.stepCount} steps · {t.tokensRecorded ? `${(t.inputTokens + t.outputTokens).toLocaleString("en-US")} tokens` : "tokens not recorded"}
+                    <OutcomeBadge
+                      exOutcome={t.exOutcome}
+                      exError={t.exError}
+                      recordedCorrect={t.recordedCorrect}
+                      status={t.status}
+                    />
+                    exploratory {t.exploratoryCalls} / gold {t.goldCount ?? "?"} · {t.stepCount} steps ·{" "}
+                    {t.tokensRecorded
+                      ? `${(t.inputTokens + t.outputTokens).toLocaleString("en-US")} tokens`
+                      : "tokens not recorded"}
                   </div>
                 </header>
                 <TraceExplorer
-                  traceId={t.id} total={stats.count} initialSteps={listStepSummaries(db, t.id, 0)} initialDetail={null}
-                  chips={buildTableStrip({ databaseTables: sets?.database ?? null, gold: sets?.gold ?? null, flagged: t.directives?.irrelevant_tables ?? null, final: sets?.final ?? null, steps: strip })}
-                  gold={sets?.gold ?? null} allGoldSeenAt={allGoldSeenAt(sets?.gold ?? null, strip)} directives={t.directives ?? null}
-                  maxDurationMs={stats.maxDurationMs} stepInUrl={false}
+                  traceId={t.id}
+                  total={stats.count}
+                  initialSteps={listStepSummaries(db, t.id, 0)}
+                  initialDetail={null}
+                  chips={buildTableStrip({
+                    databaseTables: sets?.database ?? null,
+                    gold: sets?.gold ?? null,
+                    flagged: t.directives?.irrelevant_tables ?? null,
+                    final: sets?.final ?? null,
+                    steps: strip,
+                  })}
+                  gold={sets?.gold ?? null}
+                  allGoldSeenAt={allGoldSeenAt(sets?.gold ?? null, strip)}
+                  directives={t.directives ?? null}
+                  maxDurationMs={stats.maxDurationMs}
+                  stepInUrl={false}
                 />
-                <SqlCompare finalSql={t.finalSql} goldSql={t.goldSql} finalTables={sets?.final ?? null} goldTables={sets?.gold ?? null} goldError={sets?.goldError} stacked />
+                <SqlCompare
+                  finalSql={t.finalSql}
+                  goldSql={t.goldSql}
+                  finalTables={sets?.final ?? null}
+                  goldTables={sets?.gold ?? null}
+                  goldError={sets?.goldError}
+                  stacked
+                />
               </section>
             );
           })}

@@ -9,7 +9,10 @@ export async function GET(request: Request, ctx: RouteContext<"/api/reruns/[jobI
     const recorded = getRecordedRerun(getDb().$client, jobId);
     if (!recorded) return Response.json({ error: `no rerun ${jobId}` }, { status: 404 });
     // Finished and released, or lost in a restart: the record says how it ended.
-    return Response.json({ id: jobId, state: recorded.state, error: recorded.error, resultTraceId: recorded.resultTraceId }, { status: 410 });
+    return Response.json(
+      { id: jobId, state: recorded.state, error: recorded.error, resultTraceId: recorded.resultTraceId },
+      { status: 410 },
+    );
   }
   const last = request.headers.get("last-event-id") ?? new URL(request.url).searchParams.get("from");
   const from = last === null ? 0 : Number(last) + 1;
@@ -36,5 +39,7 @@ export async function GET(request: Request, ctx: RouteContext<"/api/reruns/[jobI
       if (listener) job.listeners.delete(listener);
     },
   });
-  return new Response(stream, { headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-cache, no-transform" } });
+  return new Response(stream, {
+    headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-cache, no-transform" },
+  });
 }

@@ -11,7 +11,11 @@ const running = ((globalThis as unknown as { metronEvaluating?: Set<string> }).m
 export async function POST(request: Request, ctx: RouteContext<"/api/runs/[runId]/evaluate">) {
   const { runId } = await ctx.params;
   const parsed = body.safeParse(await request.json().catch(() => ({})));
-  if (!parsed.success) return Response.json({ error: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") }, { status: 400 });
+  if (!parsed.success)
+    return Response.json(
+      { error: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") },
+      { status: 400 },
+    );
   const db = getDb();
   if (!(await getRun(db, runId))) return Response.json({ error: `no run ${runId}` }, { status: 404 });
   if (running.has(runId)) return Response.json({ error: "this run is being evaluated already" }, { status: 409 });
@@ -41,5 +45,7 @@ export async function POST(request: Request, ctx: RouteContext<"/api/runs/[runId
       }
     },
   });
-  return new Response(stream, { headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-cache, no-transform" } });
+  return new Response(stream, {
+    headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-cache, no-transform" },
+  });
 }

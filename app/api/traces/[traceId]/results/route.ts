@@ -5,6 +5,11 @@ import { compareTraceResults } from "@/lib/eval/compare-trace";
 export async function POST(_request: Request, ctx: RouteContext<"/api/traces/[traceId]/results">) {
   const { traceId } = await ctx.params;
   const out = await compareTraceResults(getDb().$client, traceId);
-  const json = JSON.stringify(out, (_k, v) => (typeof v === "bigint" ? Number(v) : v instanceof Uint8Array ? `<blob ${v.length} bytes>` : v));
-  return new Response(json, { status: out.ok || out.reason !== "no such trace" ? 200 : 404, headers: { "Content-Type": "application/json" } });
+  const json = JSON.stringify(out, (_k, v) =>
+    typeof v === "bigint" ? Number(v) : v instanceof Uint8Array ? `<blob ${v.length} bytes>` : v,
+  );
+  return new Response(json, {
+    status: out.ok || out.reason !== "no such trace" ? 200 : 404,
+    headers: { "Content-Type": "application/json" },
+  });
 }

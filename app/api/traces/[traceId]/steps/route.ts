@@ -2,14 +2,22 @@ import { z } from "zod";
 import { getDb } from "@/lib/db/client";
 import { listStepSummaries } from "@/lib/db/queries/steps";
 
-const query = z.object({ from: z.coerce.number().int().nonnegative().default(0), limit: z.coerce.number().int().positive().max(1000).default(200) });
+const query = z.object({
+  from: z.coerce.number().int().nonnegative().default(0),
+  limit: z.coerce.number().int().positive().max(1000).default(200),
+});
 
 /** A window of timeline rows; the page loads them as the timeline scrolls, never the whole trace at once. */
 export async function GET(request: Request, ctx: RouteContext<"/api/traces/[traceId]/steps">) {
   const { traceId } = await ctx.params;
   const parsed = query.safeParse(Object.fromEntries(new URL(request.url).searchParams));
-  if (!parsed.success) return Response.json({ error: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") }, { status: 400 });
+  if (!parsed.success)
+    return Response.json(
+      { error: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") },
+      { status: 400 },
+    );
   const db = getDb();
-  if (!db.$client.prepare("SELECT 1 FROM traces WHERE id = ?").get(traceId)) return Response.json({ error: `no trace ${traceId}` }, { status: 404 });
+  if (!db.$client.prepare("SELECT 1 FROM traces WHERE id = ?").get(traceId))
+    return Response.json({ error: `no trace ${traceId}` }, { status: 404 });
   return Response.json({ steps: listStepSummaries(db, traceId, parsed.data.from, parsed.data.limit) });
 }

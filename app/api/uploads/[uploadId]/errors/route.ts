@@ -9,8 +9,13 @@ export async function GET(_request: Request, ctx: RouteContext<"/api/uploads/[up
   const db = getDb();
   const upload = await getUpload(db, uploadId);
   if (!upload) return Response.json({ error: `no upload ${uploadId}` }, { status: 404 });
-  const body = listUploadErrors(db, uploadId).map((e) => JSON.stringify(e)).join("\n");
+  const body = listUploadErrors(db, uploadId)
+    .map((e) => JSON.stringify(e))
+    .join("\n");
   return new Response(body ? body + "\n" : "", {
-    headers: { "Content-Type": "application/x-ndjson; charset=utf-8", "Content-Disposition": `attachment; filename="upload-${uploadId}-errors.jsonl"` },
+    headers: {
+      "Content-Type": "application/x-ndjson; charset=utf-8",
+      "Content-Disposition": `attachment; filename="upload-${uploadId}-errors.jsonl"`,
+    },
   });
 }

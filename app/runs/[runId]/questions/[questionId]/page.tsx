@@ -24,10 +24,14 @@ import { runPath } from "@/lib/url/runs";
 
 const loadParams = createLoader(questionSearchParams);
 
-export async function generateMetadata({ params }: PageProps<"/runs/[runId]/questions/[questionId]">): Promise<Metadata> {
+export async function generateMetadata({
+  params,
+}: PageProps<"/runs/[runId]/questions/[questionId]">): Promise<Metadata> {
   const { runId, questionId } = await params;
   const run = await getRun(getDb(), runId);
-  return { title: run ? `Question ${decodeURIComponent(questionId)} · ${run.name} — Metron` : "Question not found — Metron" };
+  return {
+    title: run ? `Question ${decodeURIComponent(questionId)} · ${run.name} — Metron` : "Question not found — Metron",
+  };
 }
 
 // An unknown run or question answers 404 before the streamed body starts.
@@ -63,16 +67,50 @@ async function Question({ params, searchParams }: PageProps<"/runs/[runId]/quest
   const href = (q?: string) => (q === undefined ? undefined : questionPath(runId, q));
   return (
     <div className="space-y-5">
-      <QuestionNav links={{ prev: href(nav.prev), next: href(nav.next), prevFailing: href(nav.prevFailing), nextFailing: href(nav.nextFailing), position: nav.position, total: nav.total, runHref: runPath(runId) }} />
-      {isSimulated(run.config) && <p className="rounded bg-fuchsia-50 px-2 py-1 text-sm text-fuchsia-900"><SimulatedBadge /> Simulated demo trace: produced by Metron&apos;s simulated policy, not by a model.</p>}
+      <QuestionNav
+        links={{
+          prev: href(nav.prev),
+          next: href(nav.next),
+          prevFailing: href(nav.prevFailing),
+          nextFailing: href(nav.nextFailing),
+          position: nav.position,
+          total: nav.total,
+          runHref: runPath(runId),
+        }}
+      />
+      {isSimulated(run.config) && (
+        <p className="rounded bg-fuchsia-50 px-2 py-1 text-sm text-fuchsia-900">
+          <SimulatedBadge /> Simulated demo trace: produced by Metron&apos;s simulated policy, not by a model.
+        </p>
+      )}
       <QuestionHeader trace={trace} runName={`${run.name} · ${run.system} · ${run.model}`} sets={sets} />
       {samples.length > 1 && (
-        <p className="flex gap-2 text-sm">Samples: {samples.map((s) => <Link key={s} href={questionPath(runId, questionId, { sample: s })} className={s === sample ? "font-semibold" : "text-blue-700 hover:underline"}>#{s}</Link>)}</p>
+        <p className="flex gap-2 text-sm">
+          Samples:{" "}
+          {samples.map((s) => (
+            <Link
+              key={s}
+              href={questionPath(runId, questionId, { sample: s })}
+              className={s === sample ? "font-semibold" : "text-blue-700 hover:underline"}
+            >
+              #{s}
+            </Link>
+          ))}
+        </p>
       )}
       {others.length > 0 && (
         <p className="flex flex-wrap gap-2 text-sm" data-testid="other-runs">
           <span className="text-zinc-500">Same question in:</span>
-          {others.map((o) => <Link key={o.id} href={questionPath(o.id, questionId)} className="text-blue-700 hover:underline">{o.system} · {o.model}{o.exOutcome ? ` (${o.exOutcome.replace(/_/g, " ")})` : o.recordedCorrect !== null ? ` (${o.recordedCorrect ? "correct" : "wrong"})` : ""}</Link>)}
+          {others.map((o) => (
+            <Link key={o.id} href={questionPath(o.id, questionId)} className="text-blue-700 hover:underline">
+              {o.system} · {o.model}
+              {o.exOutcome
+                ? ` (${o.exOutcome.replace(/_/g, " ")})`
+                : o.recordedCorrect !== null
+                  ? ` (${o.recordedCorrect ? "correct" : "wrong"})`
+                  : ""}
+            </Link>
+          ))}
         </p>
       )}
       <TraceExplorer
@@ -80,16 +118,43 @@ async function Question({ params, searchParams }: PageProps<"/runs/[runId]/quest
         total={stats.count}
         initialSteps={listStepSummaries(db, trace.id, from)}
         initialDetail={detail ? await renderStepDetail(detail) : null}
-        chips={buildTableStrip({ databaseTables: sets?.database ?? null, gold: sets?.gold ?? null, flagged: trace.directives?.irrelevant_tables ?? null, final: sets?.final ?? null, steps: stripSteps })}
+        chips={buildTableStrip({
+          databaseTables: sets?.database ?? null,
+          gold: sets?.gold ?? null,
+          flagged: trace.directives?.irrelevant_tables ?? null,
+          final: sets?.final ?? null,
+          steps: stripSteps,
+        })}
         gold={sets?.gold ?? null}
         allGoldSeenAt={allGoldSeenAt(sets?.gold ?? null, stripSteps)}
         directives={trace.directives ?? null}
         maxDurationMs={stats.maxDurationMs}
       />
       {run.datasetId ? (
-        <RerunPanel traceId={trace.id} runId={run.id} questionId={questionId} providers={listProviders().map((p) => ({ id: p.id, label: p.label, available: p.available, models: p.models }))} defaults={defaultLimits()} />
-      ) : <p className="text-sm text-zinc-500">Link this run to its dataset to rerun the question (the rerun needs the question&apos;s database).</p>}
-      <SqlCompare finalSql={trace.finalSql} goldSql={trace.goldSql} finalTables={sets?.final ?? null} goldTables={sets?.gold ?? null} goldError={sets?.goldError} />
+        <RerunPanel
+          traceId={trace.id}
+          runId={run.id}
+          questionId={questionId}
+          providers={listProviders().map((p) => ({
+            id: p.id,
+            label: p.label,
+            available: p.available,
+            models: p.models,
+          }))}
+          defaults={defaultLimits()}
+        />
+      ) : (
+        <p className="text-sm text-zinc-500">
+          Link this run to its dataset to rerun the question (the rerun needs the question&apos;s database).
+        </p>
+      )}
+      <SqlCompare
+        finalSql={trace.finalSql}
+        goldSql={trace.goldSql}
+        finalTables={sets?.final ?? null}
+        goldTables={sets?.gold ?? null}
+        goldError={sets?.goldError}
+      />
       <ResultsCompare traceId={trace.id} />
     </div>
   );
