@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: install if needed, Chromium if missing, then type-check, lint, unit tests, build, end-to-end tests.
+// `npm test`: install if needed, Chromium if missing, then type-check, lint, formatting, unit tests, build, end-to-end tests.
 import { ensureChromium, ensureInstalled, runBin, step } from "./shell.mjs";
 
 ensureInstalled();
@@ -9,6 +9,8 @@ runBin("next", ["typegen"]);
 runBin("tsc", ["--noEmit"]);
 step("Lint");
 runBin("eslint", [".", "--max-warnings=0"]);
+step("Formatting (prettier --check; `npm run format` fixes it)");
+runBin("prettier", ["--check", "."]);
 step("Unit tests");
 runBin("vitest", ["run"]);
 step("Build");
