@@ -19,13 +19,11 @@ test("a run uploaded without a dataset: link it, remap a tool, archive it, delet
       ],
     });
   await page.goto("/");
-  await page
-    .getByTestId("upload-input")
-    .setInputFiles({
-      name: "curate.jsonl",
-      mimeType: "application/x-ndjson",
-      buffer: Buffer.from([line("0"), line("22")].join("\n")),
-    });
+  await page.getByTestId("upload-input").setInputFiles({
+    name: "curate.jsonl",
+    mimeType: "application/x-ndjson",
+    buffer: Buffer.from([line("0"), line("22")].join("\n")),
+  });
   // peek_table has no role by default: the form asks before storing; stored as "other" for now.
   await page.getByTestId("upload-review").getByRole("button", { name: "Store" }).click();
   await page

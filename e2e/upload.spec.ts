@@ -17,13 +17,11 @@ test("upload a file, watch progress, read the report, follow the link to the run
     good("3"),
     ...Array.from({ length: 400 }, (_, i) => good(`bulk-${i}`)),
   ];
-  await page
-    .getByTestId("upload-input")
-    .setInputFiles({
-      name: "e2e-upload.jsonl",
-      mimeType: "application/x-ndjson",
-      buffer: Buffer.from(lines.join("\n")),
-    });
+  await page.getByTestId("upload-input").setInputFiles({
+    name: "e2e-upload.jsonl",
+    mimeType: "application/x-ndjson",
+    buffer: Buffer.from(lines.join("\n")),
+  });
 
   const progress = page.getByRole("progressbar", { name: "Upload of e2e-upload.jsonl" });
   await expect(progress).toBeVisible();

@@ -68,16 +68,14 @@ export async function startFakeOpenAI(script: ScriptedReply[]): Promise<FakeServ
         const { input } = JSON.parse(body) as { input: string[] };
         const vec = (t: string) =>
           Array.from({ length: 26 }, (_, i) => [...t.toLowerCase()].filter((ch) => ch.charCodeAt(0) - 97 === i).length);
-        res
-          .writeHead(200, { "Content-Type": "application/json" })
-          .end(
-            JSON.stringify({
-              object: "list",
-              data: input.map((t, i) => ({ object: "embedding", index: i, embedding: vec(t) })),
-              model: "fake-embed",
-              usage: { prompt_tokens: 1, total_tokens: 1 },
-            }),
-          );
+        res.writeHead(200, { "Content-Type": "application/json" }).end(
+          JSON.stringify({
+            object: "list",
+            data: input.map((t, i) => ({ object: "embedding", index: i, embedding: vec(t) })),
+            model: "fake-embed",
+            usage: { prompt_tokens: 1, total_tokens: 1 },
+          }),
+        );
         return;
       }
       if (!req.url?.endsWith("/chat/completions")) {
