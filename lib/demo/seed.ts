@@ -16,7 +16,7 @@ import { loadQuestion } from "@/lib/environment/database-info";
 import { SYSTEM_OF, directivesFor, variants } from "@/lib/environment/directives";
 import { SqlEnvironment } from "@/lib/environment/tools";
 import { evaluateRun } from "@/lib/eval/evaluate-run";
-import { SqlSandbox } from "@/lib/eval/sandbox";
+import { SqlSandbox } from "@/lib/sql/sandbox/sandbox";
 import { ingestStream } from "@/lib/ingest/ingest";
 import { toCsv } from "@/lib/metrics/csv";
 import { DEMO_QUESTIONS } from "./questions";

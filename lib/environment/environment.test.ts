@@ -8,7 +8,7 @@ import { createReadStream, existsSync, readFileSync, writeFileSync } from "node:
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importDataset } from "@/lib/datasets/import-dataset";
-import { SqlSandbox } from "@/lib/eval/sandbox";
+import { SqlSandbox } from "@/lib/sql/sandbox/sandbox";
 import { ingestAuto } from "@/lib/ingest/ingest-auto";
 import { tempDb } from "@/lib/testing/db";
 import { sharedData } from "@/lib/testing/shared-data";

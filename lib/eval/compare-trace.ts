@@ -2,7 +2,7 @@
 import { extractSql } from "@/lib/sql/extract-sql";
 import type Database from "better-sqlite3";
 import { diffResults, type ResultDiff } from "./result-diff";
-import { sharedSandbox, type SqlSandbox, type QueryResult } from "./sandbox";
+import { sharedSandbox, type SqlSandbox, type QueryResult } from "@/lib/sql/sandbox/sandbox";
 
 export type TraceResults =
   | { ok: false; reason: string }

@@ -5,7 +5,7 @@
  * as in Python); the named `sig10` mode rounds to 10 significant digits first. Pure.
  */
 import { tokenize } from "@/lib/sql/scan-tables";
-import type { SqlValue } from "./sandbox";
+import type { SqlValue } from "@/lib/sql/sandbox/sandbox";
 
 export const compareModes = ["set", "bag", "ordered", "order-aware"] as const;
 export type CompareMode = (typeof compareModes)[number];

@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { extractSql } from "@/lib/sql/extract-sql";
 import { withWriteTransaction } from "@/lib/db/write-lock";
 import { resultsMatch, rowKey, type CompareMode, type NumericMode } from "./compare";
-import { SqlSandbox, type QueryResult, type SqlValue } from "./sandbox";
+import { SqlSandbox, type QueryResult, type SqlValue } from "@/lib/sql/sandbox/sandbox";
 
 export const exOutcomes = [
   "correct",

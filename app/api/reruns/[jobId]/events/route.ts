@@ -1,5 +1,6 @@
 import { getRecordedRerun, getRerun, type RerunEvent } from "@/lib/agent/reruns";
 import { getDb } from "@/lib/db/client";
+import { sseResponse } from "@/lib/http/sse";
 
 /** Server-sent events of a rerun, replayed from `Last-Event-ID` (or ?from=) so a reconnect loses nothing. */
 export async function GET(request: Request, ctx: RouteContext<"/api/reruns/[jobId]/events">) {
@@ -16,30 +17,17 @@ export async function GET(request: Request, ctx: RouteContext<"/api/reruns/[jobI
   }
   const last = request.headers.get("last-event-id") ?? new URL(request.url).searchParams.get("from");
   const from = last === null ? 0 : Number(last) + 1;
-  const encoder = new TextEncoder();
-  let listener: ((e: RerunEvent) => void) | undefined;
-  const stream = new ReadableStream({
-    start(controller) {
-      const send = (e: RerunEvent) => {
-        controller.enqueue(encoder.encode(`id: ${e.id}\ndata: ${JSON.stringify(e)}\n\n`));
-        if (e.type === "done" || e.type === "failed") {
-          if (listener) job.listeners.delete(listener);
-          controller.close();
-        }
-      };
-      for (const e of job.events.slice(from)) {
-        send(e);
-        if (e.type === "done" || e.type === "failed") return;
-      }
-      listener = send;
-      job.listeners.add(listener);
-      request.signal.addEventListener("abort", () => listener && job.listeners.delete(listener));
-    },
-    cancel() {
-      if (listener) job.listeners.delete(listener);
-    },
-  });
-  return new Response(stream, {
-    headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-cache, no-transform" },
+  const ended = (e: RerunEvent) => e.type === "done" || e.type === "failed";
+  return sseResponse(request, ({ send, close }) => {
+    for (const e of job.events.slice(from)) {
+      send(e, e.id);
+      if (ended(e)) return close();
+    }
+    const listener = (e: RerunEvent) => {
+      send(e, e.id);
+      if (ended(e)) close();
+    };
+    job.listeners.add(listener);
+    return () => job.listeners.delete(listener);
   });
 }

@@ -3,6 +3,7 @@ import { getDb } from "@/lib/db/client";
 import { getRun } from "@/lib/db/queries/runs";
 import { compareModes, numericModes } from "@/lib/eval/compare";
 import { evaluateRun } from "@/lib/eval/evaluate-run";
+import { sseResponse } from "@/lib/http/sse";
 
 const body = z.object({ mode: z.enum(compareModes).default("set"), numeric: z.enum(numericModes).default("exact") });
 const running = ((globalThis as unknown as { metronEvaluating?: Set<string> }).metronEvaluating ??= new Set());
@@ -20,32 +21,23 @@ export async function POST(request: Request, ctx: RouteContext<"/api/runs/[runId
   if (!(await getRun(db, runId))) return Response.json({ error: `no run ${runId}` }, { status: 404 });
   if (running.has(runId)) return Response.json({ error: "this run is being evaluated already" }, { status: 409 });
   running.add(runId);
-  const encoder = new TextEncoder();
-  const stream = new ReadableStream({
-    async start(controller) {
-      const send = (event: object) => controller.enqueue(encoder.encode(`data: ${JSON.stringify(event)}\n\n`));
-      let last = 0;
-      try {
-        const { counts } = await evaluateRun(db.$client, runId, {
-          mode: parsed.data.mode,
-          numeric: parsed.data.numeric,
-          onProgress: (done, total) => {
-            if (done === total || Date.now() - last > 150) {
-              last = Date.now();
-              send({ done, total });
-            }
-          },
-        });
-        send({ counts });
-      } catch (e) {
-        send({ error: (e as Error).message });
-      } finally {
+  return sseResponse(request, ({ send, close }) => {
+    let last = 0;
+    void evaluateRun(db.$client, runId, {
+      mode: parsed.data.mode,
+      numeric: parsed.data.numeric,
+      onProgress: (done, total) => {
+        if (done === total || Date.now() - last > 150) {
+          last = Date.now();
+          send({ done, total });
+        }
+      },
+    })
+      .then(({ counts }) => send({ counts }))
+      .catch((e: Error) => send({ error: e.message }))
+      .finally(() => {
         running.delete(runId);
-        controller.close();
-      }
-    },
-  });
-  return new Response(stream, {
-    headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-cache, no-transform" },
+        close();
+      });
   });
 }

@@ -4,7 +4,7 @@
 // huge value fails here with "out of memory" instead of growing the server, and kills it (SIGKILL) at the time
 // limit: a runaway query cannot outlive its limit, inside SQLite or out.
 import Database from "better-sqlite3";
-import { checkStatement } from "./sandbox-check.mjs";
+import { checkStatement } from "./check.mjs";
 
 const connections = new Map();
 
