@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
-import Link from "next/link";
 import { NuqsAdapter } from "nuqs/adapters/next/app";
+import { SiteNav } from "@/components/ui/site-nav";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -12,33 +12,19 @@ export default function RootLayout({ children }: { children: React.ReactNode }) 
   return (
     <html lang="en">
       <body className="min-h-screen font-sans">
+        <a
+          href="#main"
+          className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-1.5 focus:shadow"
+        >
+          Skip to the content
+        </a>
         <header className="border-b border-zinc-200 bg-white">
-          <nav className="mx-auto flex max-w-7xl items-center gap-6 px-6 py-3 text-sm">
-            <Link href="/" className="font-semibold tracking-tight text-zinc-900">
-              Metron
-            </Link>
-            <Link href="/" className="text-zinc-600 hover:text-zinc-900">
-              Runs
-            </Link>
-            <Link href="/experiments" className="text-zinc-600 hover:text-zinc-900">
-              Experiments
-            </Link>
-            <Link href="/compare" className="text-zinc-600 hover:text-zinc-900">
-              Compare
-            </Link>
-            <Link href="/datasets" className="text-zinc-600 hover:text-zinc-900">
-              Datasets
-            </Link>
-            <Link href="/settings" className="text-zinc-600 hover:text-zinc-900">
-              Settings
-            </Link>
-            <a href="/api/schema/trace" className="text-zinc-600 hover:text-zinc-900">
-              Trace schema
-            </a>
-          </nav>
+          <SiteNav />
         </header>
         <NuqsAdapter>
-          <main className="mx-auto max-w-7xl px-6 py-6">{children}</main>
+          <main id="main" className="mx-auto max-w-7xl px-6 py-6">
+            {children}
+          </main>
         </NuqsAdapter>
       </body>
     </html>

@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { expectAccessible } from "./accessible";
 
 test("overview matrix to a run, compare three runs, regressions only, side by side, every view restored from its URL", async ({
   page,
@@ -13,6 +14,7 @@ test("overview matrix to a run, compare three runs, regressions only, side by si
   }
   await expect(page.getByTestId("chart-over").locator(".recharts-bar-rectangle").first()).toBeVisible();
   await page.screenshot({ path: "e2e/screenshots/experiments.png", fullPage: true });
+  await expectAccessible(page);
   await page.reload();
   await expect(page.getByTestId("matrix-spider-de")).toContainText("No Directives");
 
@@ -28,6 +30,7 @@ test("overview matrix to a run, compare three runs, regressions only, side by si
   await expect(page.getByRole("heading", { name: "e2e Sophrosyne-Oracle" })).toBeVisible();
   await expect(page.getByTestId("run-charts").locator("svg.recharts-surface").first()).toBeVisible();
   await page.screenshot({ path: "e2e/screenshots/run-overview.png", fullPage: true });
+  await expectAccessible(page);
 
   // Compare three runs.
   await page.goto("/compare");
@@ -50,6 +53,7 @@ test("overview matrix to a run, compare three runs, regressions only, side by si
   await expect(rows.first()).toContainText("23");
   await expect(rows.first().locator("[data-status='regressed']")).toBeVisible();
   await page.screenshot({ path: "e2e/screenshots/compare.png", fullPage: true });
+  await expectAccessible(page);
   await page.reload();
   await expect(page.getByTestId("compare-table").locator("tbody tr")).toHaveCount(1);
   await expect(page.getByLabel("regressions only")).toBeChecked();
@@ -62,6 +66,7 @@ test("overview matrix to a run, compare three runs, regressions only, side by si
   await expect(page.getByTestId("side-by-side").getByTestId("timeline")).toHaveCount(3);
   await expect(page.getByTestId("side-by-side").getByTestId("table-strip")).toHaveCount(3);
   await page.screenshot({ path: "e2e/screenshots/side-by-side.png", fullPage: true });
+  await expectAccessible(page);
   await page.reload();
   await expect(page.getByTestId("side-by-side").locator(":scope > section")).toHaveCount(3);
 });

@@ -1,6 +1,7 @@
 import Database from "better-sqlite3";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { expectAccessible } from "./accessible";
 
 const STORE = path.resolve(import.meta.dirname, ".store", "e2e.db");
 
@@ -42,6 +43,9 @@ test("a run uploaded without a dataset: link it, remap a tool, archive it, delet
   await expect(page.getByRole("status").filter({ hasText: "Linked" })).toContainText("2 of 2 traces");
   await page.reload();
   await expect(page.getByTestId("run-summary")).toContainText("2 exploratory vs 3 gold");
+  await page.getByTestId("run-curation").getByText("Edit this run").click();
+  await expectAccessible(page); // the run page with its edit panel open
+  await page.getByTestId("run-curation").getByText("Edit this run").click();
   await expect(page.getByTestId("chart-exploration")).not.toContainText("No question with known gold tables");
   await page.getByTestId("traces-table").locator("tbody tr").first().getByRole("link").first().click();
   await expect(page.getByTestId("table-strip").locator('[title*="gold table"]').first()).toBeVisible();
@@ -129,4 +133,5 @@ test("a dataset imported from the browser: BIRD mini-dev questions over its DDL"
   await expect(report).toContainText("242 questions over 11 schema-only databases", { timeout: 30_000 });
   await expect(report).toContainText("242 by EXPLAIN");
   await expect(report).toContainText("Repeated question ids kept once: 137, 138");
+  await expectAccessible(page);
 });

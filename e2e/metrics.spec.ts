@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { expectAccessible } from "./accessible";
 
 test("a run shows its metrics against the gold tables and evaluates its execution accuracy", async ({ page }) => {
   await page.goto("/");
@@ -22,9 +23,11 @@ test("a run shows its metrics against the gold tables and evaluates its executio
   // Question 1 counts sänger_im_konzert, question 22 joins sänger: both failed, both read a non-gold table.
   await expect(summary.getByTitle(/Traces that are not correct/)).toContainText(/^Failed with extra tables2failed/);
   await page.screenshot({ path: "e2e/screenshots/run-metrics.png", fullPage: true });
+  await expectAccessible(page);
 
   await page.getByRole("link", { name: "spider-de" }).first().click();
   await expect(page.getByTestId("databases-table")).toContainText("concert_singer");
   await expect(page.getByTestId("questions-table")).toContainText("sänger");
   await page.screenshot({ path: "e2e/screenshots/datasets.png", fullPage: true });
+  await expectAccessible(page);
 });

@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { expectAccessible } from "./accessible";
 
 test("the question page: failing question, hostile content as text, deep link to a step, table chips, j to the next failing", async ({
   page,
@@ -39,6 +40,7 @@ test("the question page: failing question, hostile content as text, deep link to
   await expect(detail).toBeInViewport();
   await expect(detail).toContainText("row 250"); // its result: step 251 is the 250th probe
   await page.screenshot({ path: "e2e/screenshots/question-deep-link.png" });
+  await expectAccessible(page);
   await page.reload();
   await expect(page.getByTestId("step-detail-251")).toBeInViewport();
 
@@ -51,6 +53,7 @@ test("the question page: failing question, hostile content as text, deep link to
   expect(highlighted.length).toBeGreaterThan(3);
   expect(highlighted.every((t) => t.includes("konzert"))).toBe(true);
   await page.screenshot({ path: "e2e/screenshots/question-page.png", fullPage: true });
+  await expectAccessible(page);
 
   await page.keyboard.press("j");
   await expect(page).toHaveURL(/\/questions\/23$/);
@@ -58,5 +61,6 @@ test("the question page: failing question, hostile content as text, deep link to
   await page.getByRole("button", { name: "Run both queries and compare their results" }).click();
   await expect(page.getByTestId("results-compare")).toContainText("missing");
   await page.screenshot({ path: "e2e/screenshots/question-results.png", fullPage: true });
+  await expectAccessible(page);
   expect(dialogs).toEqual([]);
 });

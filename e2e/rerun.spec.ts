@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { expectAccessible } from "./accessible";
 import { E2E_SECRET } from "../playwright.config";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -36,6 +37,7 @@ test("rerun a failing demo question with the simulated provider and oracle direc
   await expect(panel.getByTestId("rerun-done")).toBeVisible();
   await expect(panel.getByTestId("rerun-status")).toContainText("submitted");
   await page.screenshot({ path: "e2e/screenshots/rerun.png", fullPage: true });
+  await expectAccessible(page);
 
   await panel.getByRole("link", { name: "See it beside the original" }).click();
   const columns = page.getByTestId("side-by-side").locator(":scope > section");
@@ -43,11 +45,13 @@ test("rerun a failing demo question with the simulated provider and oracle direc
   await expect(columns.nth(1)).toContainText("Reruns · Sophrosyne-Oracle · sim-careful");
   await expect(columns.nth(1)).toContainText("simulated");
   await page.screenshot({ path: "e2e/screenshots/rerun-side-by-side.png", fullPage: true });
+  await expectAccessible(page);
 
   // The provider key the server holds appears in no page, no built client file and not in the store.
   for (const url of ["/settings", questionUrl, "/"])
     expect(await (await request.get(url)).text()).not.toContain(E2E_SECRET);
   await page.goto("/settings");
+  await expectAccessible(page);
   await expect(page.getByTestId("providers-table")).toContainText("available");
   for (const file of filesUnder(path.join(ROOT, ".next", "static")))
     expect(readFileSync(file).includes(E2E_SECRET), file).toBe(false);

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { expect, test, type APIRequestContext } from "@playwright/test";
+import { expectAccessible } from "./accessible";
 import { READ_TOKEN, SECURE_PORT, WRITE_TOKEN } from "./secure.mjs";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -130,6 +131,7 @@ test("sign in once in the browser; a page on another origin cannot make that bro
 }) => {
   await page.goto(`${BASE}/experiments`);
   await expect(page.getByLabel("Access token")).toBeVisible();
+  await expectAccessible(page); // the sign-in page
   await page.getByLabel("Access token").fill("wrong-token-wrong-token");
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page.getByRole("alert")).toContainText("not valid");

@@ -1,6 +1,7 @@
 import { parse } from "csv-parse/sync";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { expectAccessible } from "./accessible";
 
 test("upload a file, watch progress, read the report, follow the link to the run", async ({ page }) => {
   await page.goto("/");
@@ -43,6 +44,7 @@ test("upload a file, watch progress, read the report, follow the link to the run
   await expect(page.getByRole("heading", { name: "uploaded in e2e" })).toBeVisible();
   await expect(page.getByText("Page 1 of 9 · 403 traces")).toBeVisible();
   await page.screenshot({ path: "e2e/screenshots/run-page.png", fullPage: true });
+  await expectAccessible(page);
 });
 
 test("the runs table sorts on the server and keeps the sort in the URL", async ({ page }) => {
@@ -71,6 +73,7 @@ test("the runs table sorts on the server and keeps the sort in the URL", async (
     "Sophrosyne",
   ]);
   await page.screenshot({ path: "e2e/screenshots/home.png", fullPage: true });
+  await expectAccessible(page);
 });
 
 test("real foreign files: the model and each question's own text come from the file; what it lacks is asked before storing", async ({

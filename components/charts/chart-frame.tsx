@@ -45,6 +45,7 @@ export function ChartFrame({
   children,
   testId,
   source,
+  table,
 }: {
   title: string;
   help?: string;
@@ -52,6 +53,8 @@ export function ChartFrame({
   children: React.ReactNode;
   testId?: string;
   source?: string;
+  /** The numbers drawn, as a table: the chart's text alternative. */
+  table?: { columns: string[]; rows: (string | number | null)[][] };
 }) {
   const ref = useRef<HTMLDivElement>(null);
   const saveSvg = () => {
@@ -83,7 +86,7 @@ export function ChartFrame({
         <div>
           <div className="text-sm font-semibold">{title}</div>
           {help && <div className="text-xs text-zinc-500">{help}</div>}
-          {source && <div className="text-[11px] text-zinc-400">{source}</div>}
+          {source && <div className="text-[11px] text-zinc-500">{source}</div>}
         </div>
         <div className="flex shrink-0 gap-1 text-xs">
           <button
@@ -103,6 +106,33 @@ export function ChartFrame({
         </div>
       </figcaption>
       <div ref={ref}>{children}</div>
+      {table && (
+        <details className="mt-1 text-xs">
+          <summary className="cursor-pointer text-zinc-600">The numbers of this chart</summary>
+          <table className="mt-1 tabular-nums">
+            <thead>
+              <tr>
+                {table.columns.map((c) => (
+                  <th key={c} scope="col" className="pr-3 text-left font-medium">
+                    {c}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {table.rows.map((r, i) => (
+                <tr key={i}>
+                  {r.map((v, j) => (
+                    <td key={j} className="pr-3">
+                      {v === null ? "—" : v}
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </details>
+      )}
     </figure>
   );
 }

@@ -36,7 +36,20 @@ export function GroupedBarChart({
 }) {
   const f = formatters[format];
   return (
-    <ChartFrame title={title} help={help} fileName={fileName} testId={testId} source={source}>
+    <ChartFrame
+      title={title}
+      help={help}
+      fileName={fileName}
+      testId={testId}
+      source={source}
+      table={{
+        columns: ["", ...bars.series],
+        rows: bars.data.map((row) => [
+          String(row.category),
+          ...bars.series.map((se) => (typeof row[se] === "number" ? formatters[format](row[se] as number) : null)),
+        ]),
+      }}
+    >
       {bars.data.every((d) => bars.series.every((s) => d[s] === null || d[s] === undefined)) ? (
         <p className="py-8 text-center text-sm text-zinc-500">
           No values to draw

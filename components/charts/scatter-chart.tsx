@@ -29,6 +29,10 @@ export function ExplorationScatter({ points, fileName }: { points: ScatterPoint[
       help="Above the line: more exploratory calls than gold tables. Size: number of questions."
       fileName={fileName}
       testId="chart-exploration"
+      table={{
+        columns: ["gold tables", "exploratory calls", "questions"],
+        rows: points.map((p) => [p.x, p.y, p.count]),
+      }}
     >
       {points.length === 0 ? (
         <p className="py-8 text-center text-sm text-zinc-500">No question with known gold tables.</p>

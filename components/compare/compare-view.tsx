@@ -96,7 +96,7 @@ export function CompareTable({ runs, baseline, rows }: { runs: Run[]; baseline: 
               <td className="px-3 py-1.5">
                 <span className="font-mono">
                   {row.questionId}
-                  {row.sample ? <span className="text-zinc-400"> #{row.sample}</span> : null}
+                  {row.sample ? <span className="text-zinc-500"> #{row.sample}</span> : null}
                 </span>
                 {row.cells[0]?.questionText && (
                   <span className="block max-w-xs truncate text-xs text-zinc-600" title={row.cells[0].questionText}>

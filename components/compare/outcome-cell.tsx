@@ -1,8 +1,8 @@
 import type { PairStatus } from "@/lib/metrics/compare-runs";
 
 const STATUS: Record<PairStatus, { label: string; cls: string }> = {
-  fixed: { label: "fixed", cls: "bg-emerald-600 text-white" },
-  regressed: { label: "regressed", cls: "bg-red-600 text-white" },
+  fixed: { label: "fixed", cls: "bg-emerald-700 text-white" },
+  regressed: { label: "regressed", cls: "bg-red-700 text-white" },
   both_right: { label: "both right", cls: "bg-emerald-100 text-emerald-800" },
   both_wrong: { label: "both wrong", cls: "bg-zinc-200 text-zinc-700" },
   unknown: { label: "unknown", cls: "bg-zinc-100 text-zinc-500" },
@@ -27,7 +27,7 @@ export function OutcomeCell({
 }) {
   return (
     <span className="flex flex-wrap items-center gap-1 text-xs">
-      <span className={correct === 1 ? "text-emerald-700" : correct === 0 ? "text-red-700" : "text-zinc-400"}>
+      <span className={correct === 1 ? "text-emerald-700" : correct === 0 ? "text-red-700" : "text-zinc-500"}>
         {correct === 1 ? "✓" : correct === 0 ? "✗" : "?"}
       </span>
       {status && (

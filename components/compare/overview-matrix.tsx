@@ -37,7 +37,7 @@ export function OverviewMatrix({ g }: { g: OverviewGroup }) {
                 return (
                   <td key={s} className="px-3 py-2">
                     {!c ? (
-                      <span className="text-zinc-300">no run</span>
+                      <span className="text-zinc-500">no run</span>
                     ) : (
                       <div className="mb-1 rounded p-1" data-testid="matrix-cell">
                         <div>

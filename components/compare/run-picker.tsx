@@ -33,7 +33,7 @@ export function RunPicker({
                   checked={chosen.includes(r.id)}
                   onChange={(e) => setChosen(e.target.checked ? [...chosen, r.id] : chosen.filter((c) => c !== r.id))}
                 />
-                {r.name} · {r.system} · {r.model} <span className="text-zinc-400">({r.traces})</span>
+                {r.name} · {r.system} · {r.model} <span className="text-zinc-500">({r.traces})</span>
               </label>
             ))}
         </fieldset>

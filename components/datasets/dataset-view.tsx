@@ -101,14 +101,14 @@ export function QuestionTable({ rows }: { rows: QuestionListRow[] }) {
               <td className={`${td} font-mono`}>{q.questionId}</td>
               <td className={`${td} font-mono`}>{q.dbId}</td>
               <td className={`${td} max-w-xl`}>
-                {q.text || <span className="text-zinc-400">(no question text: gold file)</span>}
+                {q.text || <span className="text-zinc-500">(no question text: gold file)</span>}
               </td>
               <td className={td}>{q.difficulty ?? "—"}</td>
               <td className={td}>
                 {q.goldTables ? (
                   <span title={`by ${q.goldTablesMethod}`}>
                     {(JSON.parse(q.goldTables) as string[]).join(", ")}{" "}
-                    <span className="text-xs text-zinc-400">{q.goldTablesMethod}</span>
+                    <span className="text-xs text-zinc-500">{q.goldTablesMethod}</span>
                   </span>
                 ) : (
                   <span className="text-xs text-red-700" title={q.goldTablesError ?? ""}>

@@ -51,14 +51,14 @@ const columns = [
       const ex = accuracyOf(r);
       if (!ex)
         return (
-          <span className="text-zinc-400" title="no outcome recorded and not evaluated">
+          <span className="text-zinc-500" title="no outcome recorded and not evaluated">
             —
           </span>
         );
       return (
         <span title={`${ex.source}: ${Math.round(ex.share * ex.n)} of ${ex.n} traces correct`}>
           {formatPercent(ex.share)}
-          {ex.source === "recorded" ? <sup className="text-zinc-400"> rec</sup> : null}
+          {ex.source === "recorded" ? <sup className="text-zinc-500"> rec</sup> : null}
         </span>
       );
     },
@@ -71,7 +71,7 @@ const columns = [
     cell: ({ row: { original: r } }) => {
       const over = overExplorationOf(r);
       return over === null ? (
-        <span className="text-zinc-400" title="no gold tables: link the run to a dataset">
+        <span className="text-zinc-500" title="no gold tables: link the run to a dataset">
           —
         </span>
       ) : (

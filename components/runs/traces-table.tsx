@@ -23,7 +23,7 @@ const columns = [
         href={questionPath(c.row.original.runId, c.getValue(), { sample: c.row.original.sample })}
       >
         {c.getValue()}
-        {c.row.original.sample ? <span className="text-zinc-400"> #{c.row.original.sample}</span> : null}
+        {c.row.original.sample ? <span className="text-zinc-500"> #{c.row.original.sample}</span> : null}
       </Link>
     ),
   }),
@@ -36,7 +36,7 @@ const columns = [
           {r.questionText}
         </span>
       ) : (
-        <span className="text-zinc-400">not recorded</span>
+        <span className="text-zinc-500">not recorded</span>
       ),
   }),
   col.accessor("dbId", { id: "db", header: "Database", cell: (c) => c.getValue() ?? "—" }),
@@ -81,7 +81,7 @@ const columns = [
     cell: (c) => {
       const v = c.getValue();
       return v === null ? (
-        <span className="text-zinc-400" title="needs gold tables (or a final SQL)">
+        <span className="text-zinc-500" title="needs gold tables (or a final SQL)">
           —
         </span>
       ) : v > 0 ? (
@@ -98,7 +98,7 @@ const columns = [
     cell: (c) => {
       const v = c.getValue();
       return v === null ? (
-        <span className="text-zinc-400" title="no probe recorded its result">
+        <span className="text-zinc-500" title="no probe recorded its result">
           —
         </span>
       ) : (
@@ -113,7 +113,7 @@ const columns = [
     cell: (c) => {
       const v = c.getValue();
       return v === null ? (
-        <span className="text-zinc-400" title="no token usage recorded">
+        <span className="text-zinc-500" title="no token usage recorded">
           not recorded
         </span>
       ) : (

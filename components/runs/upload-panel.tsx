@@ -182,6 +182,7 @@ export function UploadPanel() {
           multiple
           accept=".jsonl,.ndjson,.json,application/x-ndjson"
           className="sr-only"
+          aria-label="Trace files to upload"
           data-testid="upload-input"
           onChange={(e) => {
             void start(e.target.files);

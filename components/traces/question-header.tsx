@@ -40,7 +40,7 @@ export function QuestionHeader({
           </details>
         ) : (
           <h1 className="mt-1 text-lg font-semibold" data-testid="question-text">
-            {trace.questionText || <span className="text-zinc-400">(the trace records no question text)</span>}
+            {trace.questionText || <span className="text-zinc-500">(the trace records no question text)</span>}
           </h1>
         )}
         {trace.evidence && (

@@ -34,7 +34,7 @@ export function QuestionNav({ links }: { links: NavLinks }) {
         {label}
       </Link>
     ) : (
-      <span className="rounded border border-zinc-200 px-2 py-1 text-zinc-300">{label}</span>
+      <span className="rounded border border-zinc-200 px-2 py-1 text-zinc-500">{label}</span>
     );
   return (
     <nav className="flex flex-wrap items-center gap-2 text-sm" aria-label="Questions">

@@ -90,18 +90,27 @@ export async function SqlCompare({
           className="rounded-lg border border-zinc-200 bg-white p-2 font-mono text-xs whitespace-pre-wrap"
           data-testid="sql-diff"
         >
-          <span className="mr-2 font-sans text-zinc-500">diff:</span>
-          {parts.map((p, i) => (
-            <span
-              key={i}
-              className={
-                p.added ? "bg-emerald-100 text-emerald-900" : p.removed ? "bg-red-100 text-red-900 line-through" : ""
-              }
-              title={p.added ? "only in the final SQL" : p.removed ? "only in the gold SQL" : undefined}
-            >
-              {p.value}
-            </span>
-          ))}
+          <span className="mr-2 font-sans text-zinc-500">
+            diff (underlined: only in the final SQL; struck through: only in the gold SQL):
+          </span>
+          {parts.map((p, i) =>
+            // Marked by more than colour: an addition is underlined, a removal struck through (and said in the title).
+            p.added ? (
+              <ins
+                key={i}
+                className="bg-emerald-100 text-emerald-900 underline decoration-2"
+                title="only in the final SQL"
+              >
+                {p.value}
+              </ins>
+            ) : p.removed ? (
+              <del key={i} className="bg-red-100 text-red-900 line-through" title="only in the gold SQL">
+                {p.value}
+              </del>
+            ) : (
+              <span key={i}>{p.value}</span>
+            ),
+          )}
         </div>
       )}
     </section>

@@ -43,7 +43,7 @@ export function TableStrip({
               aria-pressed={selected === c.name}
               data-table={c.name}
               onClick={() => onSelect(selected === c.name ? null : c.name)}
-              className={`flex items-center gap-1 rounded-full border px-2 py-0.5 text-xs ${base} ${standOut} ${active} ${c.touched === 0 && !c.gold && !c.inFinal ? "opacity-60" : ""}`}
+              className={`flex items-center gap-1 rounded-full border px-2 py-0.5 text-xs ${base} ${standOut} ${active} ${c.touched === 0 && !c.gold && !c.inFinal ? "border-dashed text-zinc-600" : ""}`}
             >
               {c.gold && (
                 <span className="font-semibold text-emerald-700" aria-label="gold">

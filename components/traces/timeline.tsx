@@ -62,7 +62,7 @@ const Row = memo(function Row({
       data-highlighted={highlighted || undefined}
       className={`flex h-[34px] w-full items-center gap-2 border-b border-zinc-100 px-2 text-left text-xs ${highlighted ? "bg-blue-50" : "hover:bg-zinc-50"} ${isError ? "text-red-700" : ""}`}
     >
-      <span className="w-12 shrink-0 text-right font-mono text-zinc-400">{s.seq}</span>
+      <span className="w-12 shrink-0 text-right font-mono text-zinc-600">{s.seq}</span>
       <span
         className={`flex h-5 w-5 shrink-0 items-center justify-center rounded-full text-[10px] text-white ${isError ? "bg-red-600" : style.dot}`}
         title={isError ? "error" : style.label}
@@ -102,7 +102,7 @@ const Row = memo(function Row({
           refines #{s.refines}
         </span>
       )}
-      <span className={`min-w-0 flex-1 truncate ${collapsedText ? "italic text-zinc-500" : "font-mono"}`}>
+      <span className={`min-w-0 flex-1 truncate ${collapsedText ? "italic text-zinc-600" : "font-mono"}`}>
         {collapsedText ? `${s.summary}${s.contentSize > 200 ? ` … (${s.contentSize} chars)` : ""}` : s.summary}
         {isError && s.error ? ` — ${s.error}` : ""}
       </span>
@@ -120,11 +120,11 @@ const Row = memo(function Row({
             </span>
           );
         })}
-        {s.tables.length > 4 && <span className="text-zinc-400">+{s.tables.length - 4}</span>}
+        {s.tables.length > 4 && <span className="text-zinc-600">+{s.tables.length - 4}</span>}
       </span>
       {allGoldSeen && (
         <span
-          className="shrink-0 rounded bg-emerald-600 px-1 text-white"
+          className="shrink-0 rounded bg-emerald-700 px-1 text-white"
           title="every gold table had been seen by this step"
         >
           all gold seen
@@ -138,7 +138,7 @@ const Row = memo(function Row({
           directives: {directives.irrelevant_tables.length} flagged
         </span>
       )}
-      <span className="w-14 shrink-0 text-right tabular-nums text-zinc-500" title="input + output tokens">
+      <span className="w-14 shrink-0 text-right tabular-nums text-zinc-600" title="input + output tokens">
         {tokensOf(s) ? tokensOf(s).toLocaleString("en-US") : ""}
       </span>
       <span
@@ -146,7 +146,7 @@ const Row = memo(function Row({
         title={s.durationMs !== null ? `${s.durationMs} ms` : "no timing"}
       >
         <span className="h-1.5 rounded bg-zinc-400" style={{ width }} />
-        <span className="text-[10px] text-zinc-400">
+        <span className="text-[10px] text-zinc-600">
           {s.durationMs !== null ? `${Math.round(s.durationMs)}ms` : ""}
         </span>
       </span>
@@ -260,11 +260,11 @@ export function Timeline(props: TimelineProps) {
                     (detail ? (
                       <StepDetail view={detail} />
                     ) : (
-                      <p className="px-3 py-2 text-xs text-zinc-500">Loading step…</p>
+                      <p className="px-3 py-2 text-xs text-zinc-600">Loading step…</p>
                     ))}
                 </>
               ) : (
-                <div className="flex h-[34px] items-center px-2 text-xs text-zinc-400">{item.index} …</div>
+                <div className="flex h-[34px] items-center px-2 text-xs text-zinc-600">{item.index} …</div>
               )}
             </div>
           );

@@ -38,7 +38,7 @@ export function OutcomeBadge({
         className={`rounded px-1.5 py-0.5 text-xs ${ok ? STYLE.correct : STYLE.wrong_result}`}
         title="recorded in the trace, not re-evaluated"
       >
-        {ok ? "correct" : "wrong"} <span className="opacity-60">rec</span>
+        {ok ? "correct" : "wrong"} <span className="font-normal">(recorded)</span>
       </span>
     );
   }
