@@ -5,6 +5,7 @@ import Link from "next/link";
 import { useQueryStates } from "nuqs";
 import { DataTable } from "@/components/ui/data-table";
 import { FacetSelect } from "@/components/ui/facet-select";
+import { LocalTime } from "@/components/ui/local-time";
 import { SimulatedBadge } from "@/components/ui/simulated-badge";
 import { formatCount, formatPercent, formatTokens } from "@/components/ui/format";
 import type { RunListRow } from "@/lib/db/queries/runs";
@@ -92,7 +93,7 @@ const columns = [
   col.accessor("createdAt", {
     id: "created",
     header: "Uploaded",
-    cell: (c) => <time dateTime={c.getValue()}>{c.getValue().replace("T", " ").slice(0, 16)}</time>,
+    cell: (c) => <LocalTime iso={c.getValue()} />,
   }),
 ];
 

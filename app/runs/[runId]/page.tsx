@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { RunCuration } from "@/components/runs/run-curation";
+import { LocalTime } from "@/components/ui/local-time";
 import { listDatasets } from "@/lib/db/queries/datasets";
 import { connection } from "next/server";
 import { Suspense } from "react";
@@ -171,10 +172,7 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
           <ul className="text-xs text-zinc-700">
             {changes.map((c, i) => (
               <li key={i}>
-                <time dateTime={c.at} className="text-zinc-500">
-                  {c.at.replace("T", " ").slice(0, 19)} UTC
-                </time>{" "}
-                · {c.who} · {c.change}
+                <LocalTime iso={c.at} /> · {c.who} · {c.change}
               </li>
             ))}
           </ul>
