@@ -3,14 +3,28 @@ import nextTs from "eslint-config-next/typescript";
 
 // The layers of docs/architecture.md: what each may import. Types cross freely (`import type`); values do not.
 const restrict = (patterns) => ["error", { patterns: patterns.map((p) => ({ ...p, allowTypeImports: true })) }];
-const noStore = { group: ["@/lib/db", "@/lib/db/*"], message: "the store is read in lib/db/queries and written in lib/ingest: take its types with `import type`" };
-const noFramework = { group: ["next", "next/*", "react", "react/*", "react-dom", "react-dom/*"], message: "this layer is pure: no Next or React" };
+const noStore = {
+  group: ["@/lib/db", "@/lib/db/*"],
+  message: "the store is read in lib/db/queries and written in lib/ingest: take its types with `import type`",
+};
+const noFramework = {
+  group: ["next", "next/*", "react", "react/*", "react-dom", "react-dom/*"],
+  message: "this layer is pure: no Next or React",
+};
 
 const config = [
   ...nextVitals,
   ...nextTs,
   {
-    ignores: [".next/**", "node_modules/**", "data/**", "test-results/**", "playwright-report/**", "next-env.d.ts", "drizzle/**"],
+    ignores: [
+      ".next/**",
+      "node_modules/**",
+      "data/**",
+      "test-results/**",
+      "playwright-report/**",
+      "next-env.d.ts",
+      "drizzle/**",
+    ],
   },
   {
     // Components draw what pages hand them; they never reach into the store.
