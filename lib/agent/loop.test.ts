@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importDataset } from "@/lib/datasets/import-dataset";
 import { loadQuestion } from "@/lib/environment/database-info";
 import { directivesFor } from "@/lib/environment/directives";
 import { SqlEnvironment } from "@/lib/environment/tools";
 import { ingestStream } from "@/lib/ingest/ingest";
 import { tempDb } from "@/lib/testing/db";
+import { importSpiderDe } from "@/lib/testing/spider-de";
 import { startFakeOpenAI, type FakeServer } from "@/lib/testing/fake-openai";
 import { sharedData } from "@/lib/testing/shared-data";
 import { runAgentLoop } from "./loop";
@@ -16,16 +16,7 @@ const sqlite = store.db.$client;
 const KEY = "sk-test-SECRET-do-not-leak-4f1c";
 let fake: FakeServer | undefined;
 beforeAll(async () => {
-  await importDataset(
-    store.db,
-    {
-      name: "spider-de",
-      format: "spider",
-      questions: sharedData("spider-de", "dev.json"),
-      databases: sharedData("spider-de", "database"),
-    },
-    store.dir,
-  );
+  await importSpiderDe(store);
 });
 afterAll(async () => {
   await fake?.close();

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { importDataset } from "@/lib/datasets/import-dataset";
 import { openConnection } from "@/lib/db/client";
 import { ingestStream } from "@/lib/ingest/ingest";
 import { tempDb } from "@/lib/testing/db";
+import { importSpiderDe } from "@/lib/testing/spider-de";
 import { startFakeOpenAI, type FakeServer } from "@/lib/testing/fake-openai";
 import { sharedData } from "@/lib/testing/shared-data";
 import { getRecordedRerun, getRerun, RerunLimitError, startRerun, type RerunJob } from "./reruns";
@@ -15,16 +15,7 @@ let fake: FakeServer | undefined;
 const saved = { ...process.env };
 
 beforeAll(async () => {
-  await importDataset(
-    store.db,
-    {
-      name: "spider-de",
-      format: "spider",
-      questions: sharedData("spider-de", "dev.json"),
-      databases: sharedData("spider-de", "database"),
-    },
-    store.dir,
-  );
+  await importSpiderDe(store);
   const report = await ingestStream(
     sqlite,
     (async function* () {

@@ -7,10 +7,10 @@ import { request } from "node:http";
 import { createReadStream, existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importDataset } from "@/lib/datasets/import-dataset";
 import { SqlSandbox } from "@/lib/sql/sandbox/sandbox";
 import { ingestAuto } from "@/lib/ingest/ingest-auto";
 import { tempDb } from "@/lib/testing/db";
+import { importSpiderDe } from "@/lib/testing/spider-de";
 import { sharedData } from "@/lib/testing/shared-data";
 import { loadQuestion } from "./database-info";
 import { directivesFor } from "./directives";
@@ -20,16 +20,7 @@ const ROOT = path.resolve(import.meta.dirname, "..", "..");
 const store = tempDb();
 const sqlite = store.db.$client;
 beforeAll(async () => {
-  await importDataset(
-    store.db,
-    {
-      name: "spider-de",
-      format: "spider",
-      questions: sharedData("spider-de", "dev.json"),
-      databases: sharedData("spider-de", "database"),
-    },
-    store.dir,
-  );
+  await importSpiderDe(store);
 });
 afterAll(() => store.cleanup());
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importDataset } from "@/lib/datasets/import-dataset";
 import { loadOverview } from "@/lib/db/queries/overview";
 import { getRunAggregates, listRunChanges, listRuns } from "@/lib/db/queries/runs";
 import { csvResponse } from "@/lib/metrics/csv";
 import { overviewTable } from "@/lib/metrics/exports";
 import { chunksOf, tempDb } from "@/lib/testing/db";
+import { importSpiderDe } from "@/lib/testing/spider-de";
 import { jsonl, makeStep } from "@/lib/testing/factories";
 import { sharedData } from "@/lib/testing/shared-data";
 import { archiveRun, deleteRun, editRun, linkRunDataset, previewRoles, setRunRoles } from "./curate";
@@ -13,16 +13,7 @@ import { ingestStream } from "./ingest";
 const store = tempDb();
 const sqlite = store.db.$client;
 beforeAll(async () => {
-  await importDataset(
-    store.db,
-    {
-      name: "spider-de",
-      format: "spider",
-      questions: sharedData("spider-de", "dev.json"),
-      databases: sharedData("spider-de", "database"),
-    },
-    store.dir,
-  );
+  await importSpiderDe(store);
 }, 60_000);
 afterAll(() => store.cleanup());
 

@@ -1,10 +1,10 @@
 /** Issue-level checks of what Metron measures, through the real ingest on Spider-de (real databases and gold SQL). */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importDataset } from "@/lib/datasets/import-dataset";
 import { getRunAggregates } from "@/lib/db/queries/runs";
 import { listTraces } from "@/lib/db/queries/traces";
 import { computeDirectiveSavings } from "@/lib/environment/directive-savings";
 import { chunksOf, tempDb } from "@/lib/testing/db";
+import { importSpiderDe } from "@/lib/testing/spider-de";
 import { jsonl, makeStep } from "@/lib/testing/factories";
 import { sharedData } from "@/lib/testing/shared-data";
 import { ingestStream } from "./ingest";
@@ -13,16 +13,7 @@ import { recomputeRun } from "./recompute";
 const store = tempDb();
 const sqlite = store.db.$client;
 beforeAll(async () => {
-  await importDataset(
-    store.db,
-    {
-      name: "spider-de",
-      format: "spider",
-      questions: sharedData("spider-de", "dev.json"),
-      databases: sharedData("spider-de", "database"),
-    },
-    store.dir,
-  );
+  await importSpiderDe(store);
 }, 60_000);
 afterAll(() => store.cleanup());
 

@@ -7,46 +7,10 @@
  * which is exactly the legacy rule.
  */
 import type Database from "better-sqlite3";
+import { prepareLegacy as prepareLegacyJs, quoteAsString as quoteAsStringJs } from "./legacy-dqs.mjs";
 
-const MAX_REWRITES = 32;
-
-/** Replaces every double-quoted token `"name"` (outside string literals and comments) by `'name'`. Linear: spans are copied whole. */
-export function quoteAsString(sql: string, name: string): string {
-  const parts: string[] = [];
-  let last = 0;
-  let i = 0;
-  while (i < sql.length) {
-    const c = sql[i];
-    if (c === "'") i = skipQuoted(sql, i, "'");
-    else if (c === "-" && sql[i + 1] === "-") {
-      const nl = sql.indexOf("\n", i);
-      i = nl === -1 ? sql.length : nl;
-    } else if (c === "/" && sql[i + 1] === "*") {
-      const close = sql.indexOf("*/", i + 2);
-      i = close === -1 ? sql.length : close + 2;
-    } else if (c === '"') {
-      const end = skipQuoted(sql, i, '"');
-      const token = sql.slice(i + 1, end - 1).replace(/""/g, '"');
-      if (token === name) {
-        parts.push(sql.slice(last, i), `'${token.replace(/'/g, "''")}'`);
-        last = end;
-      }
-      i = end;
-    } else i++;
-  }
-  parts.push(sql.slice(last));
-  return parts.join("");
-}
-
-function skipQuoted(sql: string, start: number, q: string): number {
-  let i = start + 1;
-  for (;;) {
-    const j = sql.indexOf(q, i);
-    if (j === -1) return sql.length;
-    if (sql[j + 1] === q) i = j + 2;
-    else return j + 1;
-  }
-}
+/** Replaces every double-quoted token `"name"` (outside string literals and comments) by `'name'`. */
+export const quoteAsString: (sql: string, name: string) => string = quoteAsStringJs;
 
 /** Prepares `prefix + sql` with legacy double-quoted strings; returns the statement and the SQL it ran. */
 export function prepareLegacy(
@@ -54,19 +18,5 @@ export function prepareLegacy(
   sql: string,
   prefix = "",
 ): { statement: Database.Statement; sql: string } {
-  let current = sql;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return { statement: db.prepare(prefix + current), sql: current };
-    } catch (e) {
-      // SQLite ≥ 3.46 words it `no such column: "X" - should this be a string literal in single-quotes?`
-      const m = /^no such column: (?:"(.*)" - should this be a string literal in single-quotes\?|(.+))$/.exec(
-        (e as Error).message,
-      );
-      if (!m || attempt >= MAX_REWRITES) throw e;
-      const rewritten = quoteAsString(current, m[1] ?? m[2]);
-      if (rewritten === current) throw e;
-      current = rewritten;
-    }
-  }
+  return prepareLegacyJs(db, sql, prefix) as { statement: Database.Statement; sql: string };
 }

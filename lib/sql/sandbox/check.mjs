@@ -3,7 +3,9 @@
 // opened read-only with query_only; ATTACH, DETACH and VACUUM refused whatever precedes them; and of the PRAGMAs,
 // only a list of reading ones, whatever their case, quoting, schema prefix or leading comments and semicolons.
 // Plain JavaScript: the worker process loads it unbundled. Legacy double-quoted strings are emulated as the
-// official evaluators' Python sqlite3 does (lib/sql/legacy-dqs.ts has the same rule for TypeScript callers).
+// official evaluators' Python sqlite3 does (lib/sql/legacy-dqs.mjs, shared with the TypeScript callers).
+
+import { prepareLegacy } from "../legacy-dqs.mjs";
 
 export const READING_PRAGMAS = new Set([
   "table_info",
@@ -21,7 +23,6 @@ export const READING_PRAGMAS = new Set([
   "compile_options",
 ]);
 const REFUSED_FIRST_WORDS = new Set(["attach", "detach", "vacuum"]);
-const MAX_REWRITES = 32;
 
 /** The first word of a statement and, for a PRAGMA, its name and whether it assigns: comments and semicolons skipped. */
 export function statementHead(sql) {
@@ -68,60 +69,6 @@ export function statementHead(sql) {
   }
   skip();
   return { first, pragma: pragma.toLowerCase(), assigns: sql[i] === "=" };
-}
-
-function quoteAsString(sql, name) {
-  const parts = [];
-  let last = 0;
-  let i = 0;
-  while (i < sql.length) {
-    const c = sql[i];
-    if (c === "'") i = skipQuoted(sql, i, "'");
-    else if (c === "-" && sql[i + 1] === "-") {
-      const nl = sql.indexOf("\n", i);
-      i = nl === -1 ? sql.length : nl;
-    } else if (c === "/" && sql[i + 1] === "*") {
-      const close = sql.indexOf("*/", i + 2);
-      i = close === -1 ? sql.length : close + 2;
-    } else if (c === '"') {
-      const end = skipQuoted(sql, i, '"');
-      const token = sql.slice(i + 1, end - 1).replace(/""/g, '"');
-      if (token === name) {
-        parts.push(sql.slice(last, i), `'${token.replace(/'/g, "''")}'`);
-        last = end;
-      }
-      i = end;
-    } else i++;
-  }
-  parts.push(sql.slice(last));
-  return parts.join("");
-}
-
-function skipQuoted(sql, start, q) {
-  let i = start + 1;
-  for (;;) {
-    const j = sql.indexOf(q, i);
-    if (j === -1) return sql.length;
-    if (sql[j + 1] === q) i = j + 2;
-    else return j + 1;
-  }
-}
-
-function prepareLegacy(db, sql) {
-  let current = sql;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return { statement: db.prepare(current), sql: current };
-    } catch (e) {
-      const m = /^no such column: (?:"(.*)" - should this be a string literal in single-quotes\?|(.+))$/.exec(
-        e.message,
-      );
-      if (!m || attempt >= MAX_REWRITES) throw e;
-      const rewritten = quoteAsString(current, m[1] ?? m[2]);
-      if (rewritten === current) throw e;
-      current = rewritten;
-    }
-  }
 }
 
 export function checkStatement(db, sql) {
