@@ -6,7 +6,6 @@ import { ingestStream } from "@/lib/ingest/ingest";
 import { tempDb } from "@/lib/testing/db";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { startFakeOpenAI, type FakeServer } from "@/lib/testing/fake-openai";
-import { sharedData } from "@/lib/testing/shared-data";
 import { runAgentLoop } from "./loop";
 import { languageModel } from "./providers";
 import { createSimulatedModel, SIMULATED_POLICIES } from "./simulated";

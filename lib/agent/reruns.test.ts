@@ -4,7 +4,6 @@ import { ingestStream } from "@/lib/ingest/ingest";
 import { tempDb } from "@/lib/testing/db";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { startFakeOpenAI, type FakeServer } from "@/lib/testing/fake-openai";
-import { sharedData } from "@/lib/testing/shared-data";
 import { getRecordedRerun, getRerun, RerunLimitError, startRerun, type RerunJob } from "./reruns";
 
 const store = tempDb();

@@ -11,7 +11,6 @@ import { SqlSandbox } from "@/lib/sql/sandbox/sandbox";
 import { ingestAuto } from "@/lib/ingest/ingest-auto";
 import { tempDb } from "@/lib/testing/db";
 import { importSpiderDe } from "@/lib/testing/spider-de";
-import { sharedData } from "@/lib/testing/shared-data";
 import { loadQuestion } from "./database-info";
 import { directivesFor } from "./directives";
 import { SqlEnvironment } from "./tools";

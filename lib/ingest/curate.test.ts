@@ -6,7 +6,6 @@ import { overviewTable } from "@/lib/metrics/exports";
 import { chunksOf, tempDb } from "@/lib/testing/db";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { jsonl, makeStep } from "@/lib/testing/factories";
-import { sharedData } from "@/lib/testing/shared-data";
 import { archiveRun, deleteRun, editRun, linkRunDataset, previewRoles, setRunRoles } from "./curate";
 import { ingestStream } from "./ingest";
 

@@ -6,7 +6,6 @@ import { computeDirectiveSavings } from "@/lib/environment/directive-savings";
 import { chunksOf, tempDb } from "@/lib/testing/db";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { jsonl, makeStep } from "@/lib/testing/factories";
-import { sharedData } from "@/lib/testing/shared-data";
 import { ingestStream } from "./ingest";
 import { recomputeRun } from "./recompute";
 
