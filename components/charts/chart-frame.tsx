@@ -86,7 +86,11 @@ export function ChartFrame({
         <div>
           <div className="text-sm font-semibold">{title}</div>
           {help && <div className="text-xs text-zinc-500">{help}</div>}
-          {source && <div className="text-[11px] text-zinc-500">{source}</div>}
+          {source && (
+            <div className="max-w-xl truncate text-[11px] text-zinc-500" title={source}>
+              {source}
+            </div>
+          )}
         </div>
         <div className="flex shrink-0 gap-1 text-xs">
           <button

@@ -143,7 +143,7 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
       {savings && <DirectiveSavingsPanel savings={savings} />}
       <EvaluateButton
         runId={run.id}
-        disabledReason={run.datasetId ? undefined : "Import the run's dataset (metron dataset import) to evaluate it"}
+        disabledReason={run.datasetId ? undefined : "Link the run to a dataset (Edit this run, above) to evaluate it"}
       />
       <RunCharts
         fileBase={`${run.name}-${run.system}-${run.model}`.replace(/[^\w.-]+/g, "_")}
