@@ -1,9 +1,9 @@
-import { createReadStream } from "node:fs";
 import { rm } from "node:fs/promises";
 import { z } from "zod";
 import { getDb, openConnection } from "@/lib/db/client";
 import { EmptyInputError, UnknownDatasetError } from "@/lib/ingest/ingest";
-import { ForeignFileTooLargeError, ingestAuto } from "@/lib/ingest/ingest-auto";
+import { ForeignFileTooLargeError } from "@/lib/ingest/ingest-auto";
+import { ingestFile } from "@/lib/ingest/ingest-file";
 import { previewFile } from "@/lib/ingest/preview";
 import { reportProgress } from "@/lib/ingest/progress-registry";
 import { receiveToFile, UploadStalledError, UploadTooLargeError } from "@/lib/ingest/receive";
@@ -84,7 +84,7 @@ export async function POST(request: Request) {
       file = (await receiveToFile(request.body, { onBytes })).file;
     }
     sqlite = openConnection();
-    const report = await ingestAuto(sqlite, createReadStream(file, { highWaterMark: 4 << 20 }), {
+    const report = await ingestFile(sqlite, file, {
       source: "browser",
       format,
       dataset: blank(dataset),
