@@ -87,7 +87,14 @@ const columns = [
     id: "tokens",
     header: "Tokens in / out",
     enableSorting: true,
-    cell: ({ row: { original: r } }) => `${formatTokens(r.inputTokens)} / ${formatTokens(r.outputTokens)}`,
+    cell: ({ row: { original: r } }) =>
+      r.tokensRecorded === 0 ? (
+        <span className="text-zinc-500" title="no trace of this run recorded token usage">
+          not recorded
+        </span>
+      ) : (
+        `${formatTokens(r.inputTokens)} / ${formatTokens(r.outputTokens)}`
+      ),
     meta: { align: "right" },
   }),
   col.accessor("createdAt", {

@@ -252,3 +252,51 @@ export class ToolCounter {
     this.counts.clear();
   }
 }
+
+/** The per-trace columns a measurement fills, in the order `measuredValues` gives them (ingest and recompute alike). */
+export const MEASURED_COLUMNS = [
+  "exploratory_calls",
+  "gold_count",
+  "over_exploration",
+  "extra_table_count",
+  "directive_recall",
+  "directive_flag_rate",
+  "violation_count",
+  "calls_schema_listing",
+  "calls_schema_exploration",
+  "calls_data_inspection",
+  "calls_execution",
+  "calls_submission",
+  "calls_other",
+  "cost_computed_usd",
+  "table_sets",
+  "link_tp",
+  "link_pred",
+  "link_gold",
+  "empty_probe_count",
+] as const;
+
+export function measuredValues(measured: Measurement): unknown[] {
+  const m = measured.metrics;
+  return [
+    m.exploratoryCalls,
+    m.goldCount,
+    m.overExploration,
+    m.extraTables?.length ?? null,
+    m.directiveRecall,
+    m.directiveFlagRate,
+    m.directiveViolations?.length ?? null,
+    m.roleCounts.schema_listing,
+    m.roleCounts.schema_exploration,
+    m.roleCounts.data_inspection,
+    m.roleCounts.execution,
+    m.roleCounts.submission,
+    m.roleCounts.other,
+    measured.costComputedUsd,
+    JSON.stringify(measured.tableSets),
+    measured.linking?.truePositive ?? null,
+    measured.linking?.predicted ?? null,
+    measured.linking?.gold ?? null,
+    measured.probes.emptyProbeCount,
+  ];
+}

@@ -5,7 +5,7 @@
 import type { RoleMap } from "@/lib/sql/classify-step";
 import { runIdOf, serializeTrace } from "@/lib/trace/hash";
 import type { Trace } from "@/lib/trace/types";
-import type { TraceMeasurer } from "./measure";
+import { MEASURED_COLUMNS, measuredValues, type TraceMeasurer } from "./measure";
 
 /** Results at or above this many characters (as JSON) are stored once in `blobs`, keyed by hash. */
 export const BLOB_THRESHOLD = 2048;
@@ -54,25 +54,7 @@ export const TRACE_COLUMNS = [
   "started_at",
   "duration_ms",
   "meta",
-  "exploratory_calls",
-  "gold_count",
-  "over_exploration",
-  "extra_table_count",
-  "directive_recall",
-  "directive_flag_rate",
-  "violation_count",
-  "calls_schema_listing",
-  "calls_schema_exploration",
-  "calls_data_inspection",
-  "calls_execution",
-  "calls_submission",
-  "calls_other",
-  "cost_computed_usd",
-  "table_sets",
-  "link_tp",
-  "link_pred",
-  "link_gold",
-  "empty_probe_count",
+  ...MEASURED_COLUMNS,
   "tokens_recorded",
 ];
 
@@ -113,7 +95,6 @@ export function prepareTrace(
   const runId = runIdOf(trace.run);
   const { id, steps: serialized } = serializeTrace(trace, BLOB_THRESHOLD);
   const measured = measurer.measure(trace, rolesFor(runId));
-  const m = measured.metrics;
   const dq = measured.question;
   const q = trace.question;
   let toolCalls = 0;
@@ -147,25 +128,7 @@ export function prepareTrace(
     trace.started_at ?? null,
     trace.duration_ms ?? null,
     Object.keys(trace.meta).length ? JSON.stringify(trace.meta) : null,
-    m.exploratoryCalls,
-    m.goldCount,
-    m.overExploration,
-    m.extraTables?.length ?? null,
-    m.directiveRecall,
-    m.directiveFlagRate,
-    m.directiveViolations?.length ?? null,
-    m.roleCounts.schema_listing,
-    m.roleCounts.schema_exploration,
-    m.roleCounts.data_inspection,
-    m.roleCounts.execution,
-    m.roleCounts.submission,
-    m.roleCounts.other,
-    measured.costComputedUsd,
-    JSON.stringify(measured.tableSets),
-    measured.linking?.truePositive ?? null,
-    measured.linking?.predicted ?? null,
-    measured.linking?.gold ?? null,
-    measured.probes.emptyProbeCount,
+    ...measuredValues(measured),
     u.input_tokens !== undefined || u.output_tokens !== undefined ? 1 : 0,
   ];
   const blobs: [string, string][] = [];

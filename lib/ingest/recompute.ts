@@ -4,7 +4,14 @@
  * stay as uploaded; only the derived columns are rewritten, in one transaction per run.
  */
 import type Database from "better-sqlite3";
-import { TraceMeasurer, ToolCounter, mergeRoles, type MeasurableTrace } from "./measure";
+import {
+  MEASURED_COLUMNS,
+  measuredValues,
+  TraceMeasurer,
+  ToolCounter,
+  mergeRoles,
+  type MeasurableTrace,
+} from "./measure";
 import { loadPrices } from "./prices-file";
 
 interface TraceRow {
@@ -35,10 +42,7 @@ export function recomputeRun(sqlite: Database.Database, runId: string): { traces
   const stepsOf = sqlite.prepare(
     "SELECT seq, type, tool, args, empty_result AS empty FROM steps WHERE trace_id = ? ORDER BY seq",
   );
-  const updateTrace =
-    sqlite.prepare(`UPDATE traces SET exploratory_calls = ?, gold_count = ?, over_exploration = ?, extra_table_count = ?, directive_recall = ?,
-    directive_flag_rate = ?, violation_count = ?, calls_schema_listing = ?, calls_schema_exploration = ?, calls_data_inspection = ?, calls_execution = ?,
-    calls_submission = ?, calls_other = ?, cost_computed_usd = ?, table_sets = ?, link_tp = ?, link_pred = ?, link_gold = ?, empty_probe_count = ?,
+  const updateTrace = sqlite.prepare(`UPDATE traces SET ${MEASURED_COLUMNS.map((c) => `${c} = ?`).join(", ")},
     db_id = coalesce(db_id, ?), question_text = coalesce(question_text, ?), evidence = coalesce(evidence, ?), gold_sql = coalesce(gold_sql, ?), difficulty = coalesce(difficulty, ?)
     WHERE id = ?`);
   const updateStep = sqlite.prepare(
@@ -73,40 +77,14 @@ export function recomputeRun(sqlite: Database.Database, runId: string): { traces
             empty: s.empty === null ? null : s.empty === 1,
           })),
         };
-        const {
-          metrics: m,
-          steps: classes,
-          tableSets,
-          costComputedUsd,
-          question: dq,
-          linking,
-          empty,
-          probes,
-        } = measurer.measure(trace, roles);
+        const measurement = measurer.measure(trace, roles);
+        const { steps: classes, question: dq, empty, probes } = measurement;
         tools.add(
           runId,
           classes.filter((c) => c !== null).map((c) => [c.tool, c.role]),
         );
         updateTrace.run(
-          m.exploratoryCalls,
-          m.goldCount,
-          m.overExploration,
-          m.extraTables?.length ?? null,
-          m.directiveRecall,
-          m.directiveFlagRate,
-          m.directiveViolations?.length ?? null,
-          m.roleCounts.schema_listing,
-          m.roleCounts.schema_exploration,
-          m.roleCounts.data_inspection,
-          m.roleCounts.execution,
-          m.roleCounts.submission,
-          m.roleCounts.other,
-          costComputedUsd,
-          JSON.stringify(tableSets),
-          linking?.truePositive ?? null,
-          linking?.predicted ?? null,
-          linking?.gold ?? null,
-          probes.emptyProbeCount,
+          ...measuredValues(measurement),
           dq?.dbId ?? null,
           dq?.text ?? null,
           dq?.evidence ?? null,

@@ -29,6 +29,11 @@ describe("compareRuns", () => {
     expect(c.rows[0].tokenDelta).toEqual([null, -400]);
   });
 
+  it("gives no token delta where a trace recorded no usage (unknown, not 0)", () => {
+    const unrecorded = other.map((u) => ({ ...u, tokensRecorded: 0 }));
+    expect(compareRuns([baseline, unrecorded]).rows.map((r) => r.tokenDelta[1])).toEqual([null, null, null, null]);
+  });
+
   it("counts fixes and regressions with McNemar's p and the over-exploration difference", () => {
     const v = c.versus[1]!;
     expect(v).toMatchObject({ fixed: 1, regressed: 1, bothRight: 1, bothWrong: 1, mcnemarP: 1 });

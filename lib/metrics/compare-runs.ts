@@ -62,8 +62,15 @@ export function compareRuns(runs: TraceUnit[][], baseline = 0, seed = 1): Compar
       cells,
       status: cells.map((c, i) => (i === baseline ? null : pairStatus(b.correct, c.correct))),
       exploratoryDelta: cells.map((c, i) => (i === baseline ? null : c.exploratory - b.exploratory)),
+      // Tokens a trace did not record are unknown: no delta, never a delta against 0.
       tokenDelta: cells.map((c, i) =>
-        i === baseline ? null : c.inputTokens + c.outputTokens - (b.inputTokens + b.outputTokens),
+        i === baseline ||
+        c.tokensRecorded === 0 ||
+        c.tokensRecorded === false ||
+        b.tokensRecorded === 0 ||
+        b.tokensRecorded === false
+          ? null
+          : c.inputTokens + c.outputTokens - (b.inputTokens + b.outputTokens),
       ),
     };
   });
