@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { makeTraceUnit } from "@/lib/testing/factories";
 import { bootstrap, linkingCounts, majorityAtK, mcnemarExact, overExploration, passAtK, schemaLinking } from "./stats";
 
 const share = (values: boolean[]) => (values.length ? values.filter(Boolean).length / values.length : null);
@@ -88,20 +89,8 @@ describe("schema linking", () => {
 describe("sampleStats over a multi-sample run", () => {
   it("computes Pass@1, Pass@K and Majority@K with ties", async () => {
     const { sampleStats } = await import("./run-units");
-    const t = (questionId: string, sample: number, correct: number, resultKey: string) => ({
-      questionId,
-      sample,
-      dbId: null,
-      difficulty: null,
-      correct,
-      exploratory: 0,
-      goldCount: null,
-      extraTables: null,
-      inputTokens: 0,
-      outputTokens: 0,
-      cost: null,
-      resultKey,
-    });
+    const t = (questionId: string, sample: number, correct: number, resultKey: string) =>
+      makeTraceUnit({ questionId, sample, correct, resultKey });
     const s = sampleStats([
       t("a", 0, 1, "x"),
       t("a", 1, 1, "x"),
@@ -121,20 +110,8 @@ describe("sampleStats over a multi-sample run", () => {
 
   it("Majority@K scores a question none of whose samples executed as 0, in the denominator", async () => {
     const { sampleStats } = await import("./run-units");
-    const t = (questionId: string, correct: number, resultKey: string | null) => ({
-      questionId,
-      sample: 0,
-      dbId: null,
-      difficulty: null,
-      correct,
-      exploratory: 0,
-      goldCount: null,
-      extraTables: null,
-      inputTokens: 0,
-      outputTokens: 0,
-      cost: null,
-      resultKey,
-    });
+    const t = (questionId: string, correct: number, resultKey: string | null) =>
+      makeTraceUnit({ questionId, correct, resultKey });
     // 20 questions × 3 samples: 13 majority-right, 2 majority-wrong, 5 where no sample executed (pred errors).
     const traces = [];
     for (let q = 0; q < 13; q++) traces.push(t(`r${q}`, 1, "ok"), t(`r${q}`, 1, "ok"), t(`r${q}`, 0, "bad"));
@@ -147,19 +124,7 @@ describe("sampleStats over a multi-sample run", () => {
 
   it("Pass@K uses the unbiased estimator when a question has more samples than K", async () => {
     const { sampleStats } = await import("./run-units");
-    const t = (questionId: string, correct: number) => ({
-      questionId,
-      sample: 0,
-      dbId: null,
-      difficulty: null,
-      correct,
-      exploratory: 0,
-      goldCount: null,
-      extraTables: null,
-      inputTokens: 0,
-      outputTokens: 0,
-      cost: null,
-    });
+    const t = (questionId: string, correct: number) => makeTraceUnit({ questionId, correct });
     // 5 samples, 1 correct: pass@2 = 1 − C(4,2)/C(5,2) = 1 − 6/10 = 0.4; pass@5 = 1.
     const traces = [t("a", 1), t("a", 0), t("a", 0), t("a", 0), t("a", 0)];
     expect(sampleStats(traces, 2)!.passK).toBeCloseTo(0.4);

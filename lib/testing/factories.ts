@@ -1,5 +1,6 @@
 /** Typed factories for test fixtures. Production code never imports this folder. */
 import type { z } from "zod";
+import type { TraceUnit } from "@/lib/metrics/run-units";
 import type { stepSchema, traceLineSchema } from "@/lib/trace/schema";
 
 type StepIn = z.input<typeof stepSchema>;
@@ -37,4 +38,21 @@ export function makeTraceLine(overrides: Partial<TraceIn> = {}): TraceIn {
 
 export function jsonl(...lines: unknown[]): string {
   return lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n") + "\n";
+}
+
+/** A trace unit (lib/metrics/run-units) with neutral defaults: nothing recorded beyond what a test sets. */
+export function makeTraceUnit(overrides: Partial<TraceUnit> & Pick<TraceUnit, "questionId">): TraceUnit {
+  return {
+    sample: 0,
+    dbId: null,
+    difficulty: null,
+    correct: null,
+    exploratory: 0,
+    goldCount: null,
+    extraTables: null,
+    inputTokens: 0,
+    outputTokens: 0,
+    cost: null,
+    ...overrides,
+  };
 }
