@@ -298,28 +298,19 @@ function ReviewForm({
         in before storing (left empty, they stay &quot;unknown&quot;).
       </p>
       <div className="grid gap-2 sm:grid-cols-3">
-        {p.unknown.includes("system") && (
-          <label className="flex flex-col gap-1 text-sm">
-            <span>System (variant)</span>
-            <input
-              name="review-system"
-              className="rounded border border-zinc-300 bg-white px-2 py-1"
-              value={values.system}
-              onChange={(e) => setValues({ ...values, system: e.target.value })}
-            />
-          </label>
-        )}
-        {p.unknown.includes("model") && (
-          <label className="flex flex-col gap-1 text-sm">
-            <span>Model</span>
-            <input
-              name="review-model"
-              className="rounded border border-zinc-300 bg-white px-2 py-1"
-              value={values.model}
-              onChange={(e) => setValues({ ...values, model: e.target.value })}
-            />
-          </label>
-        )}
+        {(["system", "model"] as const)
+          .filter((k) => p.unknown.includes(k))
+          .map((k) => (
+            <label key={k} className="flex flex-col gap-1 text-sm">
+              <span>{k === "system" ? "System (variant)" : "Model"}</span>
+              <input
+                name={`review-${k}`}
+                className="rounded border border-zinc-300 bg-white px-2 py-1"
+                value={values[k]}
+                onChange={(e) => setValues({ ...values, [k]: e.target.value })}
+              />
+            </label>
+          ))}
         {p.unknown.includes("dataset") && (
           <label className="flex flex-col gap-1 text-sm">
             <span>Dataset</span>
