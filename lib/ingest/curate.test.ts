@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadOverview } from "@/lib/db/queries/overview";
+import { getExperiment, loadOverview } from "@/lib/db/queries/overview";
 import { getRunAggregates, listRunChanges, listRuns } from "@/lib/db/queries/runs";
 import { csvResponse } from "@/lib/metrics/csv";
 import { overviewTable } from "@/lib/metrics/exports";
 import { chunksOf, tempDb } from "@/lib/testing/db";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { jsonl, makeStep } from "@/lib/testing/factories";
-import { archiveRun, deleteRun, editRun, linkRunDataset, previewRoles, setRunRoles } from "./curate";
+import { archiveRun, createExperiment, deleteRun, editRun, linkRunDataset, previewRoles, setRunRoles } from "./curate";
 import { ingestStream } from "./ingest";
 
 const store = tempDb();
@@ -104,7 +104,10 @@ describe("experiments are explicit", () => {
       );
       return csvResponse("x.csv", columns, rows).text();
     };
-    const saved = await csvOf([first]);
+    const experiment = createExperiment(sqlite, "paper table 3", [first, "no-such-run"]);
+    const savedRuns = getExperiment(store.db, experiment)!.runIds;
+    expect(savedRuns).toEqual([first]);
+    const saved = await csvOf(savedRuns);
     const second = await ingest(
       trace({ name: "second", ...who }, "1"),
       trace({ name: "second", ...who }, "22", { sample: 1 }),
@@ -112,7 +115,7 @@ describe("experiments are explicit", () => {
     await ingest(
       trace({ name: "Reruns", ...who, config: { reruns: true } }, "0", { sample: 5, outcome: { correct: true } }),
     );
-    expect(await csvOf([first])).toBe(saved); // byte-identical
+    expect(await csvOf(getExperiment(store.db, experiment)!.runIds)).toBe(saved); // byte-identical
 
     const { groups } = loadOverview(store.db, { dataset: "spider-de" });
     const cell = groups[0].cells["gpt-x"]["Sophrosyne"];

@@ -6,6 +6,7 @@
  * never rewritten except by delete; derived columns are recomputed.
  */
 import type Database from "better-sqlite3";
+import { randomUUID } from "node:crypto";
 import { withWriteTransaction } from "@/lib/db/write-lock";
 import { stepRoles, type StepRole } from "@/lib/sql/classify-step";
 import { linkQuestion } from "@/lib/trace/adapters/link-questions";
@@ -248,4 +249,20 @@ export async function deleteRun(
     sqlite.prepare("DELETE FROM runs WHERE id = ?").run(runId);
     return { traces, steps, blobs: freed };
   });
+}
+
+/** Saves a named experiment: exactly these runs (unknown ids dropped), whose figures then change only with them. */
+export function createExperiment(sqlite: Database.Database, name: string, runIds: string[]): string {
+  const clean = name.trim().slice(0, 200);
+  if (!clean || runIds.length === 0) throw new CurationError("an experiment needs a name and at least one run");
+  const known = sqlite
+    .prepare(`SELECT id, dataset_id AS d FROM runs WHERE id IN (${runIds.map(() => "?").join(",")})`)
+    .all(...runIds) as { id: string; d: string | null }[];
+  if (known.length === 0) throw new CurationError("none of these runs exists");
+  const datasets = [...new Set(known.map((r) => r.d))];
+  const id = randomUUID().slice(0, 8);
+  sqlite
+    .prepare("INSERT INTO experiments (id, name, dataset_id, run_ids) VALUES (?, ?, ?, ?)")
+    .run(id, clean, datasets.length === 1 ? datasets[0] : null, JSON.stringify(known.map((r) => r.id)));
+  return id;
 }

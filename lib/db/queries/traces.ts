@@ -111,3 +111,13 @@ export function listTraceTexts(
   }[];
   return new Map(rows.map(({ q, s, ...t }) => [`${q}\u0000${s}`, t]));
 }
+
+export function traceExists(db: Db, traceId: string): boolean {
+  return db.$client.prepare("SELECT 1 FROM traces WHERE id = ?").get(traceId) !== undefined;
+}
+
+/** Whether any of the runs has a trace of the question (the side-by-side view needs one). */
+export function anyRunHasQuestion(db: Db, runIds: string[], questionId: string): boolean {
+  const has = db.$client.prepare("SELECT 1 FROM traces WHERE run_id = ? AND question_id = ?");
+  return runIds.some((id) => has.get(id, questionId) !== undefined);
+}

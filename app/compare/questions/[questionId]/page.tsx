@@ -13,6 +13,7 @@ import { getDb } from "@/lib/db/client";
 import { getQuestionTrace } from "@/lib/db/queries/question-traces";
 import { getRun } from "@/lib/db/queries/runs";
 import { getStepStats, listStepSummaries, listStripSteps } from "@/lib/db/queries/steps";
+import { anyRunHasQuestion } from "@/lib/db/queries/traces";
 import { allGoldSeenAt, buildTableStrip } from "@/lib/metrics/table-strip";
 import { questionPath } from "@/lib/url/question";
 
@@ -33,12 +34,7 @@ export default async function SideBySidePage(props: PageProps<"/compare/question
   const questionId = decodeURIComponent((await props.params).questionId);
   const { runs } = await loadParams(props.searchParams);
   const db = getDb();
-  if (
-    !runs.some((id) =>
-      db.$client.prepare("SELECT 1 FROM traces WHERE run_id = ? AND question_id = ?").get(id, questionId),
-    )
-  )
-    notFound();
+  if (!anyRunHasQuestion(db, runs, questionId)) notFound();
   return (
     <Suspense fallback={<p className="text-sm text-zinc-500">Loading…</p>}>
       <SideBySide {...props} />

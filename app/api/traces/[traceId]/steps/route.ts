@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { getDb } from "@/lib/db/client";
 import { listStepSummaries } from "@/lib/db/queries/steps";
+import { traceExists } from "@/lib/db/queries/traces";
 
 const query = z.object({
   from: z.coerce.number().int().nonnegative().default(0),
@@ -17,7 +18,6 @@ export async function GET(request: Request, ctx: RouteContext<"/api/traces/[trac
       { status: 400 },
     );
   const db = getDb();
-  if (!db.$client.prepare("SELECT 1 FROM traces WHERE id = ?").get(traceId))
-    return Response.json({ error: `no trace ${traceId}` }, { status: 404 });
+  if (!traceExists(db, traceId)) return Response.json({ error: `no trace ${traceId}` }, { status: 404 });
   return Response.json({ steps: listStepSummaries(db, traceId, parsed.data.from, parsed.data.limit) });
 }
