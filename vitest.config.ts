@@ -8,5 +8,7 @@ export default defineConfig({
     environment: "node",
     pool: "forks",
     testTimeout: 60_000,
+    // Jobs in tests: no simulated thinking time, quick polling and back-off.
+    env: { METRON_SIM_STEP_DELAY_MS: "0", METRON_JOB_POLL_MS: "50", METRON_JOB_BACKOFF_MS: "20" },
   },
 });

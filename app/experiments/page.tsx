@@ -37,7 +37,7 @@ async function Overview({ searchParams }: PageProps<"/experiments">) {
     db,
     saved
       ? { runIds: saved.runIds }
-      : { dataset: params.dataset, withoutDataset: params.all, archived: params.archived },
+      : { dataset: params.dataset, withoutDataset: params.all, archived: params.archived, sweeps: params.sweeps },
   );
   return (
     <>
@@ -46,7 +46,7 @@ async function Overview({ searchParams }: PageProps<"/experiments">) {
         <p className="text-sm text-zinc-600">
           {saved
             ? `A saved set of ${saved.runIds.length} runs (saved ${saved.createdAt.slice(0, 10)}): its figures change only if its runs do. `
-            : "Every non-archived run with a dataset, by dataset: runs of the same model and system are pooled into one cell (a question's traces from several runs are its samples); reruns stay out unless an experiment names their run. "}
+            : "Every non-archived run with a dataset, by dataset: runs of the same model and system are pooled into one cell (a question's traces from several runs are its samples); reruns and sweeps stay out unless the view or an experiment includes their run. "}
           Intervals are 95% bootstrap intervals over questions.{" "}
           <a className="text-blue-700 hover:underline" href={`/api/export/overview.csv${experimentsQuery(params)}`}>
             Download CSV

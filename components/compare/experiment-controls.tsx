@@ -2,7 +2,7 @@ import Link from "next/link";
 import { saveExperiment } from "@/app/experiments/actions";
 
 interface Props {
-  params: { experiment: string | null; dataset: string | null; all: boolean; archived: boolean };
+  params: { experiment: string | null; dataset: string | null; all: boolean; archived: boolean; sweeps: boolean };
   datasets: { id: string; name: string }[];
   experiments: { id: string; name: string }[];
   runIds: string[];
@@ -35,6 +35,9 @@ export function ExperimentControls({ params, datasets, experiments, runIds, save
           </label>
           <label className="flex items-center gap-1">
             <input type="checkbox" name="archived" value="true" defaultChecked={params.archived} /> archived runs
+          </label>
+          <label className="flex items-center gap-1">
+            <input type="checkbox" name="sweeps" value="true" defaultChecked={params.sweeps} /> sweep runs
           </label>
           <button type="submit" className="rounded border border-zinc-300 px-3 py-1">
             Show

@@ -4,7 +4,7 @@
  * emitted as canonical steps while the loop runs; the result is a canonical trace for the normal ingest path,
  * partial when a provider error or a limit ended it. Dependencies (model, environment) are injected.
  */
-import { generateText, hasToolCall, stepCountIs, tool, type LanguageModel } from "ai";
+import { APICallError, generateText, hasToolCall, RetryError, stepCountIs, tool, type LanguageModel } from "ai";
 import { positiveNumber } from "@/lib/config/env";
 import { toolDescriptions, toolInputs, type SqlEnvironment, type ToolName } from "@/lib/environment/tools";
 import type { ForeignStep } from "@/lib/trace/adapters/types";
@@ -28,6 +28,28 @@ export interface LoopResult {
   trace: Record<string, unknown>;
   status: "submitted" | "no_submission" | "max_steps" | "timeout" | "cancelled" | "error";
   error?: string;
+  /** A provider's HTTP failure (after the SDK's own retries): its status and any retry-after it asked for. */
+  failure?: { statusCode?: number; retryAfterMs?: number };
+  /** Tokens the loop used, summed over its model calls. */
+  usage: { input_tokens: number; output_tokens: number; reasoning_tokens: number; cached_input_tokens: number };
+}
+
+/** The HTTP status and retry-after of a provider error, looking through the SDK's retry wrapper. */
+export function providerFailure(e: unknown): LoopResult["failure"] {
+  const last = RetryError.isInstance(e) ? e.lastError : e;
+  if (!APICallError.isInstance(last)) return undefined;
+  const h = last.responseHeaders ?? {};
+  const ms = h["retry-after-ms"]
+    ? Number(h["retry-after-ms"])
+    : h["retry-after"]
+      ? retryAfterMs(h["retry-after"])
+      : NaN;
+  return { statusCode: last.statusCode, ...(Number.isFinite(ms) && ms >= 0 ? { retryAfterMs: ms } : {}) };
+}
+
+function retryAfterMs(value: string): number {
+  const seconds = Number(value);
+  return Number.isFinite(seconds) ? seconds * 1000 : Date.parse(value) - Date.now();
 }
 
 export async function runAgentLoop(opts: {
@@ -37,6 +59,8 @@ export async function runAgentLoop(opts: {
   limits?: AgentLimits;
   onStep?: (step: ForeignStep & { seq: number }) => void;
   signal?: AbortSignal;
+  /** The SDK's retries of one model call (429 and 5xx, honouring retry-after); default 1. */
+  maxRetries?: number;
 }): Promise<LoopResult> {
   const { env, modelName } = opts;
   const limits = opts.limits ?? defaultLimits();
@@ -89,6 +113,7 @@ export async function runAgentLoop(opts: {
 
   let status: LoopResult["status"];
   let error: string | undefined;
+  let failure: LoopResult["failure"];
   try {
     const result = await generateText({
       model: opts.model,
@@ -97,7 +122,7 @@ export async function runAgentLoop(opts: {
       tools,
       stopWhen: [stepCountIs(limits.maxSteps), hasToolCall("submit_final_query")],
       maxOutputTokens: limits.maxOutputTokens,
-      maxRetries: 1,
+      maxRetries: opts.maxRetries ?? 1,
       abortSignal: controller.signal,
       onStepFinish: (step) => {
         const u = step.usage;
@@ -124,6 +149,7 @@ export async function runAgentLoop(opts: {
       env.finalSql !== null ? "submitted" : result.steps.length >= limits.maxSteps ? "max_steps" : "no_submission";
   } catch (e) {
     status = stopReason ?? "error";
+    if (!stopReason) failure = providerFailure(e);
     error =
       stopReason === "timeout"
         ? `stopped at the wall-time limit of ${limits.wallTimeMs} ms (METRON_AGENT_WALL_TIME_MS)`
@@ -138,5 +164,5 @@ export async function runAgentLoop(opts: {
   if (error) push({ type: "error", content: error, error });
   const trace = env.trace({ status, error, usage, steps });
   (trace.meta as Record<string, unknown>).agent = { model: modelName, limits };
-  return { trace, status, error };
+  return { trace, status, error, ...(failure ? { failure } : {}), usage };
 }

@@ -4,6 +4,8 @@ import { ingestStream } from "@/lib/ingest/ingest";
 import { tempDb } from "@/lib/testing/db";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { startFakeOpenAI, type FakeServer } from "@/lib/testing/fake-openai";
+import { hostname } from "node:os";
+import { serverWorker } from "./jobs";
 import { getRecordedRerun, getRerun, RerunLimitError, startRerun, type RerunJob } from "./reruns";
 
 const store = tempDb();
@@ -72,7 +74,10 @@ describe("rerun spending limits", () => {
     expect(accepted).toHaveLength(4);
     expect(refused).toBe(996);
     // The server's maxima win over a request's: limits are lowered, never raised.
-    expect(accepted[0].request.limits).toEqual({ maxSteps: 30, wallTimeMs: 300_000, maxOutputTokens: 4096 });
+    const stored = sqlite.prepare("SELECT limits FROM rerun_jobs WHERE id = ?").get(accepted[0].id) as {
+      limits: string;
+    };
+    expect(JSON.parse(stored.limits)).toEqual({ maxSteps: 30, wallTimeMs: 300_000, maxOutputTokens: 4096 });
     await Promise.all(accepted.map(finished));
     expect(fake.requests.length).toBeLessThanOrEqual(4);
     // Another client still gets its turn.
@@ -119,16 +124,26 @@ describe("rerun spending limits", () => {
     }
   });
 
-  it("a job a previous server left queued or running is reported as lost, never silently dropped", () => {
+  it("a rerun a dead worker left running is taken back and finishes: its record says so, nothing is lost", async () => {
+    fake = await startFakeOpenAI([{ toolCalls: [{ name: "submit_final_query", args: { query: "SELECT 1" } }] }]);
+    process.env.METRON_OPENAI_COMPATIBLE_URL = fake.url;
     sqlite
       .prepare(
-        "INSERT INTO rerun_jobs (id, trace_id, client, provider, model, variant, state) VALUES ('from-before', ?, 'x', 'simulated', 'sim-careful', 'none', 'queued')",
+        `INSERT INTO rerun_jobs (id, trace_id, dataset_id, question_id, client, provider, model, variant, state, worker, lease_until, attempts)
+         SELECT 'from-before', t.id, r.dataset_id, t.question_id, 'x', 'compatible', 'fake', 'none', 'running', ?, ?, 1
+         FROM traces t JOIN runs r ON r.id = t.run_id WHERE t.id = ?`,
       )
-      .run(traceId);
-    (globalThis as unknown as { metronReruns: { recovered?: boolean } }).metronReruns.recovered = false; // as in a new process
-    expect(getRecordedRerun(sqlite, "from-before")).toMatchObject({
-      state: "lost",
-      error: expect.stringMatching(/server stopped/),
-    });
+      .run(`${hostname()}:999999:dead`, Date.now() + 600_000, traceId);
+    serverWorker(open).kick();
+    await vi.waitFor(() => expect(getRecordedRerun(sqlite, "from-before")?.state).toBe("done"), { timeout: 20_000 });
+    const row = sqlite
+      .prepare("SELECT attempts, result_trace_id AS t FROM rerun_jobs WHERE id = 'from-before'")
+      .get() as { attempts: number; t: string };
+    expect(row.attempts).toBe(2); // the dead worker's attempt and the one that finished
+    expect(
+      sqlite.prepare("SELECT count(*) AS n FROM traces WHERE json_extract(meta, '$.rerun_job') = 'from-before'").get(),
+    ).toEqual({ n: 1 });
+    await fake.close();
+    fake = undefined;
   });
 });

@@ -1,33 +1,29 @@
 /**
  * Reruns: one question of a stored trace, run again server-side through the agent loop with another provider,
- * model, variant or limits. Jobs are queued under a concurrency limit (METRON_RERUN_CONCURRENCY, default 2); each
- * keeps its events (status, steps, the end) so an event stream can reconnect and replay from any point. The
- * finished trace — partial if it failed — goes through the normal ingest into the "Reruns" run of its system and
- * model, with `meta.rerun_of` naming the trace it came from.
+ * model, variant or limits — by default the original's own (rerunDefaults). A rerun is a durable job
+ * (lib/agent/jobs.ts): it survives a restart, is evaluated as soon as it ends, and is judged against the trace
+ * it came from (fixed, still wrong, regressed, still right). Its trace goes into the "Reruns" run of its system
+ * and model with `meta.rerun_of` naming the original; that run stays out of every experiment unless one names it.
  *
- * Spending limits (docs/security.md): a cap on one client's queued and running jobs, a server-wide queue cap,
+ * Spending limits (docs/security.md): a cap on one client's queued and running reruns, a server-wide queue cap,
  * server-side maxima for steps, wall time and output tokens (a request can lower them, never raise them), and a
- * daily cost cap; past one, RerunLimitError (HTTP 429) names it. Jobs are recorded in `rerun_jobs`: one that was
- * queued or running when the server stopped is marked lost at the next start. Events are scrubbed of secrets, and
- * a finished job's events are released after METRON_RERUN_RETENTION_MS.
+ * daily cost cap; past one, RerunLimitError (HTTP 429) names it. Events are scrubbed of secrets, and a finished
+ * job's events are released after METRON_RERUN_RETENTION_MS.
  */
 import type Database from "better-sqlite3";
-import { createHash, randomUUID } from "node:crypto";
-import { loadQuestion } from "@/lib/environment/database-info";
-import { directivesFor, SYSTEM_OF, type Variant } from "@/lib/environment/directives";
-import { SqlEnvironment } from "@/lib/environment/tools";
-import { ingestStream } from "@/lib/ingest/ingest";
-import { runIdOf } from "@/lib/trace/hash";
+import { randomUUID } from "node:crypto";
+import { SYSTEM_OF, type Variant, variants } from "@/lib/environment/directives";
 import { positiveNumber } from "@/lib/config/env";
 import { loadPrices } from "@/lib/ingest/prices-file";
 import { priceOf } from "@/lib/metrics/prices";
-import { defaultLimits, runAgentLoop, type AgentLimits } from "./loop";
-import { scrubSecrets, scrubValue } from "./scrub";
-import { directiveDeps } from "./directive-models";
-import { languageModel, listProviders, type ProviderId } from "./providers";
-import { createSimulatedModel, SIMULATED_POLICIES } from "./simulated";
+import { defaultLimits, type AgentLimits } from "./loop";
+import { emit, liveJob, serverWorker, trackJob, type JobEvent, type LiveJob, RERUN_RUN_NAME } from "./jobs";
+import { listProviders, type ProviderId, type ProviderInfo } from "./providers";
+import { SIMULATED_POLICIES } from "./simulated";
 
-export const RERUN_RUN_NAME = "Reruns";
+export { RERUN_RUN_NAME };
+export type RerunEvent = JobEvent;
+export type RerunJob = LiveJob;
 
 export interface RerunRequest {
   traceId: string;
@@ -39,68 +35,14 @@ export interface RerunRequest {
   limits: AgentLimits;
 }
 
-export type RerunEvent = { id: number } & (
-  | { type: "status"; status: "queued" | "running"; position?: number }
-  | { type: "step"; step: Record<string, unknown> }
-  | {
-      type: "done";
-      status: string;
-      error?: string;
-      runId: string;
-      traceId: string;
-      questionId: string;
-      sample: number;
-      originalRunId: string;
-      originalSample: number;
-    }
-  | { type: "failed"; error: string }
-);
-
-type EventBody = RerunEvent extends infer E ? (E extends { id: number } ? Omit<E, "id"> : never) : never;
-
-export interface RerunJob {
-  id: string;
-  request: RerunRequest;
-  state: "queued" | "running" | "finished";
-  events: RerunEvent[];
-  listeners: Set<(e: RerunEvent) => void>;
-  controller: AbortController;
-  finishedAt?: number;
-}
-
-interface Registry {
-  jobs: Map<string, RerunJob>;
-  queue: RerunJob[];
-  running: number;
-  recovered?: boolean;
-}
-const g = globalThis as unknown as { metronReruns?: Registry };
-const registry: Registry = (g.metronReruns ??= {
-  jobs: new Map<string, RerunJob>(),
-  queue: [] as RerunJob[],
-  running: 0,
-});
-
-function concurrency(): number {
-  const n = Number(process.env.METRON_RERUN_CONCURRENCY ?? 2);
-  return Number.isInteger(n) && n > 0 ? n : 2;
-}
-
-function emit(job: RerunJob, body: EventBody): void {
-  const event = { id: job.events.length, ...scrubValue(body) } as RerunEvent;
-  job.events.push(event);
-  for (const l of job.listeners) l(event);
-}
-
 export function getRerun(id: string): RerunJob | undefined {
-  return registry.jobs.get(id);
+  return liveJob(id);
 }
 
 export function rerunLimits() {
   return {
     perClient: positiveNumber("METRON_RERUN_MAX_PER_CLIENT", 4),
     queued: positiveNumber("METRON_RERUN_MAX_QUEUED", 32),
-    retentionMs: positiveNumber("METRON_RERUN_RETENTION_MS", 3_600_000),
     dailyBudgetUsd: process.env.METRON_DAILY_BUDGET_USD
       ? positiveNumber("METRON_DAILY_BUDGET_USD", 0, { integer: false })
       : null,
@@ -110,23 +52,11 @@ export function rerunLimits() {
 /** A limit was hit: the route answers 429 with this message, which names the limit. */
 export class RerunLimitError extends Error {}
 
-/** Marks the jobs a previous server process left queued or running as lost (once per process). */
-function recoverLostJobs(sqlite: Database.Database): void {
-  if (registry.recovered) return;
-  registry.recovered = true;
-  sqlite
-    .prepare(
-      "UPDATE rerun_jobs SET state = 'lost', error = 'the server stopped before this job finished; start it again', finished_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE state IN ('queued', 'running')",
-    )
-    .run();
-}
-
-/** What the store says of a job this process does not hold (finished and released, or lost in a restart). */
+/** What the store says of a job this process does not hold (finished and released, or run by another process). */
 export function getRecordedRerun(
   sqlite: Database.Database,
   id: string,
 ): { state: string; error: string | null; resultTraceId: string | null } | undefined {
-  recoverLostJobs(sqlite);
   return sqlite
     .prepare("SELECT state, error, result_trace_id AS resultTraceId FROM rerun_jobs WHERE id = ?")
     .get(id) as { state: string; error: string | null; resultTraceId: string | null } | undefined;
@@ -143,14 +73,7 @@ function spentToday(sqlite: Database.Database): { usd: number; unpriced: number 
   return { usd: r.usd ?? 0, unpriced: r.unpriced ?? 0 };
 }
 
-/** Releases the events of jobs finished longer ago than the retention period (their records stay). */
-function releaseFinished(retentionMs: number): void {
-  const cutoff = Date.now() - retentionMs;
-  for (const [id, job] of registry.jobs)
-    if (job.state === "finished" && job.finishedAt !== undefined && job.finishedAt < cutoff) registry.jobs.delete(id);
-}
-
-/** Checks the request against the limits, the store and the providers; returns the job, queued. */
+/** Checks the request against the limits, the store and the providers; returns the job, queued in the store. */
 export function startRerun(openStore: () => Database.Database, request: RerunRequest): RerunJob {
   const provider = listProviders().find((p) => p.id === request.provider);
   if (!provider?.available)
@@ -158,15 +81,7 @@ export function startRerun(openStore: () => Database.Database, request: RerunReq
   if (request.provider === "simulated" && !SIMULATED_POLICIES[request.model])
     throw new RerunError(`the simulated provider has the models ${Object.keys(SIMULATED_POLICIES).join(", ")}`);
   const limits = rerunLimits();
-  releaseFinished(limits.retentionMs);
   const client = request.client ?? "local";
-  const active = [...registry.jobs.values()].filter((j) => j.state !== "finished");
-  if (active.filter((j) => (j.request.client ?? "local") === client).length >= limits.perClient)
-    throw new RerunLimitError(
-      `${client} already has ${limits.perClient} reruns queued or running (METRON_RERUN_MAX_PER_CLIENT): wait for one to finish`,
-    );
-  if (registry.queue.length >= limits.queued)
-    throw new RerunLimitError(`the server's rerun queue is full (${limits.queued} jobs, METRON_RERUN_MAX_QUEUED)`);
   // The server's maxima: a request can lower them, never raise them.
   const max = defaultLimits();
   const clamped = {
@@ -176,8 +91,21 @@ export function startRerun(openStore: () => Database.Database, request: RerunReq
   };
   const sqlite = openStore();
   let id: string;
+  let position: number;
   try {
-    recoverLostJobs(sqlite);
+    const count = (where: string, ...params: unknown[]) =>
+      (
+        sqlite.prepare(`SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id IS NULL AND ${where}`).get(...params) as {
+          n: number;
+        }
+      ).n;
+    if (count("state IN ('queued', 'running') AND client = ?", client) >= limits.perClient)
+      throw new RerunLimitError(
+        `${client} already has ${limits.perClient} reruns queued or running (METRON_RERUN_MAX_PER_CLIENT): wait for one to finish`,
+      );
+    position = count("state = 'queued'") + 1;
+    if (position > limits.queued)
+      throw new RerunLimitError(`the server's rerun queue is full (${limits.queued} jobs, METRON_RERUN_MAX_QUEUED)`);
     if (limits.dailyBudgetUsd !== null && request.provider !== "simulated") {
       if (!priceOf(request.model, loadPrices()))
         throw new RerunLimitError(
@@ -189,160 +117,100 @@ export function startRerun(openStore: () => Database.Database, request: RerunReq
           `today's reruns cost $${spent.usd.toFixed(2)}, at the daily budget of $${limits.dailyBudgetUsd} (METRON_DAILY_BUDGET_USD)`,
         );
     }
+    const original = sqlite
+      .prepare(
+        "SELECT t.question_id AS questionId, r.dataset_id AS datasetId FROM traces t JOIN runs r ON r.id = t.run_id WHERE t.id = ?",
+      )
+      .get(request.traceId) as { questionId: string; datasetId: string | null } | undefined;
+    if (!original) throw new RerunError(`no trace ${request.traceId}`);
+    if (!original.datasetId)
+      throw new RerunError("the trace's run is not linked to a dataset: a rerun needs the question's database");
     id = randomUUID();
     sqlite
       .prepare(
-        "INSERT INTO rerun_jobs (id, trace_id, client, provider, model, variant, state) VALUES (?, ?, ?, ?, ?, ?, 'queued')",
+        "INSERT INTO rerun_jobs (id, trace_id, dataset_id, question_id, client, provider, model, variant, limits, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued')",
       )
-      .run(id, request.traceId, client, request.provider, request.model, request.variant);
+      .run(
+        id,
+        request.traceId,
+        original.datasetId,
+        original.questionId,
+        client,
+        request.provider,
+        request.model,
+        request.variant,
+        JSON.stringify(clamped),
+      );
+    const job = trackJob(id, null, original.questionId, null);
+    emit(job, { type: "status", status: "queued", position });
   } finally {
     sqlite.close();
   }
-  const job: RerunJob = {
-    id,
-    request: { ...request, client, limits: clamped },
-    state: "queued",
-    events: [],
-    listeners: new Set(),
-    controller: new AbortController(),
-  };
-  registry.jobs.set(job.id, job);
-  registry.queue.push(job);
-  emit(job, { type: "status", status: "queued", position: registry.queue.length });
-  pump(openStore);
-  return job;
+  serverWorker(openStore);
+  return liveJob(id)!;
 }
 
 export class RerunError extends Error {}
 
-export function cancelRerun(id: string): boolean {
-  const job = registry.jobs.get(id);
-  if (!job || job.state === "finished") return false;
-  if (job.state === "queued") {
-    registry.queue.splice(registry.queue.indexOf(job), 1);
-    job.state = "finished";
-    job.finishedAt = Date.now();
-    emit(job, { type: "failed", error: "cancelled before it started" });
-  } else job.controller.abort();
-  return true;
-}
-
-function pump(openStore: () => Database.Database): void {
-  while (registry.running < concurrency() && registry.queue.length) {
-    const job = registry.queue.shift()!;
-    registry.running++;
-    job.state = "running";
-    emit(job, { type: "status", status: "running" });
-    void execute(openStore, job).finally(() => {
-      registry.running--;
+/** Cancels a rerun: a queued one is dropped, a running one here stops and keeps its partial trace. */
+export function cancelRerun(openStore: () => Database.Database, id: string): boolean {
+  const job = liveJob(id);
+  if (job?.state === "running") {
+    job.abortedFor = "cancel";
+    job.controller.abort();
+    return true;
+  }
+  const sqlite = openStore();
+  try {
+    const changed = sqlite
+      .prepare(
+        "UPDATE rerun_jobs SET state = 'cancelled', error = 'cancelled before it started', finished_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ? AND state = 'queued'",
+      )
+      .run(id).changes;
+    if (changed && job) {
       job.state = "finished";
       job.finishedAt = Date.now();
-      registry.queue.forEach((q, i) => emit(q, { type: "status", status: "queued", position: i + 1 }));
-      pump(openStore);
-    });
-  }
-}
-
-async function execute(openStore: () => Database.Database, job: RerunJob): Promise<void> {
-  const sqlite = openStore();
-  const record = (state: string, error: string | null, resultTraceId: string | null = null) =>
-    sqlite
-      .prepare(
-        "UPDATE rerun_jobs SET state = ?, error = ?, result_trace_id = ?, finished_at = CASE WHEN ? IN ('done', 'failed') THEN strftime('%Y-%m-%dT%H:%M:%fZ','now') END WHERE id = ?",
-      )
-      .run(state, error, resultTraceId, state, job.id);
-  try {
-    record("running", null);
-    const { request } = job;
-    const original = sqlite
-      .prepare(
-        "SELECT t.id, t.run_id AS runId, t.question_id AS questionId, t.sample, r.dataset_id AS datasetId FROM traces t JOIN runs r ON r.id = t.run_id WHERE t.id = ?",
-      )
-      .get(request.traceId) as
-      { id: string; runId: string; questionId: string; sample: number; datasetId: string | null } | undefined;
-    if (!original) throw new Error(`no trace ${request.traceId}`);
-    if (!original.datasetId)
-      throw new Error("the trace's run is not linked to a dataset: a rerun needs the question's database");
-    const { question, database } = loadQuestion(sqlite, original.datasetId, original.questionId);
-    const directives = await directivesFor(request.variant, question, database, { deps: directiveDeps() });
-    const modelName = request.provider === "simulated" ? request.model : `${request.provider}:${request.model}`;
-    const run = { name: RERUN_RUN_NAME, system: SYSTEM_OF[request.variant], model: modelName };
-    const env = new SqlEnvironment(question, database, { variant: request.variant, directives, run });
-    const seed = parseInt(createHash("sha256").update(job.id).digest("hex").slice(0, 8), 16);
-    const model =
-      request.provider === "simulated"
-        ? createSimulatedModel(
-            SIMULATED_POLICIES[request.model],
-            {
-              id: question.id,
-              goldSql: question.goldSql ?? "SELECT 1",
-              goldTables: question.goldTables ?? [],
-              tables: database.tables.map((t) => t.name),
-            },
-            seed,
-          )
-        : languageModel(request.provider, request.model);
-    const result = await runAgentLoop({
-      model,
-      modelName,
-      env,
-      limits: request.limits,
-      signal: job.controller.signal,
-      onStep: (step) => emit(job, { type: "step", step: step as unknown as Record<string, unknown> }),
-    });
-    await env.close();
-    const runId = runIdOf(run);
-    const sample = (
-      sqlite
-        .prepare("SELECT count(*) AS n FROM traces WHERE run_id = ? AND question_id = ?")
-        .get(runId, question.id) as { n: number }
-    ).n;
-    const trace = {
-      ...result.trace,
-      sample,
-      // A run of reruns stays out of every experiment unless one names it (config.reruns).
-      run: {
-        ...(result.trace.run as object),
-        config: { reruns: true, ...(request.provider === "simulated" ? { simulated: true } : {}) },
-      },
-      meta: {
-        ...(result.trace.meta as object),
-        rerun_of: { trace_id: original.id, run_id: original.runId, sample: original.sample },
-        rerun_job: job.id,
-      },
-    };
-    // Nothing a provider echoed (its key, a bearer token) reaches the store.
-    await ingestStream(
-      sqlite,
-      (async function* () {
-        yield Buffer.from(scrubSecrets(JSON.stringify(trace)) + "\n");
-      })(),
-      { source: "agent", fileName: `rerun-${job.id}.jsonl` },
-    );
-    const stored = sqlite
-      .prepare("SELECT id FROM traces WHERE run_id = ? AND question_id = ? AND sample = ?")
-      .get(runId, question.id, sample) as { id: string };
-    emit(job, {
-      type: "done",
-      status: result.status,
-      ...(result.error ? { error: result.error } : {}),
-      runId,
-      traceId: stored.id,
-      questionId: question.id,
-      sample,
-      originalRunId: original.runId,
-      originalSample: original.sample,
-    });
-    record("done", result.error ? scrubSecrets(result.error) : null, stored.id);
-  } catch (e) {
-    const message = scrubSecrets((e as Error).message);
-    emit(job, { type: "failed", error: message });
-    try {
-      record("failed", message);
-    } catch {
-      /* the store is gone: the event says it */
+      emit(job, { type: "failed", error: "cancelled before it started" });
     }
+    return changed > 0;
   } finally {
     sqlite.close();
   }
+}
+
+/** What a rerun of a trace starts from: the original's provider, model, variant and the server's limits. */
+export interface RerunDefaults {
+  provider: ProviderId;
+  model: string;
+  variant: Variant;
+  limits: AgentLimits;
+  /** Set when the original's model cannot run here: what it was, and why the proposal differs. */
+  unavailable?: string;
+}
+
+const VARIANT_OF: Record<string, Variant> = Object.fromEntries(variants.map((v) => [SYSTEM_OF[v], v]));
+
+export function rerunDefaults(
+  original: { system: string; model: string },
+  providers: ProviderInfo[] = listProviders(),
+): RerunDefaults {
+  const variant = VARIANT_OF[original.system] ?? "none";
+  const limits = defaultLimits();
+  const available = providers.filter((p) => p.available);
+  // "openai:gpt-5" (a rerun's own naming), else a model a configured provider lists, else the simulated ones.
+  const [prefix, ...rest] = original.model.split(":");
+  const named = rest.length ? available.find((p) => p.id === prefix) : undefined;
+  if (named) return { provider: named.id, model: rest.join(":"), variant, limits };
+  const listing = available.find((p) => p.models.includes(original.model));
+  if (listing) return { provider: listing.id, model: original.model, variant, limits };
+  const fallback = available.find((p) => p.id !== "simulated") ?? available[0];
+  return {
+    provider: fallback.id,
+    model: fallback.models[0],
+    variant,
+    limits,
+    unavailable: `the original's model ${original.model} is not available on this server (${
+      rest.length ? `provider ${prefix} is not configured` : "no configured provider lists it"
+    }); proposed ${fallback.id === "simulated" ? "the simulated" : fallback.label} ${fallback.models[0]} instead`,
+  };
 }

@@ -37,6 +37,15 @@ export interface SimulatedQuestion {
   tables: string[];
 }
 
+const pause = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => {
+      clearTimeout(t);
+      reject(signal.reason ?? new Error("aborted"));
+    });
+  });
+
 type Action = { tool: string; input: Record<string, unknown> } | { text: string };
 
 /** Plans the whole episode up front from the seed; the model replays it one step per call. */
@@ -118,9 +127,12 @@ export function createSimulatedModel(
   policy: SimulatedPolicy,
   question: SimulatedQuestion,
   seed: number,
+  /** A pause before each reply, so a rerun's steps are seen arriving (METRON_SIM_STEP_DELAY_MS); 0 in the seed. */
+  stepDelayMs = 0,
 ): LanguageModelV3 {
   let plan: Action[] | null = null;
   const generate = async (options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> => {
+    if (stepDelayMs > 0) await pause(stepDelayMs, options.abortSignal);
     const turn = options.prompt.filter((m) => m.role === "assistant").length;
     // The plan is made once the first tool result (the table list, with any directives) is known.
     if (turn === 1 || !plan) plan = planEpisode(policy, question, flaggedFrom(options), seed);

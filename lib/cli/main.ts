@@ -7,6 +7,7 @@ import { runMcpCommand } from "./mcp";
 import { runEvaluateCommand, runRecomputeCommand } from "./run-commands";
 import { runRunCommand } from "./run-curation";
 import { runSqlCommand } from "./sql";
+import { runSweepCommand } from "./sweep";
 import { databasePath, openDb } from "@/lib/db/client";
 
 const USAGE = `usage: metron <command> [options]
@@ -35,6 +36,11 @@ commands:
       fix a run after upload: identity, dataset link (traces relinked and measured again), tool roles (recomputed)
   run archive|unarchive RUN [--json]     hide a run from lists and figures (kept), or show it again
   run delete RUN --yes [--json]          delete a run, its traces, steps and unreferenced results
+  sweep --dataset D (--from-run R --failing | --questions a,b | --all) --provider P --model M
+        [--variant none|computed|oracle] [--samples K] [--concurrency N] [--max-cost USD] [--max-tokens N]
+        [--max-minutes M] [--max-steps N] [--name N] [--detach] [--json]
+      run a variant over many questions into a new run (this process works it; --detach leaves it to the server)
+  sweep status|pause|resume|cancel RUN [--max-cost|--max-tokens|--max-minutes (resume: raise the budget)] [--json]
 
 environment: DATABASE_PATH (store file, default data/metron.db); see docs/configuration.md`;
 
@@ -62,6 +68,8 @@ export async function main(argv: string[]): Promise<number> {
         return await runRecomputeCommand(rest);
       case "run":
         return await runRunCommand(rest);
+      case "sweep":
+        return await runSweepCommand(rest);
       case undefined:
       case "help":
       case "--help":

@@ -283,27 +283,82 @@ export const runToolCounts = sqliteTable(
 );
 
 /**
- * Rerun jobs, recorded so that none is silently dropped: a job still queued or running when the server stops is
- * marked `lost` at the next start, and says so. Their event logs live in memory until a retention period ends.
+ * Agent jobs: one question run through the agent loop, alone (a rerun of one trace) or as part of a sweep. The
+ * state lives here, not in server memory: `queued`, `running` (held by a worker under a lease it renews),
+ * `done`, `failed`, `cancelled` (and `lost`, left by versions before durable jobs). A worker that dies leaves its
+ * job `running` with a lease that runs out (or a dead process id): another worker takes it back and runs it from
+ * scratch, replacing any trace it had stored (lib/agent/jobs.ts).
  */
 export const rerunJobs = sqliteTable(
   "rerun_jobs",
   {
     id: text("id").primaryKey(),
-    traceId: text("trace_id").notNull(),
+    /** The trace a rerun starts from; for a sweep, the source run's trace of the question when there is one. */
+    traceId: text("trace_id"),
+    /** The sweep (its run's id) this job belongs to; null for a single rerun. */
+    sweepId: text("sweep_id"),
+    datasetId: text("dataset_id"),
+    questionId: text("question_id"),
+    /** The sample index the job's trace takes in its run (sweeps: 0..K-1). */
+    sample: integer("sample"),
     /** Who asked: the access token's name, else the client's address. */
     client: text("client").notNull(),
     provider: text("provider").notNull(),
     model: text("model").notNull(),
     variant: text("variant").notNull(),
+    limits: text("limits", { mode: "json" }).$type<{ maxSteps: number; wallTimeMs: number; maxOutputTokens: number }>(),
     state: text("state").notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    /** Rate-limited attempts (HTTP 429), retried after the provider's retry-after without counting as attempts. */
+    rateLimited: integer("rate_limited").notNull().default(0),
+    /** Not taken before this time (ms since the epoch): the back-off of a retry. */
+    notBefore: integer("not_before"),
+    /** The worker holding a running job (`host:pid:nonce`) and until when (ms since the epoch). */
+    worker: text("worker"),
+    leaseUntil: integer("lease_until"),
     error: text("error"),
     resultTraceId: text("result_trace_id"),
+    tokens: integer("tokens"),
+    costUsd: real("cost_usd"),
     createdAt: createdAt(),
+    startedAt: text("started_at"),
     finishedAt: text("finished_at"),
   },
-  (t) => [index("rerun_jobs_trace").on(t.traceId), index("rerun_jobs_state").on(t.state)],
+  (t) => [
+    index("rerun_jobs_trace").on(t.traceId),
+    index("rerun_jobs_state").on(t.state),
+    index("rerun_jobs_sweep").on(t.sweepId, t.state),
+  ],
 );
+
+/**
+ * A sweep: a directive variant and model run over a selection of a dataset's questions, K samples each, into a
+ * run of its own (`run_id`), under a concurrency and a budget. Its jobs are rows of `rerun_jobs`.
+ */
+export const sweeps = sqliteTable("sweeps", {
+  runId: text("run_id").primaryKey(),
+  datasetId: text("dataset_id").notNull(),
+  /** The run whose questions were chosen (failing ones) and that outcomes are compared with; may be null. */
+  sourceRunId: text("source_run_id"),
+  selection: text("selection", { mode: "json" }).$type<{ kind: string; count: number; ids?: string[] }>().notNull(),
+  provider: text("provider").notNull(),
+  model: text("model").notNull(),
+  variant: text("variant").notNull(),
+  limits: text("limits", { mode: "json" })
+    .$type<{ maxSteps: number; wallTimeMs: number; maxOutputTokens: number }>()
+    .notNull(),
+  samples: integer("samples").notNull().default(1),
+  concurrency: integer("concurrency").notNull().default(2),
+  budget: text("budget", { mode: "json" })
+    .$type<{ maxCostUsd?: number; maxTokens?: number; maxWallMs?: number }>()
+    .notNull(),
+  /** `running`, `paused`, `done`, `stopped` (a budget), `cancelled`. */
+  state: text("state").notNull(),
+  stoppedBy: text("stopped_by"),
+  createdBy: text("created_by").notNull(),
+  createdAt: createdAt(),
+  finishedAt: text("finished_at"),
+});
 
 /** What was changed on a run, when, and by whom (the access token's name; "local" without tokens; "cli"). */
 export const runChanges = sqliteTable(

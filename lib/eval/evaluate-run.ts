@@ -51,6 +51,8 @@ export interface EvaluateOptions {
   numeric?: NumericMode;
   sandbox?: SqlSandbox;
   onProgress?: (done: number, total: number) => void;
+  /** Only these traces of the run (a finished rerun or sweep job); the run's settings are kept if it has some. */
+  traceIds?: string[];
 }
 
 export async function evaluateRun(
@@ -64,9 +66,12 @@ export async function evaluateRun(
   const mode = options.mode ?? "set";
   const numeric = options.numeric ?? "exact";
   const sandbox = options.sandbox ?? new SqlSandbox();
+  const only = options.traceIds;
   const traces = sqlite
-    .prepare("SELECT id, question_id, db_id, final_sql, gold_sql FROM traces WHERE run_id = ?")
-    .all(runId) as TraceRow[];
+    .prepare(
+      `SELECT id, question_id, db_id, final_sql, gold_sql FROM traces WHERE run_id = ?${only ? ` AND id IN (${only.map(() => "?").join(",") || "NULL"})` : ""}`,
+    )
+    .all(runId, ...(only ?? [])) as TraceRow[];
   const dbOf = sqlite.prepare("SELECT path, sha256, schema_only FROM databases WHERE id = ?");
   const cachedGold = sqlite.prepare("SELECT result, error FROM gold_results WHERE db_sha256 = ? AND sql_hash = ?");
   const saveGold = sqlite.prepare(
@@ -156,7 +161,9 @@ export async function evaluateRun(
       save.run(outcome, error, hash, id);
     }
     sqlite
-      .prepare("UPDATE runs SET version = version + 1, ex_settings = ? WHERE id = ?")
+      .prepare(
+        `UPDATE runs SET version = version + 1, ex_settings = ${only ? "coalesce(ex_settings, ?)" : "?"} WHERE id = ?`,
+      )
       .run(JSON.stringify({ mode, numeric, evaluated_at: new Date().toISOString() }), runId);
   });
   return { run_id: runId, counts };

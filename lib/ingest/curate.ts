@@ -221,6 +221,27 @@ export async function archiveRun(
   });
 }
 
+/** Deletes traces with their steps and the blobs no other step uses (inside the caller's transaction). */
+function removeTraces(sqlite: Database.Database, where: string, params: string[]) {
+  const blobs = (
+    sqlite
+      .prepare(
+        `SELECT DISTINCT s.result_blob AS h FROM steps s WHERE s.trace_id IN (SELECT id FROM traces WHERE ${where}) AND s.result_blob IS NOT NULL`,
+      )
+      .all(...params) as { h: string }[]
+  ).map((r) => r.h);
+  const steps = sqlite
+    .prepare(`DELETE FROM steps WHERE trace_id IN (SELECT id FROM traces WHERE ${where})`)
+    .run(...params).changes;
+  const traces = sqlite.prepare(`DELETE FROM traces WHERE ${where}`).run(...params).changes;
+  const unused = sqlite.prepare(
+    "DELETE FROM blobs WHERE hash = ? AND NOT EXISTS (SELECT 1 FROM steps WHERE result_blob = ?)",
+  );
+  let freed = 0;
+  for (const h of blobs) freed += unused.run(h, h).changes;
+  return { traces, steps, blobs: freed };
+}
+
 /** Deletes a run with its traces, steps, tool counts and the blobs no other step uses, in one transaction. */
 export async function deleteRun(
   sqlite: Database.Database,
@@ -228,27 +249,26 @@ export async function deleteRun(
 ): Promise<{ traces: number; steps: number; blobs: number }> {
   runOf(sqlite, runId);
   return withWriteTransaction(sqlite, () => {
-    const blobs = (
-      sqlite
-        .prepare(
-          "SELECT DISTINCT s.result_blob AS h FROM steps s JOIN traces t ON t.id = s.trace_id WHERE t.run_id = ? AND s.result_blob IS NOT NULL",
-        )
-        .all(runId) as { h: string }[]
-    ).map((r) => r.h);
-    const steps = sqlite
-      .prepare("DELETE FROM steps WHERE trace_id IN (SELECT id FROM traces WHERE run_id = ?)")
-      .run(runId).changes;
-    const traces = sqlite.prepare("DELETE FROM traces WHERE run_id = ?").run(runId).changes;
-    const unused = sqlite.prepare(
-      "DELETE FROM blobs WHERE hash = ? AND NOT EXISTS (SELECT 1 FROM steps WHERE result_blob = ?)",
-    );
-    let freed = 0;
-    for (const h of blobs) freed += unused.run(h, h).changes;
+    const removed = removeTraces(sqlite, "run_id = ?", [runId]);
     for (const table of ["run_tool_counts", "run_changes"])
       sqlite.prepare(`DELETE FROM ${table} WHERE run_id = ?`).run(runId);
     sqlite.prepare("DELETE FROM runs WHERE id = ?").run(runId);
-    return { traces, steps, blobs: freed };
+    return removed;
   });
+}
+
+/**
+ * Deletes some traces of a run (a job's earlier attempt, replaced by its rerun) and recounts the run's tools and
+ * metrics from what stays.
+ */
+export async function deleteTraces(sqlite: Database.Database, runId: string, traceIds: string[]): Promise<number> {
+  if (!traceIds.length) return 0;
+  const removed = await withWriteTransaction(
+    sqlite,
+    () => removeTraces(sqlite, `id IN (${traceIds.map(() => "?").join(",")})`, traceIds).traces,
+  );
+  if (sqlite.prepare("SELECT 1 FROM runs WHERE id = ?").get(runId)) recomputeRun(sqlite, runId);
+  return removed;
 }
 
 /** Saves a named experiment: exactly these runs (unknown ids dropped), whose figures then change only with them. */

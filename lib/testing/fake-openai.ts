@@ -7,7 +7,7 @@ import http from "node:http";
 export type ScriptedReply =
   | { toolCalls: { name: string; args: Record<string, unknown> }[]; usage?: { prompt: number; completion: number } }
   | { text: string; usage?: { prompt: number; completion: number } }
-  | { error: number; message: string }
+  | { error: number; message: string; headers?: Record<string, string> }
   | { delayMs: number; then: ScriptedReply };
 
 export interface FakeServer {
@@ -16,7 +16,10 @@ export interface FakeServer {
   close: () => Promise<void>;
 }
 
-export async function startFakeOpenAI(script: ScriptedReply[]): Promise<FakeServer> {
+/** A reply chosen from the request (its messages, say), for concurrent callers whose order is not known. */
+export type ReplyFn = (body: { model: string; messages: unknown[] }) => ScriptedReply;
+
+export async function startFakeOpenAI(script: ScriptedReply[] | ReplyFn): Promise<FakeServer> {
   const requests: FakeServer["requests"] = [];
   let next = 0;
   const reply = (res: http.ServerResponse, r: ScriptedReply, model: string): void => {
@@ -27,7 +30,7 @@ export async function startFakeOpenAI(script: ScriptedReply[]): Promise<FakeServ
     }
     if ("error" in r) {
       res
-        .writeHead(r.error, { "Content-Type": "application/json" })
+        .writeHead(r.error, { "Content-Type": "application/json", ...r.headers })
         .end(JSON.stringify({ error: { message: r.message, type: "server_error" } }));
       return;
     }
@@ -84,7 +87,7 @@ export async function startFakeOpenAI(script: ScriptedReply[]): Promise<FakeServ
       }
       const parsed = JSON.parse(body);
       requests.push({ headers: req.headers, body: parsed });
-      const r = script[Math.min(next++, script.length - 1)];
+      const r = typeof script === "function" ? (next++, script(parsed)) : script[Math.min(next++, script.length - 1)];
       reply(res, r, parsed.model);
     });
   });

@@ -22,10 +22,15 @@ export interface OverviewFilter {
   /** Also runs without a dataset, and archived runs (hidden by default). */
   withoutDataset?: boolean;
   archived?: boolean;
+  /** Also the runs of sweeps, which stay out of the default view (a sweep does not move a figure by itself). */
+  sweeps?: boolean;
 }
 
 /** Runs that hold reruns only (the "Reruns" run, `config.reruns`): outside every experiment unless named in one. */
 const NOT_RERUNS = "coalesce(json_extract(r.config, '$.reruns'), 0) = 0 AND r.name != 'Reruns'";
+
+/** Runs a sweep made (`config.sweep`): shown when the view asks for them, or named by an experiment. */
+const NOT_SWEEPS = "json_extract(r.config, '$.sweep') IS NULL";
 
 /** The ids of the runs a view covers. */
 export function listExperimentRunIds(db: Db, filter: OverviewFilter): string[] {
@@ -36,6 +41,7 @@ export function listExperimentRunIds(db: Db, filter: OverviewFilter): string[] {
     params.push(...filter.runIds);
   } else {
     where.push(NOT_RERUNS);
+    if (!filter.sweeps) where.push(NOT_SWEEPS);
     if (!filter.archived) where.push("r.archived_at IS NULL");
     if (!filter.withoutDataset) where.push("r.dataset_id IS NOT NULL");
   }

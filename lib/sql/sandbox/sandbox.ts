@@ -195,3 +195,10 @@ const g = globalThis as unknown as { metronSandbox?: SqlSandbox };
 export function sharedSandbox(): SqlSandbox {
   return (g.metronSandbox ??= new SqlSandbox());
 }
+
+/** Stops the process-wide sandbox's workers (a CLI command that used it, before it exits). */
+export async function closeSharedSandbox(): Promise<void> {
+  const sandbox = g.metronSandbox;
+  g.metronSandbox = undefined;
+  await sandbox?.close();
+}

@@ -17,7 +17,7 @@ export async function GET(request: Request) {
     db,
     saved
       ? { runIds: saved.runIds }
-      : { dataset: params.dataset, withoutDataset: params.all, archived: params.archived },
+      : { dataset: params.dataset, withoutDataset: params.all, archived: params.archived, sweeps: params.sweeps },
   );
   const { columns, rows } = overviewTable(groups);
   return csvResponse(saved ? `metron-experiment-${saved.name}.csv` : "metron-overview.csv", columns, rows);

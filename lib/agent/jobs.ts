@@ -1,0 +1,640 @@
+/**
+ * Durable agent jobs: one question run through the agent loop, alone (a rerun) or as part of a sweep. The state
+ * lives in the store (`rerun_jobs`, `sweeps`); this process only holds the event logs of the jobs it runs, so a
+ * page can watch their steps arrive. A worker takes a queued job with one atomic UPDATE, holds it under a lease
+ * it renews, and at the end stores the trace through the normal ingest path, evaluates it (EX) and records the
+ * job as done or failed. A worker that dies (`kill -9`, a restart) leaves its jobs `running`: the next worker
+ * takes them back — at once when their process is gone from this machine, else when the lease runs out — and
+ * runs them from scratch, replacing any trace they had stored, so none is duplicated or lost.
+ *
+ * Retries: a provider's 429 goes back to the queue after its `retry-after` (without counting as an attempt, up
+ * to METRON_JOB_MAX_RATE_LIMITED times); another provider error is retried with back-off until
+ * METRON_JOB_ATTEMPTS attempts, and the last attempt's partial trace is kept. Sweeps add a concurrency, a
+ * budget checked before each job starts, and pause, resume and cancel (lib/agent/sweeps.ts).
+ */
+import type Database from "better-sqlite3";
+import { createHash, randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import { nonNegativeNumber, positiveNumber } from "@/lib/config/env";
+import { deleteTraces } from "@/lib/ingest/curate";
+import { ingestStream } from "@/lib/ingest/ingest";
+import { loadPrices } from "@/lib/ingest/prices-file";
+import { loadQuestion } from "@/lib/environment/database-info";
+import { directivesFor, SYSTEM_OF, type Variant } from "@/lib/environment/directives";
+import { SqlEnvironment } from "@/lib/environment/tools";
+import { evaluateRun } from "@/lib/eval/evaluate-run";
+import { costOf } from "@/lib/metrics/prices";
+import { sharedSandbox } from "@/lib/sql/sandbox/sandbox";
+import { runIdOf } from "@/lib/trace/hash";
+import { directiveDeps } from "./directive-models";
+import { runAgentLoop, type AgentLimits, type LoopResult } from "./loop";
+import { languageModel, type ProviderId } from "./providers";
+import { scrubSecrets, scrubValue } from "./scrub";
+import { createSimulatedModel, SIMULATED_POLICIES } from "./simulated";
+import { traceVerdict, type Verdict } from "./verdict";
+
+export const RERUN_RUN_NAME = "Reruns";
+
+export interface JobRow {
+  id: string;
+  trace_id: string | null;
+  sweep_id: string | null;
+  dataset_id: string | null;
+  question_id: string | null;
+  sample: number | null;
+  client: string;
+  provider: ProviderId;
+  model: string;
+  variant: Variant;
+  limits: string | null;
+  state: string;
+  attempts: number;
+  rate_limited: number;
+}
+
+export type JobEvent = { id: number } & (
+  | { type: "status"; status: "queued" | "running"; position?: number; attempt?: number; retryInMs?: number }
+  | { type: "step"; step: Record<string, unknown> }
+  | {
+      type: "done";
+      status: string;
+      error?: string;
+      runId: string;
+      traceId: string;
+      questionId: string;
+      sample: number;
+      originalRunId?: string;
+      originalSample?: number;
+      verdict?: Verdict;
+    }
+  | { type: "failed"; error: string }
+);
+type EventBody = JobEvent extends infer E ? (E extends { id: number } ? Omit<E, "id"> : never) : never;
+
+/** What this process holds of a job: its events, for pages that follow it live. */
+export interface LiveJob {
+  id: string;
+  sweepId: string | null;
+  questionId: string | null;
+  sample: number | null;
+  state: "queued" | "running" | "finished";
+  events: JobEvent[];
+  listeners: Set<(e: JobEvent) => void>;
+  controller: AbortController;
+  /** Why it was aborted: a cancel of the job or its sweep, or a pause. */
+  abortedFor?: "cancel" | "pause";
+  tokens: number;
+  finishedAt?: number;
+}
+
+export function jobSettings() {
+  return {
+    leaseMs: positiveNumber("METRON_JOB_LEASE_MS", 60_000),
+    pollMs: positiveNumber("METRON_JOB_POLL_MS", 500),
+    attempts: positiveNumber("METRON_JOB_ATTEMPTS", 3),
+    maxRateLimited: positiveNumber("METRON_JOB_MAX_RATE_LIMITED", 10),
+    backoffMs: nonNegativeNumber("METRON_JOB_BACKOFF_MS", 2000),
+    rerunConcurrency: positiveNumber("METRON_RERUN_CONCURRENCY", 2),
+    retentionMs: positiveNumber("METRON_RERUN_RETENTION_MS", 3_600_000),
+    simulatedDelayMs: nonNegativeNumber("METRON_SIM_STEP_DELAY_MS", 300),
+    providerRetries: nonNegativeNumber("METRON_PROVIDER_RETRIES", 2),
+  };
+}
+
+interface Registry {
+  live: Map<string, LiveJob>;
+  worker?: JobWorker;
+}
+const g = globalThis as unknown as { metronJobs?: Registry };
+const registry: Registry = (g.metronJobs ??= { live: new Map() });
+
+export function liveJob(id: string): LiveJob | undefined {
+  return registry.live.get(id);
+}
+
+/** The live record of a job, created when it is queued or taken by this process. */
+export function trackJob(
+  id: string,
+  sweepId: string | null,
+  questionId: string | null,
+  sample: number | null,
+): LiveJob {
+  let job = registry.live.get(id);
+  if (!job) {
+    job = {
+      id,
+      sweepId,
+      questionId,
+      sample,
+      state: "queued",
+      events: [],
+      listeners: new Set(),
+      controller: new AbortController(),
+      tokens: 0,
+    };
+    registry.live.set(id, job);
+  }
+  return job;
+}
+
+export function emit(job: LiveJob, body: EventBody): void {
+  const event = { id: job.events.length, ...scrubValue(body) } as JobEvent;
+  job.events.push(event);
+  for (const l of job.listeners) l(event);
+}
+
+/** Releases the events of jobs finished longer ago than the retention period (their records stay). */
+function releaseFinished(): void {
+  const cutoff = Date.now() - jobSettings().retentionMs;
+  for (const [id, job] of registry.live)
+    if (job.state === "finished" && job.finishedAt !== undefined && job.finishedAt < cutoff) registry.live.delete(id);
+}
+
+const now = () => Date.now();
+const iso = "strftime('%Y-%m-%dT%H:%M:%fZ','now')";
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+export class JobWorker {
+  readonly id = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly db: Database.Database;
+  private timer: NodeJS.Timeout | null = null;
+  private ticking = false;
+  private stopped = false;
+  private readonly running = new Map<string, LiveJob>();
+  private readonly settings = jobSettings();
+  private readonly waiters = new Set<() => void>();
+
+  constructor(
+    private readonly openStore: () => Database.Database,
+    /** Work on this sweep only (the CLI); the server's worker takes every sweep and rerun. */
+    private readonly only?: string,
+  ) {
+    this.db = openStore();
+  }
+
+  /** Runs a pass now (after a job was queued or a sweep resumed) and keeps polling. */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.tick(), 0);
+    this.timer.unref();
+  }
+
+  /** Resolves when a pass finds nothing of its own running and nothing it can take (for the CLI). */
+  idle(): Promise<void> {
+    return new Promise((resolve) => this.waiters.add(resolve));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    for (const job of this.running.values()) job.controller.abort();
+    while (this.running.size) await new Promise((r) => setTimeout(r, 20));
+    this.db.close();
+  }
+
+  private async tick(): Promise<void> {
+    if (this.ticking || this.stopped) return;
+    this.ticking = true;
+    let busy = false;
+    try {
+      this.reclaim();
+      this.renewLeases();
+      busy = this.sweepPass() || busy;
+      if (!this.only) busy = this.rerunPass() || busy;
+      releaseFinished();
+    } catch (e) {
+      console.error(`metron jobs: ${scrubSecrets((e as Error).message)}`);
+    } finally {
+      this.ticking = false;
+    }
+    if (!busy && this.running.size === 0) {
+      for (const w of this.waiters) w();
+      this.waiters.clear();
+    }
+    if (!this.stopped) {
+      this.timer = setTimeout(() => void this.tick(), this.settings.pollMs);
+      this.timer.unref();
+    }
+  }
+
+  /** Takes back jobs whose worker is gone: its process is dead on this machine, or its lease ran out. */
+  private reclaim(): void {
+    const held = this.db
+      .prepare("SELECT id, worker, lease_until AS leaseUntil FROM rerun_jobs WHERE state = 'running'")
+      .all() as { id: string; worker: string | null; leaseUntil: number | null }[];
+    const host = hostname();
+    const takeBack = this.db.prepare(
+      "UPDATE rerun_jobs SET state = 'queued', worker = NULL, lease_until = NULL, error = ? WHERE id = ? AND state = 'running' AND worker IS ?",
+    );
+    for (const j of held) {
+      if (j.worker === this.id && this.running.has(j.id)) continue;
+      const [h, pid] = (j.worker ?? "").split(":");
+      const dead =
+        j.worker === this.id ||
+        j.leaseUntil === null ||
+        j.leaseUntil < now() ||
+        (h === host && Number(pid) !== process.pid && !alive(Number(pid)));
+      if (dead)
+        takeBack.run(
+          `taken back from ${j.worker ?? "no worker"}, which stopped; run again from scratch`,
+          j.id,
+          j.worker,
+        );
+    }
+  }
+
+  private renewLeases(): void {
+    if (!this.running.size) return;
+    const renew = this.db.prepare("UPDATE rerun_jobs SET lease_until = ? WHERE id = ? AND worker = ?");
+    for (const id of this.running.keys()) renew.run(now() + this.settings.leaseMs, id, this.id);
+  }
+
+  /** Claims the next queued job of a sweep (or of the single reruns) atomically; null when none is due. */
+  private claim(sweepId: string | null): JobRow | null {
+    return (
+      (this.db
+        .prepare(
+          `UPDATE rerun_jobs SET state = 'running', worker = ?, lease_until = ?, attempts = attempts + 1, started_at = ${iso}
+           WHERE id = (SELECT id FROM rerun_jobs WHERE state = 'queued' AND sweep_id IS ? AND coalesce(not_before, 0) <= ?
+                       ORDER BY created_at, rowid LIMIT 1) AND state = 'queued'
+           RETURNING *`,
+        )
+        .get(this.id, now() + this.settings.leaseMs, sweepId, now()) as JobRow | undefined) ?? null
+    );
+  }
+
+  private runningCount(sweepId: string | null): number {
+    return (
+      this.db
+        .prepare("SELECT count(*) AS n FROM rerun_jobs WHERE state = 'running' AND sweep_id IS ?")
+        .get(sweepId) as { n: number }
+    ).n;
+  }
+
+  private rerunPass(): boolean {
+    let busy = false;
+    while (this.runningCount(null) < this.settings.rerunConcurrency) {
+      const job = this.claim(null);
+      if (!job) break;
+      busy = true;
+      this.start(job);
+    }
+    const queued = (
+      this.db.prepare("SELECT count(*) AS n FROM rerun_jobs WHERE state = 'queued' AND sweep_id IS NULL").get() as {
+        n: number;
+      }
+    ).n;
+    return busy || queued > 0;
+  }
+
+  private sweepPass(): boolean {
+    const sweeps = this.db
+      .prepare(
+        `SELECT run_id AS runId, state, concurrency, budget, created_at AS createdAt FROM sweeps WHERE state IN ('running', 'paused', 'cancelled')${this.only ? " AND run_id = ?" : ""}`,
+      )
+      .all(...(this.only ? [this.only] : [])) as {
+      runId: string;
+      state: string;
+      concurrency: number;
+      budget: string;
+      createdAt: string;
+    }[];
+    let busy = false;
+    for (const s of sweeps) {
+      if (s.state !== "running") {
+        // Cancelled: stop what runs here. Paused: what runs finishes, nothing new starts.
+        if (s.state === "cancelled")
+          for (const job of this.running.values())
+            if (job.sweepId === s.runId && !job.abortedFor) {
+              job.abortedFor = "cancel";
+              job.controller.abort();
+            }
+        continue;
+      }
+      const stop = budgetReached(this.db, s.runId, JSON.parse(s.budget), s.createdAt);
+      if (stop) {
+        stopSweep(this.db, s.runId, "budget", `not run: the sweep's budget was reached (${stop})`);
+        continue;
+      }
+      let running = this.runningCount(s.runId);
+      while (running < s.concurrency) {
+        const job = this.claim(s.runId);
+        if (!job) break;
+        running++;
+        this.start(job);
+      }
+      const left = (
+        this.db
+          .prepare("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state IN ('queued', 'running')")
+          .get(s.runId) as { n: number }
+      ).n;
+      if (left === 0)
+        this.db
+          .prepare(`UPDATE sweeps SET state = 'done', finished_at = ${iso} WHERE run_id = ? AND state = 'running'`)
+          .run(s.runId);
+      else busy = true;
+    }
+    return busy;
+  }
+
+  private start(row: JobRow): void {
+    const job = trackJob(row.id, row.sweep_id, row.question_id, row.sample);
+    job.state = "running";
+    job.controller = new AbortController();
+    job.abortedFor = undefined;
+    job.tokens = 0;
+    this.running.set(row.id, job);
+    emit(job, { type: "status", status: "running", attempt: row.attempts });
+    void this.execute(row, job)
+      .catch((e) => console.error(`metron jobs: ${scrubSecrets((e as Error).message)}`))
+      .finally(() => {
+        this.running.delete(row.id);
+        this.kick();
+      });
+  }
+
+  private async execute(row: JobRow, job: LiveJob): Promise<void> {
+    const sqlite = this.openStore();
+    const mine = "id = ? AND state = 'running' AND worker = ?";
+    /** Back to the queue; a pause or a rate limit does not count as an attempt. */
+    const requeue = (error: string, delayMs: number, why: "retry" | "rate-limit" | "pause") => {
+      sqlite
+        .prepare(
+          `UPDATE rerun_jobs SET state = 'queued', worker = NULL, lease_until = NULL, error = ?, not_before = ?,
+           attempts = attempts - ?, rate_limited = rate_limited + ? WHERE ${mine}`,
+        )
+        .run(error, now() + delayMs, why === "retry" ? 0 : 1, why === "rate-limit" ? 1 : 0, row.id, this.id);
+      emit(job, { type: "status", status: "queued", retryInMs: delayMs });
+      job.state = "queued";
+    };
+    const finish = (state: "done" | "failed" | "cancelled", error: string | null, extra: Partial<Finished> = {}) =>
+      sqlite
+        .prepare(
+          `UPDATE rerun_jobs SET state = ?, error = ?, result_trace_id = ?, tokens = ?, cost_usd = ?, sample = coalesce(?, sample),
+           worker = NULL, lease_until = NULL, finished_at = ${iso} WHERE ${mine}`,
+        )
+        .run(
+          state,
+          error,
+          extra.traceId ?? null,
+          extra.tokens ?? null,
+          extra.costUsd ?? null,
+          extra.sample ?? null,
+          row.id,
+          this.id,
+        ).changes > 0;
+    const end = () => {
+      job.state = "finished";
+      job.finishedAt = now();
+    };
+    try {
+      const result = await this.runLoop(sqlite, row, job);
+      const { failure } = result;
+      const s = this.settings;
+      if (result.status === "cancelled" && job.abortedFor === "pause") {
+        requeue("paused while running; run again from scratch on resume", 0, "pause");
+        return;
+      }
+      if (result.status === "cancelled" && row.sweep_id) {
+        finish("cancelled", "cancelled while running");
+        emit(job, { type: "failed", error: "cancelled" });
+        return end();
+      }
+      if (result.status === "error" && failure?.statusCode === 429 && row.rate_limited < s.maxRateLimited) {
+        requeue(
+          `rate limited (HTTP 429): ${result.error}`,
+          failure.retryAfterMs ?? s.backoffMs * 2 ** row.rate_limited,
+          "rate-limit",
+        );
+        return;
+      }
+      // Transient failures (5xx, 408, a broken connection) are tried again; a 4xx will not change.
+      const transient = !failure?.statusCode || failure.statusCode >= 500 || failure.statusCode === 408;
+      if (result.status === "error" && transient && row.attempts < s.attempts) {
+        requeue(`attempt ${row.attempts}: ${result.error}`, s.backoffMs * 2 ** (row.attempts - 1), "retry");
+        return;
+      }
+      const stored = await storeJobTrace(sqlite, row, result);
+      const failed = result.status === "error";
+      const error = result.error ? scrubSecrets(result.error) : null;
+      if (!finish(failed ? "failed" : "done", error, stored)) return end(); // taken back meanwhile
+      emit(job, {
+        type: "done",
+        status: result.status,
+        ...(error ? { error } : {}),
+        runId: stored.runId,
+        traceId: stored.traceId,
+        questionId: row.question_id!,
+        sample: stored.sample,
+        ...(stored.original ? { originalRunId: stored.original.runId, originalSample: stored.original.sample } : {}),
+        ...(stored.verdict ? { verdict: stored.verdict } : {}),
+      });
+      end();
+    } catch (e) {
+      const message = scrubSecrets((e as Error).message);
+      try {
+        finish("failed", message);
+      } catch {
+        /* the store is gone: the event says it */
+      }
+      emit(job, { type: "failed", error: message });
+      end();
+    } finally {
+      sqlite.close();
+    }
+  }
+
+  private async runLoop(sqlite: Database.Database, row: JobRow, job: LiveJob): Promise<LoopResult & Loaded> {
+    if (!row.dataset_id || !row.question_id) throw new Error("the job names no dataset question");
+    const { question, database } = loadQuestion(sqlite, row.dataset_id, row.question_id);
+    const directives = await directivesFor(row.variant, question, database, { deps: directiveDeps() });
+    const modelName = row.provider === "simulated" ? row.model : `${row.provider}:${row.model}`;
+    const run = targetRun(sqlite, row, modelName);
+    const env = new SqlEnvironment(question, database, { variant: row.variant, directives, run });
+    const seed = parseInt(createHash("sha256").update(row.id).digest("hex").slice(0, 8), 16);
+    const model =
+      row.provider === "simulated"
+        ? createSimulatedModel(
+            SIMULATED_POLICIES[row.model],
+            {
+              id: question.id,
+              goldSql: question.goldSql ?? "SELECT 1",
+              goldTables: question.goldTables ?? [],
+              tables: database.tables.map((t) => t.name),
+            },
+            seed,
+            this.settings.simulatedDelayMs,
+          )
+        : languageModel(row.provider, row.model);
+    const limits = JSON.parse(row.limits ?? "null") as AgentLimits | undefined;
+    try {
+      const result = await runAgentLoop({
+        model,
+        modelName,
+        env,
+        ...(limits ? { limits } : {}),
+        signal: job.controller.signal,
+        maxRetries: this.settings.providerRetries,
+        onStep: (step) => {
+          const u = step.usage as { input_tokens?: number; output_tokens?: number } | undefined;
+          if (u) job.tokens += (u.input_tokens ?? 0) + (u.output_tokens ?? 0);
+          emit(job, { type: "step", step: step as unknown as Record<string, unknown> });
+        },
+      });
+      return { ...result, run, modelName };
+    } finally {
+      await env.close();
+    }
+  }
+}
+
+interface Loaded {
+  run: { name: string; system: string; model: string };
+  modelName: string;
+}
+interface Finished {
+  runId: string;
+  traceId: string;
+  sample: number;
+  tokens: number;
+  costUsd: number | null;
+  original?: { runId: string; sample: number };
+  verdict?: Verdict;
+}
+
+/** The run a job's trace goes to: its sweep's run, else the "Reruns" run of its system and model. */
+function targetRun(sqlite: Database.Database, row: JobRow, modelName: string) {
+  if (row.sweep_id) {
+    const r = sqlite.prepare("SELECT name, system, model FROM runs WHERE id = ?").get(row.sweep_id) as
+      { name: string; system: string; model: string } | undefined;
+    if (!r) throw new Error(`the sweep's run ${row.sweep_id} is gone`);
+    return r;
+  }
+  return { name: RERUN_RUN_NAME, system: SYSTEM_OF[row.variant], model: modelName };
+}
+
+/** Stores a job's trace (replacing one an earlier attempt of the same job stored), evaluates it, and judges it. */
+async function storeJobTrace(sqlite: Database.Database, row: JobRow, result: LoopResult & Loaded): Promise<Finished> {
+  const runId = runIdOf(result.run);
+  const previous = (
+    sqlite
+      .prepare(
+        `SELECT id FROM traces WHERE json_extract(meta, '$.rerun_job') = ?${row.sweep_id ? " OR (run_id = ? AND question_id = ? AND sample = ?)" : ""}`,
+      )
+      .all(row.id, ...(row.sweep_id ? [runId, row.question_id, row.sample] : [])) as { id: string }[]
+  ).map((r) => r.id);
+  if (previous.length) await deleteTraces(sqlite, runId, previous);
+  const original = row.trace_id
+    ? (sqlite.prepare("SELECT id, run_id AS runId, sample FROM traces WHERE id = ?").get(row.trace_id) as
+        { id: string; runId: string; sample: number } | undefined)
+    : undefined;
+  const sample =
+    row.sample ??
+    (
+      sqlite
+        .prepare("SELECT coalesce(max(sample) + 1, 0) AS n FROM traces WHERE run_id = ? AND question_id = ?")
+        .get(runId, row.question_id) as { n: number }
+    ).n;
+  const simulated = row.provider === "simulated";
+  const trace = {
+    ...result.trace,
+    sample,
+    run: {
+      ...(result.trace.run as object),
+      // A run of single reruns stays out of every experiment unless one names it; a sweep's run says it is one.
+      config: row.sweep_id
+        ? { sweep: true, ...(simulated ? { simulated: true } : {}) }
+        : { reruns: true, ...(simulated ? { simulated: true } : {}) },
+    },
+    meta: {
+      ...(result.trace.meta as object),
+      ...(original ? { rerun_of: { trace_id: original.id, run_id: original.runId, sample: original.sample } } : {}),
+      ...(row.sweep_id ? { sweep: row.sweep_id } : {}),
+      rerun_job: row.id,
+    },
+  };
+  // Nothing a provider echoed (its key, a bearer token) reaches the store.
+  await ingestStream(
+    sqlite,
+    (async function* () {
+      yield Buffer.from(scrubSecrets(JSON.stringify(trace)) + "\n");
+    })(),
+    { source: "agent", fileName: `job-${row.id}.jsonl` },
+  );
+  const stored = sqlite
+    .prepare("SELECT id FROM traces WHERE run_id = ? AND question_id = ? AND sample = ?")
+    .get(runId, row.question_id, sample) as { id: string } | undefined;
+  if (!stored) throw new Error("the job's trace was not stored: see the upload's errors");
+  await evaluateRun(sqlite, runId, { traceIds: [stored.id], sandbox: sharedSandbox() });
+  const u = result.usage;
+  const tokens = u.input_tokens + u.output_tokens;
+  const costUsd = simulated
+    ? 0
+    : costOf(
+        result.modelName,
+        { input: u.input_tokens, cached: u.cached_input_tokens, output: u.output_tokens },
+        loadPrices(),
+      );
+  return {
+    runId,
+    traceId: stored.id,
+    sample,
+    tokens,
+    costUsd,
+    ...(original ? { original: { runId: original.runId, sample: original.sample } } : {}),
+    ...(original ? { verdict: traceVerdict(sqlite, original.id, stored.id) } : {}),
+  };
+}
+
+/** Which budget a sweep has reached, in words; null while it is within all of them. */
+export function budgetReached(
+  sqlite: Database.Database,
+  sweepId: string,
+  budget: { maxCostUsd?: number; maxTokens?: number; maxWallMs?: number },
+  createdAt: string,
+): string | null {
+  const spent = sqlite
+    .prepare(
+      "SELECT coalesce(sum(tokens), 0) AS tokens, coalesce(sum(cost_usd), 0) AS cost FROM rerun_jobs WHERE sweep_id = ?",
+    )
+    .get(sweepId) as { tokens: number; cost: number };
+  if (budget.maxTokens !== undefined && spent.tokens >= budget.maxTokens)
+    return `${spent.tokens} tokens of at most ${budget.maxTokens}`;
+  if (budget.maxCostUsd !== undefined && spent.cost >= budget.maxCostUsd)
+    return `$${spent.cost.toFixed(4)} of at most $${budget.maxCostUsd}`;
+  if (budget.maxWallMs !== undefined && now() - Date.parse(createdAt) >= budget.maxWallMs)
+    return `wall time of at most ${Math.round(budget.maxWallMs / 1000)} s`;
+  return null;
+}
+
+/** Ends a sweep early: its queued jobs are cancelled with the reason; what runs finishes. */
+export function stopSweep(sqlite: Database.Database, sweepId: string, by: "budget" | "cancel", reason: string): void {
+  sqlite.transaction(() => {
+    sqlite
+      .prepare(
+        `UPDATE sweeps SET state = ?, stopped_by = ?, finished_at = ${iso} WHERE run_id = ? AND state IN ('running', 'paused')`,
+      )
+      .run(by === "budget" ? "stopped" : "cancelled", by, sweepId);
+    sqlite
+      .prepare(
+        `UPDATE rerun_jobs SET state = 'cancelled', error = ?, finished_at = ${iso} WHERE sweep_id = ? AND state = 'queued'`,
+      )
+      .run(reason, sweepId);
+  })();
+}
+
+/** The server's worker (one per process), started on first use and at server start (instrumentation.ts). */
+export function serverWorker(openStore: () => Database.Database): JobWorker {
+  if (!registry.worker) registry.worker = new JobWorker(openStore);
+  registry.worker.kick();
+  return registry.worker;
+}

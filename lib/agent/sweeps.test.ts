@@ -1,0 +1,280 @@
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openConnection } from "@/lib/db/client";
+import { loadComparison } from "@/lib/db/queries/compare";
+import { loadOverview } from "@/lib/db/queries/overview";
+import { evaluateRun } from "@/lib/eval/evaluate-run";
+import { ingestStream } from "@/lib/ingest/ingest";
+import { csvResponse } from "@/lib/metrics/csv";
+import { overviewTable } from "@/lib/metrics/exports";
+import { chunksOf, tempDb } from "@/lib/testing/db";
+import { jsonl, makeStep } from "@/lib/testing/factories";
+import { startFakeOpenAI, type FakeServer, type ReplyFn } from "@/lib/testing/fake-openai";
+import { importSpiderDe } from "@/lib/testing/spider-de";
+import { createSweep, sweepStatus, workSweepToEnd } from "./sweeps";
+
+const store = tempDb();
+const sqlite = store.db.$client;
+const open = () => openConnection(store.file);
+const saved = { ...process.env };
+let sourceRun = "";
+/** 40 questions of Spider-de with distinct texts: even ones answered right in the source run, odd ones wrong. */
+let questions: { id: string; text: string; gold: string }[] = [];
+const fakes: FakeServer[] = [];
+
+/** The fake model answers each question at once: the gold SQL for odd questions (fixes), a wrong one for even. */
+const answer =
+  (extra?: (body: { messages: unknown[] }) => ReturnType<ReplyFn> | null): ReplyFn =>
+  (body) => {
+    const special = extra?.(body);
+    if (special) return special;
+    const prompt = JSON.stringify(body.messages);
+    const i = questions.findIndex((q) => prompt.includes(JSON.stringify(q.text).slice(1, -1)));
+    const query = i >= 0 && i % 2 === 1 ? questions[i].gold : "SELECT 'wrong'";
+    return { toolCalls: [{ name: "submit_final_query", args: { query } }], usage: { prompt: 100, completion: 20 } };
+  };
+const fake = async (fn: ReplyFn) => {
+  const f = await startFakeOpenAI(fn);
+  fakes.push(f);
+  process.env.METRON_OPENAI_COMPATIBLE_URL = f.url;
+  return f;
+};
+const count = (sql: string, ...params: unknown[]) => (sqlite.prepare(sql).get(...params) as { n: number }).n;
+
+beforeAll(async () => {
+  await importSpiderDe(store);
+  const rows = sqlite
+    .prepare(
+      "SELECT question_id AS id, text, gold_sql AS gold FROM questions WHERE dataset_id = 'spider-de' ORDER BY rowid",
+    )
+    .all() as { id: string; text: string; gold: string }[];
+  // Questions whose gold SQL runs on the real databases (some of Spider-de's do not), with distinct texts.
+  const seen = new Set<string>();
+  const candidates = rows.filter((q) => !seen.has(q.text) && seen.add(q.text)).slice(0, 80);
+  const probe = await ingestStream(
+    sqlite,
+    chunksOf(
+      jsonl(
+        ...candidates.map((q) => ({
+          run: { name: "probe", system: "No Directives", model: "fake", benchmark: "spider-de" },
+          question: { id: q.id },
+          steps: [makeStep({ tool: "submit_final_query", args: { query: q.gold } })],
+        })),
+      ),
+      1 << 16,
+    ),
+  );
+  await evaluateRun(sqlite, probe.runs[0].id);
+  const runs = new Set(
+    (
+      sqlite
+        .prepare("SELECT question_id AS id FROM traces WHERE run_id = ? AND ex_outcome = 'correct'")
+        .all(probe.runs[0].id) as { id: string }[]
+    ).map((r) => r.id),
+  );
+  questions = candidates.filter((q) => runs.has(q.id)).slice(0, 40);
+  expect(questions).toHaveLength(40);
+  const report = await ingestStream(
+    sqlite,
+    chunksOf(
+      jsonl(
+        ...questions.map((q, i) => ({
+          run: { name: "source", system: "No Directives", model: "fake", benchmark: "spider-de" },
+          question: { id: q.id },
+          steps: [makeStep({ tool: "submit_final_query", args: { query: i % 2 === 0 ? q.gold : "SELECT 'wrong'" } })],
+        })),
+      ),
+      1 << 16,
+    ),
+  );
+  sourceRun = report.runs[0].id;
+  await evaluateRun(sqlite, sourceRun);
+}, 120_000);
+afterAll(async () => {
+  process.env = saved;
+  await Promise.all(fakes.map((f) => f.close()));
+  store.cleanup();
+});
+
+const sweep = (over: Partial<Parameters<typeof createSweep>[1]> = {}) =>
+  createSweep(sqlite, {
+    dataset: "spider-de",
+    sourceRunId: sourceRun,
+    selection: { kind: "ids", ids: questions.map((q) => q.id) },
+    provider: "compatible",
+    model: "fake",
+    variant: "none",
+    concurrency: 4,
+    ...over,
+  });
+
+describe("sweeps", () => {
+  it("40 questions at concurrency 4: 40 traces, evaluated, and a compare against the source run lists fixes and regressions", async () => {
+    const f = await fake(answer());
+    const { runId, jobs } = sweep({ name: "forty" });
+    expect(jobs).toBe(40);
+    let peak = 0;
+    const watch = setInterval(() => {
+      peak = Math.max(
+        peak,
+        count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state = 'running'", runId),
+      );
+    }, 5);
+    await workSweepToEnd(open, runId);
+    clearInterval(watch);
+    expect(peak).toBeLessThanOrEqual(4);
+    expect(f.requests).toHaveLength(40);
+    expect(count("SELECT count(*) AS n FROM traces WHERE run_id = ?", runId)).toBe(40);
+    expect(count("SELECT count(*) AS n FROM traces WHERE run_id = ? AND ex_outcome IS NULL", runId)).toBe(0);
+    const status = sweepStatus(sqlite, runId)!;
+    expect(status).toMatchObject({ state: "done", stoppedBy: null, tokens: 40 * 120 });
+    expect(status.jobs).toMatchObject({ total: 40, done: 40, failed: 0, queued: 0, running: 0 });
+    expect(status.outcomes).toMatchObject({ fixed: 20, regressed: 20, "still right": 0, "still wrong": 0 });
+    const { comparison } = loadComparison(store.db, [sourceRun, runId], sourceRun);
+    expect(comparison!.versus[1]).toMatchObject({ fixed: 20, regressed: 20 });
+    // The sweep's run records its configuration.
+    const config = JSON.parse(
+      (sqlite.prepare("SELECT config FROM runs WHERE id = ?").get(runId) as { config: string }).config,
+    );
+    expect(config.sweep).toMatchObject({ source_run: sourceRun, variant: "none", samples: 1, concurrency: 4 });
+  });
+
+  it("the Experiments CSV stays byte-identical through a sweep until its run is added to the view", async () => {
+    const csvOf = async (filter: Parameters<typeof loadOverview>[1]) => {
+      const { columns, rows } = overviewTable(loadOverview(store.db, filter).groups);
+      return csvResponse("x.csv", columns, rows).text();
+    };
+    const before = await csvOf({ dataset: "spider-de" });
+    await fake(answer());
+    const { runId } = sweep({ name: "csv", selection: { kind: "ids", ids: questions.slice(0, 4).map((q) => q.id) } });
+    await workSweepToEnd(open, runId);
+    expect(await csvOf({ dataset: "spider-de" })).toBe(before);
+    expect(await csvOf({ dataset: "spider-de", sweeps: true })).toContain("csv");
+  });
+
+  it("a 429 with retry-after goes back to the queue and is retried after it, without counting as an attempt", async () => {
+    process.env.METRON_PROVIDER_RETRIES = "0"; // the job's own retry, not the SDK's
+    let limited = 0;
+    const f = await fake(
+      answer(() =>
+        limited++ === 0 ? { error: 429, message: "rate limit reached", headers: { "retry-after": "1" } } : null,
+      ),
+    );
+    const { runId } = sweep({ name: "429", selection: { kind: "ids", ids: [questions[1].id] } });
+    const started = Date.now();
+    await workSweepToEnd(open, runId);
+    delete process.env.METRON_PROVIDER_RETRIES;
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    expect(f.requests).toHaveLength(2);
+    expect(
+      sqlite.prepare("SELECT state, attempts, rate_limited AS rl FROM rerun_jobs WHERE sweep_id = ?").get(runId),
+    ).toEqual({ state: "done", attempts: 1, rl: 1 });
+    expect(sweepStatus(sqlite, runId)!.outcomes.fixed).toBe(1);
+  });
+
+  it("a 5xx is retried up to the attempts; past them the job fails and keeps its partial trace", async () => {
+    const f = await fake(() => ({ error: 503, message: "overloaded" }));
+    process.env.METRON_PROVIDER_RETRIES = "0";
+    const { runId } = sweep({ name: "503", selection: { kind: "ids", ids: [questions[0].id] } });
+    await workSweepToEnd(open, runId);
+    delete process.env.METRON_PROVIDER_RETRIES;
+    expect(f.requests).toHaveLength(3); // METRON_JOB_ATTEMPTS
+    expect(sqlite.prepare("SELECT state, attempts FROM rerun_jobs WHERE sweep_id = ?").get(runId)).toEqual({
+      state: "failed",
+      attempts: 3,
+    });
+    expect(sqlite.prepare("SELECT status FROM traces WHERE run_id = ?").all(runId)).toEqual([{ status: "error" }]);
+    expect(sweepStatus(sqlite, runId)!.errors[0].error).toMatch(/overloaded/);
+  });
+
+  it("a budget of N tokens stops the sweep before the job that would pass it starts", async () => {
+    await fake(answer());
+    const { runId } = sweep({ name: "budget", concurrency: 1, budget: { maxTokens: 300 } });
+    await workSweepToEnd(open, runId);
+    const status = sweepStatus(sqlite, runId)!;
+    // 120 tokens a job: after 2 jobs (240) a third may start; after it (360) none does.
+    expect(status).toMatchObject({ state: "stopped", stoppedBy: "budget", tokens: 360 });
+    expect(status.jobs).toMatchObject({ done: 3, cancelled: 37, queued: 0, running: 0 });
+    expect(
+      count(
+        "SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state = 'cancelled' AND started_at IS NOT NULL",
+        runId,
+      ),
+    ).toBe(0);
+    expect(count("SELECT count(*) AS n FROM traces WHERE run_id = ?", runId)).toBe(3);
+  });
+
+  it("SIGKILL of the process running a sweep half-way, then resume: exactly 40 traces, none duplicated or lost", async () => {
+    const f = await fake((body) => ({ delayMs: 150, then: answer()(body) }));
+    const cli = path.resolve("scripts/metron.mjs");
+    const env = { ...process.env, DATABASE_PATH: store.file, METRON_OPENAI_COMPATIBLE_URL: f.url };
+    const child = spawn(
+      process.execPath,
+      [
+        cli,
+        "sweep",
+        "--dataset",
+        "spider-de",
+        "--from-run",
+        sourceRun,
+        "--questions",
+        questions.map((q) => q.id).join(","),
+        "--provider",
+        "compatible",
+        "--model",
+        "fake",
+        "--variant",
+        "none",
+        "--concurrency",
+        "4",
+        "--name",
+        "killed",
+        "--json",
+      ],
+      { env, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let runId = "";
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d;
+      runId ||= /sweep started: run (\w+)/.exec(stderr)?.[1] ?? "";
+    });
+    const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+    // Kill it once about half the jobs are done.
+    await new Promise<void>((resolve, reject) => {
+      const t = setInterval(() => {
+        if (runId && count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state = 'done'", runId) >= 20) {
+          clearInterval(t);
+          child.kill("SIGKILL");
+          resolve();
+        }
+      }, 20);
+      child.on("exit", () => {
+        clearInterval(t);
+        reject(new Error(`the sweep ended before it was killed: ${stderr}`));
+      });
+    });
+    await exited;
+    const left = count(
+      "SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state IN ('queued', 'running')",
+      runId,
+    );
+    expect(left).toBeGreaterThan(0);
+    expect(
+      count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state = 'running'", runId),
+    ).toBeGreaterThan(0);
+    const out = await new Promise<string>((resolve) => {
+      const resumed = spawn(process.execPath, [cli, "sweep", "resume", runId, "--json"], { env });
+      let text = "";
+      resumed.stdout.on("data", (d: Buffer) => (text += d));
+      resumed.on("exit", () => resolve(text));
+    });
+    expect(JSON.parse(out)).toMatchObject({ run_id: runId, jobs: 40, done: 40, failed: 0, stopped_by: null });
+    expect(count("SELECT count(*) AS n FROM traces WHERE run_id = ?", runId)).toBe(40);
+    expect(count("SELECT count(DISTINCT question_id || ':' || sample) AS n FROM traces WHERE run_id = ?", runId)).toBe(
+      40,
+    );
+    expect(sweepStatus(sqlite, runId)!.outcomes).toMatchObject({ fixed: 20, regressed: 20 });
+  }, 120_000);
+});

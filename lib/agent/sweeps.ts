@@ -1,0 +1,406 @@
+/**
+ * Sweeps: a directive variant and a model run over a selection of a dataset's questions — the failing ones of a
+ * run, a list of ids, or all — K samples each, into a new run of the dataset whose configuration records the
+ * sweep. Its jobs are durable (lib/agent/jobs.ts): a restart resumes the sweep, a budget (tokens, USD, wall time)
+ * stops it before the job that would pass it starts, and it can be paused, resumed and cancelled from the
+ * dashboard or the CLI. Outcomes are judged against the source run as they arrive.
+ */
+import type Database from "better-sqlite3";
+import { randomUUID } from "node:crypto";
+import { SYSTEM_OF, type Variant } from "@/lib/environment/directives";
+import { EFFECTIVE_CORRECT } from "@/lib/db/queries/metrics-sql";
+import { loadPrices } from "@/lib/ingest/prices-file";
+import { priceOf } from "@/lib/metrics/prices";
+import { runIdOf } from "@/lib/trace/hash";
+import { JobWorker, liveJob, serverWorker, stopSweep } from "./jobs";
+import { defaultLimits, type AgentLimits } from "./loop";
+import { listProviders, type ProviderId } from "./providers";
+import { SIMULATED_POLICIES } from "./simulated";
+import { verdictOf, type VerdictKind } from "./verdict";
+
+export class SweepError extends Error {}
+
+export type Selection =
+  | { kind: "failing"; runId: string }
+  | { kind: "all" }
+  | { kind: "ids"; ids: string[] }
+  /** The questions of the source run's current filter (the page sends their ids). */
+  | { kind: "filter"; ids: string[]; description: string };
+
+export interface Budget {
+  maxCostUsd?: number;
+  maxTokens?: number;
+  maxWallMs?: number;
+}
+
+export interface SweepRequest {
+  dataset: string;
+  /** The run the sweep is compared with (and whose failing questions it may take). */
+  sourceRunId?: string;
+  selection: Selection;
+  provider: ProviderId;
+  model: string;
+  variant: Variant;
+  limits?: Partial<AgentLimits>;
+  samples?: number;
+  concurrency?: number;
+  budget?: Budget;
+  name?: string;
+  createdBy?: string;
+}
+
+export function sweepMaxima() {
+  const { maxSteps, wallTimeMs, maxOutputTokens } = defaultLimits();
+  return {
+    maxSteps,
+    wallTimeMs,
+    maxOutputTokens,
+    concurrency: Number(process.env.METRON_SWEEP_MAX_CONCURRENCY ?? 8),
+    samples: 20,
+    jobs: Number(process.env.METRON_SWEEP_MAX_JOBS ?? 20_000),
+  };
+}
+
+/** Resolves a selection to question ids of the dataset, in the dataset's order. */
+function selectQuestions(sqlite: Database.Database, datasetId: string, selection: Selection): string[] {
+  const all = (
+    sqlite.prepare("SELECT question_id AS id FROM questions WHERE dataset_id = ? ORDER BY rowid").all(datasetId) as {
+      id: string;
+    }[]
+  ).map((r) => r.id);
+  if (selection.kind === "all") return all;
+  if (selection.kind === "failing") {
+    const failing = new Set(
+      (
+        sqlite
+          .prepare(
+            `SELECT t.question_id AS id FROM traces t WHERE t.run_id = ? GROUP BY t.question_id HAVING max(coalesce(${EFFECTIVE_CORRECT}, 0)) = 0`,
+          )
+          .all(selection.runId) as { id: string }[]
+      ).map((r) => r.id),
+    );
+    return all.filter((id) => failing.has(id));
+  }
+  const known = new Set(all);
+  const missing = selection.ids.filter((id) => !known.has(id));
+  if (missing.length)
+    throw new SweepError(
+      `the dataset has no question ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ` (and ${missing.length - 5} more)` : ""}`,
+    );
+  return [...new Set(selection.ids)];
+}
+
+/** Creates the sweep's run and its jobs (question × sample), queued; returns the run's id. */
+export function createSweep(sqlite: Database.Database, request: SweepRequest): { runId: string; jobs: number } {
+  const provider = listProviders().find((p) => p.id === request.provider);
+  if (!provider?.available)
+    throw new SweepError(`provider ${request.provider} is not configured: ${provider?.enable ?? "unknown provider"}`);
+  if (request.provider === "simulated" && !SIMULATED_POLICIES[request.model])
+    throw new SweepError(`the simulated provider has the models ${Object.keys(SIMULATED_POLICIES).join(", ")}`);
+  const dataset = sqlite
+    .prepare("SELECT id, name FROM datasets WHERE id = ? OR name = ?")
+    .get(request.dataset, request.dataset) as { id: string; name: string } | undefined;
+  if (!dataset) throw new SweepError(`no dataset "${request.dataset}"`);
+  const max = sweepMaxima();
+  const samples = request.samples ?? 1;
+  const concurrency = request.concurrency ?? 2;
+  if (!Number.isInteger(samples) || samples < 1 || samples > max.samples)
+    throw new SweepError(`samples must be an integer from 1 to ${max.samples}`);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > max.concurrency)
+    throw new SweepError(`concurrency must be an integer from 1 to ${max.concurrency} (METRON_SWEEP_MAX_CONCURRENCY)`);
+  const budget = request.budget ?? {};
+  for (const [k, v] of Object.entries(budget))
+    if (v !== undefined && !(typeof v === "number" && v > 0)) throw new SweepError(`budget ${k} must be a number > 0`);
+  if (budget.maxCostUsd !== undefined && request.provider !== "simulated" && !priceOf(request.model, loadPrices()))
+    throw new SweepError(
+      `${request.model} has no price, so a budget in USD cannot be kept: set a token budget, or add its price to METRON_PRICES`,
+    );
+  const limits: AgentLimits = {
+    maxSteps: Math.min(request.limits?.maxSteps ?? max.maxSteps, max.maxSteps),
+    wallTimeMs: Math.min(request.limits?.wallTimeMs ?? max.wallTimeMs, max.wallTimeMs),
+    maxOutputTokens: Math.min(request.limits?.maxOutputTokens ?? max.maxOutputTokens, max.maxOutputTokens),
+  };
+  const source = request.sourceRunId
+    ? (sqlite.prepare("SELECT id, name, dataset_id AS datasetId FROM runs WHERE id = ?").get(request.sourceRunId) as
+        { id: string; name: string; datasetId: string | null } | undefined)
+    : undefined;
+  if (request.sourceRunId && !source) throw new SweepError(`no run ${request.sourceRunId}`);
+  if (source && source.datasetId !== dataset.id)
+    throw new SweepError(`run ${source.name} is not a run of dataset ${dataset.name}`);
+  if (request.selection.kind === "failing" && !source) throw new SweepError("failing questions need a source run");
+  const questions = selectQuestions(sqlite, dataset.id, request.selection);
+  if (!questions.length) throw new SweepError("the selection has no questions");
+  if (questions.length * samples > max.jobs)
+    throw new SweepError(
+      `${questions.length} questions × ${samples} samples is over the limit of ${max.jobs} jobs (METRON_SWEEP_MAX_JOBS)`,
+    );
+  const system = SYSTEM_OF[request.variant];
+  const modelName = request.provider === "simulated" ? request.model : `${request.provider}:${request.model}`;
+  const stamp = new Date().toISOString().replace("T", " ").slice(0, 19);
+  const name = request.name?.trim() || `Sweep ${stamp} · ${system} · ${modelName}`;
+  const run = { name, system, model: modelName };
+  const runId = runIdOf(run);
+  if (sqlite.prepare("SELECT 1 FROM runs WHERE id = ?").get(runId))
+    throw new SweepError(`a run named "${name}" with this system and model exists: choose another name`);
+  const selection = {
+    kind: request.selection.kind,
+    count: questions.length,
+    ...(request.selection.kind === "ids" || request.selection.kind === "filter" ? { ids: questions } : {}),
+    ...(request.selection.kind === "filter" ? { description: request.selection.description } : {}),
+  };
+  const config = {
+    sweep: {
+      source_run: source?.id ?? null,
+      selection: { kind: selection.kind, count: selection.count },
+      provider: request.provider,
+      model: request.model,
+      variant: request.variant,
+      limits,
+      samples,
+      concurrency,
+      budget,
+    },
+    ...(request.provider === "simulated" ? { simulated: true } : {}),
+  };
+  const sourceTrace = sqlite.prepare(
+    "SELECT id FROM traces WHERE run_id = ? AND question_id = ? ORDER BY sample LIMIT 1",
+  );
+  sqlite.transaction(() => {
+    sqlite
+      .prepare(
+        "INSERT INTO runs (id, name, system, model, benchmark, config, dataset_id, description) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      )
+      .run(
+        runId,
+        name,
+        system,
+        modelName,
+        dataset.id,
+        JSON.stringify(config),
+        dataset.id,
+        `Sweep of ${questions.length} questions${source ? ` (${selection.kind === "failing" ? "failing in" : "compared with"} ${source.name})` : ""}, ${samples} sample${samples > 1 ? "s" : ""} each.`,
+      );
+    sqlite
+      .prepare(
+        "INSERT INTO sweeps (run_id, dataset_id, source_run_id, selection, provider, model, variant, limits, samples, concurrency, budget, state, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)",
+      )
+      .run(
+        runId,
+        dataset.id,
+        source?.id ?? null,
+        JSON.stringify(selection),
+        request.provider,
+        request.model,
+        request.variant,
+        JSON.stringify(limits),
+        samples,
+        concurrency,
+        JSON.stringify(budget),
+        request.createdBy ?? "local",
+      );
+    const job = sqlite.prepare(
+      "INSERT INTO rerun_jobs (id, trace_id, sweep_id, dataset_id, question_id, sample, client, provider, model, variant, limits, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued')",
+    );
+    for (const q of questions) {
+      const from = source ? (sourceTrace.get(source.id, q) as { id: string } | undefined)?.id : undefined;
+      for (let k = 0; k < samples; k++)
+        job.run(
+          randomUUID(),
+          from ?? null,
+          runId,
+          dataset.id,
+          q,
+          k,
+          request.createdBy ?? "local",
+          request.provider,
+          request.model,
+          request.variant,
+          JSON.stringify(limits),
+        );
+    }
+  })();
+  return { runId, jobs: questions.length * samples };
+}
+
+export interface SweepStatus {
+  runId: string;
+  name: string;
+  datasetId: string;
+  sourceRunId: string | null;
+  sourceRunName: string | null;
+  provider: string;
+  model: string;
+  variant: string;
+  samples: number;
+  concurrency: number;
+  selection: { kind: string; count: number };
+  budget: Budget;
+  state: string;
+  stoppedBy: string | null;
+  createdAt: string;
+  finishedAt: string | null;
+  jobs: { total: number; queued: number; running: number; done: number; failed: number; cancelled: number };
+  tokens: number;
+  costUsd: number | null;
+  elapsedMs: number;
+  /** Estimated time left from the pace so far; null before the first job ends or once nothing is left. */
+  etaMs: number | null;
+  /** Finished jobs judged against the source run's trace of the same question. */
+  outcomes: Record<VerdictKind, number>;
+  /** The last error of each failed job (at most 20). */
+  errors: { questionId: string; sample: number; error: string | null }[];
+  /** Jobs running now, with the steps this process has seen of them. */
+  running: { jobId: string; questionId: string; sample: number; steps: number; lastTool: string | null }[];
+}
+
+export function sweepStatus(sqlite: Database.Database, runId: string): SweepStatus | null {
+  const s = sqlite
+    .prepare(
+      `SELECT s.*, r.name, src.name AS sourceName FROM sweeps s JOIN runs r ON r.id = s.run_id LEFT JOIN runs src ON src.id = s.source_run_id WHERE s.run_id = ?`,
+    )
+    .get(runId) as Record<string, string | number | null> | undefined;
+  if (!s) return null;
+  const jobs = sqlite
+    .prepare(
+      "SELECT state, count(*) AS n, sum(tokens) AS tokens, sum(cost_usd) AS cost, count(cost_usd) AS priced FROM rerun_jobs WHERE sweep_id = ? GROUP BY state",
+    )
+    .all(runId) as { state: string; n: number; tokens: number | null; cost: number | null; priced: number }[];
+  const count = (state: string) => jobs.find((j) => j.state === state)?.n ?? 0;
+  const finished = jobs.filter((j) => j.state === "done" || j.state === "failed");
+  const tokens = finished.reduce((a, j) => a + (j.tokens ?? 0), 0);
+  const unpriced = finished.some((j) => j.priced < j.n);
+  const costUsd = unpriced ? null : finished.reduce((a, j) => a + (j.cost ?? 0), 0);
+  const outcomes: Record<VerdictKind, number> = {
+    fixed: 0,
+    regressed: 0,
+    "still right": 0,
+    "still wrong": 0,
+    unknown: 0,
+  };
+  const judged = sqlite
+    .prepare(
+      `SELECT (SELECT ${EFFECTIVE_CORRECT} FROM traces t WHERE t.id = j.trace_id) AS before,
+              (SELECT ${EFFECTIVE_CORRECT} FROM traces t WHERE t.id = j.result_trace_id) AS after
+       FROM rerun_jobs j WHERE j.sweep_id = ? AND j.state IN ('done', 'failed') AND j.result_trace_id IS NOT NULL`,
+    )
+    .all(runId) as { before: number | null; after: number | null }[];
+  for (const j of judged)
+    outcomes[verdictOf(j.before === null ? null : j.before === 1, j.after === null ? null : j.after === 1)]++;
+  const errors = sqlite
+    .prepare(
+      "SELECT question_id AS questionId, sample, error FROM rerun_jobs WHERE sweep_id = ? AND state = 'failed' ORDER BY finished_at DESC LIMIT 20",
+    )
+    .all(runId) as SweepStatus["errors"];
+  const runningRows = sqlite
+    .prepare(
+      "SELECT id, question_id AS questionId, sample FROM rerun_jobs WHERE sweep_id = ? AND state = 'running' ORDER BY started_at",
+    )
+    .all(runId) as { id: string; questionId: string; sample: number }[];
+  const running = runningRows.map((r) => {
+    const live = liveJob(r.id);
+    const steps = live?.events.filter((e) => e.type === "step") ?? [];
+    const last = steps.at(-1);
+    return {
+      jobId: r.id,
+      questionId: r.questionId,
+      sample: r.sample,
+      steps: steps.length,
+      lastTool: last && last.type === "step" ? ((last.step.tool as string | undefined) ?? null) : null,
+    };
+  });
+  const createdAt = String(s.created_at);
+  const end = s.finished_at ? Date.parse(String(s.finished_at)) : Date.now();
+  const elapsedMs = Math.max(0, end - Date.parse(createdAt));
+  const total = jobs.reduce((a, j) => a + j.n, 0);
+  const doneCount = count("done") + count("failed");
+  const left = count("queued") + count("running");
+  return {
+    runId,
+    name: String(s.name),
+    datasetId: String(s.dataset_id),
+    sourceRunId: (s.source_run_id as string | null) ?? null,
+    sourceRunName: (s.sourceName as string | null) ?? null,
+    provider: String(s.provider),
+    model: String(s.model),
+    variant: String(s.variant),
+    samples: Number(s.samples),
+    concurrency: Number(s.concurrency),
+    selection: JSON.parse(String(s.selection)),
+    budget: JSON.parse(String(s.budget)),
+    state: String(s.state),
+    stoppedBy: (s.stopped_by as string | null) ?? null,
+    createdAt,
+    finishedAt: (s.finished_at as string | null) ?? null,
+    jobs: {
+      total,
+      queued: count("queued"),
+      running: count("running"),
+      done: count("done"),
+      failed: count("failed"),
+      cancelled: count("cancelled"),
+    },
+    tokens,
+    costUsd,
+    elapsedMs,
+    etaMs: doneCount > 0 && left > 0 && s.state === "running" ? Math.round((elapsedMs / doneCount) * left) : null,
+    outcomes,
+    errors,
+    running,
+  };
+}
+
+/** Pause (nothing new starts; what runs finishes), resume, or cancel (queued jobs dropped, running ones stopped). */
+export function controlSweep(
+  sqlite: Database.Database,
+  runId: string,
+  action: "pause" | "resume" | "cancel",
+): { state: string } {
+  const s = sqlite.prepare("SELECT state FROM sweeps WHERE run_id = ?").get(runId) as { state: string } | undefined;
+  if (!s) throw new SweepError(`run ${runId} is not a sweep`);
+  if (action === "pause") {
+    if (s.state !== "running") throw new SweepError(`the sweep is ${s.state}, not running`);
+    sqlite.prepare("UPDATE sweeps SET state = 'paused' WHERE run_id = ?").run(runId);
+  } else if (action === "resume") {
+    if (s.state === "done") throw new SweepError("the sweep is done: there is nothing to resume");
+    // A running sweep whose process was killed resumes as it is: its jobs are taken back by the next worker.
+    if (s.state === "cancelled") throw new SweepError("the sweep was cancelled: start a new one");
+    // A sweep stopped by its budget resumes only with a larger budget (sweep resume --max-…).
+    sqlite.transaction(() => {
+      sqlite
+        .prepare(
+          "UPDATE rerun_jobs SET state = 'queued', error = NULL, finished_at = NULL WHERE sweep_id = ? AND state = 'cancelled' AND error LIKE 'not run:%'",
+        )
+        .run(runId);
+      sqlite
+        .prepare("UPDATE sweeps SET state = 'running', stopped_by = NULL, finished_at = NULL WHERE run_id = ?")
+        .run(runId);
+    })();
+  } else {
+    if (s.state === "done" || s.state === "cancelled") throw new SweepError(`the sweep is already ${s.state}`);
+    stopSweep(sqlite, runId, "cancel", "not run: the sweep was cancelled");
+  }
+  return { state: (sqlite.prepare("SELECT state FROM sweeps WHERE run_id = ?").get(runId) as { state: string }).state };
+}
+
+/** Raises a stopped sweep's budget before resuming it. */
+export function setSweepBudget(sqlite: Database.Database, runId: string, budget: Budget): void {
+  sqlite.prepare("UPDATE sweeps SET budget = ? WHERE run_id = ?").run(JSON.stringify(budget), runId);
+}
+
+/** The server starts its worker; the CLI works one sweep itself until nothing of it is left to take here. */
+export function startSweepWork(openStore: () => Database.Database): void {
+  serverWorker(openStore);
+}
+
+export async function workSweepToEnd(openStore: () => Database.Database, runId: string): Promise<void> {
+  const worker = new JobWorker(openStore, runId);
+  // The worker's timers do not hold a process open (a server's must not); this one does, until the sweep ends.
+  const keepAlive = setInterval(() => {}, 60_000);
+  try {
+    worker.kick();
+    await worker.idle();
+    await worker.stop();
+  } finally {
+    clearInterval(keepAlive);
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * Did a rerun fix it? A rerun's trace judged against the trace it started from: each side's correctness is its
+ * execution accuracy when evaluated, else its recorded outcome (EFFECTIVE_CORRECT); with either unknown there is
+ * no verdict, and it says which side is missing. Deltas are the rerun's minus the original's.
+ */
+import type Database from "better-sqlite3";
+import { EFFECTIVE_CORRECT } from "@/lib/db/queries/metrics-sql";
+
+export type VerdictKind = "fixed" | "regressed" | "still right" | "still wrong" | "unknown";
+
+export interface Verdict {
+  kind: VerdictKind;
+  /** Why there is no verdict (which side is not judged). */
+  reason?: string;
+  before: boolean | null;
+  after: boolean | null;
+  /** Over-exploration (tables) and tokens, rerun minus original; null when either side does not record it. */
+  overExplorationDelta: number | null;
+  tokensDelta: number | null;
+}
+
+export function verdictOf(before: boolean | null, after: boolean | null): VerdictKind {
+  if (before === null || after === null) return "unknown";
+  if (before) return after ? "still right" : "regressed";
+  return after ? "fixed" : "still wrong";
+}
+
+interface Side {
+  correct: number | null;
+  overExploration: number | null;
+  tokens: number | null;
+}
+
+export function traceVerdict(sqlite: Database.Database, originalId: string, rerunId: string): Verdict {
+  const side = sqlite.prepare(
+    `SELECT ${EFFECTIVE_CORRECT} AS correct, t.over_exploration AS overExploration,
+       CASE WHEN t.tokens_recorded THEN t.input_tokens + t.output_tokens END AS tokens
+     FROM traces t WHERE t.id = ?`,
+  );
+  const a = side.get(originalId) as Side | undefined;
+  const b = side.get(rerunId) as Side | undefined;
+  const before = a?.correct == null ? null : a.correct === 1;
+  const after = b?.correct == null ? null : b.correct === 1;
+  const kind = verdictOf(before, after);
+  const delta = (x: number | null | undefined, y: number | null | undefined) => (x == null || y == null ? null : y - x);
+  return {
+    kind,
+    ...(kind === "unknown"
+      ? {
+          reason:
+            before === null && after === null
+              ? "neither trace is judged"
+              : before === null
+                ? "the original is not judged (evaluate its run)"
+                : "the rerun is not judged (no gold result)",
+        }
+      : {}),
+    before,
+    after,
+    overExplorationDelta: delta(a?.overExploration, b?.overExploration),
+    tokensDelta: delta(a?.tokens, b?.tokens),
+  };
+}

@@ -1,0 +1,208 @@
+/**
+ * `metron sweep`: run a directive variant and model over many questions of a dataset in this process (the jobs
+ * are durable: a killed sweep resumes with `metron sweep resume RUN`, or in a running server), and
+ * `metron sweep status|pause|resume|cancel RUN`.
+ */
+import { parseArgs } from "node:util";
+import { openConnection, openDb } from "@/lib/db/client";
+import { variants, type Variant } from "@/lib/environment/directives";
+import { providerIds, type ProviderId } from "@/lib/agent/providers";
+import {
+  controlSweep,
+  createSweep,
+  setSweepBudget,
+  sweepStatus,
+  SweepError,
+  workSweepToEnd,
+  type Budget,
+  type Selection,
+  type SweepStatus,
+} from "@/lib/agent/sweeps";
+import { closeSharedSandbox } from "@/lib/sql/sandbox/sandbox";
+import { UsageError } from "./args";
+import { resolveRun } from "./run-commands";
+
+const number = (name: string, v: string | undefined, integer = false): number | undefined => {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n)))
+    throw new UsageError(`--${name} must be a positive ${integer ? "integer" : "number"}, got "${v}"`);
+  return n;
+};
+
+function budgetOf(values: Record<string, string | boolean | undefined>): Budget {
+  const minutes = number("max-minutes", values["max-minutes"] as string | undefined);
+  return {
+    ...(values["max-cost"] !== undefined ? { maxCostUsd: number("max-cost", values["max-cost"] as string) } : {}),
+    ...(values["max-tokens"] !== undefined
+      ? { maxTokens: number("max-tokens", values["max-tokens"] as string, true) }
+      : {}),
+    ...(minutes !== undefined ? { maxWallMs: minutes * 60_000 } : {}),
+  };
+}
+
+function summary(s: SweepStatus) {
+  return {
+    run_id: s.runId,
+    name: s.name,
+    state: s.state,
+    jobs: s.jobs.total,
+    done: s.jobs.done,
+    failed: s.jobs.failed,
+    cancelled: s.jobs.cancelled,
+    remaining: s.jobs.queued + s.jobs.running,
+    tokens: s.tokens,
+    cost_usd: s.costUsd,
+    stopped_by: s.stoppedBy,
+    outcomes: s.outcomes,
+  };
+}
+
+function print(s: SweepStatus, json: boolean): void {
+  if (json) {
+    console.log(JSON.stringify(summary(s), null, 2));
+    return;
+  }
+  const o = s.outcomes;
+  console.log(
+    [
+      `sweep ${s.name} (run ${s.runId}): ${s.state}${s.stoppedBy ? ` by ${s.stoppedBy}` : ""}`,
+      `  jobs: ${s.jobs.done} done, ${s.jobs.failed} failed, ${s.jobs.cancelled} cancelled, ${s.jobs.queued + s.jobs.running} left of ${s.jobs.total}`,
+      `  tokens ${s.tokens}, cost ${s.costUsd === null ? "not priced" : `$${s.costUsd.toFixed(4)}`}`,
+      s.sourceRunId
+        ? `  against ${s.sourceRunName}: ${o.fixed} fixed, ${o.regressed} regressed, ${o["still right"]} still right, ${o["still wrong"]} still wrong, ${o.unknown} not judged`
+        : "",
+    ]
+      .filter(Boolean)
+      .join("\n"),
+  );
+}
+
+export async function runSweepCommand(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === "status" || sub === "pause" || sub === "resume" || sub === "cancel") return control(sub, rest);
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      dataset: { type: "string" },
+      "from-run": { type: "string" },
+      failing: { type: "boolean", default: false },
+      questions: { type: "string" },
+      all: { type: "boolean", default: false },
+      provider: { type: "string", default: "simulated" },
+      model: { type: "string" },
+      variant: { type: "string", default: "computed" },
+      samples: { type: "string" },
+      concurrency: { type: "string" },
+      "max-cost": { type: "string" },
+      "max-tokens": { type: "string" },
+      "max-minutes": { type: "string" },
+      "max-steps": { type: "string" },
+      name: { type: "string" },
+      detach: { type: "boolean", default: false },
+      json: { type: "boolean", default: false },
+    },
+  });
+  if (!values.dataset) throw new UsageError("--dataset D is required");
+  if (!values.model) throw new UsageError("--model M is required");
+  if (!(providerIds as readonly string[]).includes(values.provider!))
+    throw new UsageError(`--provider must be one of ${providerIds.join(", ")}`);
+  if (!(variants as readonly string[]).includes(values.variant!))
+    throw new UsageError(`--variant must be one of ${variants.join(", ")}`);
+  const chosen = [values.failing, values.questions !== undefined, values.all].filter(Boolean).length;
+  if (chosen !== 1) throw new UsageError("choose the questions with exactly one of --failing, --questions, --all");
+  const db = openDb();
+  let runId: string;
+  let sourceRunId: string | undefined;
+  try {
+    sourceRunId = values["from-run"] ? resolveRun(db.$client, values["from-run"]) : undefined;
+    if (values.failing && !sourceRunId) throw new UsageError("--failing needs --from-run R");
+    const selection: Selection = values.failing
+      ? { kind: "failing", runId: sourceRunId! }
+      : values.all
+        ? { kind: "all" }
+        : {
+            kind: "ids",
+            ids: values
+              .questions!.split(",")
+              .map((s) => s.trim())
+              .filter(Boolean),
+          };
+    const maxSteps = number("max-steps", values["max-steps"], true);
+    ({ runId } = createSweep(db.$client, {
+      dataset: values.dataset,
+      sourceRunId,
+      selection,
+      provider: values.provider as ProviderId,
+      model: values.model,
+      variant: values.variant as Variant,
+      samples: number("samples", values.samples, true),
+      concurrency: number("concurrency", values.concurrency, true),
+      budget: budgetOf(values),
+      ...(maxSteps ? { limits: { maxSteps } } : {}),
+      ...(values.name ? { name: values.name } : {}),
+      createdBy: "cli",
+    }));
+  } catch (e) {
+    if (e instanceof SweepError) throw new UsageError(e.message);
+    throw e;
+  } finally {
+    db.$client.close();
+  }
+  console.error(`sweep started: run ${runId}${values.detach ? " (a running server works it)" : ""}`);
+  if (!values.detach) await work(runId);
+  return printStatus(runId, values.json);
+}
+
+async function work(runId: string): Promise<void> {
+  try {
+    await workSweepToEnd(() => openConnection(), runId);
+  } finally {
+    await closeSharedSandbox();
+  }
+}
+
+function printStatus(runId: string, json: boolean): number {
+  const db = openDb();
+  try {
+    print(sweepStatus(db.$client, runId)!, json);
+  } finally {
+    db.$client.close();
+  }
+  return 0;
+}
+
+async function control(action: "status" | "pause" | "resume" | "cancel", argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      json: { type: "boolean", default: false },
+      detach: { type: "boolean", default: false },
+      "max-cost": { type: "string" },
+      "max-tokens": { type: "string" },
+      "max-minutes": { type: "string" },
+    },
+  });
+  if (positionals.length !== 1) throw new UsageError(`sweep ${action} takes one run (id or name)`);
+  const db = openDb();
+  let runId: string;
+  try {
+    runId = resolveRun(db.$client, positionals[0]);
+    const status = sweepStatus(db.$client, runId);
+    if (!status) throw new UsageError(`run ${positionals[0]} is not a sweep`);
+    if (action !== "status") {
+      const raised = budgetOf(values);
+      if (action === "resume" && Object.keys(raised).length)
+        setSweepBudget(db.$client, runId, { ...status.budget, ...raised });
+      controlSweep(db.$client, runId, action);
+    }
+  } catch (e) {
+    if (e instanceof SweepError) throw new UsageError(e.message);
+    throw e;
+  } finally {
+    db.$client.close();
+  }
+  if (action === "resume" && !values.detach) await work(runId);
+  return printStatus(runId, values.json);
+}
