@@ -1,14 +1,20 @@
 "use client";
 
 import Link from "next/link";
+import { useRouter } from "next/navigation";
 import { useRef, useState } from "react";
 import type { ProviderInfo } from "@/lib/agent/providers";
-import type { RerunEvent } from "@/lib/agent/reruns";
+import type { RerunDefaults, RerunEvent } from "@/lib/agent/reruns";
+import { VerdictLine } from "./verdict-line";
 import { summarizeArgs } from "@/lib/trace/step-summary";
 
 type Step = { seq: number; type: string; tool?: string; args?: unknown; error?: string; content?: string };
 
-/** Rerun this question server-side; steps stream in as they happen (server-sent events, reconnect-safe). */
+/**
+ * Rerun this question server-side, by default as the original ran (its provider, model and directive variant);
+ * steps stream in as they happen (server-sent events, reconnect-safe), and the verdict against the original
+ * (fixed, still wrong, regressed, still right) appears when it ends: the rerun is evaluated at once.
+ */
 export function RerunPanel({
   traceId,
   runId,
@@ -20,14 +26,14 @@ export function RerunPanel({
   runId: string;
   questionId: string;
   providers: Omit<ProviderInfo, "enable">[];
-  defaults: { maxSteps: number; wallTimeMs: number };
+  defaults: RerunDefaults;
 }) {
-  const available = providers.filter((p) => p.available);
-  const [provider, setProvider] = useState(available[0]?.id ?? "simulated");
-  const [model, setModel] = useState(available[0]?.models[0] ?? "");
-  const [variant, setVariant] = useState("computed");
-  const [maxSteps, setMaxSteps] = useState(defaults.maxSteps);
-  const [wallSeconds, setWallSeconds] = useState(Math.round(defaults.wallTimeMs / 1000));
+  const router = useRouter();
+  const [provider, setProvider] = useState<string>(defaults.provider);
+  const [model, setModel] = useState(defaults.model);
+  const [variant, setVariant] = useState<string>(defaults.variant);
+  const [maxSteps, setMaxSteps] = useState(defaults.limits.maxSteps);
+  const [wallSeconds, setWallSeconds] = useState(Math.round(defaults.limits.wallTimeMs / 1000));
   const [jobId, setJobId] = useState<string | null>(null);
   const [status, setStatus] = useState<string | null>(null);
   const [steps, setSteps] = useState<Step[]>([]);
@@ -51,6 +57,7 @@ export function RerunPanel({
         setStatus(e.status);
         if (e.error) setError(e.error);
         es.close();
+        router.refresh(); // the list of this trace's reruns
       } else if (e.type === "failed") {
         setError(e.error);
         setStatus("failed");
@@ -181,6 +188,11 @@ export function RerunPanel({
           </button>
         )}
       </div>
+      {defaults.unavailable && (
+        <p className="text-sm text-amber-800" data-testid="rerun-unavailable">
+          {defaults.unavailable}.
+        </p>
+      )}
       {provider === "simulated" && (
         <p className="text-xs text-fuchsia-800">
           The simulated provider is a deterministic stand-in for a model: its trace is labelled simulated.
@@ -211,6 +223,7 @@ export function RerunPanel({
           ))}
         </ol>
       )}
+      {done?.verdict && <VerdictLine verdict={done.verdict} testId="rerun-verdict" />}
       {done && (
         <p className="flex flex-wrap gap-3 text-sm" data-testid="rerun-done">
           <Link

@@ -61,6 +61,17 @@ export function sweepMaxima() {
   };
 }
 
+/** Questions a run got wrong in every sample that was judged (never-judged questions are not failing: unknown). */
+export function failingQuestions(sqlite: Database.Database, runId: string): string[] {
+  return (
+    sqlite
+      .prepare(
+        `SELECT t.question_id AS id FROM traces t WHERE t.run_id = ? GROUP BY t.question_id HAVING max(${EFFECTIVE_CORRECT}) = 0`,
+      )
+      .all(runId) as { id: string }[]
+  ).map((r) => r.id);
+}
+
 /** Resolves a selection to question ids of the dataset, in the dataset's order. */
 function selectQuestions(sqlite: Database.Database, datasetId: string, selection: Selection): string[] {
   const all = (
@@ -70,15 +81,7 @@ function selectQuestions(sqlite: Database.Database, datasetId: string, selection
   ).map((r) => r.id);
   if (selection.kind === "all") return all;
   if (selection.kind === "failing") {
-    const failing = new Set(
-      (
-        sqlite
-          .prepare(
-            `SELECT t.question_id AS id FROM traces t WHERE t.run_id = ? GROUP BY t.question_id HAVING max(coalesce(${EFFECTIVE_CORRECT}, 0)) = 0`,
-          )
-          .all(selection.runId) as { id: string }[]
-      ).map((r) => r.id),
-    );
+    const failing = new Set(failingQuestions(sqlite, selection.runId));
     return all.filter((id) => failing.has(id));
   }
   const known = new Set(all);
@@ -250,7 +253,14 @@ export interface SweepStatus {
   /** The last error of each failed job (at most 20). */
   errors: { questionId: string; sample: number; error: string | null }[];
   /** Jobs running now, with the steps this process has seen of them. */
-  running: { jobId: string; questionId: string; sample: number; steps: number; lastTool: string | null }[];
+  running: {
+    jobId: string;
+    questionId: string;
+    sample: number;
+    steps: number;
+    /** The last steps this process has seen (a worker in another process shows none). */
+    recent: { seq: number; label: string; error: boolean }[];
+  }[];
 }
 
 export function sweepStatus(sqlite: Database.Database, runId: string): SweepStatus | null {
@@ -298,14 +308,17 @@ export function sweepStatus(sqlite: Database.Database, runId: string): SweepStat
     .all(runId) as { id: string; questionId: string; sample: number }[];
   const running = runningRows.map((r) => {
     const live = liveJob(r.id);
-    const steps = live?.events.filter((e) => e.type === "step") ?? [];
-    const last = steps.at(-1);
+    const steps = (live?.events ?? []).flatMap((e) => (e.type === "step" ? [e.step] : []));
     return {
       jobId: r.id,
       questionId: r.questionId,
       sample: r.sample,
       steps: steps.length,
-      lastTool: last && last.type === "step" ? ((last.step.tool as string | undefined) ?? null) : null,
+      recent: steps.slice(-8).map((st) => ({
+        seq: Number(st.seq),
+        label: String(st.tool ?? st.type),
+        error: Boolean(st.error),
+      })),
     };
   });
   const createdAt = String(s.created_at);

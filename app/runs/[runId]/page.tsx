@@ -21,6 +21,12 @@ import { callsBars, exOverBreakdown, explorationScatter } from "@/lib/metrics/ru
 import { sampleStats } from "@/lib/metrics/run-units";
 import { ROLE_LABELS } from "@/lib/metrics/run-metrics";
 import { TRACES_PAGE_SIZE, tracesSearchParams } from "@/lib/url/runs";
+import { SweepForm } from "@/components/sweeps/sweep-form";
+import { SweepProgress } from "@/components/sweeps/sweep-progress";
+import { listProviders } from "@/lib/agent/providers";
+import { rerunDefaults } from "@/lib/agent/reruns";
+import { failingQuestions, sweepMaxima, sweepStatus } from "@/lib/agent/sweeps";
+import { countQuestions } from "@/lib/db/queries/datasets";
 
 const loadParams = createLoader(tracesSearchParams);
 const serialize = createSerializer(tracesSearchParams);
@@ -60,6 +66,18 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
   const savings = await getDirectiveSavings(db, run.id);
   const changes = listRunChanges(db, run.id);
   const datasets = listDatasets(db).map((d) => ({ id: d.id, name: d.name }));
+  const sweep = sweepStatus(db.$client, run.id);
+  const filterParts = [
+    query.failing && "failing",
+    query.extra && "extra tables",
+    query.over && "over-explored",
+    query.db && `database ${query.db}`,
+    query.difficulty && `difficulty ${query.difficulty}`,
+  ].filter(Boolean);
+  const filtered = filterParts.length
+    ? [...new Set(listTraces(db, run.id, { ...query, page: 1, pageSize: 100_000 }).rows.map((r) => r.questionId))]
+    : [];
+  const sweepDefaults = rerunDefaults(run);
   return (
     <div className="space-y-5">
       <header>
@@ -119,6 +137,7 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
           </a>
         </p>
       </header>
+      {sweep && <SweepProgress initial={sweep} compact />}
       <RunCuration
         run={{
           id: run.id,
@@ -145,6 +164,31 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
         runId={run.id}
         disabledReason={run.datasetId ? undefined : "Link the run to a dataset (Edit this run, above) to evaluate it"}
       />
+      {run.datasetId && (
+        <SweepForm
+          datasetId={run.datasetId}
+          source={{
+            id: run.id,
+            name: run.name,
+            failing: failingQuestions(db.$client, run.id).length,
+            ...(filtered.length ? { filter: { ids: filtered, description: filterParts.join(", ") } } : {}),
+          }}
+          totalQuestions={countQuestions(db, run.datasetId)}
+          providers={listProviders().map((p) => ({
+            id: p.id,
+            label: p.label,
+            available: p.available,
+            models: p.models,
+          }))}
+          defaults={{
+            provider: sweepDefaults.provider,
+            model: sweepDefaults.model,
+            variant: sweepDefaults.variant === "none" ? "computed" : sweepDefaults.variant,
+            maxSteps: sweepMaxima().maxSteps,
+            maxConcurrency: sweepMaxima().concurrency,
+          }}
+        />
+      )}
       <RunCharts
         fileBase={`${run.name}-${run.system}-${run.model}`.replace(/[^\w.-]+/g, "_")}
         data={{

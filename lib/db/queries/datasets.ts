@@ -75,3 +75,9 @@ export function listQuestions(
     .all(datasetId, pageSize, (Math.max(1, page) - 1) * pageSize) as QuestionListRow[];
   return { rows, total };
 }
+
+export function countQuestions(db: Db, datasetId: string): number {
+  return (
+    db.$client.prepare("SELECT count(*) AS n FROM questions WHERE dataset_id = ?").get(datasetId) as { n: number }
+  ).n;
+}

@@ -72,3 +72,30 @@ export function listOtherRuns(
     )
     .all(runId, questionId) as never;
 }
+
+export interface RerunRow {
+  traceId: string;
+  runId: string;
+  runName: string;
+  system: string;
+  model: string;
+  sample: number;
+  status: string;
+  exOutcome: string | null;
+  createdAt: string;
+  simulated: boolean;
+}
+
+/** The reruns of a trace (its children, `meta.rerun_of`), newest first. */
+export function listRerunsOf(db: Db, traceId: string, limit = 20): RerunRow[] {
+  return (
+    db.$client
+      .prepare(
+        `SELECT t.id AS traceId, r.id AS runId, r.name AS runName, r.system, r.model, t.sample, t.status, t.ex_outcome AS exOutcome,
+           t.created_at AS createdAt, coalesce(json_extract(r.config, '$.simulated'), 0) AS simulated
+         FROM traces t JOIN runs r ON r.id = t.run_id
+         WHERE json_extract(t.meta, '$.rerun_of.trace_id') = ? ORDER BY t.created_at DESC LIMIT ?`,
+      )
+      .all(traceId, limit) as (Omit<RerunRow, "simulated"> & { simulated: number })[]
+  ).map((r) => ({ ...r, simulated: Boolean(r.simulated) }));
+}

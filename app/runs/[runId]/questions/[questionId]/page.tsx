@@ -8,13 +8,22 @@ import { QuestionHeader } from "@/components/traces/question-header";
 import { QuestionNav } from "@/components/traces/question-nav";
 import { RerunPanel } from "@/components/traces/rerun-panel";
 import { ResultsCompare } from "@/components/traces/results-compare";
-import { defaultLimits } from "@/lib/agent/loop";
 import { listProviders } from "@/lib/agent/providers";
+import { rerunDefaults } from "@/lib/agent/reruns";
+import { traceVerdict } from "@/lib/agent/verdict";
+import { VerdictLine } from "@/components/traces/verdict-line";
+import { LocalTime } from "@/components/ui/local-time";
 import { SqlCompare } from "@/components/traces/sql-compare";
 import { TraceExplorer } from "@/components/traces/trace-explorer";
 import { isSimulated, SimulatedBadge } from "@/components/ui/simulated-badge";
 import { getDb } from "@/lib/db/client";
-import { getNeighbours, getQuestionTrace, listOtherRuns, listSamples } from "@/lib/db/queries/question-traces";
+import {
+  getNeighbours,
+  getQuestionTrace,
+  listOtherRuns,
+  listRerunsOf,
+  listSamples,
+} from "@/lib/db/queries/question-traces";
 import { getRun } from "@/lib/db/queries/runs";
 import { getStepDetail, getStepStats, listStepSummaries, listStripSteps, STEP_PAGE_SIZE } from "@/lib/db/queries/steps";
 import { renderStepDetail } from "@/lib/highlight/step-detail";
@@ -64,6 +73,7 @@ async function Question({ params, searchParams }: PageProps<"/runs/[runId]/quest
   const nav = getNeighbours(db, runId, questionId);
   const others = listOtherRuns(db, runId, questionId);
   const samples = listSamples(db, runId, questionId);
+  const reruns = listRerunsOf(db, trace.id);
   const href = (q?: string) => (q === undefined ? undefined : questionPath(runId, q));
   return (
     <div className="space-y-5">
@@ -141,12 +151,38 @@ async function Question({ params, searchParams }: PageProps<"/runs/[runId]/quest
             available: p.available,
             models: p.models,
           }))}
-          defaults={defaultLimits()}
+          defaults={rerunDefaults(run)}
         />
       ) : (
         <p className="text-sm text-zinc-500">
           Link this run to its dataset to rerun the question (the rerun needs the question&apos;s database).
         </p>
+      )}
+      {reruns.length > 0 && (
+        <section aria-labelledby="reruns-heading" className="space-y-2" data-testid="reruns-of-trace">
+          <h2 id="reruns-heading" className="font-semibold">
+            Reruns of this trace
+          </h2>
+          <p className="text-xs text-zinc-600">
+            Each rerun is judged against this trace (execution accuracy when evaluated, else the recorded outcome).
+            Reruns stay outside every run figure and experiment unless their run is added to one.
+          </p>
+          <ul className="space-y-1">
+            {reruns.map((r) => (
+              <li key={r.traceId} className="flex flex-wrap items-center gap-3 text-sm">
+                <Link
+                  className="text-blue-700 hover:underline"
+                  href={questionPath(r.runId, questionId, r.sample ? { sample: r.sample } : {})}
+                >
+                  {r.system} · {r.model}
+                  {r.simulated ? " (simulated)" : ""} #{r.sample}
+                </Link>
+                <LocalTime iso={r.createdAt} />
+                <VerdictLine verdict={traceVerdict(db.$client, trace.id, r.traceId)} />
+              </li>
+            ))}
+          </ul>
+        </section>
       )}
       <SqlCompare
         finalSql={trace.finalSql}

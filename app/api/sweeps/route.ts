@@ -1,0 +1,58 @@
+import { z } from "zod";
+import { providerIds } from "@/lib/agent/providers";
+import { createSweep, startSweepWork, SweepError } from "@/lib/agent/sweeps";
+import { getDb, openConnection } from "@/lib/db/client";
+import { variants } from "@/lib/environment/directives";
+
+const body = z.object({
+  dataset: z.string().min(1),
+  sourceRunId: z.string().min(1).optional(),
+  selection: z.discriminatedUnion("kind", [
+    z.object({ kind: z.literal("failing"), runId: z.string().min(1) }),
+    z.object({ kind: z.literal("all") }),
+    z.object({ kind: z.literal("ids"), ids: z.array(z.string().min(1)).min(1).max(20_000) }),
+    z.object({
+      kind: z.literal("filter"),
+      ids: z.array(z.string().min(1)).min(1).max(20_000),
+      description: z.string().max(500),
+    }),
+  ]),
+  provider: z.enum(providerIds),
+  model: z.string().min(1).max(200),
+  variant: z.enum(variants),
+  samples: z.number().int().min(1).max(20).optional(),
+  concurrency: z.number().int().min(1).max(64).optional(),
+  maxSteps: z.number().int().min(1).max(200).optional(),
+  budget: z
+    .object({
+      maxCostUsd: z.number().positive().optional(),
+      maxTokens: z.number().int().positive().optional(),
+      maxWallMs: z.number().int().positive().optional(),
+    })
+    .optional(),
+  name: z.string().max(200).optional(),
+});
+
+/** Starts a sweep: a new run of the dataset, its jobs queued and worked by the server; answers its run id. */
+export async function POST(request: Request) {
+  const parsed = body.safeParse(await request.json().catch(() => null));
+  if (!parsed.success)
+    return Response.json(
+      { error: parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ") },
+      { status: 400 },
+    );
+  const { maxSteps, ...rest } = parsed.data;
+  const db = getDb();
+  try {
+    const { runId, jobs } = createSweep(db.$client, {
+      ...rest,
+      ...(maxSteps ? { limits: { maxSteps } } : {}),
+      createdBy: request.headers.get("x-metron-principal") ?? "local",
+    });
+    startSweepWork(() => openConnection());
+    return Response.json({ runId, jobs });
+  } catch (e) {
+    if (e instanceof SweepError) return Response.json({ error: e.message }, { status: 400 });
+    throw e;
+  }
+}

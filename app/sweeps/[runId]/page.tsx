@@ -1,0 +1,62 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { connection } from "next/server";
+import { SweepProgress } from "@/components/sweeps/sweep-progress";
+import { SimulatedBadge } from "@/components/ui/simulated-badge";
+import { LocalTime } from "@/components/ui/local-time";
+import { sweepStatus } from "@/lib/agent/sweeps";
+import { getDb } from "@/lib/db/client";
+import { experimentsQuery } from "@/lib/url/experiments";
+
+export async function generateMetadata({ params }: PageProps<"/sweeps/[runId]">): Promise<Metadata> {
+  const s = sweepStatus(getDb().$client, (await params).runId);
+  return { title: s ? `${s.name} — Metron` : "Sweep not found — Metron" };
+}
+
+/** A sweep's page: its configuration and live progress, and, once it ends, the compare view against its source. */
+export default async function SweepPage({ params }: PageProps<"/sweeps/[runId]">) {
+  await connection();
+  const { runId } = await params;
+  const status = sweepStatus(getDb().$client, runId);
+  if (!status) notFound();
+  return (
+    <div className="space-y-4">
+      <header className="space-y-1">
+        <h1 className="flex items-center gap-2 text-xl font-semibold">
+          {status.name}
+          {status.provider === "simulated" && <SimulatedBadge />}
+        </h1>
+        <p className="text-sm text-zinc-600">
+          {status.selection.count} question{status.selection.count === 1 ? "" : "s"} of dataset{" "}
+          <Link
+            className="text-blue-700 hover:underline"
+            href={`/datasets?dataset=${encodeURIComponent(status.datasetId)}`}
+          >
+            {status.datasetId}
+          </Link>
+          {status.sourceRunId && (
+            <>
+              {" "}
+              ({status.selection.kind === "failing" ? "failing in" : "compared with"}{" "}
+              <Link className="text-blue-700 hover:underline" href={`/runs/${encodeURIComponent(status.sourceRunId)}`}>
+                {status.sourceRunName}
+              </Link>
+              )
+            </>
+          )}
+          , started <LocalTime iso={status.createdAt} />. Its traces are a run of their own: outside the Experiments
+          page until you{" "}
+          <Link
+            className="text-blue-700 hover:underline"
+            href={`/experiments${experimentsQuery({ dataset: status.datasetId, sweeps: true })}`}
+          >
+            show sweep runs there
+          </Link>{" "}
+          (and save the view as an experiment).
+        </p>
+      </header>
+      <SweepProgress initial={status} />
+    </div>
+  );
+}

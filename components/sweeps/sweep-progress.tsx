@@ -1,0 +1,193 @@
+"use client";
+
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useEffect, useState } from "react";
+import type { SweepStatus } from "@/lib/agent/sweeps";
+import { formatCount } from "@/components/ui/format";
+
+const seconds = (ms: number) => {
+  const s = Math.round(ms / 1000);
+  return s < 60 ? `${s} s` : s < 3600 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${(s / 3600).toFixed(1)} h`;
+};
+
+/** A sweep's progress, live (server-sent events): bar, counts, ETA, spend against the budget, outcomes, running jobs. */
+export function SweepProgress({ initial, compact = false }: { initial: SweepStatus; compact?: boolean }) {
+  const router = useRouter();
+  const [s, setS] = useState(initial);
+  const [error, setError] = useState<string | null>(null);
+  const live = s.state === "running" || s.jobs.running > 0;
+
+  useEffect(() => {
+    if (!live) return;
+    const es = new EventSource(`/api/sweeps/${encodeURIComponent(s.runId)}/events`);
+    es.onmessage = (m) => {
+      const next = JSON.parse(m.data) as SweepStatus;
+      setS(next);
+      if (next.state !== "running" && next.jobs.running === 0) {
+        es.close();
+        router.refresh();
+      }
+    };
+    return () => es.close();
+  }, [live, s.runId, router]);
+
+  const control = async (action: "pause" | "resume" | "cancel") => {
+    setError(null);
+    const res = await fetch(`/api/sweeps/${encodeURIComponent(s.runId)}/${action}`, { method: "POST" });
+    const body = await res.json().catch(() => ({}));
+    if (!res.ok) setError(body.error ?? `HTTP ${res.status}`);
+    else setS({ ...s, state: body.state });
+    router.refresh();
+  };
+
+  const finished = s.jobs.done + s.jobs.failed;
+  const share = s.jobs.total ? (finished + s.jobs.cancelled) / s.jobs.total : 0;
+  const percent = Math.round(share * 100);
+  const compareHref = s.sourceRunId
+    ? `/compare?runs=${encodeURIComponent(s.sourceRunId)},${encodeURIComponent(s.runId)}&baseline=${encodeURIComponent(s.sourceRunId)}`
+    : null;
+  const budget = [
+    s.budget.maxTokens !== undefined ? `${formatCount(s.tokens)} of ${formatCount(s.budget.maxTokens)} tokens` : null,
+    s.budget.maxCostUsd !== undefined
+      ? `${s.costUsd === null ? "cost not priced" : `$${s.costUsd.toFixed(4)}`} of $${s.budget.maxCostUsd}`
+      : null,
+    s.budget.maxWallMs !== undefined ? `${seconds(s.elapsedMs)} of ${seconds(s.budget.maxWallMs)}` : null,
+  ].filter(Boolean);
+
+  return (
+    <section
+      className="space-y-2 rounded-lg border border-zinc-200 bg-white p-3 text-sm"
+      aria-label="Sweep progress"
+      data-testid="sweep-progress"
+    >
+      <div className="flex flex-wrap items-center gap-3">
+        <strong>
+          Sweep {s.state}
+          {s.stoppedBy ? ` (stopped by ${s.stoppedBy})` : ""}
+        </strong>
+        <span className="text-zinc-600">
+          {s.variant} directives · {s.provider === "simulated" ? "simulated " : `${s.provider} `}
+          {s.model} · {s.samples} sample{s.samples > 1 ? "s" : ""} · concurrency {s.concurrency}
+        </span>
+        {compact && (
+          <Link className="text-blue-700 hover:underline" href={`/sweeps/${encodeURIComponent(s.runId)}`}>
+            sweep page
+          </Link>
+        )}
+      </div>
+      <div
+        role="progressbar"
+        aria-label="Jobs finished"
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={percent}
+        className="h-3 w-full overflow-hidden rounded bg-zinc-100"
+      >
+        <div className="h-full bg-emerald-600 transition-all" style={{ width: `${percent}%` }} />
+      </div>
+      <p data-testid="sweep-counts">
+        {percent}% · {s.jobs.done} done, {s.jobs.failed} failed, {s.jobs.cancelled} not run,{" "}
+        {s.jobs.queued + s.jobs.running} remaining ({s.jobs.running} running) of {s.jobs.total}
+        {s.etaMs !== null ? ` · about ${seconds(s.etaMs)} left` : ""} · {seconds(s.elapsedMs)} elapsed
+      </p>
+      <p>
+        Tokens {formatCount(s.tokens)} · cost{" "}
+        {s.costUsd === null ? "not priced (a model without a price)" : `$${s.costUsd.toFixed(4)}`}
+        {s.provider === "simulated" ? " (simulated: free)" : ""}
+        {budget.length ? ` · budget: ${budget.join(", ")}` : " · no budget"}
+      </p>
+      {s.sourceRunId && (
+        <p data-testid="sweep-outcomes">
+          Against {s.sourceRunName}: <span className="text-emerald-800">↑ {s.outcomes.fixed} fixed</span>,{" "}
+          <span className="text-red-800">↓ {s.outcomes.regressed} regressed</span>, {s.outcomes["still right"]} still
+          right, {s.outcomes["still wrong"]} still wrong
+          {s.outcomes.unknown ? `, ${s.outcomes.unknown} not judged (a side without a verdict)` : ""}
+        </p>
+      )}
+      <div className="flex flex-wrap gap-2">
+        {s.state === "running" && (
+          <button
+            type="button"
+            className="rounded border border-zinc-300 px-2 py-1"
+            onClick={() => void control("pause")}
+          >
+            Pause
+          </button>
+        )}
+        {(s.state === "paused" || s.state === "stopped") && (
+          <button
+            type="button"
+            className="rounded border border-zinc-300 px-2 py-1"
+            onClick={() => void control("resume")}
+          >
+            Resume
+          </button>
+        )}
+        {(s.state === "running" || s.state === "paused") && (
+          <button
+            type="button"
+            className="rounded border border-red-300 px-2 py-1 text-red-800"
+            onClick={() => void control("cancel")}
+          >
+            Cancel
+          </button>
+        )}
+        {!live && compareHref && (
+          <Link className="rounded bg-zinc-900 px-3 py-1 text-white" href={compareHref} data-testid="sweep-compare">
+            Compare with {s.sourceRunName}
+          </Link>
+        )}
+        {!compact && (
+          <Link className="px-2 py-1 text-blue-700 hover:underline" href={`/runs/${encodeURIComponent(s.runId)}`}>
+            Open the sweep&apos;s run
+          </Link>
+        )}
+      </div>
+      {s.state === "stopped" && (
+        <p className="text-xs text-zinc-600">
+          Resuming a sweep stopped by its budget stops again at once unless the budget is raised (
+          <code>metron sweep resume RUN --max-tokens N</code>).
+        </p>
+      )}
+      {error && (
+        <p role="alert" className="text-red-700">
+          {error}
+        </p>
+      )}
+      {!compact && s.running.length > 0 && (
+        <div className="space-y-1" data-testid="sweep-running">
+          <h3 className="text-xs font-semibold text-zinc-600">Running now</h3>
+          <ul className="space-y-1 font-mono text-xs">
+            {s.running.map((r) => (
+              <li key={r.jobId}>
+                question {r.questionId}
+                {s.samples > 1 ? ` #${r.sample}` : ""}: {r.steps} steps
+                {r.recent.length ? " … " : ""}
+                {r.recent.map((st) => (
+                  <span key={st.seq} className={st.error ? "text-red-700" : "text-zinc-700"}>
+                    {st.label}
+                    {" → "}
+                  </span>
+                ))}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {!compact && s.errors.length > 0 && (
+        <div className="space-y-1">
+          <h3 className="text-xs font-semibold text-zinc-600">Failed jobs (last error)</h3>
+          <ul className="text-xs text-red-800">
+            {s.errors.map((e) => (
+              <li key={`${e.questionId}:${e.sample}`}>
+                question {e.questionId}
+                {s.samples > 1 ? ` #${e.sample}` : ""}: {e.error ?? "no error recorded"}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </section>
+  );
+}
