@@ -13,38 +13,77 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-test("rerun a failing demo question with the simulated provider and oracle directives, and see it beside the original", async ({
+test("rerun a failing demo question with the original's defaults, see its steps arrive and its verdict, then sweep the failing questions with oracle directives", async ({
   page,
   request,
 }) => {
+  test.setTimeout(120_000);
   await page.goto("/?system=No+Directives&model=sim-hasty");
   const table = page.getByTestId("runs-table");
   await expect(table).toContainText("simulated");
   await table.getByRole("link", { name: "Simulated demo" }).click();
   await expect(page.getByText("Simulated demo: these traces were produced")).toBeVisible();
+  const runUrl = page.url();
   await page.getByLabel("failing only").check();
   await expect(page).toHaveURL(/failing=true/);
   await page.getByTestId("traces-table").locator("tbody tr").first().getByRole("link").first().click();
   await expect(page).toHaveURL(/\/questions\//);
   const questionUrl = page.url();
 
+  // The form starts from the original: its provider, model and directive variant.
   const panel = page.getByTestId("rerun-panel");
-  await panel.getByLabel("Provider").selectOption("simulated");
-  await panel.getByLabel("Directives").selectOption("oracle");
+  await expect(panel.getByLabel("Provider")).toHaveValue("simulated");
+  await expect(panel.getByLabel("Model")).toHaveValue("sim-hasty");
+  await expect(panel.getByLabel("Directives")).toHaveValue("none");
   await panel.getByRole("button", { name: "Rerun" }).click();
-  await expect(panel.getByTestId("rerun-steps")).toContainText("list_tables");
+  // Steps arrive one by one (the simulated model thinks METRON_SIM_STEP_DELAY_MS per step).
+  const steps = panel.getByTestId("rerun-steps").locator("li");
+  const seen = new Set<number>();
+  await expect
+    .poll(
+      async () => {
+        seen.add(await steps.count());
+        return panel.getByTestId("rerun-done").isVisible();
+      },
+      { intervals: [50], timeout: 30_000 },
+    )
+    .toBe(true);
+  expect([...seen].filter((n) => n > 0).length).toBeGreaterThanOrEqual(3);
   await expect(panel.getByTestId("rerun-steps")).toContainText("submit_final_query");
-  await expect(panel.getByTestId("rerun-done")).toBeVisible();
-  await expect(panel.getByTestId("rerun-status")).toContainText("submitted");
+  // Evaluated at once: the verdict against the original, without pressing Evaluate.
+  await expect(panel.getByTestId("rerun-verdict")).toContainText(/fixed|still wrong/);
+  await expect(page.getByTestId("reruns-of-trace")).toContainText("Reruns");
+  await expect(page.getByTestId("reruns-of-trace")).toContainText(/fixed|still wrong/);
   await page.screenshot({ path: "e2e/screenshots/rerun.png", fullPage: true });
   await expectAccessible(page);
 
   await panel.getByRole("link", { name: "See it beside the original" }).click();
   const columns = page.getByTestId("side-by-side").locator(":scope > section");
   await expect(columns).toHaveCount(2);
-  await expect(columns.nth(1)).toContainText("Reruns · Sophrosyne-Oracle · sim-careful");
+  await expect(columns.nth(1)).toContainText("Reruns · No Directives · sim-hasty");
   await expect(columns.nth(1)).toContainText("simulated");
   await page.screenshot({ path: "e2e/screenshots/rerun-side-by-side.png", fullPage: true });
+  await expectAccessible(page);
+
+  // A sweep of the run's failing questions with oracle directives, from the run page.
+  await page.goto(runUrl);
+  const form = page.getByTestId("sweep-form");
+  await form.locator("summary").click();
+  await expect(form.getByLabel(/failing in this run/)).toBeChecked();
+  await form.getByLabel("Directives").selectOption("oracle");
+  await form.getByLabel("Concurrency").fill("4");
+  await form.getByRole("button", { name: /Start sweep of \d+ questions/ }).click();
+  await expect(page).toHaveURL(/\/sweeps\//);
+  const progress = page.getByTestId("sweep-progress");
+  await expect(progress.getByRole("progressbar")).toBeVisible();
+  await expectAccessible(page);
+  await expect(progress.getByRole("progressbar")).toHaveAttribute("aria-valuenow", "100", { timeout: 90_000 });
+  await expect(progress).toContainText("Sweep done");
+  await expect(progress.getByTestId("sweep-outcomes")).toContainText("fixed");
+  await page.screenshot({ path: "e2e/screenshots/sweep.png", fullPage: true });
+  await progress.getByTestId("sweep-compare").click();
+  await expect(page).toHaveURL(/\/compare\?runs=/);
+  await expect(page.locator("main")).toContainText("Sophrosyne-Oracle");
   await expectAccessible(page);
 
   // The provider key the server holds appears in no page, no built client file and not in the store.

@@ -39,11 +39,15 @@ export interface SimulatedQuestion {
 
 const pause = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => {
+    const onAbort = () => {
       clearTimeout(t);
-      reject(signal.reason ?? new Error("aborted"));
-    });
+      reject(signal?.reason ?? new Error("aborted"));
+    };
+    const t = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
   });
 
 type Action = { tool: string; input: Record<string, unknown> } | { text: string };

@@ -139,7 +139,7 @@ export function createSweep(sqlite: Database.Database, request: SweepRequest): {
     );
   const system = SYSTEM_OF[request.variant];
   const modelName = request.provider === "simulated" ? request.model : `${request.provider}:${request.model}`;
-  const stamp = new Date().toISOString().replace("T", " ").slice(0, 19);
+  const stamp = `${new Date().toISOString().replace("T", " ").slice(0, 19)} UTC`;
   const name = request.name?.trim() || `Sweep ${stamp} · ${system} · ${modelName}`;
   const run = { name, system, model: modelName };
   const runId = runIdOf(run);
