@@ -3,6 +3,10 @@ import { Suspense } from "react";
 import { defaultLimits } from "@/lib/agent/loop";
 import { listProviders } from "@/lib/agent/providers";
 import type { Metadata } from "next";
+import { getDb } from "@/lib/db/client";
+import { listRunModels } from "@/lib/db/queries/runs";
+import { loadPrices } from "@/lib/ingest/prices-file";
+import { PRICE_CATALOGUE, priceOf } from "@/lib/metrics/prices";
 
 export const metadata: Metadata = { title: "Settings — Metron" };
 
@@ -12,6 +16,7 @@ export default function SettingsPage() {
       <h1 className="text-xl font-semibold">Settings</h1>
       <Suspense fallback={<p className="text-sm text-zinc-500">Loading…</p>}>
         <Providers />
+        <Prices />
       </Suspense>
     </div>
   );
@@ -58,5 +63,61 @@ async function Providers() {
         (METRON_AGENT_WALL_TIME_MS), {process.env.METRON_RERUN_CONCURRENCY ?? 2} at a time (METRON_RERUN_CONCURRENCY).
       </p>
     </>
+  );
+}
+
+/** The price of every model in the store and every model a provider offers, with where each price comes from. */
+async function Prices() {
+  await connection();
+  const table = loadPrices();
+  const models = [
+    ...new Set([
+      ...listRunModels(getDb()),
+      ...listProviders()
+        .filter((p) => p.available && p.id !== "simulated")
+        .flatMap((p) => p.models.map((m) => `${p.id}:${m}`)),
+    ]),
+  ].sort();
+  const usd = (n: number | undefined) => (n === undefined ? "—" : `$${n}`);
+  return (
+    <section className="space-y-2" aria-labelledby="prices-heading">
+      <h2 id="prices-heading" className="font-semibold">
+        Prices
+      </h2>
+      <p className="text-sm text-zinc-600">
+        USD per million tokens. List prices come from {PRICE_CATALOGUE.name} {PRICE_CATALOGUE.version} (as of{" "}
+        {PRICE_CATALOGUE.released}); a JSON file named by METRON_PRICES overrides or adds prices. Costs and sweep
+        budgets use these; a model without a price has no computed cost.
+      </p>
+      <div className="overflow-x-auto rounded-lg border border-zinc-200 bg-white">
+        <table className="w-full text-sm" data-testid="prices-table">
+          <thead className="border-b border-zinc-200 bg-zinc-50 text-left text-xs uppercase tracking-wide text-zinc-500">
+            <tr>
+              <th className="px-3 py-2">Model</th>
+              <th className="px-3 py-2 text-right">Input</th>
+              <th className="px-3 py-2 text-right">Cached input</th>
+              <th className="px-3 py-2 text-right">Output</th>
+              <th className="px-3 py-2">Source</th>
+            </tr>
+          </thead>
+          <tbody>
+            {models.map((m) => {
+              const p = m.startsWith("sim-") ? undefined : priceOf(m, table);
+              return (
+                <tr key={m} className="border-b border-zinc-100 last:border-0">
+                  <td className="px-3 py-2 font-mono text-xs">{m}</td>
+                  <td className="px-3 py-2 text-right">{usd(p?.input)}</td>
+                  <td className="px-3 py-2 text-right">{usd(p?.cached_input)}</td>
+                  <td className="px-3 py-2 text-right">{usd(p?.output)}</td>
+                  <td className="px-3 py-2 text-xs text-zinc-600">
+                    {m.startsWith("sim-") ? "simulated: free" : (p?.source ?? "no price: costs not computed")}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </section>
   );
 }

@@ -97,6 +97,11 @@ export function SweepProgress({ initial, compact = false }: { initial: SweepStat
         {s.provider === "simulated" ? " (simulated: free)" : ""}
         {budget.length ? ` · budget: ${budget.join(", ")}` : " · no budget"}
       </p>
+      {s.price && (
+        <p className="text-xs text-zinc-600">
+          Priced at ${s.price.input} input / ${s.price.output} output per million tokens ({s.price.source}).
+        </p>
+      )}
       {s.sourceRunId && (
         <p data-testid="sweep-outcomes">
           Against {s.sourceRunName}: <span className="text-emerald-800">↑ {s.outcomes.fixed} fixed</span>,{" "}

@@ -245,6 +245,8 @@ export interface SweepStatus {
   jobs: { total: number; queued: number; running: number; done: number; failed: number; cancelled: number };
   tokens: number;
   costUsd: number | null;
+  /** The price the cost is computed with (USD per million tokens) and its source; null when simulated or unpriced. */
+  price: { input: number; output: number; source: string } | null;
   elapsedMs: number;
   /** Estimated time left from the pace so far; null before the first job ends or once nothing is left. */
   etaMs: number | null;
@@ -261,6 +263,12 @@ export interface SweepStatus {
     /** The last steps this process has seen (a worker in another process shows none). */
     recent: { seq: number; label: string; error: boolean }[];
   }[];
+}
+
+function priceFor(provider: string, model: string): SweepStatus["price"] {
+  if (provider === "simulated") return null;
+  const p = priceOf(`${provider}:${model}`, loadPrices());
+  return p ? { input: p.input, output: p.output, source: p.source ?? "METRON_PRICES" } : null;
 }
 
 export function sweepStatus(sqlite: Database.Database, runId: string): SweepStatus | null {
@@ -354,6 +362,7 @@ export function sweepStatus(sqlite: Database.Database, runId: string): SweepStat
     },
     tokens,
     costUsd,
+    price: priceFor(String(s.provider), String(s.model)),
     elapsedMs,
     etaMs: doneCount > 0 && left > 0 && s.state === "running" ? Math.round((elapsedMs / doneCount) * left) : null,
     outcomes,

@@ -1,30 +1,67 @@
 /**
- * Per-model prices in USD per million tokens. Defaults are list prices as published by the providers for
- * the models named; a model not listed gets no computed cost (shown as "no price"), never a guess.
- * Override or extend with a JSON file (METRON_PRICES): { "<model prefix>": { "input": n, "cached_input": n, "output": n } }.
- * A model matches the longest listed prefix of its name (so "gpt-4o-2024-08-06" uses "gpt-4o").
+ * Per-model prices in USD per million tokens. List prices come from a maintained catalogue,
+ * `@pydantic/genai-prices` (its bundled data: no network), which matches model names the way providers spell
+ * them (dated snapshots, provider prefixes). A JSON file (METRON_PRICES) overrides or extends it:
+ * { "<model prefix>": { "input": n, "cached_input": n, "output": n } }, matched by the longest listed prefix
+ * of the model's name. A model neither knows gets no computed cost (shown as "no price"), never a guess.
+ * Tiered prices (a higher rate past a context length) are taken at their base tier: traces sum tokens over
+ * many calls, so the tier of each call is not known.
  */
+import { calcPrice } from "@pydantic/genai-prices";
+
 export interface ModelPrice {
   input: number;
   cached_input?: number;
   output: number;
+  /** Where the price comes from, with its date: the catalogue's version or the override file. */
+  source?: string;
 }
 export type PriceTable = Record<string, ModelPrice>;
 
-export const DEFAULT_PRICES: PriceTable = {
-  "gpt-4o": { input: 2.5, cached_input: 1.25, output: 10 },
-  "gpt-4o-mini": { input: 0.15, cached_input: 0.075, output: 0.6 },
-  "gpt-4.1": { input: 2, cached_input: 0.5, output: 8 },
-  "gpt-4.1-mini": { input: 0.4, cached_input: 0.1, output: 1.6 },
-  "gpt-5": { input: 1.25, cached_input: 0.125, output: 10 },
-  "gpt-5-mini": { input: 0.25, cached_input: 0.025, output: 2 },
-  "claude-3-7-sonnet": { input: 3, cached_input: 0.3, output: 15 },
-  "claude-sonnet-4": { input: 3, cached_input: 0.3, output: 15 },
-  "claude-sonnet-4-5": { input: 3, cached_input: 0.3, output: 15 },
-};
+/** The catalogue in use; its data's date is its release date (the bundled data is not updated at run time). */
+export const PRICE_CATALOGUE = { name: "@pydantic/genai-prices", version: "0.1.8", released: "2026-09-23" };
 
-export function priceOf(model: string, table: PriceTable = DEFAULT_PRICES): ModelPrice | undefined {
-  const name = model.toLowerCase().replace(/^(openai|anthropic)\//, "");
+const CATALOGUE_SOURCE = `${PRICE_CATALOGUE.name} ${PRICE_CATALOGUE.version} (list prices as of ${PRICE_CATALOGUE.released})`;
+
+const base = (v: unknown): number | undefined =>
+  typeof v === "number"
+    ? v
+    : v && typeof v === "object" && "base" in v
+      ? Number((v as { base: number }).base)
+      : undefined;
+
+const catalogued = new Map<string, ModelPrice | null>();
+
+/** The catalogue's list price of a model ("openai:gpt-5", "openai/gpt-5" and "gpt-5" alike); null when unlisted. */
+export function cataloguePrice(model: string): ModelPrice | null {
+  const hit = catalogued.get(model);
+  if (hit !== undefined) return hit;
+  const m = /^(openai|anthropic|google|mistral|groq|deepseek)[:/](.+)$/i.exec(model);
+  const id = m ? m[2] : model;
+  let price: ModelPrice | null = null;
+  try {
+    const r = calcPrice({ input_tokens: 1 }, id, m ? { providerId: m[1].toLowerCase() } : undefined);
+    const input = base(r?.model_price.input_mtok);
+    const output = base(r?.model_price.output_mtok);
+    if (r && input !== undefined && output !== undefined) {
+      const cached = base(r.model_price.cache_read_mtok);
+      price = {
+        input,
+        output,
+        ...(cached !== undefined ? { cached_input: cached } : {}),
+        source: `${CATALOGUE_SOURCE}: ${r.provider.id} ${r.model.id}`,
+      };
+    }
+  } catch {
+    price = null;
+  }
+  catalogued.set(model, price);
+  return price;
+}
+
+/** A model's price: the override table's longest matching prefix, else the catalogue's list price. */
+export function priceOf(model: string, table: PriceTable = {}): ModelPrice | undefined {
+  const name = model.toLowerCase().replace(/^(openai|anthropic)[/:]/, "");
   let best: string | undefined;
   for (const key of Object.keys(table)) {
     if (
@@ -33,7 +70,7 @@ export function priceOf(model: string, table: PriceTable = DEFAULT_PRICES): Mode
     )
       best = key;
   }
-  return best ? table[best] : undefined;
+  return best ? table[best] : (cataloguePrice(model) ?? undefined);
 }
 
 /** Cost of a trace's tokens; cached input tokens are part of input tokens and billed at the cached rate. */

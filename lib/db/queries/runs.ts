@@ -86,3 +86,10 @@ export function listRunChanges(db: Db, runId: string): { at: string; who: string
     .prepare("SELECT created_at AS at, who, change FROM run_changes WHERE run_id = ? ORDER BY id DESC LIMIT 200")
     .all(runId) as { at: string; who: string; change: string }[];
 }
+
+/** The distinct models of the stored runs. */
+export function listRunModels(db: Db): string[] {
+  return (db.$client.prepare("SELECT DISTINCT model FROM runs ORDER BY model").all() as { model: string }[]).map(
+    (r) => r.model,
+  );
+}
