@@ -299,13 +299,14 @@ export class JobWorker {
   private sweepPass(): boolean {
     const sweeps = this.db
       .prepare(
-        `SELECT run_id AS runId, state, concurrency, budget, created_at AS createdAt FROM sweeps WHERE state IN ('running', 'paused', 'cancelled')${this.only ? " AND run_id = ?" : ""}`,
+        `SELECT run_id AS runId, state, concurrency, budget, provider, created_at AS createdAt FROM sweeps WHERE state IN ('running', 'paused', 'cancelled')${this.only ? " AND run_id = ?" : ""}`,
       )
       .all(...(this.only ? [this.only] : [])) as {
       runId: string;
       state: string;
       concurrency: number;
       budget: string;
+      provider: string;
       createdAt: string;
     }[];
     let busy = false;
@@ -320,7 +321,7 @@ export class JobWorker {
             }
         continue;
       }
-      const stop = budgetReached(this.db, s.runId, JSON.parse(s.budget), s.createdAt);
+      const stop = budgetReached(this.db, s.runId, JSON.parse(s.budget), s.createdAt, s.provider);
       if (stop) {
         stopSweep(this.db, s.runId, "budget", `not run: the sweep's budget was reached (${stop})`);
         continue;
@@ -397,7 +398,7 @@ export class JobWorker {
       job.finishedAt = now();
     };
     try {
-      const result = await this.runLoop(sqlite, row, job);
+      const result = await runJobLoop(sqlite, row, job, this.settings);
       const { failure } = result;
       const s = this.settings;
       if (result.status === "cancelled" && job.abortedFor === "pause") {
@@ -452,48 +453,54 @@ export class JobWorker {
       sqlite.close();
     }
   }
+}
 
-  private async runLoop(sqlite: Database.Database, row: JobRow, job: LiveJob): Promise<LoopResult & Loaded> {
-    if (!row.dataset_id || !row.question_id) throw new Error("the job names no dataset question");
-    const { question, database } = loadQuestion(sqlite, row.dataset_id, row.question_id);
-    const directives = await directivesFor(row.variant, question, database, { deps: directiveDeps() });
-    const modelName = row.provider === "simulated" ? row.model : `${row.provider}:${row.model}`;
-    const run = targetRun(sqlite, row, modelName);
-    const env = new SqlEnvironment(question, database, { variant: row.variant, directives, run });
-    const seed = parseInt(createHash("sha256").update(row.id).digest("hex").slice(0, 8), 16);
-    const model =
-      row.provider === "simulated"
-        ? createSimulatedModel(
-            SIMULATED_POLICIES[row.model],
-            {
-              id: question.id,
-              goldSql: question.goldSql ?? "SELECT 1",
-              goldTables: question.goldTables ?? [],
-              tables: database.tables.map((t) => t.name),
-            },
-            seed,
-            this.settings.simulatedDelayMs,
-          )
-        : languageModel(row.provider, row.model);
-    const limits = JSON.parse(row.limits ?? "null") as AgentLimits | undefined;
-    try {
-      const result = await runAgentLoop({
-        model,
-        modelName,
-        env,
-        ...(limits ? { limits } : {}),
-        signal: job.controller.signal,
-        maxRetries: this.settings.providerRetries,
-        onStep: (step) => {
-          const u = step.usage as { input_tokens?: number; output_tokens?: number } | undefined;
-          if (u) job.tokens += (u.input_tokens ?? 0) + (u.output_tokens ?? 0);
-          emit(job, { type: "step", step: step as unknown as Record<string, unknown> });
-        },
-      });
-      return { ...result, run, modelName };
-    } finally {
-      await env.close();
-    }
+/** Runs one job's question through the agent loop (no store writes); the worker decides what to do with the result. */
+export async function runJobLoop(
+  sqlite: Database.Database,
+  row: JobRow,
+  job: Pick<LiveJob, "controller" | "tokens" | "events" | "listeners">,
+  settings: ReturnType<typeof jobSettings> = jobSettings(),
+): Promise<LoopResult & Loaded> {
+  if (!row.dataset_id || !row.question_id) throw new Error("the job names no dataset question");
+  const { question, database } = loadQuestion(sqlite, row.dataset_id, row.question_id);
+  const directives = await directivesFor(row.variant, question, database, { deps: directiveDeps() });
+  const modelName = row.provider === "simulated" ? row.model : `${row.provider}:${row.model}`;
+  const run = targetRun(sqlite, row, modelName);
+  const env = new SqlEnvironment(question, database, { variant: row.variant, directives, run });
+  const seed = parseInt(createHash("sha256").update(row.id).digest("hex").slice(0, 8), 16);
+  const model =
+    row.provider === "simulated"
+      ? createSimulatedModel(
+          SIMULATED_POLICIES[row.model],
+          {
+            id: question.id,
+            goldSql: question.goldSql ?? "SELECT 1",
+            goldTables: question.goldTables ?? [],
+            tables: database.tables.map((t) => t.name),
+          },
+          seed,
+          settings.simulatedDelayMs,
+        )
+      : languageModel(row.provider, row.model);
+  const limits = JSON.parse(row.limits ?? "null") as AgentLimits | undefined;
+  try {
+    const result = await runAgentLoop({
+      model,
+      modelName,
+      env,
+      ...(limits ? { limits } : {}),
+      signal: job.controller.signal,
+      maxRetries: settings.providerRetries,
+      onStep: (step) => {
+        const u = step.usage as { input_tokens?: number; output_tokens?: number } | undefined;
+        if (u) job.tokens += (u.input_tokens ?? 0) + (u.output_tokens ?? 0);
+        emit(job as LiveJob, { type: "step", step: step as unknown as Record<string, unknown> });
+      },
+    });
+    return { ...result, run, modelName };
+  } finally {
+    await env.close();
   }
 }
 
@@ -523,7 +530,11 @@ function targetRun(sqlite: Database.Database, row: JobRow, modelName: string) {
 }
 
 /** Stores a job's trace (replacing one an earlier attempt of the same job stored), evaluates it, and judges it. */
-async function storeJobTrace(sqlite: Database.Database, row: JobRow, result: LoopResult & Loaded): Promise<Finished> {
+export async function storeJobTrace(
+  sqlite: Database.Database,
+  row: JobRow,
+  result: LoopResult & Loaded,
+): Promise<Finished> {
   const runId = runIdOf(result.run);
   const previous = (
     sqlite
@@ -595,12 +606,24 @@ async function storeJobTrace(sqlite: Database.Database, row: JobRow, result: Loo
   };
 }
 
+/** Spent today (UTC) on reruns and sweeps with a real provider, from their stored traces: recorded cost, else priced tokens; null when unpriced. */
+export function spentToday(sqlite: Database.Database): { usd: number; unpriced: number } {
+  const r = sqlite
+    .prepare(
+      `SELECT sum(coalesce(cost_usd, cost_computed_usd)) AS usd, sum(CASE WHEN coalesce(cost_usd, cost_computed_usd) IS NULL THEN 1 ELSE 0 END) AS unpriced
+    FROM traces WHERE json_extract(meta, '$.rerun_job') IS NOT NULL AND created_at >= strftime('%Y-%m-%dT00:00:00Z', 'now') AND json_extract(meta, '$.agent.model') NOT LIKE 'sim-%'`,
+    )
+    .get() as { usd: number | null; unpriced: number | null };
+  return { usd: r.usd ?? 0, unpriced: r.unpriced ?? 0 };
+}
+
 /** Which budget a sweep has reached, in words; null while it is within all of them. */
 export function budgetReached(
   sqlite: Database.Database,
   sweepId: string,
   budget: { maxCostUsd?: number; maxTokens?: number; maxWallMs?: number },
   createdAt: string,
+  provider = "simulated",
 ): string | null {
   const spent = sqlite
     .prepare(
@@ -613,6 +636,13 @@ export function budgetReached(
     return `$${spent.cost.toFixed(4)} of at most $${budget.maxCostUsd}`;
   if (budget.maxWallMs !== undefined && now() - Date.parse(createdAt) >= budget.maxWallMs)
     return `wall time of at most ${Math.round(budget.maxWallMs / 1000)} s`;
+  // The server's daily cap on spending (METRON_DAILY_BUDGET_USD) holds for sweeps too.
+  const daily = process.env.METRON_DAILY_BUDGET_USD ? Number(process.env.METRON_DAILY_BUDGET_USD) : null;
+  if (daily !== null && provider !== "simulated") {
+    const today = spentToday(sqlite).usd;
+    if (today >= daily)
+      return `today's spending of $${today.toFixed(2)} is at the daily budget of $${daily} (METRON_DAILY_BUDGET_USD)`;
+  }
   return null;
 }
 

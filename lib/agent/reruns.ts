@@ -17,7 +17,7 @@ import { positiveNumber } from "@/lib/config/env";
 import { loadPrices } from "@/lib/ingest/prices-file";
 import { priceOf } from "@/lib/metrics/prices";
 import { defaultLimits, type AgentLimits } from "./loop";
-import { emit, liveJob, serverWorker, trackJob, type JobEvent, type LiveJob, RERUN_RUN_NAME } from "./jobs";
+import { emit, liveJob, serverWorker, spentToday, trackJob, type JobEvent, type LiveJob, RERUN_RUN_NAME } from "./jobs";
 import { listProviders, type ProviderId, type ProviderInfo } from "./providers";
 import { SIMULATED_POLICIES } from "./simulated";
 
@@ -60,17 +60,6 @@ export function getRecordedRerun(
   return sqlite
     .prepare("SELECT state, error, result_trace_id AS resultTraceId FROM rerun_jobs WHERE id = ?")
     .get(id) as { state: string; error: string | null; resultTraceId: string | null } | undefined;
-}
-
-/** Spent today (UTC) on reruns, from their stored traces: recorded cost, else priced tokens; null when unpriced. */
-function spentToday(sqlite: Database.Database): { usd: number; unpriced: number } {
-  const r = sqlite
-    .prepare(
-      `SELECT sum(coalesce(cost_usd, cost_computed_usd)) AS usd, sum(CASE WHEN coalesce(cost_usd, cost_computed_usd) IS NULL THEN 1 ELSE 0 END) AS unpriced
-    FROM traces WHERE json_extract(meta, '$.rerun_job') IS NOT NULL AND created_at >= strftime('%Y-%m-%dT00:00:00Z', 'now') AND json_extract(meta, '$.agent.model') NOT LIKE 'sim-%'`,
-    )
-    .get() as { usd: number | null; unpriced: number | null };
-  return { usd: r.usd ?? 0, unpriced: r.unpriced ?? 0 };
 }
 
 /** Checks the request against the limits, the store and the providers; returns the job, queued in the store. */

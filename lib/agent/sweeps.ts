@@ -56,7 +56,7 @@ export function sweepMaxima() {
     wallTimeMs,
     maxOutputTokens,
     concurrency: Number(process.env.METRON_SWEEP_MAX_CONCURRENCY ?? 8),
-    samples: 20,
+    samples: Number(process.env.METRON_SWEEP_MAX_SAMPLES ?? 20),
     jobs: Number(process.env.METRON_SWEEP_MAX_JOBS ?? 20_000),
   };
 }

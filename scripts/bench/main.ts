@@ -5,6 +5,7 @@ import { benchEvaluate } from "./evaluate";
 import { benchIngest } from "./ingest";
 import { benchQuestionPage } from "./question-page";
 import { ingestPhase } from "./ingest-phase";
+import { benchSweep } from "./sweep";
 
 const BENCHES: Record<string, (argv: string[]) => Promise<number>> = {
   ingest: benchIngest,
@@ -14,6 +15,7 @@ const BENCHES: Record<string, (argv: string[]) => Promise<number>> = {
   directives: benchDirectives,
   "ingest-phase": ingestPhase,
   abuse: benchAbuse,
+  sweep: benchSweep,
 };
 
 export async function runBench(argv: string[]): Promise<number> {

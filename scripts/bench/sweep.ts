@@ -1,0 +1,106 @@
+/**
+ * `npm run bench -- sweep [--jobs 1000] [--concurrency 8]`: the durable job queue against calling the loop
+ * directly. On a fresh store with the simulated demo (no shared data), the same number of jobs (demo questions ×
+ * samples, simulated provider, no delay) runs twice at the same concurrency: through a sweep (claim, lease,
+ * store, evaluate, record: `workSweepToEnd`), and directly (the same loop, store and evaluation per job, in a
+ * plain promise pool, no queue), after an untimed warm-up pass over every question (gold results cached). Prints jobs per second of each and the queue's overhead per job, measured in
+ * one run. Target: under 10 ms per job.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { openConnection, openDb } from "@/lib/db/client";
+import { jobSettings, runJobLoop, storeJobTrace, type JobRow } from "@/lib/agent/jobs";
+import { createSweep, sweepStatus, workSweepToEnd } from "@/lib/agent/sweeps";
+import { seedDemo } from "@/lib/demo/seed";
+import { closeSharedSandbox } from "@/lib/sql/sandbox/sandbox";
+
+export async function benchSweep(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { jobs: { type: "string", default: "1000" }, concurrency: { type: "string", default: "8" } },
+  });
+  const jobs = Number(values.jobs);
+  const concurrency = Number(values.concurrency);
+  process.env.METRON_SIM_STEP_DELAY_MS = "0";
+  process.env.METRON_JOB_POLL_MS ??= "20";
+  process.env.METRON_SWEEP_MAX_SAMPLES = "1000";
+  process.env.METRON_SWEEP_MAX_CONCURRENCY = String(Math.max(concurrency, 8));
+  const dir = mkdtempSync(path.join(os.tmpdir(), "metron-bench-sweep-"));
+  const file = path.join(dir, "store.db");
+  const db = openDb(file);
+  try {
+    await seedDemo(db, { dir: path.join(dir, "demo") });
+    const questions = (
+      db.$client.prepare("SELECT count(*) AS n FROM questions WHERE dataset_id = 'demo-retail'").get() as { n: number }
+    ).n;
+    const samples = Math.ceil(jobs / questions);
+    const request = (name: string) => ({
+      dataset: "demo-retail",
+      selection: { kind: "all" as const },
+      provider: "simulated" as const,
+      model: "sim-careful",
+      variant: "oracle" as const,
+      samples,
+      concurrency,
+      name,
+    });
+    const open = () => openConnection(file);
+    console.log(
+      `${questions} demo questions × ${samples} samples = ${questions * samples} jobs at concurrency ${concurrency} (simulated, no delay)`,
+    );
+
+    // Warm-up (not timed): every question once, so gold results are cached and code is compiled for both passes.
+    const warm = createSweep(db.$client, { ...request("warm-up"), samples: 1 });
+    await workSweepToEnd(open, warm.runId);
+
+    // Directly: the loop, the store and the evaluation of each job, in a promise pool.
+    const direct = createSweep(db.$client, request("direct"));
+    db.$client.prepare("UPDATE sweeps SET state = 'paused' WHERE run_id = ?").run(direct.runId); // no worker takes it
+    const rows = db.$client
+      .prepare("SELECT * FROM rerun_jobs WHERE sweep_id = ? ORDER BY rowid")
+      .all(direct.runId) as JobRow[];
+    const settings = jobSettings();
+    let next = 0;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        const sqlite = open();
+        try {
+          while (next < rows.length) {
+            const row = rows[next++];
+            const job = { controller: new AbortController(), tokens: 0, events: [], listeners: new Set<() => void>() };
+            const result = await runJobLoop(sqlite, row, job, settings);
+            await storeJobTrace(sqlite, row, result);
+          }
+        } finally {
+          sqlite.close();
+        }
+      }),
+    );
+    const directMs = performance.now() - t0;
+
+    // Through the queue.
+    const queued = createSweep(db.$client, request("queued"));
+    const t1 = performance.now();
+    await workSweepToEnd(open, queued.runId);
+    const queueMs = performance.now() - t1;
+    const status = sweepStatus(db.$client, queued.runId)!;
+    if (status.jobs.done !== rows.length) throw new Error(`the sweep finished ${status.jobs.done} of ${rows.length}`);
+
+    const n = rows.length;
+    const perJob = (queueMs - directMs) / n;
+    console.log(`direct loop:  ${(n / (directMs / 1000)).toFixed(1)} jobs/s (${(directMs / 1000).toFixed(1)} s)`);
+    console.log(`durable queue: ${(n / (queueMs / 1000)).toFixed(1)} jobs/s (${(queueMs / 1000).toFixed(1)} s)`);
+    console.log(
+      `queue overhead: ${perJob.toFixed(2)} ms per job of wall time (${((perJob * concurrency) / 1).toFixed(2)} ms per job in each of the ${concurrency} slots); target < 10 ms: ${perJob * concurrency < 10 ? "met" : "missed"}`,
+    );
+    console.log(`ratio queue/direct: ${(queueMs / directMs).toFixed(2)}`);
+  } finally {
+    db.$client.close();
+    await closeSharedSandbox();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return 0;
+}
