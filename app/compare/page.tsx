@@ -8,6 +8,8 @@ import { RunPicker } from "@/components/compare/run-picker";
 import { getDb } from "@/lib/db/client";
 import { listComparableRuns, loadComparison } from "@/lib/db/queries/compare";
 import { filterCompareRows } from "@/lib/metrics/compare-runs";
+import { SweepForm } from "@/components/sweeps/sweep-form";
+import { sweepFormSetup } from "@/lib/agent/sweeps";
 import { COMPARE_PAGE_SIZE, compareSearchParams } from "@/lib/url/compare";
 import type { Metadata } from "next";
 
@@ -74,6 +76,27 @@ async function Compare({ searchParams }: { searchParams: Promise<SearchParams> }
           Download CSV
         </a>
       </div>
+      {runs[baseline].datasetId && (
+        <SweepForm
+          {...sweepFormSetup(
+            db.$client,
+            runs[baseline].datasetId!,
+            runs[baseline],
+            params.show !== "all" || params.db || params.difficulty
+              ? {
+                  ids: [...new Set(filtered.map((r) => r.questionId))],
+                  description: [
+                    params.show !== "all" && params.show,
+                    params.db && `database ${params.db}`,
+                    params.difficulty && `difficulty ${params.difficulty}`,
+                  ]
+                    .filter(Boolean)
+                    .join(", "),
+                }
+              : undefined,
+          )}
+        />
+      )}
       <CompareTable
         runs={runs}
         baseline={baseline}

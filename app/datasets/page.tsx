@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import Link from "next/link";
+import { SweepForm } from "@/components/sweeps/sweep-form";
+import { sweepFormSetup } from "@/lib/agent/sweeps";
 import { connection } from "next/server";
 import { Suspense } from "react";
 import { createLoader, type SearchParams } from "nuqs/server";
@@ -44,6 +46,7 @@ async function Datasets({ searchParams }: { searchParams: Promise<SearchParams> 
       <DatasetList datasets={datasets} selected={selected?.id ?? null} />
       {selected && questions && (
         <>
+          <SweepForm {...sweepFormSetup(db.$client, selected.id)} />
           <section className="space-y-2">
             <h2 className="font-semibold">Databases of {selected.name}</h2>
             <DatabaseTable rows={listDatabases(db, selected.id)} />

@@ -15,6 +15,7 @@ import { runIdOf } from "@/lib/trace/hash";
 import { JobWorker, liveJob, serverWorker, stopSweep } from "./jobs";
 import { defaultLimits, type AgentLimits } from "./loop";
 import { listProviders, type ProviderId } from "./providers";
+import { rerunDefaults } from "./reruns";
 import { SIMULATED_POLICIES } from "./simulated";
 import { verdictOf, type VerdictKind } from "./verdict";
 
@@ -425,4 +426,40 @@ export async function workSweepToEnd(openStore: () => Database.Database, runId: 
   } finally {
     clearInterval(keepAlive);
   }
+}
+
+/** What the sweep form of a page needs: the dataset's size, the source run's failing questions, providers, defaults. */
+export function sweepFormSetup(
+  sqlite: Database.Database,
+  datasetId: string,
+  source?: { id: string; name: string; system: string; model: string },
+  filter?: { ids: string[]; description: string },
+) {
+  const max = sweepMaxima();
+  const d = source ? rerunDefaults(source) : rerunDefaults({ system: "Sophrosyne", model: "sim-careful" });
+  return {
+    datasetId,
+    ...(source
+      ? {
+          source: {
+            id: source.id,
+            name: source.name,
+            failing: failingQuestions(sqlite, source.id).length,
+            ...(filter?.ids.length ? { filter } : {}),
+          },
+        }
+      : {}),
+    totalQuestions: (
+      sqlite.prepare("SELECT count(*) AS n FROM questions WHERE dataset_id = ?").get(datasetId) as { n: number }
+    ).n,
+    providers: listProviders().map((p) => ({ id: p.id, label: p.label, available: p.available, models: p.models })),
+    defaults: {
+      provider: d.provider,
+      model: d.model,
+      // A sweep usually tries a variant the source run did not have.
+      variant: d.variant === "none" ? "computed" : d.variant,
+      maxSteps: max.maxSteps,
+      maxConcurrency: max.concurrency,
+    },
+  };
 }

@@ -23,10 +23,7 @@ import { ROLE_LABELS } from "@/lib/metrics/run-metrics";
 import { TRACES_PAGE_SIZE, tracesSearchParams } from "@/lib/url/runs";
 import { SweepForm } from "@/components/sweeps/sweep-form";
 import { SweepProgress } from "@/components/sweeps/sweep-progress";
-import { listProviders } from "@/lib/agent/providers";
-import { rerunDefaults } from "@/lib/agent/reruns";
-import { failingQuestions, sweepMaxima, sweepStatus } from "@/lib/agent/sweeps";
-import { countQuestions } from "@/lib/db/queries/datasets";
+import { sweepFormSetup, sweepStatus } from "@/lib/agent/sweeps";
 
 const loadParams = createLoader(tracesSearchParams);
 const serialize = createSerializer(tracesSearchParams);
@@ -77,7 +74,6 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
   const filtered = filterParts.length
     ? [...new Set(listTraces(db, run.id, { ...query, page: 1, pageSize: 100_000 }).rows.map((r) => r.questionId))]
     : [];
-  const sweepDefaults = rerunDefaults(run);
   return (
     <div className="space-y-5">
       <header>
@@ -166,27 +162,12 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
       />
       {run.datasetId && (
         <SweepForm
-          datasetId={run.datasetId}
-          source={{
-            id: run.id,
-            name: run.name,
-            failing: failingQuestions(db.$client, run.id).length,
-            ...(filtered.length ? { filter: { ids: filtered, description: filterParts.join(", ") } } : {}),
-          }}
-          totalQuestions={countQuestions(db, run.datasetId)}
-          providers={listProviders().map((p) => ({
-            id: p.id,
-            label: p.label,
-            available: p.available,
-            models: p.models,
-          }))}
-          defaults={{
-            provider: sweepDefaults.provider,
-            model: sweepDefaults.model,
-            variant: sweepDefaults.variant === "none" ? "computed" : sweepDefaults.variant,
-            maxSteps: sweepMaxima().maxSteps,
-            maxConcurrency: sweepMaxima().concurrency,
-          }}
+          {...sweepFormSetup(
+            db.$client,
+            run.datasetId,
+            run,
+            filtered.length ? { ids: filtered, description: filterParts.join(", ") } : undefined,
+          )}
         />
       )}
       <RunCharts
