@@ -381,3 +381,54 @@ export const experiments = sqliteTable("experiments", {
   runIds: text("run_ids", { mode: "json" }).$type<string[]>().notNull(),
   createdAt: createdAt(),
 });
+
+/**
+ * Full-text search (lib/search): which traces are in the FTS5 index `search_docs` and the first rowid of their
+ * documents (rowids `base` … `base + 2^20 - 1`: the question, final SQL, gold SQL, then one per step), so that a
+ * trace's documents are removed with one range delete. `search_docs` itself is a virtual table created by SQL in
+ * the migration (drizzle does not describe FTS5 tables).
+ */
+export const searchIndexed = sqliteTable("search_indexed", {
+  traceId: text("trace_id").primaryKey(),
+  base: integer("base").notNull(),
+});
+
+/**
+ * Labels for error analysis, on a trace (`seq` -1) or one of its steps: a preset failure cause
+ * (lib/labels/taxonomy.ts), a run's own cause, or a free tag. Keyed by trace identity (a content hash): they survive
+ * recompute and re-ingest of the same trace, even after a delete.
+ */
+export const labels = sqliteTable(
+  "labels",
+  {
+    traceId: text("trace_id").notNull(),
+    seq: integer("seq").notNull().default(-1),
+    label: text("label").notNull(),
+    who: text("who").notNull(),
+    at: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.traceId, t.seq, t.label] }), index("labels_label").on(t.label)],
+);
+
+/** A free-text note on a trace (`seq` -1) or a step. */
+export const notes = sqliteTable(
+  "notes",
+  {
+    traceId: text("trace_id").notNull(),
+    seq: integer("seq").notNull().default(-1),
+    note: text("note").notNull(),
+    who: text("who").notNull(),
+    at: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.traceId, t.seq] })],
+);
+
+/** Failure causes a run adds to the preset taxonomy. */
+export const runCauses = sqliteTable(
+  "run_causes",
+  {
+    runId: text("run_id").notNull(),
+    label: text("label").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.label] })],
+);

@@ -12,6 +12,7 @@ import { stepRoles, type StepRole } from "@/lib/sql/classify-step";
 import { linkQuestion } from "@/lib/trace/adapters/link-questions";
 import { mergeRoles } from "./measure";
 import { recomputeRun } from "./recompute";
+import { removeFromSearchIndex } from "@/lib/search";
 
 export class CurationError extends Error {}
 
@@ -223,6 +224,7 @@ export async function archiveRun(
 
 /** Deletes traces with their steps and the blobs no other step uses (inside the caller's transaction). */
 function removeTraces(sqlite: Database.Database, where: string, params: string[]) {
+  removeFromSearchIndex(sqlite, where, params);
   const blobs = (
     sqlite
       .prepare(

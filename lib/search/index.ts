@@ -1,0 +1,261 @@
+/**
+ * Full-text search over stored traces with SQLite's FTS5: one document for the question (text and evidence), one
+ * for the final SQL, one for the gold SQL, and one per step (tool, arguments, message or reasoning, error and result,
+ * each document capped at METRON_SEARCH_MAX_CHARS). The index follows the store: traces not yet indexed are indexed
+ * before every search (an upload does not pay for it), and a deleted trace's documents go with it (one rowid range
+ * per trace, recorded in `search_indexed`). Structured terms (lib/search/query.ts) filter by the rows themselves:
+ * `table:` by the tables a step touched, `outcome:` by effective correctness, `label:` by labels.
+ */
+import type Database from "better-sqlite3";
+import { positiveNumber } from "@/lib/config/env";
+import { EFFECTIVE_CORRECT } from "@/lib/db/queries/metrics-sql";
+import { summarizeArgs } from "@/lib/trace/step-summary";
+import { parseQuery, type ParsedQuery } from "./query";
+
+/** Rowids per trace: the question, final SQL and gold SQL, then steps 0 … SPAN − 4 (later steps are not indexed). */
+export const SEARCH_SPAN = 2 ** 20;
+/** Marks around a highlighted match in a snippet (private characters, never HTML). */
+export const MARK_START = "\u0002";
+export const MARK_END = "\u0003";
+
+export function searchLimits() {
+  return {
+    maxChars: positiveNumber("METRON_SEARCH_MAX_CHARS", 4000),
+    /** Matching documents read per search before grouping by trace. */
+    maxDocs: positiveNumber("METRON_SEARCH_MAX_DOCS", 5000),
+  };
+}
+
+/** Indexes the traces not in the index yet (all of them, or at most `max`); returns how many. */
+export function syncSearchIndex(sqlite: Database.Database, max = Infinity): number {
+  const { maxChars } = searchLimits();
+  const pending = sqlite.prepare(
+    "SELECT t.id FROM traces t LEFT JOIN search_indexed si ON si.trace_id = t.id WHERE si.trace_id IS NULL LIMIT ?",
+  );
+  const nextBase = sqlite.prepare("SELECT coalesce(max(base), 0) + ? AS b FROM search_indexed");
+  const traceDocs = sqlite.prepare(
+    `INSERT INTO search_docs (rowid, content, trace_id, seq, field)
+     SELECT ? + 0, substr(coalesce(question_text, '') || ' ' || coalesce(evidence, ''), 1, ?), id, NULL, 'question' FROM traces WHERE id = ?
+     UNION ALL SELECT ? + 1, substr(final_sql, 1, ?), id, NULL, 'final_sql' FROM traces WHERE id = ? AND final_sql IS NOT NULL
+     UNION ALL SELECT ? + 2, substr(gold_sql, 1, ?), id, NULL, 'gold_sql' FROM traces WHERE id = ? AND gold_sql IS NOT NULL`,
+  );
+  const stepDocs = sqlite.prepare(
+    `INSERT INTO search_docs (rowid, content, trace_id, seq, field)
+     SELECT ? + 3 + s.seq, substr(coalesce(s.tool, '') || ' ' || coalesce(s.args, '') || ' ' || coalesce(s.content, '') || ' ' ||
+       coalesce(s.error, '') || ' ' || coalesce(s.result, substr(b.content, 1, ?), ''), 1, ?), s.trace_id, s.seq, s.type
+     FROM steps s LEFT JOIN blobs b ON b.hash = s.result_blob WHERE s.trace_id = ? AND s.seq < ?`,
+  );
+  const mark = sqlite.prepare("INSERT INTO search_indexed (trace_id, base) VALUES (?, ?)");
+  let done = 0;
+  for (;;) {
+    const batch = (pending.all(Math.min(200, max - done)) as { id: string }[]).map((r) => r.id);
+    if (!batch.length) break;
+    sqlite.transaction(() => {
+      for (const id of batch) {
+        const base = (nextBase.get(SEARCH_SPAN) as { b: number }).b;
+        traceDocs.run(base, maxChars, id, base, maxChars, id, base, maxChars, id);
+        stepDocs.run(base, maxChars, maxChars, id, SEARCH_SPAN - 3);
+        mark.run(id, base);
+      }
+    })();
+    done += batch.length;
+    if (done >= max) break;
+  }
+  return done;
+}
+
+/** Removes traces' documents (inside the caller's transaction). */
+export function removeFromSearchIndex(sqlite: Database.Database, where: string, params: unknown[]): void {
+  const bases = sqlite
+    .prepare(`SELECT trace_id AS id, base FROM search_indexed WHERE trace_id IN (SELECT id FROM traces WHERE ${where})`)
+    .all(...params) as { id: string; base: number }[];
+  const docs = sqlite.prepare("DELETE FROM search_docs WHERE rowid >= ? AND rowid < ?");
+  const row = sqlite.prepare("DELETE FROM search_indexed WHERE trace_id = ?");
+  for (const b of bases) {
+    docs.run(b.base, b.base + SEARCH_SPAN);
+    row.run(b.id);
+  }
+}
+
+export interface SearchSnippet {
+  /** The step's seq; null for the question, final SQL or gold SQL. */
+  seq: number | null;
+  field: string;
+  /** Text with MARK_START / MARK_END around matches. */
+  text: string;
+}
+
+export interface TraceHit {
+  traceId: string;
+  runId: string;
+  runName: string;
+  system: string;
+  model: string;
+  simulated: boolean;
+  questionId: string;
+  sample: number;
+  questionText: string | null;
+  exOutcome: string | null;
+  correct: number | null;
+  labels: string[];
+  snippets: SearchSnippet[];
+}
+
+export interface SearchResult {
+  query: ParsedQuery;
+  /** Traces that match; `capped` when only the best METRON_SEARCH_MAX_DOCS documents were grouped. */
+  total: number;
+  capped: boolean;
+  hits: TraceHit[];
+  /** Traces indexed by this search before it ran (the index catches up with uploads). */
+  newlyIndexed: number;
+}
+
+/** Extra filters from a page's controls, added to the query's own terms. */
+export type SearchFilters = Partial<Record<"dataset" | "run" | "system" | "model" | "outcome" | "tool" | "role" | "label", string>>;
+
+function traceConditions(terms: ParsedQuery["terms"]): { sql: string[]; params: unknown[] } {
+  const sql: string[] = [];
+  const params: unknown[] = [];
+  for (const { key, value } of terms) {
+    if (key === "system" || key === "model") {
+      sql.push(`r.${key} = ?`);
+      params.push(value);
+    } else if (key === "run") {
+      sql.push("(r.id = ? OR r.name = ?)");
+      params.push(value, value);
+    } else if (key === "dataset") {
+      sql.push("r.dataset_id = ?");
+      params.push(value);
+    } else if (key === "db") {
+      sql.push("t.db_id = ?");
+      params.push(value);
+    } else if (key === "question") {
+      sql.push("t.question_id = ?");
+      params.push(value);
+    } else if (key === "label") {
+      sql.push("EXISTS (SELECT 1 FROM labels l WHERE l.trace_id = t.id AND l.label = ?)");
+      params.push(value);
+    } else if (key === "outcome") {
+      if (value === "right" || value === "correct") sql.push(`${EFFECTIVE_CORRECT} = 1`);
+      else if (value === "wrong") sql.push(`${EFFECTIVE_CORRECT} = 0`);
+      else if (value === "unjudged") sql.push(`${EFFECTIVE_CORRECT} IS NULL`);
+      else {
+        sql.push("t.ex_outcome = ?");
+        params.push(value);
+      }
+    }
+  }
+  return { sql, params };
+}
+
+function stepConditions(terms: ParsedQuery["terms"], alias: string): { sql: string[]; params: unknown[] } {
+  const sql: string[] = [];
+  const params: unknown[] = [];
+  for (const { key, value } of terms) {
+    if (key === "tool") {
+      sql.push(`${alias}.tool = ?`);
+      params.push(value);
+    } else if (key === "role") {
+      sql.push(`${alias}.tool_role = ?`);
+      params.push(value);
+    } else if (key === "table") {
+      sql.push(`EXISTS (SELECT 1 FROM json_each(${alias}.tables) j WHERE lower(j.value) = lower(?))`);
+      params.push(value);
+    }
+  }
+  return { sql, params };
+}
+
+interface DocRow {
+  traceId: string;
+  seq: number | null;
+  field: string;
+  text: string;
+}
+
+/** Searches the store; see lib/search/query.ts for the language. Hits are grouped by trace, best first. */
+export function searchTraces(
+  sqlite: Database.Database,
+  q: string,
+  opts: { filters?: SearchFilters; limit?: number; offset?: number } = {},
+): SearchResult {
+  const newlyIndexed = syncSearchIndex(sqlite);
+  const query = parseQuery(q);
+  const extra = Object.entries(opts.filters ?? {})
+    .filter(([, v]) => v)
+    .map(([key, value]) => ({ key, value: key === "outcome" ? value!.toLowerCase() : value! })) as ParsedQuery["terms"];
+  const terms = [...query.terms, ...extra];
+  const limit = opts.limit ?? 50;
+  const offset = opts.offset ?? 0;
+  const { maxDocs } = searchLimits();
+  const trace = traceConditions(terms);
+  const stepTerms = terms.filter((t) => t.key === "tool" || t.key === "role" || t.key === "table");
+  let docs: DocRow[];
+  if (query.match) {
+    const step = stepConditions(stepTerms, "s");
+    docs = sqlite
+      .prepare(
+        `SELECT d.trace_id AS traceId, d.seq AS seq, d.field AS field,
+           snippet(search_docs, 0, '${MARK_START}', '${MARK_END}', '…', 14) AS text
+         FROM search_docs d JOIN traces t ON t.id = d.trace_id JOIN runs r ON r.id = t.run_id
+         ${stepTerms.length ? "JOIN steps s ON s.trace_id = d.trace_id AND s.seq = d.seq" : ""}
+         WHERE search_docs MATCH ? ${[...trace.sql, ...step.sql].map((c) => `AND ${c}`).join(" ")}
+         ORDER BY d.rank LIMIT ?`,
+      )
+      .all(query.match, ...trace.params, ...step.params, maxDocs) as DocRow[];
+  } else if (stepTerms.length) {
+    const step = stepConditions(stepTerms, "s");
+    docs = (
+      sqlite
+        .prepare(
+          `SELECT s.trace_id AS traceId, s.seq AS seq, s.type AS field, s.tool AS tool, s.args AS args
+           FROM steps s JOIN traces t ON t.id = s.trace_id JOIN runs r ON r.id = t.run_id
+           WHERE ${[...step.sql, ...trace.sql].join(" AND ")}
+           ORDER BY r.created_at, t.question_id, t.sample, s.seq LIMIT ?`,
+        )
+        .all(...step.params, ...trace.params, maxDocs) as (Omit<DocRow, "text"> & {
+        tool: string | null;
+        args: string | null;
+      })[]
+    ).map((d) => ({ ...d, text: `${d.tool ?? d.field} ${summarizeArgs(d.args)}` }));
+  } else if (terms.length) {
+    docs = (
+      sqlite
+        .prepare(
+          `SELECT t.id AS traceId FROM traces t JOIN runs r ON r.id = t.run_id WHERE ${trace.sql.join(" AND ")}
+           ORDER BY r.created_at, t.question_id, t.sample LIMIT ?`,
+        )
+        .all(...trace.params, maxDocs) as { traceId: string }[]
+    ).map((d) => ({ ...d, seq: null, field: "trace", text: "" }));
+  } else docs = [];
+
+  const order: string[] = [];
+  const byTrace = new Map<string, SearchSnippet[]>();
+  for (const d of docs) {
+    let list = byTrace.get(d.traceId);
+    if (!list) byTrace.set(d.traceId, (list = [])) && order.push(d.traceId);
+    if (list.length < 3 && d.text) list.push({ seq: d.seq, field: d.field, text: d.text });
+  }
+  const page = order.slice(offset, offset + limit);
+  const info = sqlite.prepare(
+    `SELECT t.id AS traceId, r.id AS runId, r.name AS runName, r.system, r.model,
+       coalesce(json_extract(r.config, '$.simulated'), 0) AS simulated, t.question_id AS questionId, t.sample,
+       substr(t.question_text, 1, 300) AS questionText, t.ex_outcome AS exOutcome, ${EFFECTIVE_CORRECT} AS correct,
+       (SELECT group_concat(label, char(1)) FROM (SELECT DISTINCT label FROM labels WHERE trace_id = t.id ORDER BY label)) AS labels
+     FROM traces t JOIN runs r ON r.id = t.run_id WHERE t.id = ?`,
+  );
+  const hits = page.map((id) => {
+    const row = info.get(id) as Omit<TraceHit, "snippets" | "labels" | "simulated"> & {
+      labels: string | null;
+      simulated: number;
+    };
+    return {
+      ...row,
+      simulated: Boolean(row.simulated),
+      labels: row.labels ? row.labels.split("\u0001") : [],
+      snippets: byTrace.get(id)!,
+    };
+  });
+  return { query, total: order.length, capped: docs.length >= maxDocs, hits, newlyIndexed };
+}

@@ -1,0 +1,76 @@
+/**
+ * The search language: words and "quoted phrases" searched in trace content (FTS5), and structured terms that
+ * filter — `tool:describe_table`, `table:frpm`, `role:schema_exploration` (a step's), and `outcome:wrong`,
+ * `system:`, `model:`, `run:`, `dataset:`, `db:`, `label:` (a trace's). `-word` excludes a word. A value with
+ * spaces is quoted: `system:"No Directives"`. Pure: no store, no framework.
+ */
+
+export const STEP_TERMS = ["tool", "table", "role"] as const;
+export const TRACE_TERMS = ["outcome", "system", "model", "run", "dataset", "db", "label", "question"] as const;
+export type TermKey = (typeof STEP_TERMS)[number] | (typeof TRACE_TERMS)[number];
+
+/** `outcome:` values: effective correctness, or an EX outcome by name. */
+export const OUTCOME_VALUES = [
+  "right",
+  "correct",
+  "wrong",
+  "unjudged",
+  "wrong_result",
+  "pred_error",
+  "gold_error",
+  "timeout",
+  "no_submission",
+  "not_evaluated",
+] as const;
+
+export interface ParsedQuery {
+  /** Words and phrases, as an FTS5 expression (AND of each; NOT for excluded ones); null when none. */
+  match: string | null;
+  /** The words and phrases themselves (for highlighting and display). */
+  words: string[];
+  terms: { key: TermKey; value: string }[];
+  /** Terms that were not understood, said back to the user. */
+  unknown: string[];
+}
+
+const TOKEN = /(-?)(?:([a-z]+):)?(?:"([^"]*)"|(\S+))/gi;
+
+/** An FTS5 string literal: double quotes doubled, so user text is never FTS syntax. */
+const literal = (s: string) => `"${s.replace(/"/g, '""')}"`;
+
+export function parseQuery(q: string): ParsedQuery {
+  const words: string[] = [];
+  const excluded: string[] = [];
+  const terms: ParsedQuery["terms"] = [];
+  const unknown: string[] = [];
+  for (const m of q.matchAll(TOKEN)) {
+    const [, minus, key, quoted, bare] = m;
+    const value = (quoted ?? bare ?? "").trim();
+    if (!value) continue;
+    if (key) {
+      const k = key.toLowerCase();
+      if ((STEP_TERMS as readonly string[]).includes(k) || (TRACE_TERMS as readonly string[]).includes(k)) {
+        if (k === "outcome" && !(OUTCOME_VALUES as readonly string[]).includes(value.toLowerCase()))
+          unknown.push(`${k}:${value} (outcome is one of ${OUTCOME_VALUES.join(", ")})`);
+        else terms.push({ key: k as TermKey, value: k === "outcome" ? value.toLowerCase() : value });
+        continue;
+      }
+      unknown.push(`${key}: (known terms: ${[...STEP_TERMS, ...TRACE_TERMS].join(", ")})`);
+      continue;
+    }
+    // Words: FTS5 tokens are letters, digits and underscores; a word with other characters is searched as a phrase.
+    (minus ? excluded : words).push(value);
+  }
+  if (!words.length && excluded.length) unknown.push(`-${excluded[0]}: an excluded word needs a word to search`);
+  const positive = words.map(literal);
+  const match = positive.length
+    ? [positive.join(" AND "), ...excluded.map((w) => `NOT ${literal(w)}`)].join(" ")
+    : null;
+  return { match, words, terms, unknown };
+}
+
+/** Back to text (for links that add a term). */
+export function withTerm(q: string, key: TermKey, value: string): string {
+  const v = /\s/.test(value) ? `"${value}"` : value;
+  return `${q.trim()} ${key}:${v}`.trim();
+}

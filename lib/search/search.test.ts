@@ -1,0 +1,140 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { evaluateRun } from "@/lib/eval/evaluate-run";
+import { deleteRun } from "@/lib/ingest/curate";
+import { ingestStream } from "@/lib/ingest/ingest";
+import { ingestFile } from "@/lib/ingest/ingest-file";
+import { chunksOf, tempDb } from "@/lib/testing/db";
+import { jsonl, makeStep } from "@/lib/testing/factories";
+import { sharedData } from "@/lib/testing/shared-data";
+import { importSpiderDe } from "@/lib/testing/spider-de";
+import { MARK_END, MARK_START, searchTraces, syncSearchIndex } from "./index";
+import { parseQuery } from "./query";
+
+const store = tempDb();
+const sqlite = store.db.$client;
+let spiderRun = "";
+const spiderLines: object[] = [];
+
+beforeAll(async () => {
+  await importSpiderDe(store);
+  // Real Spider-de questions, each explored through the tables its gold SQL reads plus one more, answered with the
+  // gold SQL for even questions and a wrong query for odd ones.
+  const qs = sqlite
+    .prepare(
+      "SELECT question_id AS id, db_id AS db, gold_sql AS gold, gold_tables AS tables FROM questions WHERE dataset_id = 'spider-de' AND gold_tables IS NOT NULL ORDER BY rowid LIMIT 60",
+    )
+    .all() as { id: string; db: string; gold: string; tables: string }[];
+  for (const [i, q] of qs.entries()) {
+    const gold = JSON.parse(q.tables) as string[];
+    spiderLines.push({
+      run: { name: "spider search", system: "No Directives", model: "m", benchmark: "spider-de" },
+      question: { id: q.id },
+      steps: [
+        makeStep({ tool: "list_tables", args: {}, result: "…" }),
+        ...gold.map((t) => makeStep({ tool: "describe_table", args: { table_name: t }, result: `CREATE TABLE ${t} (…)` })),
+        makeStep({ tool: "read_query", args: { query: `SELECT * FROM ${gold[0]} LIMIT 3` } }),
+        makeStep({ tool: "submit_final_query", args: { query: i % 2 ? "SELECT 1" : q.gold } }),
+      ],
+    });
+  }
+  spiderRun = (await ingestStream(sqlite, chunksOf(jsonl(...spiderLines), 1 << 16))).runs[0].id;
+  await evaluateRun(sqlite, spiderRun);
+  // A real LiveSQLBench agent sample, in its own format.
+  await ingestFile(sqlite, sharedData("traces", "livesqlbench-adk", "single_turn_samples.json"));
+}, 120_000);
+afterAll(() => store.cleanup());
+
+/** Traces whose steps touched a table, counted from the rows. */
+const touching = (table: string) =>
+  (
+    sqlite
+      .prepare(
+        "SELECT DISTINCT s.trace_id AS id FROM steps s, json_each(s.tables) j WHERE lower(j.value) = lower(?) ORDER BY 1",
+      )
+      .all(table) as { id: string }[]
+  ).map((r) => r.id);
+
+describe("full-text search", () => {
+  it("parses words, phrases, exclusions and structured terms, and says what it did not understand", () => {
+    const p = parseQuery('tool:describe_table table:frpm outcome:wrong "free meal" rate -charter colour:red');
+    expect(p.terms).toEqual([
+      { key: "tool", value: "describe_table" },
+      { key: "table", value: "frpm" },
+      { key: "outcome", value: "wrong" },
+    ]);
+    expect(p.match).toBe('"free meal" AND "rate" NOT "charter"');
+    expect(p.unknown).toEqual([expect.stringContaining("colour:")]);
+    expect(parseQuery('say "hi" AND NEAR(x)').match).toBe('"say" AND "hi" AND "AND" AND "NEAR(x)"'); // never FTS syntax
+  });
+
+  it("table:T finds exactly the traces whose steps touched T, as counted from the rows", () => {
+    const counts = sqlite
+      .prepare(
+        "SELECT lower(j.value) AS t, count(DISTINCT s.trace_id) AS n FROM steps s, json_each(s.tables) j GROUP BY 1 ORDER BY n DESC LIMIT 5",
+      )
+      .all() as { t: string; n: number }[];
+    expect(counts.length).toBeGreaterThan(2);
+    for (const { t, n } of counts) {
+      const r = searchTraces(sqlite, `table:${t}`, { limit: 1000 });
+      expect(r.total).toBe(n);
+      expect(r.hits.map((h) => h.traceId).sort()).toEqual(touching(t));
+    }
+  });
+
+  it("a word finds every trace whose content has it as a token, with highlighted snippets and the step", () => {
+    const word = "execute_sql"; // a LiveSQLBench tool, an identifier with an underscore
+    const expected = (
+      sqlite
+        .prepare(
+          "SELECT DISTINCT trace_id AS id FROM steps WHERE coalesce(tool, '') || ' ' || coalesce(args, '') || ' ' || coalesce(content, '') || ' ' || coalesce(result, '') LIKE ?",
+        )
+        .all(`%${word}%`) as { id: string }[]
+    ).map((r) => r.id);
+    expect(expected.length).toBeGreaterThan(0);
+    const r = searchTraces(sqlite, word, { limit: 1000 });
+    expect(r.hits.map((h) => h.traceId).sort()).toEqual(expected.sort());
+    const snippet = r.hits[0].snippets[0];
+    expect(snippet.seq).not.toBeNull();
+    expect(snippet.text).toContain(`${MARK_START}${word}${MARK_END}`);
+  });
+
+  it("combines step terms, words and trace terms: describe_table calls on a table in wrong traces", () => {
+    const [{ t }] = sqlite
+      .prepare(
+        "SELECT lower(j.value) AS t, count(*) AS n FROM steps s, json_each(s.tables) j WHERE s.trace_id IN (SELECT id FROM traces WHERE run_id = ?) GROUP BY 1 ORDER BY n DESC LIMIT 1",
+      )
+      .all(spiderRun) as { t: string }[];
+    const expected = (
+      sqlite
+        .prepare(
+          `SELECT DISTINCT s.trace_id AS id FROM steps s JOIN traces tr ON tr.id = s.trace_id, json_each(s.tables) j
+           WHERE s.tool = 'describe_table' AND lower(j.value) = ? AND tr.ex_outcome IN ('wrong_result', 'pred_error')`,
+        )
+        .all(t) as { id: string }[]
+    ).map((r) => r.id);
+    const r = searchTraces(sqlite, `tool:describe_table table:${t} outcome:wrong`, { limit: 1000 });
+    expect(r.hits.map((h) => h.traceId).sort()).toEqual(expected.sort());
+    expect(r.hits.every((h) => h.correct === 0)).toBe(true);
+    expect(r.hits.every((h) => h.snippets.every((s) => s.text.startsWith("describe_table")))).toBe(true);
+  });
+
+  it("the index follows delete and re-ingest", async () => {
+    const [{ t }] = sqlite
+      .prepare(
+        "SELECT lower(j.value) AS t FROM steps s, json_each(s.tables) j WHERE s.trace_id IN (SELECT id FROM traces WHERE run_id = ?) LIMIT 1",
+      )
+      .all(spiderRun) as { t: string }[];
+    const before = searchTraces(sqlite, `table:${t} run:"spider search"`).total;
+    expect(before).toBeGreaterThan(0);
+    const docs = () => (sqlite.prepare("SELECT count(*) AS n FROM search_docs").get() as { n: number }).n;
+    const withRun = docs();
+    await deleteRun(sqlite, spiderRun);
+    expect(searchTraces(sqlite, `table:${t} run:"spider search"`).total).toBe(0);
+    expect(searchTraces(sqlite, "describe_table run:\"spider search\"").total).toBe(0);
+    expect(docs()).toBeLessThan(withRun);
+    await ingestStream(sqlite, chunksOf(jsonl(...spiderLines), 1 << 16));
+    expect(syncSearchIndex(sqlite)).toBe(spiderLines.length);
+    expect(docs()).toBe(withRun);
+    expect(searchTraces(sqlite, "describe_table run:\"spider search\"").total).toBe(spiderLines.length);
+  });
+});
