@@ -163,6 +163,32 @@ function Filters({ databases, difficulties }: { databases: string[]; difficultie
         options={difficulties}
         onChange={(difficulty) => void setParams({ difficulty, page: 1 })}
       />
+      <form
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const q = String(new FormData(e.currentTarget).get("q") ?? "").trim();
+          void setParams({ q: q || null, page: 1 });
+        }}
+      >
+        <input
+          type="search"
+          name="q"
+          defaultValue={params.q ?? ""}
+          aria-label="Search this run's traces"
+          placeholder="search: words, tool:… table:…"
+          className="w-64 rounded border border-zinc-300 px-2 py-1"
+        />
+      </form>
+      {params.label && (
+        <button
+          type="button"
+          className="rounded bg-violet-100 px-2 py-0.5 text-violet-900"
+          onClick={() => void setParams({ label: null, page: 1 })}
+        >
+          label: {params.label} ×
+        </button>
+      )}
     </div>
   );
 }

@@ -37,6 +37,15 @@ export function SiteNav() {
       <a href="/api/schema/trace" className="text-zinc-600 hover:text-zinc-900">
         Trace schema
       </a>
+      <form action="/search" method="get" role="search" className="ml-auto">
+        <input
+          type="search"
+          name="q"
+          aria-label="Search traces"
+          placeholder="Search traces: words, tool:… table:… outcome:wrong"
+          className="w-80 rounded border border-zinc-300 px-2 py-1"
+        />
+      </form>
     </nav>
   );
 }

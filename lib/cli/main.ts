@@ -8,6 +8,7 @@ import { runEvaluateCommand, runRecomputeCommand } from "./run-commands";
 import { runRunCommand } from "./run-curation";
 import { runSqlCommand } from "./sql";
 import { runSweepCommand } from "./sweep";
+import { runSearchCommand } from "./search";
 import { databasePath, openDb } from "@/lib/db/client";
 
 const USAGE = `usage: metron <command> [options]
@@ -40,6 +41,8 @@ commands:
         [--variant none|computed|oracle] [--samples K] [--concurrency N] [--max-cost USD] [--max-tokens N]
         [--max-minutes M] [--max-steps N] [--name N] [--detach] [--json]
       run a variant over many questions into a new run (this process works it; --detach leaves it to the server)
+  search "QUERY" [--limit N] [--json]
+      full-text search of traces: words, "phrases", tool: table: role: outcome: system: model: run: dataset: db: label:
   sweep status|pause|resume|cancel RUN [--max-cost|--max-tokens|--max-minutes (resume: raise the budget)] [--json]
 
 environment: DATABASE_PATH (store file, default data/metron.db); see docs/configuration.md`;
@@ -70,6 +73,8 @@ export async function main(argv: string[]): Promise<number> {
         return await runRunCommand(rest);
       case "sweep":
         return await runSweepCommand(rest);
+      case "search":
+        return await runSearchCommand(rest);
       case undefined:
       case "help":
       case "--help":

@@ -14,9 +14,9 @@ import { parseQuery, type ParsedQuery } from "./query";
 
 /** Rowids per trace: the question, final SQL and gold SQL, then steps 0 … SPAN − 4 (later steps are not indexed). */
 export const SEARCH_SPAN = 2 ** 20;
-/** Marks around a highlighted match in a snippet (private characters, never HTML). */
-export const MARK_START = "\u0002";
-export const MARK_END = "\u0003";
+import { MARK_END, MARK_START } from "./marks";
+
+export { MARK_END, MARK_START };
 
 export function searchLimits() {
   return {
@@ -96,6 +96,9 @@ export interface TraceHit {
   sample: number;
   questionText: string | null;
   exOutcome: string | null;
+  recordedCorrect: number | null;
+  status: string;
+  /** Effective correctness: EX when judged, else the recorded outcome; null when unknown. */
   correct: number | null;
   labels: string[];
   snippets: SearchSnippet[];
@@ -112,7 +115,9 @@ export interface SearchResult {
 }
 
 /** Extra filters from a page's controls, added to the query's own terms. */
-export type SearchFilters = Partial<Record<"dataset" | "run" | "system" | "model" | "outcome" | "tool" | "role" | "label", string>>;
+export type SearchFilters = Partial<
+  Record<"dataset" | "run" | "system" | "model" | "outcome" | "tool" | "role" | "label", string>
+>;
 
 function traceConditions(terms: ParsedQuery["terms"]): { sql: string[]; params: unknown[] } {
   const sql: string[] = [];
@@ -241,7 +246,7 @@ export function searchTraces(
   const info = sqlite.prepare(
     `SELECT t.id AS traceId, r.id AS runId, r.name AS runName, r.system, r.model,
        coalesce(json_extract(r.config, '$.simulated'), 0) AS simulated, t.question_id AS questionId, t.sample,
-       substr(t.question_text, 1, 300) AS questionText, t.ex_outcome AS exOutcome, ${EFFECTIVE_CORRECT} AS correct,
+       substr(t.question_text, 1, 300) AS questionText, t.ex_outcome AS exOutcome, t.recorded_correct AS recordedCorrect, t.status, ${EFFECTIVE_CORRECT} AS correct,
        (SELECT group_concat(label, char(1)) FROM (SELECT DISTINCT label FROM labels WHERE trace_id = t.id ORDER BY label)) AS labels
      FROM traces t JOIN runs r ON r.id = t.run_id WHERE t.id = ?`,
   );
@@ -258,4 +263,9 @@ export function searchTraces(
     };
   });
   return { query, total: order.length, capped: docs.length >= maxDocs, hits, newlyIndexed };
+}
+
+/** The traces of a run that match a search (for the run page's question table and its CSV). */
+export function searchRunTraceIds(sqlite: Database.Database, runId: string, q: string): string[] {
+  return searchTraces(sqlite, `${q} run:${runId}`, { limit: Number.MAX_SAFE_INTEGER }).hits.map((h) => h.traceId);
 }

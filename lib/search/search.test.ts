@@ -31,7 +31,9 @@ beforeAll(async () => {
       question: { id: q.id },
       steps: [
         makeStep({ tool: "list_tables", args: {}, result: "…" }),
-        ...gold.map((t) => makeStep({ tool: "describe_table", args: { table_name: t }, result: `CREATE TABLE ${t} (…)` })),
+        ...gold.map((t) =>
+          makeStep({ tool: "describe_table", args: { table_name: t }, result: `CREATE TABLE ${t} (…)` }),
+        ),
         makeStep({ tool: "read_query", args: { query: `SELECT * FROM ${gold[0]} LIMIT 3` } }),
         makeStep({ tool: "submit_final_query", args: { query: i % 2 ? "SELECT 1" : q.gold } }),
       ],
@@ -130,11 +132,11 @@ describe("full-text search", () => {
     const withRun = docs();
     await deleteRun(sqlite, spiderRun);
     expect(searchTraces(sqlite, `table:${t} run:"spider search"`).total).toBe(0);
-    expect(searchTraces(sqlite, "describe_table run:\"spider search\"").total).toBe(0);
+    expect(searchTraces(sqlite, 'describe_table run:"spider search"').total).toBe(0);
     expect(docs()).toBeLessThan(withRun);
     await ingestStream(sqlite, chunksOf(jsonl(...spiderLines), 1 << 16));
     expect(syncSearchIndex(sqlite)).toBe(spiderLines.length);
     expect(docs()).toBe(withRun);
-    expect(searchTraces(sqlite, "describe_table run:\"spider search\"").total).toBe(spiderLines.length);
+    expect(searchTraces(sqlite, 'describe_table run:"spider search"').total).toBe(spiderLines.length);
   });
 });

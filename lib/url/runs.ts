@@ -46,6 +46,10 @@ export const tracesSearchParams = {
   over: parseAsBoolean.withDefault(false),
   db: parseAsString,
   difficulty: parseAsString,
+  /** A search (lib/search/query.ts) the questions must match, within this run. */
+  q: parseAsString,
+  /** Only traces carrying this label. */
+  label: parseAsString,
   /** K of Pass@K and Majority@K (default: the most samples a question has). */
   k: parseAsInteger,
 };
@@ -58,6 +62,9 @@ export interface TraceFilters {
   over: boolean;
   db: string | null;
   difficulty: string | null;
+  /** Only these traces (a search's matches); null for no restriction. */
+  traceIds?: string[] | null;
+  label?: string | null;
 }
 
 export function runPath(runId: string): string {

@@ -24,6 +24,7 @@ import { TRACES_PAGE_SIZE, tracesSearchParams } from "@/lib/url/runs";
 import { SweepForm } from "@/components/sweeps/sweep-form";
 import { SweepProgress } from "@/components/sweeps/sweep-progress";
 import { sweepFormSetup, sweepStatus } from "@/lib/agent/sweeps";
+import { searchRunTraceIds } from "@/lib/search";
 
 const loadParams = createLoader(tracesSearchParams);
 const serialize = createSerializer(tracesSearchParams);
@@ -51,7 +52,8 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
   const run = await getRun(db, runId);
   if (!run) notFound();
   const query = await loadParams(searchParams);
-  const { rows, total } = listTraces(db, run.id, { ...query, pageSize: TRACES_PAGE_SIZE });
+  const traceIds = query.q?.trim() ? searchRunTraceIds(db.$client, run.id, query.q) : null;
+  const { rows, total } = listTraces(db, run.id, { ...query, traceIds, pageSize: TRACES_PAGE_SIZE });
   const aggregates = getRunAggregates(db, run.id);
   const units = listTraceUnits(db, run.id);
   const tools = listRunToolCounts(db, run.id);
@@ -70,9 +72,15 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
     query.over && "over-explored",
     query.db && `database ${query.db}`,
     query.difficulty && `difficulty ${query.difficulty}`,
+    query.q && `search "${query.q}"`,
+    query.label && `label ${query.label}`,
   ].filter(Boolean);
   const filtered = filterParts.length
-    ? [...new Set(listTraces(db, run.id, { ...query, page: 1, pageSize: 100_000 }).rows.map((r) => r.questionId))]
+    ? [
+        ...new Set(
+          listTraces(db, run.id, { ...query, traceIds, page: 1, pageSize: 100_000 }).rows.map((r) => r.questionId),
+        ),
+      ]
     : [];
   return (
     <div className="space-y-5">

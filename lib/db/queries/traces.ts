@@ -64,6 +64,14 @@ export function listTraces(
     where.push("difficulty = ?");
     params.push(opts.difficulty);
   }
+  if (opts.traceIds) {
+    where.push(`id IN (SELECT value FROM json_each(?))`);
+    params.push(JSON.stringify(opts.traceIds));
+  }
+  if (opts.label) {
+    where.push("EXISTS (SELECT 1 FROM labels l WHERE l.trace_id = t.id AND l.label = ?)");
+    params.push(opts.label);
+  }
   const clause = where.join(" AND ");
   const total = (
     db.$client.prepare(`SELECT count(*) AS n FROM traces t WHERE ${clause}`).get(...params) as { n: number }

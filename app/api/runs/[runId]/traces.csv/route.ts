@@ -5,6 +5,7 @@ import { listTraces, listTraceTexts } from "@/lib/db/queries/traces";
 import { csvResponse } from "@/lib/metrics/csv";
 import { tracesTable } from "@/lib/metrics/exports";
 import { tracesSearchParams } from "@/lib/url/runs";
+import { searchRunTraceIds } from "@/lib/search";
 
 const loadParams = createLoader(tracesSearchParams);
 
@@ -15,7 +16,8 @@ export async function GET(request: Request, ctx: RouteContext<"/api/runs/[runId]
   const run = await getRun(db, runId);
   if (!run) return Response.json({ error: `no run ${runId}` }, { status: 404 });
   const params = loadParams(new URL(request.url).searchParams);
-  const { rows } = listTraces(db, runId, { ...params, page: 1, pageSize: 1_000_000 });
+  const traceIds = params.q?.trim() ? searchRunTraceIds(db.$client, runId, params.q) : null;
+  const { rows } = listTraces(db, runId, { ...params, traceIds, page: 1, pageSize: 1_000_000 });
   const { columns, rows: table } = tracesTable(rows, listTraceTexts(db, runId));
   return csvResponse(`${run.name}-${run.system}-${run.model}-questions.csv`, columns, table);
 }

@@ -1,0 +1,63 @@
+/** `metron search "QUERY" [--limit N] [--json]`: full-text search over the stored traces (docs/search.md). */
+import { parseArgs } from "node:util";
+import { openDb } from "@/lib/db/client";
+import { MARK_END, MARK_START, searchTraces } from "@/lib/search";
+import { UsageError } from "./args";
+
+export async function runSearchCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { limit: { type: "string", default: "20" }, json: { type: "boolean", default: false } },
+  });
+  const q = positionals.join(" ").trim();
+  if (!q) throw new UsageError('give a query: metron search "describe_table table:frpm outcome:wrong"');
+  const limit = Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1) throw new UsageError("--limit must be a positive integer");
+  const db = openDb();
+  try {
+    const r = searchTraces(db.$client, q, { limit });
+    if (values.json) {
+      const plain = (s: string) => s.replaceAll(MARK_START, "[").replaceAll(MARK_END, "]");
+      console.log(
+        JSON.stringify(
+          {
+            total: r.total,
+            capped: r.capped,
+            not_understood: r.query.unknown,
+            hits: r.hits.map((h) => ({
+              trace_id: h.traceId,
+              run_id: h.runId,
+              run: h.runName,
+              system: h.system,
+              model: h.model,
+              question_id: h.questionId,
+              sample: h.sample,
+              outcome: h.exOutcome,
+              correct: h.correct === null ? null : h.correct === 1,
+              labels: h.labels,
+              snippets: h.snippets.map((s) => ({ step: s.seq, field: s.field, text: plain(s.text) })),
+            })),
+          },
+          null,
+          2,
+        ),
+      );
+      return 0;
+    }
+    if (r.query.unknown.length) console.error(`not understood, left out: ${r.query.unknown.join("; ")}`);
+    console.log(`${r.total} traces${r.capped ? " (at least)" : ""}`);
+    for (const h of r.hits) {
+      console.log(
+        `${h.runName} · ${h.system} · ${h.model} · question ${h.questionId}#${h.sample} (${h.exOutcome ?? "not evaluated"})`,
+      );
+      for (const s of h.snippets)
+        console.log(
+          `  ${s.seq === null ? s.field : `step ${s.seq}`}: ${s.text.replaceAll(MARK_START, "«").replaceAll(MARK_END, "»")}`,
+        );
+    }
+  } finally {
+    db.$client.close();
+  }
+  return 0;
+}
