@@ -239,7 +239,10 @@ export function searchTraces(
   const byTrace = new Map<string, SearchSnippet[]>();
   for (const d of docs) {
     let list = byTrace.get(d.traceId);
-    if (!list) byTrace.set(d.traceId, (list = [])) && order.push(d.traceId);
+    if (!list) {
+      byTrace.set(d.traceId, (list = []));
+      order.push(d.traceId);
+    }
     if (list.length < 3 && d.text) list.push({ seq: d.seq, field: d.field, text: d.text });
   }
   const page = order.slice(offset, offset + limit);
