@@ -8,6 +8,7 @@ import { RunPicker } from "@/components/compare/run-picker";
 import { getDb } from "@/lib/db/client";
 import { listComparableRuns, loadComparison } from "@/lib/db/queries/compare";
 import { filterCompareRows } from "@/lib/metrics/compare-runs";
+import { labelledKeys, listRunLabels } from "@/lib/labels/labels";
 import { SweepForm } from "@/components/sweeps/sweep-form";
 import { sweepFormSetup } from "@/lib/agent/sweeps";
 import { COMPARE_PAGE_SIZE, compareSearchParams } from "@/lib/url/compare";
@@ -52,7 +53,11 @@ async function Compare({ searchParams }: { searchParams: Promise<SearchParams> }
       </>
     );
   }
-  const filtered = filterCompareRows(comparison.rows, params);
+  const filtered = filterCompareRows(
+    comparison.rows,
+    params,
+    params.label ? labelledKeys(getDb().$client, params.runs, params.label) : null,
+  );
   const pages = Math.max(1, Math.ceil(filtered.length / COMPARE_PAGE_SIZE));
   const page = Math.min(params.page, pages);
   const href = (p: number) => `/compare${serialize({ ...params, page: p })}`;
@@ -68,6 +73,10 @@ async function Compare({ searchParams }: { searchParams: Promise<SearchParams> }
           difficulties={[
             ...new Set(comparison.rows.map((r) => r.difficulty).filter((d): d is string => d !== null)),
           ].sort()}
+          labels={listRunLabels(
+            db.$client,
+            runs.map((r) => r.id),
+          )}
         />
         <a
           className="text-sm text-blue-700 hover:underline"

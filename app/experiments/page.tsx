@@ -1,5 +1,8 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+import { FailureCauses } from "@/components/compare/failure-causes";
+import { countLabels } from "@/lib/labels/labels";
+import { causeBars } from "@/lib/metrics/failure-causes";
 import { connection } from "next/server";
 import { Suspense } from "react";
 import { ExperimentControls } from "@/components/compare/experiment-controls";
@@ -39,6 +42,7 @@ async function Overview({ searchParams }: PageProps<"/experiments">) {
       ? { runIds: saved.runIds }
       : { dataset: params.dataset, withoutDataset: params.all, archived: params.archived, sweeps: params.sweeps },
   );
+  const causes = countLabels(db.$client, runIds);
   return (
     <>
       <div>
@@ -74,6 +78,21 @@ async function Overview({ searchParams }: PageProps<"/experiments">) {
               g={{ group: g.group, charts: g.charts }}
               source={`${g.group}${saved ? `, experiment "${saved.name}"` : ""}; runs: ${coveredRuns(g)}`}
             />
+            {causes.some((c) => c.group === g.group) && (
+              <div className="space-y-1" data-testid="failure-causes">
+                <FailureCauses
+                  group={g.group}
+                  bars={causeBars(causes.filter((c) => c.group === g.group))}
+                  source={`${g.group}; labels on the traces of runs: ${coveredRuns(g)}`}
+                />
+                <a
+                  className="text-sm text-blue-700 hover:underline"
+                  href={`/api/export/causes.csv${experimentsQuery(params)}`}
+                >
+                  Failure causes as CSV
+                </a>
+              </div>
+            )}
           </section>
         ))
       )}

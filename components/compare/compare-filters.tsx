@@ -9,11 +9,13 @@ export function CompareFilters({
   baselineId,
   databases,
   difficulties,
+  labels = [],
 }: {
   runs: { id: string; label: string }[];
   baselineId: string;
   databases: string[];
   difficulties: string[];
+  labels?: string[];
 }) {
   const [params, setParams] = useQueryStates(compareSearchParams, { shallow: false });
   return (
@@ -58,6 +60,15 @@ export function CompareFilters({
         options={difficulties}
         onChange={(difficulty) => void setParams({ difficulty, page: 1 })}
       />
+      {labels.length > 0 && (
+        <FacetSelect
+          label="label"
+          allLabel="any label or none"
+          value={params.label}
+          options={labels}
+          onChange={(label) => void setParams({ label, page: 1 })}
+        />
+      )}
     </div>
   );
 }

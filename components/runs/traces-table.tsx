@@ -130,7 +130,36 @@ const columns = [
       <OutcomeBadge exOutcome={r.exOutcome} exError={r.exError} recordedCorrect={r.recordedCorrect} status={r.status} />
     ),
   }),
+  col.display({
+    id: "labels",
+    header: "Labels",
+    cell: ({ row: { original: r } }) => <LabelLinks labels={r.labels} />,
+  }),
 ];
+
+/** A trace's labels, each a filter of the table. */
+function LabelLinks({ labels }: { labels: string | null }) {
+  const [, setParams] = useQueryStates(tracesSearchParams, { shallow: false });
+  if (!labels) return null;
+  return (
+    <span className="flex flex-wrap gap-1">
+      {labels
+        .split(",")
+        .sort()
+        .map((l) => (
+          <button
+            key={l}
+            type="button"
+            title={`only traces labelled ${l}`}
+            onClick={() => void setParams({ label: l, page: 1 })}
+            className="rounded bg-violet-100 px-1.5 py-0.5 text-xs text-violet-900 hover:bg-violet-200"
+          >
+            {l}
+          </button>
+        ))}
+    </span>
+  );
+}
 
 function Filters({ databases, difficulties }: { databases: string[]; difficulties: string[] }) {
   const [params, setParams] = useQueryStates(tracesSearchParams, { shallow: false });

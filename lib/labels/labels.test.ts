@@ -13,7 +13,10 @@ const sqlite = store.db.$client;
 const lines = ["0", "1", "2", "22"].map((id) => ({
   run: { name: "triage", system: "Sophrosyne", model: "m", benchmark: "spider-de" },
   question: { id },
-  steps: [makeStep({ tool: "describe_table", args: { table_name: "sänger" } }), makeStep({ tool: "submit_final_query", args: { query: "SELECT 1" } })],
+  steps: [
+    makeStep({ tool: "describe_table", args: { table_name: "sänger" } }),
+    makeStep({ tool: "submit_final_query", args: { query: "SELECT 1" } }),
+  ],
 }));
 let runId = "";
 let ids: string[] = [];
@@ -22,9 +25,9 @@ const ingest = async () => (await ingestStream(sqlite, chunksOf(jsonl(...lines),
 beforeAll(async () => {
   await importSpiderDe(store);
   runId = await ingest();
-  ids = (sqlite.prepare("SELECT id FROM traces WHERE run_id = ? ORDER BY question_id").all(runId) as { id: string }[]).map(
-    (r) => r.id,
-  );
+  ids = (
+    sqlite.prepare("SELECT id FROM traces WHERE run_id = ? ORDER BY question_id").all(runId) as { id: string }[]
+  ).map((r) => r.id);
 }, 60_000);
 afterAll(() => store.cleanup());
 
@@ -45,7 +48,11 @@ describe("labels and notes", () => {
       ["join", 2],
       ["wrong column", 1],
     ]);
-    expect(searchTraces(sqlite, "label:join").hits.map((h) => h.traceId).sort()).toEqual([ids[0], ids[1]].sort());
+    expect(
+      searchTraces(sqlite, "label:join")
+        .hits.map((h) => h.traceId)
+        .sort(),
+    ).toEqual([ids[0], ids[1]].sort());
 
     recomputeRun(sqlite, runId);
     expect(counts()).toEqual([

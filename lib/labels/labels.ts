@@ -68,7 +68,10 @@ export function listLabels(sqlite: Database.Database, traceId: string): LabelRow
     .all(traceId) as LabelRow[];
 }
 
-export function listNotes(sqlite: Database.Database, traceId: string): { seq: number; note: string; who: string; at: string }[] {
+export function listNotes(
+  sqlite: Database.Database,
+  traceId: string,
+): { seq: number; note: string; who: string; at: string }[] {
   return sqlite
     .prepare("SELECT seq, note, who, created_at AS at FROM notes WHERE trace_id = ? ORDER BY seq")
     .all(traceId) as { seq: number; note: string; who: string; at: string }[];
@@ -106,15 +109,15 @@ export function countLabels(
     .all(JSON.stringify(runIds)) as { group: string; system: string; model: string; label: string; traces: number }[];
 }
 
-/** The labels of traces as `trace_id → "a; b"` (for CSV columns). */
-export function labelsByTrace(sqlite: Database.Database, runId: string): Map<string, string> {
+/** The labels of a run's traces as `question_id \0 sample → "a; b"` (for CSV columns). */
+export function labelsByQuestion(sqlite: Database.Database, runId: string): Map<string, string> {
   const rows = sqlite
     .prepare(
-      `SELECT l.trace_id AS id, group_concat(DISTINCT l.label) AS labels FROM labels l JOIN traces t ON t.id = l.trace_id
+      `SELECT t.question_id AS q, t.sample AS s, group_concat(DISTINCT l.label) AS labels FROM labels l JOIN traces t ON t.id = l.trace_id
        WHERE t.run_id = ? GROUP BY l.trace_id`,
     )
-    .all(runId) as { id: string; labels: string }[];
-  return new Map(rows.map((r) => [r.id, r.labels.split(",").sort().join("; ")]));
+    .all(runId) as { q: string; s: number; labels: string }[];
+  return new Map(rows.map((r) => [`${r.q}\u0000${r.s}`, r.labels.split(",").sort().join("; ")]));
 }
 
 const exported = z.object({
@@ -167,7 +170,10 @@ export async function importLabels(
     }
     const r = exported.safeParse(json);
     if (!r.success)
-      out.errors.push({ line: i + 1, message: r.error.issues.map((x) => `${x.path.join(".")}: ${x.message}`).join("; ") });
+      out.errors.push({
+        line: i + 1,
+        message: r.error.issues.map((x) => `${x.path.join(".")}: ${x.message}`).join("; "),
+      });
     else if (!r.data.label && !r.data.note) out.errors.push({ line: i + 1, message: "neither label nor note" });
     else parsed.push({ line: i + 1, value: r.data });
   });
@@ -194,4 +200,26 @@ export async function importLabels(
     }
   });
   return out;
+}
+
+/** The `question \0 sample` keys of the traces, in any of these runs, that carry a label (the compare filter). */
+export function labelledKeys(sqlite: Database.Database, runIds: string[], label: string): Set<string> {
+  const rows = sqlite
+    .prepare(
+      `SELECT DISTINCT t.question_id AS q, t.sample AS s FROM labels l JOIN traces t ON t.id = l.trace_id
+       WHERE l.label = ? AND t.run_id IN (SELECT value FROM json_each(?))`,
+    )
+    .all(label, JSON.stringify(runIds)) as { q: string; s: number }[];
+  return new Set(rows.map((r) => `${r.q}\u0000${r.s}`));
+}
+
+/** The labels used on the traces of these runs. */
+export function listRunLabels(sqlite: Database.Database, runIds: string[]): string[] {
+  return (
+    sqlite
+      .prepare(
+        "SELECT DISTINCT l.label FROM labels l JOIN traces t ON t.id = l.trace_id WHERE t.run_id IN (SELECT value FROM json_each(?)) ORDER BY 1",
+      )
+      .all(JSON.stringify(runIds)) as { label: string }[]
+  ).map((r) => r.label);
 }

@@ -124,15 +124,20 @@ export function compareRuns(runs: TraceUnit[][], baseline = 0, seed = 1): Compar
   };
 }
 
-/** The compare page's filters: regressions or fixes (against the baseline, in any run), database, difficulty. */
+/**
+ * The compare page's filters: regressions or fixes (against the baseline, in any run), database, difficulty, and
+ * a label (`labelled`: the `question \0 sample` keys whose trace carries it in any of the runs).
+ */
 export function filterCompareRows(
   rows: CompareRow[],
   f: { show: "all" | "regressions" | "fixes"; db: string | null; difficulty: string | null },
+  labelled?: Set<string> | null,
 ): CompareRow[] {
   return rows.filter(
     (r) =>
       (f.show === "all" || r.status.includes(f.show === "regressions" ? "regressed" : "fixed")) &&
       (!f.db || r.dbId === f.db) &&
-      (!f.difficulty || r.difficulty === f.difficulty),
+      (!f.difficulty || r.difficulty === f.difficulty) &&
+      (!labelled || labelled.has(`${r.questionId}\u0000${r.sample}`)),
   );
 }

@@ -62,7 +62,7 @@ export function overviewTable(groups: ReturnType<typeof buildOverview>): Table {
 
 export type TraceTexts = Map<string, { questionText: string | null; goldSql: string | null; finalSql: string | null }>;
 
-export function tracesTable(rows: TraceListRow[], texts: TraceTexts): Table {
+export function tracesTable(rows: TraceListRow[], texts: TraceTexts, labels: Map<string, string> = new Map()): Table {
   const text = (r: TraceListRow) => texts.get(`${r.questionId}\u0000${r.sample}`);
   return {
     columns: [
@@ -84,6 +84,7 @@ export function tracesTable(rows: TraceListRow[], texts: TraceTexts): Table {
       "status",
       "final_sql",
       "gold_sql",
+      "labels",
     ],
     rows: rows.map((r) => [
       r.questionId,
@@ -104,6 +105,7 @@ export function tracesTable(rows: TraceListRow[], texts: TraceTexts): Table {
       r.status,
       text(r)?.finalSql ?? null,
       text(r)?.goldSql ?? null,
+      labels.get(`${r.questionId}\u0000${r.sample}`) ?? null,
     ]),
   };
 }

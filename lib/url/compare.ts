@@ -6,6 +6,8 @@ export const compareSearchParams = {
   show: parseAsStringLiteral(["all", "regressions", "fixes"] as const).withDefault("all"),
   db: parseAsString,
   difficulty: parseAsString,
+  /** Only questions whose trace carries this label in one of the runs. */
+  label: parseAsString,
   page: parseAsInteger.withDefault(1),
 };
 

@@ -16,6 +16,8 @@ export interface TraceListRow {
   toolCallCount: number;
   /** Null when the trace recorded no token usage. */
   tokens: number | null;
+  /** The trace's labels (and its steps'), comma-separated; null when none. */
+  labels: string | null;
   status: string;
   recordedCorrect: number | null;
   exOutcome: string | null;
@@ -82,7 +84,8 @@ export function listTraces(
     SELECT id, run_id AS runId, question_id AS questionId, substr(question_text, 1, 300) AS questionText, sample, db_id AS dbId, difficulty, step_count AS stepCount,
       tool_call_count AS toolCallCount, CASE WHEN tokens_recorded THEN input_tokens + output_tokens END AS tokens, status, recorded_correct AS recordedCorrect,
       ex_outcome AS exOutcome, ex_error AS exError, exploratory_calls AS exploratoryCalls, gold_count AS goldCount,
-      over_exploration AS overExploration, extra_table_count AS extraTableCount, empty_probe_count AS emptyProbeCount
+      over_exploration AS overExploration, extra_table_count AS extraTableCount, empty_probe_count AS emptyProbeCount,
+      (SELECT group_concat(DISTINCT l.label) FROM labels l WHERE l.trace_id = t.id) AS labels
     FROM traces t WHERE ${clause}
     ORDER BY ${ORDER[opts.sort](dir)}
     LIMIT ? OFFSET ?`,

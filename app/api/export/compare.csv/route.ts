@@ -3,7 +3,9 @@ import { getDb } from "@/lib/db/client";
 import { loadComparison } from "@/lib/db/queries/compare";
 import { listTraceTexts } from "@/lib/db/queries/traces";
 import { filterCompareRows } from "@/lib/metrics/compare-runs";
+import { labelledKeys } from "@/lib/labels/labels";
 import { csvResponse } from "@/lib/metrics/csv";
+import { labelsByQuestion } from "@/lib/labels/labels";
 import { compareSearchParams } from "@/lib/url/compare";
 
 const loadParams = createLoader(compareSearchParams);
@@ -15,6 +17,7 @@ export async function GET(request: Request) {
   if (!comparison) return Response.json({ error: "give at least two known run ids: ?runs=A,B" }, { status: 400 });
   const label = (i: number) => `${runs[i].system} · ${runs[i].model}`.replace(/[^\w.-]+/g, "_");
   const texts = runs.map((r) => listTraceTexts(getDb(), r.id));
+  const labels = runs.map((r) => labelsByQuestion(getDb().$client, r.id));
   const columns = [
     "question_id",
     "sample",
@@ -29,9 +32,14 @@ export async function GET(request: Request) {
       `${label(i)}_gold`,
       `${label(i)}_tokens`,
       `${label(i)}_final_sql`,
+      `${label(i)}_labels`,
     ]),
   ];
-  const rows = filterCompareRows(comparison.rows, params).map((r) => {
+  const rows = filterCompareRows(
+    comparison.rows,
+    params,
+    params.label ? labelledKeys(getDb().$client, params.runs, params.label) : null,
+  ).map((r) => {
     const key = `${r.questionId}\u0000${r.sample}`;
     const first = texts[baseline].get(key);
     return [
@@ -48,6 +56,7 @@ export async function GET(request: Request) {
         c.goldCount,
         c.tokensRecorded === 0 ? null : c.inputTokens + c.outputTokens,
         texts[i].get(key)?.finalSql ?? null,
+        labels[i].get(key) ?? null,
       ]),
     ];
   });

@@ -6,6 +6,7 @@ import { csvResponse } from "@/lib/metrics/csv";
 import { tracesTable } from "@/lib/metrics/exports";
 import { tracesSearchParams } from "@/lib/url/runs";
 import { searchRunTraceIds } from "@/lib/search";
+import { labelsByQuestion } from "@/lib/labels/labels";
 
 const loadParams = createLoader(tracesSearchParams);
 
@@ -18,6 +19,6 @@ export async function GET(request: Request, ctx: RouteContext<"/api/runs/[runId]
   const params = loadParams(new URL(request.url).searchParams);
   const traceIds = params.q?.trim() ? searchRunTraceIds(db.$client, runId, params.q) : null;
   const { rows } = listTraces(db, runId, { ...params, traceIds, page: 1, pageSize: 1_000_000 });
-  const { columns, rows: table } = tracesTable(rows, listTraceTexts(db, runId));
+  const { columns, rows: table } = tracesTable(rows, listTraceTexts(db, runId), labelsByQuestion(db.$client, runId));
   return csvResponse(`${run.name}-${run.system}-${run.model}-questions.csv`, columns, table);
 }

@@ -12,6 +12,9 @@ import { listProviders } from "@/lib/agent/providers";
 import { rerunDefaults } from "@/lib/agent/reruns";
 import { traceVerdict } from "@/lib/agent/verdict";
 import { VerdictLine } from "@/components/traces/verdict-line";
+import { LabelPanel } from "@/components/traces/label-panel";
+import { listLabels, listNotes, listRunCauses } from "@/lib/labels/labels";
+import { PRESET_CAUSES } from "@/lib/labels/taxonomy";
 import { LocalTime } from "@/components/ui/local-time";
 import { SqlCompare } from "@/components/traces/sql-compare";
 import { TraceExplorer } from "@/components/traces/trace-explorer";
@@ -94,6 +97,16 @@ async function Question({ params, searchParams }: PageProps<"/runs/[runId]/quest
         </p>
       )}
       <QuestionHeader trace={trace} runName={`${run.name} · ${run.system} · ${run.model}`} sets={sets} />
+      <LabelPanel
+        key={trace.id}
+        traceId={trace.id}
+        initial={listLabels(db.$client, trace.id)}
+        causes={[
+          ...PRESET_CAUSES.map((c) => ({ key: c.key, label: c.label })),
+          ...listRunCauses(db.$client, run.id).map((label) => ({ label })),
+        ]}
+        note={listNotes(db.$client, trace.id).find((n) => n.seq === -1)?.note ?? ""}
+      />
       {samples.length > 1 && (
         <p className="flex gap-2 text-sm">
           Samples:{" "}

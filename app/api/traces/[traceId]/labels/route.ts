@@ -1,0 +1,37 @@
+import { z } from "zod";
+import { getDb } from "@/lib/db/client";
+import { LabelError, listLabels, setLabel } from "@/lib/labels/labels";
+
+const body = z.object({
+  label: z.string().min(1).max(200),
+  seq: z.number().int().min(-1).optional(),
+  on: z.boolean().default(true),
+});
+
+export async function GET(_request: Request, ctx: RouteContext<"/api/traces/[traceId]/labels">) {
+  const { traceId } = await ctx.params;
+  return Response.json(listLabels(getDb().$client, traceId));
+}
+
+/** Sets (`on: true`) or removes a label on the trace, or on one of its steps (`seq`). */
+export async function POST(request: Request, ctx: RouteContext<"/api/traces/[traceId]/labels">) {
+  const { traceId } = await ctx.params;
+  const parsed = body.safeParse(await request.json().catch(() => null));
+  if (!parsed.success)
+    return Response.json(
+      { error: parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ") },
+      { status: 400 },
+    );
+  const db = getDb();
+  try {
+    await setLabel(db.$client, traceId, parsed.data.label, {
+      seq: parsed.data.seq,
+      on: parsed.data.on,
+      who: request.headers.get("x-metron-principal") ?? "local",
+    });
+  } catch (e) {
+    if (e instanceof LabelError) return Response.json({ error: e.message }, { status: 404 });
+    throw e;
+  }
+  return Response.json(listLabels(db.$client, traceId));
+}

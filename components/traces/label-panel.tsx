@@ -1,0 +1,166 @@
+"use client";
+
+import { useEffect, useState } from "react";
+import type { LabelRow } from "@/lib/labels/labels";
+
+interface Cause {
+  key?: string;
+  label: string;
+}
+
+/**
+ * Labels and a note on this trace, for error analysis. Number keys toggle the preset causes (0–9, o for other),
+ * j / k move to the next or previous failing question (the question navigation), so a run is triaged without the
+ * mouse. Free tags are typed in; a step's labels show beside it.
+ */
+export function LabelPanel({
+  traceId,
+  initial,
+  causes,
+  note: initialNote,
+}: {
+  traceId: string;
+  initial: LabelRow[];
+  causes: Cause[];
+  note: string;
+}) {
+  const [labels, setLabels] = useState(initial);
+  const [note, setNote] = useState(initialNote);
+  const [saved, setSaved] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const on = new Set(labels.filter((l) => l.seq === -1).map((l) => l.label));
+
+  const toggle = async (label: string, value = !on.has(label)) => {
+    setError(null);
+    const res = await fetch(`/api/traces/${encodeURIComponent(traceId)}/labels`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ label, on: value }),
+    });
+    const body = await res.json().catch(() => ({ error: `HTTP ${res.status}` }));
+    if (!res.ok) setError(body.error);
+    else setLabels(body as LabelRow[]);
+  };
+
+  // Number keys subscribe to the document: an external system, hence the effect.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (
+        e.metaKey ||
+        e.ctrlKey ||
+        e.altKey ||
+        (e.target instanceof HTMLElement && /INPUT|TEXTAREA|SELECT/.test(e.target.tagName))
+      )
+        return;
+      const cause = causes.find((c) => c.key === e.key);
+      if (cause) {
+        e.preventDefault();
+        void toggle(cause.label);
+      }
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  });
+
+  const saveNote = async () => {
+    const res = await fetch(`/api/traces/${encodeURIComponent(traceId)}/note`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ note }),
+    });
+    setSaved(res.ok ? "saved" : "not saved");
+  };
+
+  const free = [...on].filter((l) => !causes.some((c) => c.label === l));
+  const stepLabels = labels.filter((l) => l.seq >= 0);
+  return (
+    <section
+      className="space-y-2 rounded-lg border border-zinc-200 bg-white p-3 text-sm"
+      aria-labelledby="labels-heading"
+      data-testid="label-panel"
+    >
+      <h2 id="labels-heading" className="text-xs font-semibold uppercase tracking-wide text-zinc-500">
+        Why did it fail?{" "}
+        <span className="font-normal normal-case">(keys 0–9 and o toggle; j / k: next / previous failing)</span>
+      </h2>
+      <div className="flex flex-wrap gap-1.5" role="group" aria-label="Failure causes">
+        {causes.map((c) => (
+          <button
+            key={c.label}
+            type="button"
+            aria-pressed={on.has(c.label)}
+            onClick={() => void toggle(c.label)}
+            className={`rounded border px-2 py-0.5 ${
+              on.has(c.label)
+                ? "border-violet-700 bg-violet-700 text-white"
+                : "border-zinc-300 bg-white text-zinc-800 hover:bg-zinc-50"
+            }`}
+          >
+            {c.key && <kbd className="mr-1 font-mono text-xs opacity-70">{c.key}</kbd>}
+            {on.has(c.label) && <span aria-hidden="true">✓ </span>}
+            {c.label}
+          </button>
+        ))}
+        {free.map((l) => (
+          <button
+            key={l}
+            type="button"
+            aria-pressed="true"
+            title="remove this tag"
+            onClick={() => void toggle(l, false)}
+            className="rounded border border-violet-300 bg-violet-50 px-2 py-0.5 text-violet-900"
+          >
+            {l} ×
+          </button>
+        ))}
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            const input = e.currentTarget.elements.namedItem("tag") as HTMLInputElement;
+            if (input.value.trim()) void toggle(input.value.trim(), true);
+            input.value = "";
+          }}
+        >
+          <input
+            name="tag"
+            aria-label="Add a tag"
+            placeholder="+ tag"
+            className="w-28 rounded border border-zinc-300 px-2 py-0.5"
+          />
+        </form>
+      </div>
+      {stepLabels.length > 0 && (
+        <p className="text-xs text-zinc-600">
+          Steps:{" "}
+          {stepLabels.map((l) => (
+            <span key={`${l.seq}:${l.label}`} className="mr-2">
+              step {l.seq}: {l.label}
+            </span>
+          ))}
+        </p>
+      )}
+      <div className="flex items-start gap-2">
+        <textarea
+          aria-label="Note"
+          value={note}
+          onChange={(e) => {
+            setNote(e.target.value);
+            setSaved(null);
+          }}
+          rows={1}
+          placeholder="A note on this trace"
+          className="min-h-8 flex-1 rounded border border-zinc-300 px-2 py-1"
+        />
+        <button type="button" onClick={() => void saveNote()} className="rounded border border-zinc-300 px-2 py-1">
+          Save note
+        </button>
+        {saved && <span className="py-1 text-xs text-zinc-600">{saved}</span>}
+      </div>
+      {error && (
+        <p role="alert" className="text-red-700">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}
