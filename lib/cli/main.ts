@@ -9,6 +9,7 @@ import { runRunCommand } from "./run-curation";
 import { runSqlCommand } from "./sql";
 import { runSweepCommand } from "./sweep";
 import { runSearchCommand } from "./search";
+import { runLabelCommand } from "./label";
 import { databasePath, openDb } from "@/lib/db/client";
 
 const USAGE = `usage: metron <command> [options]
@@ -43,6 +44,9 @@ commands:
       run a variant over many questions into a new run (this process works it; --detach leaves it to the server)
   search "QUERY" [--limit N] [--json]
       full-text search of traces: words, "phrases", tool: table: role: outcome: system: model: run: dataset: db: label:
+  label set|unset TRACE LABEL [--step N] · label note TRACE TEXT [--step N]
+  label list [--run R] [--json] · label export [--run R] > labels.jsonl · label import FILE [--json]
+      labels and notes for error analysis (failure causes: docs/search.md)
   sweep status|pause|resume|cancel RUN [--max-cost|--max-tokens|--max-minutes (resume: raise the budget)] [--json]
 
 environment: DATABASE_PATH (store file, default data/metron.db); see docs/configuration.md`;
@@ -75,6 +79,8 @@ export async function main(argv: string[]): Promise<number> {
         return await runSweepCommand(rest);
       case "search":
         return await runSearchCommand(rest);
+      case "label":
+        return await runLabelCommand(rest);
       case undefined:
       case "help":
       case "--help":

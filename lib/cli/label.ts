@@ -1,0 +1,68 @@
+/**
+ * `metron label set|unset TRACE LABEL [--step N]`, `metron label note TRACE TEXT [--step N]`,
+ * `metron label list [--run R] [--json]`, `metron label export [--run R]` (JSONL on stdout),
+ * `metron label import FILE [--json]` (merge a team's triage).
+ */
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { openDb } from "@/lib/db/client";
+import { exportLabels, importLabels, LabelError, setLabel, setNote } from "@/lib/labels/labels";
+import { UsageError } from "./args";
+import { resolveRun } from "./run-commands";
+
+export async function runLabelCommand(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: { step: { type: "string" }, run: { type: "string" }, json: { type: "boolean", default: false } },
+  });
+  const seq = values.step === undefined ? undefined : Number(values.step);
+  if (seq !== undefined && !(Number.isInteger(seq) && seq >= 0)) throw new UsageError("--step must be a step number");
+  const db = openDb();
+  const sqlite = db.$client;
+  try {
+    const runId = values.run ? resolveRun(sqlite, values.run) : undefined;
+    switch (sub) {
+      case "set":
+      case "unset":
+      case "note": {
+        const [traceId, ...text] = positionals;
+        if (!traceId || !text.length) throw new UsageError(`label ${sub} TRACE ${sub === "note" ? "TEXT" : "LABEL"}`);
+        if (sub === "note") await setNote(sqlite, traceId, text.join(" "), { seq, who: "cli" });
+        else await setLabel(sqlite, traceId, text.join(" "), { seq, on: sub === "set", who: "cli" });
+        return 0;
+      }
+      case "export":
+        for (const line of exportLabels(sqlite, runId)) console.log(line);
+        return 0;
+      case "list": {
+        const rows = exportLabels(sqlite, runId).map((l) => JSON.parse(l) as Record<string, unknown>);
+        if (values.json) console.log(JSON.stringify(rows, null, 2));
+        else
+          for (const r of rows)
+            console.log(
+              `${r.run_name} · question ${r.question_id}#${r.sample}${Number(r.seq) >= 0 ? ` step ${r.seq}` : ""}: ${r.label ?? `note: ${r.note}`} (${r.who}, ${r.at})`,
+            );
+        return 0;
+      }
+      case "import": {
+        if (positionals.length !== 1) throw new UsageError("label import FILE");
+        const report = await importLabels(sqlite, readFileSync(positionals[0], "utf8").split("\n"));
+        console.log(
+          values.json
+            ? JSON.stringify(report, null, 2)
+            : `${report.labels} labels and ${report.notes} notes added; ${report.unknownTraces} lines for traces this store lacks; ${report.errors.length} bad lines${report.errors.map((e) => `\n  line ${e.line}: ${e.message}`).join("")}`,
+        );
+        return report.errors.length ? 1 : 0;
+      }
+      default:
+        throw new UsageError("label set|unset|note|list|export|import");
+    }
+  } catch (e) {
+    if (e instanceof LabelError) throw new UsageError(e.message);
+    throw e;
+  } finally {
+    sqlite.close();
+  }
+}
