@@ -1,6 +1,7 @@
 import { diffWordsWithSpace } from "diff";
 import { highlight } from "@/lib/highlight/highlight";
 import { describeExtraction, extractSql } from "@/lib/sql/extract-sql";
+import { formatSql } from "@/lib/sql/format";
 
 const DIFF_MAX_CHARS = 40_000;
 
@@ -14,10 +15,15 @@ function Highlighted({ html }: { html: string }) {
   );
 }
 
+/** Whether a diff part names one of the extra tables (quoted or not, qualified or not). */
+function extraTableIn(text: string, extra: Set<string>): boolean {
+  return text.split(/[^\p{L}\p{N}_$]+/u).some((w) => w && extra.has(w.toLowerCase()));
+}
+
 /** Final SQL against gold SQL: side by side, highlighted, and a word-level diff (rendered as text). */
 export async function SqlCompare({
   finalSql: rawFinal,
-  goldSql,
+  goldSql: rawGold,
   finalTables,
   goldTables,
   goldError,
@@ -32,7 +38,17 @@ export async function SqlCompare({
 }) {
   // Measured and evaluated on the SQL inside a Markdown fence or after a label; the raw text stays in the trace.
   const extracted = rawFinal ? extractSql(rawFinal) : null;
-  const finalSql = extracted?.sql ?? null;
+  // Formatted (sql-formatter) before it is shown and diffed: a diff of clauses, not of spacing.
+  const finalSql = extracted ? formatSql(extracted.sql) : null;
+  const goldSql = rawGold ? formatSql(rawGold) : null;
+  // Tables the final SQL reads that the gold SQL does not: a fault, marked as one in the diff.
+  const extra = new Set(
+    finalTables && goldTables
+      ? finalTables
+          .filter((t) => !goldTables.some((g) => g.toLowerCase() === t.toLowerCase()))
+          .map((t) => t.toLowerCase())
+      : [],
+  );
   const caveat = describeExtraction(extracted?.extracted ?? null);
   const [finalHtml, goldHtml] = await Promise.all([
     finalSql ? highlight(finalSql, "sql") : null,
@@ -91,11 +107,21 @@ export async function SqlCompare({
           data-testid="sql-diff"
         >
           <span className="mr-2 font-sans text-zinc-500">
-            diff (underlined: only in the final SQL; struck through: only in the gold SQL):
+            diff (underlined: only in the final SQL; struck through: only in the gold SQL; ⚠ wavy red: a table the gold
+            SQL does not read):
           </span>
           {parts.map((p, i) =>
             // Marked by more than colour: an addition is underlined, a removal struck through (and said in the title).
-            p.added ? (
+            p.added && extra.size > 0 && extraTableIn(p.value, extra) ? (
+              <ins
+                key={i}
+                className="bg-red-200 text-red-950 underline decoration-wavy decoration-2"
+                title="an extra table: the final SQL reads it, the gold SQL does not"
+                data-testid="sql-diff-extra"
+              >
+                ⚠{p.value}
+              </ins>
+            ) : p.added ? (
               <ins
                 key={i}
                 className="bg-emerald-100 text-emerald-900 underline decoration-2"

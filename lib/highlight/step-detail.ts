@@ -2,6 +2,7 @@
 import type { StepDetail } from "@/lib/db/queries/steps";
 import { resultView, type ResultView } from "@/lib/trace/step-view";
 import { sqlOfArgs } from "@/lib/trace/tool-names";
+import { formatSql } from "@/lib/sql/format";
 import { highlight, prettyJson } from "./highlight";
 
 export interface StepDetailView {
@@ -36,7 +37,7 @@ export async function renderStepDetail(d: StepDetail): Promise<StepDetailView> {
     tool: d.tool,
     role: d.role,
     model: d.model,
-    sqlHtml: sql ? await highlight(sql, "sql") : null,
+    sqlHtml: sql ? await highlight(formatSql(sql), "sql") : null,
     argsHtml: pretty && pretty !== "{}" ? await highlight(pretty, "json") : null,
     result,
     resultHtml: result.kind === "json" ? await highlight(result.text, "json") : null,

@@ -1,5 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { summarizeArgs, summarizeContent } from "@/lib/trace/step-summary";
+import type { AlignStep } from "@/lib/trace/align";
+import { sqlOfArgs } from "@/lib/trace/tool-names";
 
 /** What a timeline row shows: never the full arguments or result (those load when a step is expanded). */
 export interface StepSummary {
@@ -94,4 +96,28 @@ export function getStepStats(
       "SELECT count(*) AS count, max(duration_ms) AS maxDurationMs, min(started_at) AS firstStartedAt FROM steps WHERE trace_id = ?",
     )
     .get(traceId) as { count: number; maxDurationMs: number | null; firstStartedAt: string | null };
+}
+
+/** A trace's tool calls for step alignment (lib/trace/align.ts): tool, tables touched, SQL or arguments. */
+export function listAlignSteps(db: Db, traceId: string, max = 3000): AlignStep[] {
+  const rows = db.$client
+    .prepare(
+      "SELECT seq, tool, tables, substr(args, 1, 4000) AS args FROM steps WHERE trace_id = ? AND type = 'tool_call' ORDER BY seq LIMIT ?",
+    )
+    .all(traceId, max) as { seq: number; tool: string | null; tables: string | null; args: string | null }[];
+  return rows.map((r) => {
+    let parsed: unknown = r.args;
+    try {
+      parsed = r.args === null ? undefined : JSON.parse(r.args);
+    } catch {
+      /* arguments that are not JSON are compared as text */
+    }
+    const sql = parsed === undefined ? undefined : sqlOfArgs(parsed);
+    return {
+      seq: r.seq,
+      tool: r.tool ?? "tool",
+      tables: r.tables ? (JSON.parse(r.tables) as string[]) : [],
+      text: sql ?? r.args,
+    };
+  });
 }

@@ -12,7 +12,9 @@ import { TraceExplorer } from "@/components/traces/trace-explorer";
 import { getDb } from "@/lib/db/client";
 import { getQuestionTrace } from "@/lib/db/queries/question-traces";
 import { getRun } from "@/lib/db/queries/runs";
-import { getStepStats, listStepSummaries, listStripSteps } from "@/lib/db/queries/steps";
+import { getStepStats, listAlignSteps, listStepSummaries, listStripSteps } from "@/lib/db/queries/steps";
+import { AlignedSteps } from "@/components/compare/aligned-steps";
+import { alignSteps } from "@/lib/trace/align";
 import { anyRunHasQuestion } from "@/lib/db/queries/traces";
 import { allGoldSeenAt, buildTableStrip } from "@/lib/metrics/table-strip";
 import { questionPath } from "@/lib/url/question";
@@ -75,6 +77,19 @@ async function SideBySide({ params, searchParams }: PageProps<"/compare/question
             Run {c.run ? `${c.run.system} · ${c.run.model}` : c.id} has no trace for this question.
           </p>
         ))}
+      {found.length >= 2 && (
+        <AlignedSteps
+          alignment={alignSteps(listAlignSteps(db, found[0].trace!.id), listAlignSteps(db, found[1].trace!.id))}
+          left={{
+            label: `${found[0].run!.system} · ${found[0].run!.model}${found[0].sample ? ` #${found[0].sample}` : ""}`,
+            href: (seq) => questionPath(found[0].run!.id, questionId, { sample: found[0].sample, step: seq }),
+          }}
+          right={{
+            label: `${found[1].run!.system} · ${found[1].run!.model}${found[1].sample ? ` #${found[1].sample}` : ""}${found.length > 2 ? " (the first two runs are aligned)" : ""}`,
+            href: (seq) => questionPath(found[1].run!.id, questionId, { sample: found[1].sample, step: seq }),
+          }}
+        />
+      )}
       <ScrollTogether>
         <div
           className="grid gap-3"
