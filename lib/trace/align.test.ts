@@ -39,10 +39,18 @@ describe("aligning two traces' steps", () => {
       [2, null, "only-left"],
       [3, 2, "same"],
       [4, 3, "same"],
-      [5, 4, "changed"],
+      [5, 4, "changed"], // the answers share a table: one row, changed
     ]);
     expect(a.firstDivergence).toBe(2);
     expect(a).toMatchObject({ same: 4, changed: 1, onlyLeft: 1, onlyRight: 0 });
+  });
+
+  it("does not match steps of another tool, or describing another table", () => {
+    const a = alignSteps(
+      [step(0, "describe_table", ["a"], "a")],
+      [step(0, "describe_table", ["b"], "b"), step(1, "read_query", ["a"], "a")],
+    );
+    expect(a).toMatchObject({ same: 0, changed: 0, onlyLeft: 1, onlyRight: 2, firstDivergence: 0 });
   });
 
   it("identical traces do not diverge; empty ones align to nothing", () => {

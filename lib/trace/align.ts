@@ -1,8 +1,8 @@
 /**
  * Aligns the steps of two traces of one question (Needleman–Wunsch), so matching steps sit on one row, steps only
  * one trace took stand alone, and the first divergence is known. Steps are compared by their tool, the tables they
- * touched and their normalised SQL (or arguments): the same on all three is "same"; the same tool on the same
- * tables with other SQL is "changed"; a different tool, or other tables, are not matched (a gap on each side
+ * touched and their normalised SQL (or arguments): the same on all three is "same"; the same tool on overlapping
+ * tables with other SQL is "changed"; a different tool, or disjoint tables, are not matched (a gap on each side
  * scores better). Pure.
  */
 
@@ -44,13 +44,23 @@ export function normaliseText(text: string | null): string | null {
     .trim();
 }
 
-const key = (s: AlignStep) => `${s.tool}\u0000${[...new Set(s.tables.map((t) => t.toLowerCase()))].sort().join(",")}`;
+const tableSet = (s: AlignStep) => new Set(s.tables.map((t) => t.toLowerCase()));
 
 const GAP = -1;
 
+/**
+ * Same tool, same tables, same text: "same". Same tool on tables that overlap (or no tables on either side):
+ * "changed" — a query that added a join, a submission with another answer. Other tools, or disjoint tables
+ * (describing another table), are not matched.
+ */
 function score(a: AlignStep, b: AlignStep): { score: number; kind: AlignKind | null } {
-  if (key(a) !== key(b)) return { score: -Infinity, kind: null };
-  return normaliseText(a.text) === normaliseText(b.text) ? { score: 3, kind: "same" } : { score: 1, kind: "changed" };
+  if (a.tool !== b.tool) return { score: -Infinity, kind: null };
+  const ta = tableSet(a);
+  const tb = tableSet(b);
+  const equal = ta.size === tb.size && [...ta].every((t) => tb.has(t));
+  if (equal && normaliseText(a.text) === normaliseText(b.text)) return { score: 3, kind: "same" };
+  if (equal || [...ta].some((t) => tb.has(t))) return { score: 1, kind: "changed" };
+  return { score: -Infinity, kind: null };
 }
 
 /** The alignment of two step lists (at most a few thousand steps each: O(n·m) time and memory). */

@@ -1,0 +1,88 @@
+import { expect, test } from "@playwright/test";
+import { expectAccessible } from "./accessible";
+
+test("search the demo for describe_table calls on payments in wrong traces and open a hit at its step", async ({
+  page,
+}) => {
+  await page.goto("/");
+  await page.getByRole("searchbox", { name: "Search traces" }).fill("tool:describe_table table:payments outcome:wrong");
+  await page.getByRole("searchbox", { name: "Search traces" }).press("Enter");
+  await expect(page).toHaveURL(/\/search\?q=tool%3Adescribe_table/);
+  await expect(page.getByTestId("search-total")).toContainText(/\d+ traces?/);
+  const hit = page.getByTestId("search-hits").locator("li").first();
+  await expect(hit).toContainText("describe_table");
+  await expect(hit).toContainText("wrong result");
+  await page.screenshot({ path: "e2e/screenshots/search.png", fullPage: true });
+  await expectAccessible(page);
+  const step = hit.getByRole("link", { name: /^step \d+$/ }).first();
+  const seq = (await step.textContent())!.replace("step ", "");
+  await step.click();
+  await expect(page).toHaveURL(new RegExp(`step=${seq}`));
+  await expect(page.getByTestId(`step-detail-${seq}`)).toContainText("payments");
+});
+
+test("label three failing questions by keyboard; Experiments counts them per system and model", async ({
+  page,
+  request,
+}) => {
+  await page.goto("/?system=No+Directives&model=sim-hasty");
+  await page.getByTestId("runs-table").getByRole("link", { name: "Simulated demo" }).click();
+  await page.getByLabel("failing only").check();
+  await expect(page).toHaveURL(/failing=true/);
+  await page.getByTestId("traces-table").locator("tbody tr").first().getByRole("link").first().click();
+  await expect(page).toHaveURL(/\/questions\//);
+  const join = page.getByTestId("label-panel").getByRole("button", { name: /join/ });
+  for (let i = 0; i < 3; i++) {
+    const url = page.url();
+    await expect(join).toHaveAttribute("aria-pressed", "false");
+    await page.keyboard.press("4"); // "join"
+    await expect(join).toHaveAttribute("aria-pressed", "true");
+    if (i < 2) {
+      await page.keyboard.press("j"); // the next failing question
+      await expect(page).not.toHaveURL(url);
+    }
+  }
+  await page.screenshot({ path: "e2e/screenshots/labels.png", fullPage: true });
+  await expectAccessible(page);
+
+  await page.goto("/experiments?dataset=demo-retail");
+  const causes = page.getByTestId("failure-causes");
+  await expect(causes).toBeVisible();
+  await expect(causes).toContainText("Failure causes");
+  const csv = await (await request.get("/api/export/causes.csv?dataset=demo-retail")).text();
+  expect(csv).toContain("demo-retail,No Directives,sim-hasty,join,3");
+  await expectAccessible(page);
+  // The run's question table filters by the label.
+  await page.goto("/?system=No+Directives&model=sim-hasty");
+  await page.getByTestId("runs-table").getByRole("link", { name: "Simulated demo" }).click();
+  await page.getByTestId("traces-table").getByRole("button", { name: "join" }).first().click();
+  await expect(page).toHaveURL(/label=join/);
+  await expect(page.getByTestId("traces-table").locator("tbody tr")).toHaveCount(3);
+});
+
+test("the side-by-side view of a question across No Directives and Sophrosyne aligns steps and marks the first divergence", async ({
+  page,
+}) => {
+  await page.goto("/?system=No+Directives&model=sim-hasty");
+  await page.getByTestId("runs-table").getByRole("link", { name: "Simulated demo" }).click();
+  await expect(page).toHaveURL(/\/runs\//);
+  const noDirectives = new URL(page.url()).pathname.split("/")[2];
+  const question = await page
+    .getByTestId("traces-table")
+    .locator("tbody tr")
+    .first()
+    .getByRole("link")
+    .first()
+    .textContent();
+  await page.goto("/?system=Sophrosyne&model=sim-hasty");
+  await page.getByTestId("runs-table").getByRole("link", { name: "Simulated demo" }).click();
+  await expect(page).toHaveURL(/\/runs\//);
+  const sophrosyne = new URL(page.url()).pathname.split("/")[2];
+  await page.goto(`/compare/questions/${encodeURIComponent(question!.trim())}?runs=${noDirectives},${sophrosyne}`);
+  const aligned = page.getByTestId("aligned-steps");
+  await expect(aligned).toBeVisible();
+  await expect(aligned.locator("tbody tr").first()).toHaveAttribute("data-kind", "same"); // both list the tables first
+  await expect(aligned.getByTestId("first-divergence")).toHaveCount(1);
+  await page.screenshot({ path: "e2e/screenshots/aligned.png", fullPage: true });
+  await expectAccessible(page);
+});
