@@ -26,6 +26,13 @@ export function searchLimits() {
   };
 }
 
+/**
+ * The words of a stored JSON value (arguments and results are stored as JSON): its strings and numbers unescaped
+ * and joined, so `"a\\nb"` indexes as the words a and b; text that is not JSON as it is.
+ */
+const TEXT_OF = (x: string) =>
+  `coalesce(CASE WHEN json_valid(${x}) THEN (SELECT group_concat(atom, ' ') FROM json_tree(${x}) WHERE atom IS NOT NULL) ELSE ${x} END, '')`;
+
 /** Indexes the traces not in the index yet (all of them, or at most `max`); returns how many. */
 export function syncSearchIndex(sqlite: Database.Database, max = Infinity): number {
   const { maxChars } = searchLimits();
@@ -39,11 +46,15 @@ export function syncSearchIndex(sqlite: Database.Database, max = Infinity): numb
      UNION ALL SELECT ? + 1, substr(final_sql, 1, ?), id, NULL, 'final_sql' FROM traces WHERE id = ? AND final_sql IS NOT NULL
      UNION ALL SELECT ? + 2, substr(gold_sql, 1, ?), id, NULL, 'gold_sql' FROM traces WHERE id = ? AND gold_sql IS NOT NULL`,
   );
+  // Results over 200 kB are indexed as their first characters, raw (not decoded): decoding them costs too much.
   const stepDocs = sqlite.prepare(
     `INSERT INTO search_docs (rowid, content, trace_id, seq, field)
-     SELECT ? + 3 + s.seq, substr(coalesce(s.tool, '') || ' ' || coalesce(s.args, '') || ' ' || coalesce(s.content, '') || ' ' ||
-       coalesce(s.error, '') || ' ' || coalesce(s.result, substr(b.content, 1, ?), ''), 1, ?), s.trace_id, s.seq, s.type
-     FROM steps s LEFT JOIN blobs b ON b.hash = s.result_blob WHERE s.trace_id = ? AND s.seq < ?`,
+     SELECT ? + 3 + x.seq, substr(x.tool || ' ' || ${TEXT_OF("x.args")} || ' ' || x.content || ' ' || x.error || ' ' || ${TEXT_OF("x.res")}, 1, ?),
+       x.trace_id, x.seq, x.type
+     FROM (SELECT s.seq, coalesce(s.tool, '') AS tool, s.args, coalesce(s.content, '') AS content, coalesce(s.error, '') AS error,
+             CASE WHEN s.result IS NOT NULL THEN s.result WHEN length(b.content) <= 200000 THEN b.content ELSE substr(b.content, 1, ?) END AS res,
+             s.trace_id, s.type
+           FROM steps s LEFT JOIN blobs b ON b.hash = s.result_blob WHERE s.trace_id = ? AND s.seq < ?) x`,
   );
   const mark = sqlite.prepare("INSERT INTO search_indexed (trace_id, base) VALUES (?, ?)");
   let done = 0;

@@ -6,6 +6,7 @@ import { benchIngest } from "./ingest";
 import { benchQuestionPage } from "./question-page";
 import { ingestPhase } from "./ingest-phase";
 import { benchSweep } from "./sweep";
+import { benchSearch } from "./search";
 
 const BENCHES: Record<string, (argv: string[]) => Promise<number>> = {
   ingest: benchIngest,
@@ -16,6 +17,7 @@ const BENCHES: Record<string, (argv: string[]) => Promise<number>> = {
   "ingest-phase": ingestPhase,
   abuse: benchAbuse,
   sweep: benchSweep,
+  search: benchSearch,
 };
 
 export async function runBench(argv: string[]): Promise<number> {
