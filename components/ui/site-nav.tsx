@@ -42,7 +42,7 @@ export function SiteNav() {
           type="search"
           name="q"
           aria-label="Search traces"
-          placeholder="Search traces: words, tool:… table:… outcome:wrong"
+          placeholder="Search: words, tool:, table:, outcome:"
           className="w-80 rounded border border-zinc-300 px-2 py-1"
         />
       </form>

@@ -1,12 +1,12 @@
 /**
  * `metron label set|unset TRACE LABEL [--step N]`, `metron label note TRACE TEXT [--step N]`,
  * `metron label list [--run R] [--json]`, `metron label export [--run R]` (JSONL on stdout),
- * `metron label import FILE [--json]` (merge a team's triage).
+ * `metron label import FILE [--json]` (merge a team's triage), `metron label cause --run R LABEL` (a run's own cause).
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { openDb } from "@/lib/db/client";
-import { exportLabels, importLabels, LabelError, setLabel, setNote } from "@/lib/labels/labels";
+import { addRunCause, exportLabels, importLabels, LabelError, setLabel, setNote } from "@/lib/labels/labels";
 import { UsageError } from "./args";
 import { resolveRun } from "./run-commands";
 
@@ -33,6 +33,12 @@ export async function runLabelCommand(argv: string[]): Promise<number> {
         else await setLabel(sqlite, traceId, text.join(" "), { seq, on: sub === "set", who: "cli" });
         return 0;
       }
+      case "cause": {
+        // A failure cause of a run's own, offered beside the preset ones on its question pages.
+        if (!runId || !positionals.length) throw new UsageError("label cause --run R LABEL");
+        addRunCause(sqlite, runId, positionals.join(" "));
+        return 0;
+      }
       case "export":
         for (const line of exportLabels(sqlite, runId)) console.log(line);
         return 0;
@@ -57,7 +63,7 @@ export async function runLabelCommand(argv: string[]): Promise<number> {
         return report.errors.length ? 1 : 0;
       }
       default:
-        throw new UsageError("label set|unset|note|list|export|import");
+        throw new UsageError("label set|unset|note|cause|list|export|import");
     }
   } catch (e) {
     if (e instanceof LabelError) throw new UsageError(e.message);

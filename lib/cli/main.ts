@@ -46,6 +46,7 @@ commands:
       full-text search of traces: words, "phrases", tool: table: role: outcome: system: model: run: dataset: db: label:
   label set|unset TRACE LABEL [--step N] · label note TRACE TEXT [--step N]
   label list [--run R] [--json] · label export [--run R] > labels.jsonl · label import FILE [--json]
+  label cause --run R LABEL     a failure cause of the run's own, offered beside the preset ones
       labels and notes for error analysis (failure causes: docs/search.md)
   sweep status|pause|resume|cancel RUN [--max-cost|--max-tokens|--max-minutes (resume: raise the budget)] [--json]
 
