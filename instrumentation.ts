@@ -1,11 +1,14 @@
 /**
  * Runs once when the server starts: the job worker resumes the sweeps and reruns a previous server process left
- * queued or running (lib/agent/jobs.ts), so a restart in the middle of a sweep finishes it.
+ * queued or running (lib/agent/jobs.ts), so a restart in the middle of a sweep finishes it; and the search index
+ * catches up, in the background, with traces ingested while no server ran.
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs" || process.env.METRON_JOBS === "off") return;
   const { getDb, openConnection } = await import("@/lib/db/client");
   const { serverWorker } = await import("@/lib/agent/jobs");
+  const { indexInBackground } = await import("@/lib/search");
   getDb(); // migrated before the worker opens its own connections
   serverWorker(() => openConnection());
+  indexInBackground(() => openConnection()); // traces ingested by the CLI since the last start
 }

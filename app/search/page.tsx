@@ -4,9 +4,9 @@ import { connection } from "next/server";
 import { Suspense } from "react";
 import { Snippet } from "@/components/search/snippet";
 import { OutcomeBadge } from "@/components/ui/outcome-badge";
-import { getDb } from "@/lib/db/client";
+import { getDb, openConnection } from "@/lib/db/client";
 import { listSearchFacets } from "@/lib/db/queries/search-facets";
-import { searchTraces } from "@/lib/search";
+import { indexInBackground, searchTraces } from "@/lib/search";
 import { OUTCOME_VALUES } from "@/lib/search/query";
 import { questionPath } from "@/lib/url/question";
 import { loadSearchParams, SEARCH_PAGE_SIZE, searchPath } from "@/lib/url/search";
@@ -47,7 +47,9 @@ async function Results({ searchParams }: PageProps<"/search">) {
     filters: { ...filters, role: params.role ?? undefined },
     limit: SEARCH_PAGE_SIZE,
     offset: (params.page - 1) * SEARCH_PAGE_SIZE,
+    indexBudgetMs: 2000,
   });
+  if (result.notIndexed > 0) indexInBackground(() => openConnection());
   const pages = Math.max(1, Math.ceil(result.total / SEARCH_PAGE_SIZE));
   const asked = params.q.trim() || FILTERS.some((f) => params[f]);
   return (
@@ -105,6 +107,9 @@ async function Results({ searchParams }: PageProps<"/search">) {
           {result.total} trace{result.total === 1 ? "" : "s"}
           {result.capped ? " (at least: only the best matches were grouped, METRON_SEARCH_MAX_DOCS)" : ""}
           {result.newlyIndexed ? ` · ${result.newlyIndexed} new traces indexed for this search` : ""}
+          {result.notIndexed
+            ? ` · ${result.notIndexed} traces are still being indexed and are left out: search again in a moment`
+            : ""}
         </p>
       )}
       <ol className="space-y-3" data-testid="search-hits">

@@ -33,13 +33,20 @@ export function searchLimits() {
 const TEXT_OF = (x: string) =>
   `coalesce(CASE WHEN json_valid(${x}) THEN (SELECT group_concat(atom, ' ') FROM json_tree(${x}) WHERE atom IS NOT NULL) ELSE ${x} END, '')`;
 
-/** Indexes the traces not in the index yet (all of them, or at most `max`); returns how many. */
-export function syncSearchIndex(sqlite: Database.Database, max = Infinity): number {
+/**
+ * Indexes the traces not in the index yet, oldest first, in transactions of 200; stops after `budgetMs` (the rest
+ * waits for the next call). Returns how many it indexed and how many are left.
+ */
+export function syncSearchIndex(
+  sqlite: Database.Database,
+  opts: { budgetMs?: number } = {},
+): { indexed: number; pending: number } {
   const { maxChars } = searchLimits();
+  const started = performance.now();
   const pending = sqlite.prepare(
-    "SELECT t.id FROM traces t LEFT JOIN search_indexed si ON si.trace_id = t.id WHERE si.trace_id IS NULL LIMIT ?",
+    `SELECT t.rowid AS r, t.id FROM traces t WHERE t.rowid > ? AND NOT EXISTS (SELECT 1 FROM search_indexed si WHERE si.trace_id = t.id)
+     ORDER BY t.rowid LIMIT 200`,
   );
-  const nextBase = sqlite.prepare("SELECT coalesce(max(base), 0) + ? AS b FROM search_indexed");
   const traceDocs = sqlite.prepare(
     `INSERT INTO search_docs (rowid, content, trace_id, seq, field)
      SELECT ? + 0, substr(coalesce(question_text, '') || ' ' || coalesce(evidence, ''), 1, ?), id, NULL, 'question' FROM traces WHERE id = ?
@@ -57,22 +64,36 @@ export function syncSearchIndex(sqlite: Database.Database, max = Infinity): numb
            FROM steps s LEFT JOIN blobs b ON b.hash = s.result_blob WHERE s.trace_id = ? AND s.seq < ?) x`,
   );
   const mark = sqlite.prepare("INSERT INTO search_indexed (trace_id, base) VALUES (?, ?)");
-  let done = 0;
+  const maxBase = sqlite.prepare("SELECT coalesce(max(base), 0) AS b FROM search_indexed");
+  let indexed = 0;
+  let cursor = 0;
   for (;;) {
-    const batch = (pending.all(Math.min(200, max - done)) as { id: string }[]).map((r) => r.id);
+    const batch = pending.all(cursor) as { r: number; id: string }[];
     if (!batch.length) break;
-    sqlite.transaction(() => {
-      for (const id of batch) {
-        const base = (nextBase.get(SEARCH_SPAN) as { b: number }).b;
-        traceDocs.run(base, maxChars, id, base, maxChars, id, base, maxChars, id);
-        stepDocs.run(base, maxChars, maxChars, id, SEARCH_SPAN - 3);
-        mark.run(id, base);
-      }
-    })();
-    done += batch.length;
-    if (done >= max) break;
+    sqlite
+      .transaction(() => {
+        let base = (maxBase.get() as { b: number }).b; // read inside the write: another process may index too
+        for (const { id } of batch) {
+          base += SEARCH_SPAN;
+          traceDocs.run(base, maxChars, id, base, maxChars, id, base, maxChars, id);
+          stepDocs.run(base, maxChars, maxChars, id, SEARCH_SPAN - 3);
+          mark.run(id, base);
+        }
+      })
+      .immediate();
+    indexed += batch.length;
+    cursor = batch.at(-1)!.r;
+    if (opts.budgetMs !== undefined && performance.now() - started > opts.budgetMs) break;
   }
-  return done;
+  const left =
+    opts.budgetMs === undefined
+      ? 0
+      : (
+          sqlite.prepare("SELECT (SELECT count(*) FROM traces) - (SELECT count(*) FROM search_indexed) AS n").get() as {
+            n: number;
+          }
+        ).n;
+  return { indexed, pending: Math.max(0, left) };
 }
 
 /** Removes traces' documents (inside the caller's transaction). */
@@ -123,6 +144,8 @@ export interface SearchResult {
   hits: TraceHit[];
   /** Traces indexed by this search before it ran (the index catches up with uploads). */
   newlyIndexed: number;
+  /** Traces still to index (left out of this search) when the search's indexing budget ran out. */
+  notIndexed: number;
 }
 
 /** Extra filters from a page's controls, added to the query's own terms. */
@@ -184,19 +207,28 @@ function stepConditions(terms: ParsedQuery["terms"], alias: string): { sql: stri
 }
 
 interface DocRow {
+  rowid: number | null;
   traceId: string;
   seq: number | null;
   field: string;
-  text: string;
+  /** The snippet's text when it comes from the step row (no words searched); else made for shown hits only. */
+  text?: string;
 }
 
-/** Searches the store; see lib/search/query.ts for the language. Hits are grouped by trace, best first. */
+/** An FTS5 phrase for a structured term's value (a prefilter: the value appears in the step's text). */
+const phrase = (v: string) => `"${v.replace(/"/g, '""')}"`;
+
+/**
+ * Searches the store; see lib/search/query.ts for the language. Hits are grouped by trace, newest first (FTS5
+ * walks its index from the newest document, so a common word is as quick as a rare one). `tool:` and `table:` use
+ * the index to find candidate steps (the name appears in the step's text) and the step's own columns to decide.
+ */
 export function searchTraces(
   sqlite: Database.Database,
   q: string,
-  opts: { filters?: SearchFilters; limit?: number; offset?: number } = {},
+  opts: { filters?: SearchFilters; limit?: number; offset?: number; indexBudgetMs?: number } = {},
 ): SearchResult {
-  const newlyIndexed = syncSearchIndex(sqlite);
+  const sync = syncSearchIndex(sqlite, { budgetMs: opts.indexBudgetMs });
   const query = parseQuery(q);
   const extra = Object.entries(opts.filters ?? {})
     .filter(([, v]) => v)
@@ -207,60 +239,67 @@ export function searchTraces(
   const { maxDocs } = searchLimits();
   const trace = traceConditions(terms);
   const stepTerms = terms.filter((t) => t.key === "tool" || t.key === "role" || t.key === "table");
+  const prefilter = stepTerms.filter((t) => t.key !== "role").map((t) => phrase(t.value));
+  const match = [query.match, ...prefilter].filter(Boolean).join(" AND ") || null;
   let docs: DocRow[];
-  if (query.match) {
+  if (match) {
     const step = stepConditions(stepTerms, "s");
+    const joinTraces = trace.sql.length > 0;
     docs = sqlite
       .prepare(
-        `SELECT d.trace_id AS traceId, d.seq AS seq, d.field AS field,
-           snippet(search_docs, 0, '${MARK_START}', '${MARK_END}', '…', 14) AS text
-         FROM search_docs d JOIN traces t ON t.id = d.trace_id JOIN runs r ON r.id = t.run_id
+        `SELECT d.rowid AS rowid, d.trace_id AS traceId, d.seq AS seq, d.field AS field
+         FROM search_docs d
+         ${joinTraces ? "JOIN traces t ON t.id = d.trace_id JOIN runs r ON r.id = t.run_id" : ""}
          ${stepTerms.length ? "JOIN steps s ON s.trace_id = d.trace_id AND s.seq = d.seq" : ""}
          WHERE search_docs MATCH ? ${[...trace.sql, ...step.sql].map((c) => `AND ${c}`).join(" ")}
-         ORDER BY d.rank LIMIT ?`,
+         ORDER BY d.rowid DESC LIMIT ?`,
       )
-      .all(query.match, ...trace.params, ...step.params, maxDocs) as DocRow[];
+      .all(match, ...trace.params, ...step.params, maxDocs) as DocRow[];
   } else if (stepTerms.length) {
     const step = stepConditions(stepTerms, "s");
     docs = (
       sqlite
         .prepare(
-          `SELECT s.trace_id AS traceId, s.seq AS seq, s.type AS field, s.tool AS tool, s.args AS args
+          `SELECT NULL AS rowid, s.trace_id AS traceId, s.seq AS seq, s.type AS field, s.tool AS tool, s.args AS args
            FROM steps s JOIN traces t ON t.id = s.trace_id JOIN runs r ON r.id = t.run_id
            WHERE ${[...step.sql, ...trace.sql].join(" AND ")}
-           ORDER BY r.created_at, t.question_id, t.sample, s.seq LIMIT ?`,
+           ORDER BY t.rowid DESC, s.seq LIMIT ?`,
         )
-        .all(...step.params, ...trace.params, maxDocs) as (Omit<DocRow, "text"> & {
-        tool: string | null;
-        args: string | null;
-      })[]
+        .all(...step.params, ...trace.params, maxDocs) as (DocRow & { tool: string | null; args: string | null })[]
     ).map((d) => ({ ...d, text: `${d.tool ?? d.field} ${summarizeArgs(d.args)}` }));
   } else if (terms.length) {
     docs = (
       sqlite
         .prepare(
           `SELECT t.id AS traceId FROM traces t JOIN runs r ON r.id = t.run_id WHERE ${trace.sql.join(" AND ")}
-           ORDER BY r.created_at, t.question_id, t.sample LIMIT ?`,
+           ORDER BY t.rowid DESC LIMIT ?`,
         )
         .all(...trace.params, maxDocs) as { traceId: string }[]
-    ).map((d) => ({ ...d, seq: null, field: "trace", text: "" }));
+    ).map((d) => ({ ...d, rowid: null, seq: null, field: "trace", text: "" }));
   } else docs = [];
 
   const order: string[] = [];
-  const byTrace = new Map<string, SearchSnippet[]>();
+  const byTrace = new Map<string, DocRow[]>();
   for (const d of docs) {
     let list = byTrace.get(d.traceId);
     if (!list) {
       byTrace.set(d.traceId, (list = []));
       order.push(d.traceId);
     }
-    if (list.length < 3 && d.text) list.push({ seq: d.seq, field: d.field, text: d.text });
+    if (list.length < 3) list.push(d);
   }
   const page = order.slice(offset, offset + limit);
+  // Snippets only for the hits shown, in step order.
+  const snippet = match
+    ? sqlite.prepare(
+        `SELECT snippet(search_docs, 0, '${MARK_START}', '${MARK_END}', '…', 14) AS text FROM search_docs WHERE search_docs MATCH ? AND rowid = ?`,
+      )
+    : null;
   const info = sqlite.prepare(
     `SELECT t.id AS traceId, r.id AS runId, r.name AS runName, r.system, r.model,
        coalesce(json_extract(r.config, '$.simulated'), 0) AS simulated, t.question_id AS questionId, t.sample,
-       substr(t.question_text, 1, 300) AS questionText, t.ex_outcome AS exOutcome, t.recorded_correct AS recordedCorrect, t.status, ${EFFECTIVE_CORRECT} AS correct,
+       substr(t.question_text, 1, 300) AS questionText, t.ex_outcome AS exOutcome, t.recorded_correct AS recordedCorrect, t.status,
+       ${EFFECTIVE_CORRECT} AS correct,
        (SELECT group_concat(label, char(1)) FROM (SELECT DISTINCT label FROM labels WHERE trace_id = t.id ORDER BY label)) AS labels
      FROM traces t JOIN runs r ON r.id = t.run_id WHERE t.id = ?`,
   );
@@ -269,17 +308,67 @@ export function searchTraces(
       labels: string | null;
       simulated: number;
     };
+    const snippets = byTrace
+      .get(id)!
+      .sort((a, b) => (a.seq ?? -1) - (b.seq ?? -1))
+      .map((d) => ({
+        seq: d.seq,
+        field: d.field,
+        text:
+          d.text ??
+          (snippet && d.rowid !== null
+            ? ((snippet.get(match, d.rowid) as { text: string } | undefined)?.text ?? "")
+            : ""),
+      }))
+      .filter((s) => s.text);
     return {
       ...row,
       simulated: Boolean(row.simulated),
       labels: row.labels ? row.labels.split("\u0001") : [],
-      snippets: byTrace.get(id)!,
+      snippets,
     };
   });
-  return { query, total: order.length, capped: docs.length >= maxDocs, hits, newlyIndexed };
+  return {
+    query,
+    total: order.length,
+    capped: docs.length >= maxDocs,
+    hits,
+    newlyIndexed: sync.indexed,
+    notIndexed: sync.pending,
+  };
 }
 
 /** The traces of a run that match a search (for the run page's question table and its CSV). */
 export function searchRunTraceIds(sqlite: Database.Database, runId: string, q: string): string[] {
   return searchTraces(sqlite, `${q} run:${runId}`, { limit: Number.MAX_SAFE_INTEGER }).hits.map((h) => h.traceId);
+}
+
+interface Background {
+  running?: boolean;
+}
+const bg = globalThis as unknown as { metronSearchIndexing?: Background };
+
+/**
+ * Indexes what is left in the background of a long-running server, a batch at a time between requests, so the first
+ * search after a large upload does not wait for all of it.
+ */
+export function indexInBackground(openStore: () => Database.Database): void {
+  const state = (bg.metronSearchIndexing ??= {});
+  if (state.running) return;
+  state.running = true;
+  const sqlite = openStore();
+  const step = () => {
+    try {
+      const { pending } = syncSearchIndex(sqlite, { budgetMs: 200 });
+      if (pending > 0) {
+        setTimeout(step, 20).unref();
+        return;
+      }
+    } catch (e) {
+      console.error(`metron search index: ${(e as Error).message}`);
+    }
+    sqlite.close();
+    state.running = false;
+  };
+  setTimeout(step, 0).unref();
 }

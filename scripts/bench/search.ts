@@ -12,7 +12,8 @@ import { ingestStream } from "@/lib/ingest/ingest";
 import { searchTraces, syncSearchIndex } from "@/lib/search";
 import { syntheticTraceLine } from "./synthetic";
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
 export async function benchSearch(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -43,15 +44,18 @@ export async function benchSearch(argv: string[]): Promise<number> {
     const ingestMs = performance.now() - t0;
     db.$client.pragma("wal_checkpoint(TRUNCATE)");
     const storeBytes = statSync(file).size;
-    console.log(`${traces} traces × ${steps} steps ingested in ${(ingestMs / 1000).toFixed(1)} s; store ${(storeBytes / 1e6).toFixed(0)} MB`);
+    console.log(
+      `${traces} traces × ${steps} steps ingested in ${(ingestMs / 1000).toFixed(1)} s; store ${(storeBytes / 1e6).toFixed(0)} MB`,
+    );
 
     const t1 = performance.now();
-    const indexed = syncSearchIndex(db.$client);
+    const { indexed } = syncSearchIndex(db.$client);
     const indexMs = performance.now() - t1;
     db.$client.pragma("wal_checkpoint(TRUNCATE)");
     const withIndex = statSync(file).size;
     const pages = (name: string) =>
-      (db.$client.prepare("SELECT sum(pgsize) AS b FROM dbstat WHERE name LIKE ?").get(name) as { b: number | null }).b ?? 0;
+      (db.$client.prepare("SELECT sum(pgsize) AS b FROM dbstat WHERE name LIKE ?").get(name) as { b: number | null })
+        .b ?? 0;
     const ftsBytes = pages("search_docs%");
     console.log(
       `index: ${indexed} traces in ${(indexMs / 1000).toFixed(1)} s (${((traces * (steps + 3)) / (indexMs / 1000)).toFixed(0)} documents/s); index ${(ftsBytes / 1e6).toFixed(0)} MB = ${((ftsBytes / storeBytes) * 100).toFixed(0)}% of the store before it (store now ${(withIndex / 1e6).toFixed(0)} MB)`,

@@ -4,6 +4,7 @@ import { getDb, openConnection } from "@/lib/db/client";
 import { EmptyInputError, UnknownDatasetError } from "@/lib/ingest/ingest";
 import { ForeignFileTooLargeError } from "@/lib/ingest/ingest-auto";
 import { ingestFile } from "@/lib/ingest/ingest-file";
+import { indexInBackground } from "@/lib/search";
 import { previewFile } from "@/lib/ingest/preview";
 import { reportProgress } from "@/lib/ingest/progress-registry";
 import { receiveToFile, UploadStalledError, UploadTooLargeError } from "@/lib/ingest/receive";
@@ -106,6 +107,7 @@ export async function POST(request: Request) {
         },
         true,
       );
+    if (report.inserted > 0) indexInBackground(() => openConnection()); // searchable soon, without a wait
     return Response.json(report);
   } catch (e) {
     keep = Boolean(staged); // a staged file that failed to store can be stored again with other settings
