@@ -1,5 +1,6 @@
 "use client";
 
+import { isShortcut } from "@/components/ui/keys";
 import { useEffect, useState } from "react";
 import type { LabelRow } from "@/lib/labels/labels";
 
@@ -45,13 +46,7 @@ export function LabelPanel({
   // Number keys subscribe to the document: an external system, hence the effect.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (
-        e.metaKey ||
-        e.ctrlKey ||
-        e.altKey ||
-        (e.target instanceof HTMLElement && /INPUT|TEXTAREA|SELECT/.test(e.target.tagName))
-      )
-        return;
+      if (!isShortcut(e)) return;
       const cause = causes.find((c) => c.key === e.key);
       if (cause) {
         e.preventDefault();

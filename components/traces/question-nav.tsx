@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import { useRouter } from "next/navigation";
+import { isShortcut } from "@/components/ui/keys";
 import { useEffect, useState } from "react";
 import type { Neighbours } from "@/lib/db/queries/question-traces";
 
@@ -15,13 +16,7 @@ export function QuestionNav({ links }: { links: NavLinks }) {
   // Keyboard shortcuts subscribe to the document: an external system, hence the effect.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (
-        e.metaKey ||
-        e.ctrlKey ||
-        e.altKey ||
-        (e.target instanceof HTMLElement && /INPUT|TEXTAREA|SELECT/.test(e.target.tagName))
-      )
-        return;
+      if (!isShortcut(e)) return;
       if (e.key === "j" && links.nextFailing) router.push(links.nextFailing);
       if (e.key === "k" && links.prevFailing) router.push(links.prevFailing);
     };

@@ -3,6 +3,7 @@ import { getDb } from "@/lib/db/client";
 import { DatasetUploadError, importPaths } from "@/lib/datasets/browser-import";
 import { importDataset, importReportJson } from "@/lib/datasets/import-dataset";
 import { datasetFormats } from "@/lib/datasets/question-formats";
+import { invalidBody } from "@/lib/http/invalid";
 
 const body = z.object({
   upload: z.string().regex(/^[0-9a-f-]{8,36}$/),
@@ -13,11 +14,7 @@ const body = z.object({
 /** Imports an uploaded dataset folder (files sent to /api/datasets/files), as `metron dataset import` would. */
 export async function POST(request: Request) {
   const parsed = body.safeParse(await request.json().catch(() => null));
-  if (!parsed.success)
-    return Response.json(
-      { error: parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ") },
-      { status: 400 },
-    );
+  if (!parsed.success) return invalidBody(parsed.error);
   try {
     const paths = importPaths(parsed.data.upload);
     const r = await importDataset(getDb(), { name: parsed.data.name, format: parsed.data.format, ...paths });

@@ -12,6 +12,7 @@ import { stagedFile, stageUpload } from "@/lib/ingest/staging";
 import { stepRoles } from "@/lib/sql/classify-step";
 import { UnknownFormatError } from "@/lib/trace/adapters";
 import { FORMATS } from "@/lib/trace/adapters/formats";
+import { invalidBody } from "@/lib/http/invalid";
 
 const query = z.object({
   token: z
@@ -41,11 +42,7 @@ const rolesSchema = z.record(z.string().min(1).max(200), z.enum(stepRoles));
  */
 export async function POST(request: Request) {
   const parsed = query.safeParse(Object.fromEntries(new URL(request.url).searchParams));
-  if (!parsed.success)
-    return Response.json(
-      { error: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") },
-      { status: 400 },
-    );
+  if (!parsed.success) return invalidBody(parsed.error);
   const { token, filename, run, system, model, benchmark, dataset, format, question, stage, staged, roles } =
     parsed.data;
   let toolRoles: Record<string, string> | undefined;

@@ -4,6 +4,7 @@ import { providerIds } from "@/lib/agent/providers";
 import { RerunError, RerunLimitError, startRerun } from "@/lib/agent/reruns";
 import { getDb, openConnection } from "@/lib/db/client";
 import { variants } from "@/lib/environment/directives";
+import { invalidBody } from "@/lib/http/invalid";
 
 const body = z.object({
   traceId: z.string().min(1),
@@ -18,11 +19,7 @@ const body = z.object({
 /** Starts a rerun of one trace's question; the job's events stream at /api/reruns/<id>/events. */
 export async function POST(request: Request) {
   const parsed = body.safeParse(await request.json().catch(() => null));
-  if (!parsed.success)
-    return Response.json(
-      { error: parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ") },
-      { status: 400 },
-    );
+  if (!parsed.success) return invalidBody(parsed.error);
   const { traceId, provider, model, variant, ...limits } = parsed.data;
   getDb(); // migrated before the job opens its own connection
   const d = defaultLimits();

@@ -3,6 +3,7 @@ import { providerIds } from "@/lib/agent/providers";
 import { createSweep, startSweepWork, SweepError } from "@/lib/agent/sweeps";
 import { getDb, openConnection } from "@/lib/db/client";
 import { variants } from "@/lib/environment/directives";
+import { invalidBody } from "@/lib/http/invalid";
 
 const body = z.object({
   dataset: z.string().min(1),
@@ -36,11 +37,7 @@ const body = z.object({
 /** Starts a sweep: a new run of the dataset, its jobs queued and worked by the server; answers its run id. */
 export async function POST(request: Request) {
   const parsed = body.safeParse(await request.json().catch(() => null));
-  if (!parsed.success)
-    return Response.json(
-      { error: parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ") },
-      { status: 400 },
-    );
+  if (!parsed.success) return invalidBody(parsed.error);
   const { maxSteps, ...rest } = parsed.data;
   const db = getDb();
   try {

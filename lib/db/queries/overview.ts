@@ -105,3 +105,17 @@ export function loadOverview(db: Db, filter: OverviewFilter): { runIds: string[]
   });
   return { runIds, groups: buildOverview(cells, (id) => listTraceUnits(db, id)) };
 }
+
+/** The runs of an Experiments view (a saved experiment's, or the filtered default); null for an unknown experiment. */
+export function viewRunIds(
+  db: Db,
+  p: { experiment: string | null; dataset: string | null; all: boolean; archived: boolean; sweeps: boolean },
+): string[] | null {
+  if (p.experiment) return getExperiment(db, p.experiment)?.runIds ?? null;
+  return listExperimentRunIds(db, {
+    dataset: p.dataset,
+    withoutDataset: p.all,
+    archived: p.archived,
+    sweeps: p.sweeps,
+  });
+}

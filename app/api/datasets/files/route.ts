@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { DatasetUploadError, destinationOf, fileKinds } from "@/lib/datasets/browser-import";
 import { receiveToFile, UploadStalledError, UploadTooLargeError } from "@/lib/ingest/receive";
+import { invalidBody } from "@/lib/http/invalid";
 
 const query = z.object({
   upload: z.string().regex(/^[0-9a-f-]{8,36}$/),
@@ -11,11 +12,7 @@ const query = z.object({
 /** One file of a dataset import, streamed to its place in the upload's folder. */
 export async function POST(request: Request) {
   const parsed = query.safeParse(Object.fromEntries(new URL(request.url).searchParams));
-  if (!parsed.success)
-    return Response.json(
-      { error: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") },
-      { status: 400 },
-    );
+  if (!parsed.success) return invalidBody(parsed.error);
   if (!request.body) return Response.json({ error: "empty body: send the file as the request body" }, { status: 400 });
   try {
     const file = destinationOf(parsed.data.upload, parsed.data.kind, parsed.data.name);

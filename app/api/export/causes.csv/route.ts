@@ -1,6 +1,6 @@
 import { connection } from "next/server";
 import { getDb } from "@/lib/db/client";
-import { getExperiment, listExperimentRunIds } from "@/lib/db/queries/overview";
+import { viewRunIds } from "@/lib/db/queries/overview";
 import { countLabels } from "@/lib/labels/labels";
 import { csvResponse } from "@/lib/metrics/csv";
 import { causesTable } from "@/lib/metrics/failure-causes";
@@ -11,17 +11,8 @@ export async function GET(request: Request) {
   await connection();
   const params = loadExperimentsParams(new URL(request.url).searchParams);
   const db = getDb();
-  const saved = params.experiment ? getExperiment(db, params.experiment) : undefined;
-  if (params.experiment && !saved)
-    return Response.json({ error: `no experiment ${params.experiment}` }, { status: 404 });
-  const runIds = saved
-    ? saved.runIds
-    : listExperimentRunIds(db, {
-        dataset: params.dataset,
-        withoutDataset: params.all,
-        archived: params.archived,
-        sweeps: params.sweeps,
-      });
+  const runIds = viewRunIds(db, params);
+  if (!runIds) return Response.json({ error: `no experiment ${params.experiment}` }, { status: 404 });
   const { columns, rows } = causesTable(countLabels(db.$client, runIds));
   return csvResponse("metron-failure-causes.csv", columns, rows);
 }

@@ -4,6 +4,7 @@ import { getRun } from "@/lib/db/queries/runs";
 import { compareModes, numericModes } from "@/lib/eval/compare";
 import { evaluateRun } from "@/lib/eval/evaluate-run";
 import { sseResponse } from "@/lib/http/sse";
+import { invalidBody } from "@/lib/http/invalid";
 
 const body = z.object({ mode: z.enum(compareModes).default("set"), numeric: z.enum(numericModes).default("exact") });
 const running = ((globalThis as unknown as { metronEvaluating?: Set<string> }).metronEvaluating ??= new Set());
@@ -12,11 +13,7 @@ const running = ((globalThis as unknown as { metronEvaluating?: Set<string> }).m
 export async function POST(request: Request, ctx: RouteContext<"/api/runs/[runId]/evaluate">) {
   const { runId } = await ctx.params;
   const parsed = body.safeParse(await request.json().catch(() => ({})));
-  if (!parsed.success)
-    return Response.json(
-      { error: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") },
-      { status: 400 },
-    );
+  if (!parsed.success) return invalidBody(parsed.error);
   const db = getDb();
   if (!(await getRun(db, runId))) return Response.json({ error: `no run ${runId}` }, { status: 404 });
   if (running.has(runId)) return Response.json({ error: "this run is being evaluated already" }, { status: 409 });

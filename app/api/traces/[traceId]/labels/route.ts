@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { getDb } from "@/lib/db/client";
 import { LabelError, listLabels, setLabel } from "@/lib/labels/labels";
+import { invalidBody } from "@/lib/http/invalid";
 
 const body = z.object({
   label: z.string().min(1).max(200),
@@ -17,11 +18,7 @@ export async function GET(_request: Request, ctx: RouteContext<"/api/traces/[tra
 export async function POST(request: Request, ctx: RouteContext<"/api/traces/[traceId]/labels">) {
   const { traceId } = await ctx.params;
   const parsed = body.safeParse(await request.json().catch(() => null));
-  if (!parsed.success)
-    return Response.json(
-      { error: parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ") },
-      { status: 400 },
-    );
+  if (!parsed.success) return invalidBody(parsed.error);
   const db = getDb();
   try {
     await setLabel(db.$client, traceId, parsed.data.label, {

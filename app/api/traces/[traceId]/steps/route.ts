@@ -2,6 +2,7 @@ import { z } from "zod";
 import { getDb } from "@/lib/db/client";
 import { listStepSummaries } from "@/lib/db/queries/steps";
 import { traceExists } from "@/lib/db/queries/traces";
+import { invalidBody } from "@/lib/http/invalid";
 
 const query = z.object({
   from: z.coerce.number().int().nonnegative().default(0),
@@ -12,11 +13,7 @@ const query = z.object({
 export async function GET(request: Request, ctx: RouteContext<"/api/traces/[traceId]/steps">) {
   const { traceId } = await ctx.params;
   const parsed = query.safeParse(Object.fromEntries(new URL(request.url).searchParams));
-  if (!parsed.success)
-    return Response.json(
-      { error: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") },
-      { status: 400 },
-    );
+  if (!parsed.success) return invalidBody(parsed.error);
   const db = getDb();
   if (!traceExists(db, traceId)) return Response.json({ error: `no trace ${traceId}` }, { status: 404 });
   return Response.json({ steps: listStepSummaries(db, traceId, parsed.data.from, parsed.data.limit) });
