@@ -43,6 +43,14 @@ export function syncSearchIndex(
 ): { indexed: number; pending: number } {
   const { maxChars } = searchLimits();
   const started = performance.now();
+  // Most searches find nothing to index: two counts say so without walking the traces.
+  const missing = () =>
+    (
+      sqlite.prepare("SELECT (SELECT count(*) FROM traces) - (SELECT count(*) FROM search_indexed) AS n").get() as {
+        n: number;
+      }
+    ).n;
+  if (missing() <= 0) return { indexed: 0, pending: 0 };
   const pending = sqlite.prepare(
     `SELECT t.rowid AS r, t.id FROM traces t WHERE t.rowid > ? AND NOT EXISTS (SELECT 1 FROM search_indexed si WHERE si.trace_id = t.id)
      ORDER BY t.rowid LIMIT 200`,
