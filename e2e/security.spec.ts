@@ -22,6 +22,7 @@ function appRoutes(): Route[] {
   const trace = db
     .prepare("SELECT t.id, t.run_id AS runId, t.question_id AS questionId FROM traces t LIMIT 1")
     .get() as { id: string; runId: string; questionId: string };
+  const sweep = (db.prepare("SELECT run_id AS id FROM sweeps LIMIT 1").get() as { id: string } | undefined)?.id;
   db.close();
   const ids: Record<string, string> = {
     runId: trace.runId,
@@ -37,8 +38,10 @@ function appRoutes(): Route[] {
       const p = path.join(dir, f);
       if (statSync(p).isDirectory()) walk(p, [...segments, f]);
       else if (f === "page.tsx" || f === "route.ts") {
+        // A sweep's pages and routes take a sweep's run.
+        const own = segments.includes("sweeps") && sweep ? { ...ids, runId: sweep } : ids;
         const url =
-          "/" + segments.map((s) => (s.startsWith("[") ? encodeURIComponent(ids[s.slice(1, -1)] ?? "x") : s)).join("/");
+          "/" + segments.map((s) => (s.startsWith("[") ? encodeURIComponent(own[s.slice(1, -1)] ?? "x") : s)).join("/");
         const methods =
           f === "page.tsx"
             ? ["GET"]

@@ -49,6 +49,24 @@ if (!secure) {
   metron("ingest", seed);
 }
 metron("demo");
+// A sweep (of one question), so that the sweep pages and routes have one to show (e2e/security.spec.ts).
+if (secure)
+  metron(
+    "sweep",
+    "--dataset",
+    "demo-retail",
+    "--questions",
+    "1",
+    "--provider",
+    "simulated",
+    "--model",
+    "sim-careful",
+    "--variant",
+    "oracle",
+    "--name",
+    "e2e sweep",
+    "--detach",
+  );
 const server = spawn(path.join(root, "node_modules", ".bin", "next"), ["start", "-p", port, "-H", "127.0.0.1"], {
   cwd: root,
   env,
