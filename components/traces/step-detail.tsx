@@ -2,6 +2,7 @@
 
 import { useState } from "react";
 import type { StepDetailView } from "@/lib/highlight/step-detail";
+import { PRESET_LABELS } from "@/lib/labels/taxonomy";
 
 const SHOWN_ROWS = 50;
 const SHOWN_CHARS = 4000;
@@ -42,12 +43,57 @@ function LongText({ text, total }: { text: string; total: number }) {
   );
 }
 
-export function StepDetail({ view }: { view: StepDetailView }) {
+/** Labels one step (a failure cause at this step, or a free tag): what the trace panel does for the whole trace. */
+function StepLabel({ traceId, seq }: { traceId: string; seq: number }) {
+  const [label, setLabel] = useState("");
+  const [said, setSaid] = useState<string | null>(null);
+  const save = async () => {
+    if (!label.trim()) return;
+    const res = await fetch(`/api/traces/${encodeURIComponent(traceId)}/labels`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ label, seq, on: true }),
+    });
+    const body = await res.json().catch(() => ({}));
+    setSaid(res.ok ? `labelled “${label.trim()}”` : (body.error ?? `HTTP ${res.status}`));
+    if (res.ok) setLabel("");
+  };
+  return (
+    <form
+      className="flex items-center gap-2 text-xs"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void save();
+      }}
+    >
+      <input
+        list={`step-label-causes-${seq}`}
+        value={label}
+        onChange={(e) => setLabel(e.target.value)}
+        aria-label={`Label step ${seq}`}
+        placeholder="label this step (a cause or a tag)"
+        className="w-64 rounded border border-zinc-300 px-2 py-0.5"
+      />
+      <datalist id={`step-label-causes-${seq}`}>
+        {PRESET_LABELS.map((l) => (
+          <option key={l} value={l} />
+        ))}
+      </datalist>
+      <button type="submit" className="rounded border border-zinc-300 px-2 py-0.5">
+        Label step
+      </button>
+      {said && <span className="text-zinc-600">{said}</span>}
+    </form>
+  );
+}
+
+export function StepDetail({ view, traceId }: { view: StepDetailView; traceId?: string }) {
   const [allRows, setAllRows] = useState(false);
   const r = view.result;
   return (
     <div className="space-y-2 px-3 pb-3 pt-1 text-sm" data-testid={`step-detail-${view.seq}`}>
       {view.error && <p className="whitespace-pre-wrap rounded bg-red-50 p-2 text-xs text-red-800">{view.error}</p>}
+      {traceId && <StepLabel traceId={traceId} seq={view.seq} />}
       {view.content !== null && view.content !== "" && <LongText text={view.content} total={view.content.length} />}
       {view.sqlHtml && <Code html={view.sqlHtml} />}
       {view.argsHtml && (

@@ -258,7 +258,7 @@ export function Timeline(props: TimelineProps) {
                   />
                   {expanded.has(s.seq) &&
                     (detail ? (
-                      <StepDetail view={detail} />
+                      <StepDetail view={detail} traceId={traceId} />
                     ) : (
                       <p className="px-3 py-2 text-xs text-zinc-600">Loading step…</p>
                     ))}
