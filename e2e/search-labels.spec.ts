@@ -24,7 +24,7 @@ test("search the demo for describe_table calls on payments in wrong traces and o
   await page.getByRole("button", { name: "Label step" }).click();
   await expect(page.getByTestId(`step-detail-${seq}`)).toContainText("labelled “wrong table”");
   await page.goto(`/search?q=${encodeURIComponent('label:"wrong table" tool:describe_table')}`);
-  await expect(page.getByTestId("search-hits").locator("li")).toHaveCount(1);
+  await expect(page.getByTestId("search-hits").locator(":scope > li")).toHaveCount(1);
 });
 
 test("label three failing questions by keyboard; Experiments counts them per system and model", async ({
