@@ -65,6 +65,11 @@ test("rerun a failing demo question with the original's defaults, see its steps 
   await page.screenshot({ path: "e2e/screenshots/rerun-side-by-side.png", fullPage: true });
   await expectAccessible(page);
 
+  // Promoted, the rerun leaves the Reruns run for a run of its own, where it counts.
+  await page.goto(questionUrl);
+  await page.getByTestId("reruns-of-trace").getByRole("button", { name: "Promote" }).first().click();
+  await expect(page.getByTestId("reruns-of-trace")).toContainText("Promoted reruns · No Directives · sim-hasty");
+
   // A sweep of the run's failing questions with oracle directives, from the run page.
   await page.goto(runUrl);
   const form = page.getByTestId("sweep-form");

@@ -668,3 +668,10 @@ export function serverWorker(openStore: () => Database.Database): JobWorker {
   registry.worker.kick();
   return registry.worker;
 }
+
+/** Stops this process's server worker (tests; a server stops with its process). */
+export async function stopServerWorker(): Promise<void> {
+  const worker = registry.worker;
+  registry.worker = undefined;
+  await worker?.stop();
+}

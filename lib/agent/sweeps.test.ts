@@ -13,6 +13,9 @@ import { jsonl, makeStep } from "@/lib/testing/factories";
 import { startFakeOpenAI, type FakeServer, type ReplyFn } from "@/lib/testing/fake-openai";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { createSweep, sweepStatus, workSweepToEnd } from "./sweeps";
+import { promoteTrace } from "@/lib/ingest/curate";
+import { getRerun, startRerun } from "./reruns";
+import { stopServerWorker } from "./jobs";
 
 const store = tempDb();
 const sqlite = store.db.$client;
@@ -151,6 +154,44 @@ describe("sweeps", () => {
     await workSweepToEnd(open, runId);
     expect(await csvOf({ dataset: "spider-de" })).toBe(before);
     expect(await csvOf({ dataset: "spider-de", sweeps: true })).toContain("csv");
+  });
+
+  it("a rerun is judged at once, stays out of the Experiments CSV, and moves a figure only once promoted into a run", async () => {
+    await fake(answer());
+    const csvOf = async () => {
+      const { columns, rows } = overviewTable(loadOverview(store.db, { dataset: "spider-de" }).groups);
+      return csvResponse("x.csv", columns, rows).text();
+    };
+    const before = await csvOf();
+    const original = sqlite
+      .prepare("SELECT id FROM traces WHERE run_id = ? AND question_id = ?")
+      .get(sourceRun, questions[1].id) as { id: string };
+    const job = startRerun(open, {
+      traceId: original.id,
+      provider: "compatible",
+      model: "fake",
+      variant: "none",
+      limits: { maxSteps: 5, wallTimeMs: 60_000, maxOutputTokens: 1000 },
+    });
+    await new Promise<void>((resolve) => {
+      const ended = () => getRerun(job.id)!.events.some((e) => e.type === "done" || e.type === "failed");
+      if (ended()) return resolve();
+      job.listeners.add(() => ended() && resolve());
+    });
+    await stopServerWorker(); // the sweeps below are worked by their own workers only
+    const done = job.events.find((e) => e.type === "done");
+    expect(done).toMatchObject({ type: "done", verdict: { kind: "fixed", before: false, after: true } });
+    expect(await csvOf()).toBe(before); // a rerun moves no figure
+    const rerunTrace = (done as { traceId: string }).traceId;
+    const promoted = await promoteTrace(sqlite, rerunTrace, "promoted fixes", "test");
+    expect(sqlite.prepare("SELECT run_id AS r, sample FROM traces WHERE id = ?").get(rerunTrace)).toEqual({
+      r: promoted.runId,
+      sample: 0,
+    });
+    const after = await csvOf();
+    expect(after).not.toBe(before);
+    expect(after).toContain("promoted fixes");
+    await expect(promoteTrace(sqlite, rerunTrace, "again", "test")).rejects.toThrow(/only a rerun/);
   });
 
   it("a 429 with retry-after goes back to the queue and is retried after it, without counting as an attempt", async () => {

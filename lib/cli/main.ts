@@ -38,6 +38,7 @@ commands:
       fix a run after upload: identity, dataset link (traces relinked and measured again), tool roles (recomputed)
   run archive|unarchive RUN [--json]     hide a run from lists and figures (kept), or show it again
   run delete RUN --yes [--json]          delete a run, its traces, steps and unreferenced results
+  run promote TRACE --into NAME [--json] a rerun's trace into a run of its system and model (it then counts there)
   sweep --dataset D (--from-run R --failing | --questions a,b | --all) --provider P --model M
         [--variant none|computed|oracle] [--samples K] [--concurrency N] [--max-cost USD] [--max-tokens N]
         [--max-minutes M] [--max-steps N] [--name N] [--detach] [--json]

@@ -1,13 +1,23 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { openDb } from "@/lib/db/client";
-import { archiveRun, deleteRun, editRun, linkRunDataset, parseRoles, setRunRoles } from "@/lib/ingest/curate";
+import {
+  archiveRun,
+  CurationError,
+  deleteRun,
+  editRun,
+  linkRunDataset,
+  parseRoles,
+  promoteTrace,
+  setRunRoles,
+} from "@/lib/ingest/curate";
 import { UsageError } from "./args";
 import { resolveRun } from "./run-commands";
 
 /** `metron run edit|archive|unarchive|delete RUN …`: the browser's run curation, from the command line. */
 export async function runRunCommand(argv: string[]): Promise<number> {
   const [sub, ref, ...rest] = argv;
+  if (sub === "promote") return promote(ref, rest);
   if (!sub || !["edit", "archive", "unarchive", "delete"].includes(sub))
     throw new UsageError(`unknown run command "${sub ?? ""}" (try: run edit|archive|unarchive|delete RUN)`);
   if (!ref) throw new UsageError(`run ${sub} needs a run id or name`);
@@ -72,5 +82,27 @@ export async function runRunCommand(argv: string[]): Promise<number> {
     return 0;
   } finally {
     sqlite.close();
+  }
+}
+
+/** `metron run promote TRACE --into NAME`: a rerun's trace into a run of its own system and model. */
+async function promote(traceId: string | undefined, argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { into: { type: "string" }, json: { type: "boolean", default: false } },
+  });
+  if (!traceId || !values.into) throw new UsageError("run promote TRACE --into RUN_NAME");
+  const db = openDb();
+  try {
+    const r = await promoteTrace(db.$client, traceId, values.into, "cli");
+    console.log(
+      values.json ? JSON.stringify({ run_id: r.runId, sample: r.sample }) : `run ${r.runId}, sample ${r.sample}`,
+    );
+    return 0;
+  } catch (e) {
+    if (e instanceof CurationError) throw new UsageError(e.message);
+    throw e;
+  } finally {
+    db.$client.close();
   }
 }

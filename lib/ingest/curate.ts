@@ -12,6 +12,7 @@ import { stepRoles, type StepRole } from "@/lib/sql/classify-step";
 import { linkQuestion } from "@/lib/trace/adapters/link-questions";
 import { mergeRoles } from "./measure";
 import { recomputeRun } from "./recompute";
+import { runIdOf } from "@/lib/trace/hash";
 import { removeFromSearchIndex } from "@/lib/search";
 
 export class CurationError extends Error {}
@@ -287,4 +288,78 @@ export function createExperiment(sqlite: Database.Database, name: string, runIds
     .prepare("INSERT INTO experiments (id, name, dataset_id, run_ids) VALUES (?, ?, ?, ?)")
     .run(id, clean, datasets.length === 1 ? datasets[0] : null, JSON.stringify(known.map((r) => r.id)));
   return id;
+}
+
+/**
+ * Promotes a rerun (a trace of a run of reruns) into a named run of its system, model and dataset, as that run's next
+ * sample of the question: from then on it counts in that run's figures and in any view that includes the run. The run
+ * is created when it does not exist; the trace keeps its steps, metrics and labels. Recorded in both runs' history.
+ */
+export async function promoteTrace(
+  sqlite: Database.Database,
+  traceId: string,
+  runName: string,
+  who: string,
+): Promise<{ runId: string; sample: number }> {
+  const name = runName.trim().slice(0, 200);
+  if (!name) throw new CurationError("the run needs a name");
+  const t = sqlite
+    .prepare(
+      `SELECT t.id, t.question_id AS questionId, t.run_id AS runId, r.system, r.model, r.benchmark, r.dataset_id AS datasetId,
+         coalesce(json_extract(r.config, '$.reruns'), 0) AS reruns, json_extract(r.config, '$.simulated') AS simulated
+       FROM traces t JOIN runs r ON r.id = t.run_id WHERE t.id = ?`,
+    )
+    .get(traceId) as
+    | {
+        id: string;
+        questionId: string;
+        runId: string;
+        system: string;
+        model: string;
+        benchmark: string | null;
+        datasetId: string | null;
+        reruns: number;
+        simulated: number | null;
+      }
+    | undefined;
+  if (!t) throw new CurationError(`no trace ${traceId}`);
+  if (!t.reruns)
+    throw new CurationError("only a rerun can be promoted: this trace already belongs to a run of its own");
+  const runId = runIdOf({ name, system: t.system, model: t.model });
+  if (runId === t.runId) throw new CurationError("that is the run it is in");
+  const target = sqlite.prepare("SELECT dataset_id AS datasetId, config FROM runs WHERE id = ?").get(runId) as
+    { datasetId: string | null; config: string | null } | undefined;
+  if (target && target.datasetId !== t.datasetId)
+    throw new CurationError(`run "${name}" is of another dataset (${target.datasetId ?? "none"})`);
+  if (target && JSON.parse(target.config ?? "{}").reruns) throw new CurationError(`run "${name}" is a run of reruns`);
+  const sample = await withWriteTransaction(sqlite, () => {
+    if (!target)
+      sqlite
+        .prepare(
+          "INSERT INTO runs (id, name, system, model, benchmark, config, dataset_id, description) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .run(
+          runId,
+          name,
+          t.system,
+          t.model,
+          t.benchmark,
+          JSON.stringify({ promoted: true, ...(t.simulated ? { simulated: true } : {}) }),
+          t.datasetId,
+          "Reruns promoted from the question pages.",
+        );
+    const next = (
+      sqlite
+        .prepare("SELECT coalesce(max(sample) + 1, 0) AS n FROM traces WHERE run_id = ? AND question_id = ?")
+        .get(runId, t.questionId) as { n: number }
+    ).n;
+    sqlite.prepare("UPDATE traces SET run_id = ?, sample = ? WHERE id = ?").run(runId, next, traceId);
+    record(sqlite, runId, who, `promoted the rerun of question ${t.questionId} (trace ${traceId}) into this run`);
+    record(sqlite, t.runId, who, `promoted its trace of question ${t.questionId} into run "${name}"`);
+    return next;
+  });
+  // Tool counts and versions of both runs follow their traces.
+  recomputeRun(sqlite, t.runId);
+  recomputeRun(sqlite, runId);
+  return { runId, sample };
 }

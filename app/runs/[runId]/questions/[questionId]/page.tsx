@@ -9,7 +9,8 @@ import { QuestionNav } from "@/components/traces/question-nav";
 import { RerunPanel } from "@/components/traces/rerun-panel";
 import { ResultsCompare } from "@/components/traces/results-compare";
 import { listProviders } from "@/lib/agent/providers";
-import { rerunDefaults } from "@/lib/agent/reruns";
+import { RERUN_RUN_NAME, rerunDefaults } from "@/lib/agent/reruns";
+import { PromoteRerun } from "@/components/traces/promote-rerun";
 import { traceVerdict } from "@/lib/agent/verdict";
 import { VerdictLine } from "@/components/traces/verdict-line";
 import { LabelPanel } from "@/components/traces/label-panel";
@@ -187,11 +188,12 @@ async function Question({ params, searchParams }: PageProps<"/runs/[runId]/quest
                   className="text-blue-700 hover:underline"
                   href={questionPath(r.runId, questionId, r.sample ? { sample: r.sample } : {})}
                 >
-                  {r.system} · {r.model}
+                  {r.runName} · {r.system} · {r.model}
                   {r.simulated ? " (simulated)" : ""} #{r.sample}
                 </Link>
                 <LocalTime iso={r.createdAt} />
                 <VerdictLine verdict={traceVerdict(db.$client, trace.id, r.traceId)} />
+                {r.runName === RERUN_RUN_NAME && <PromoteRerun traceId={r.traceId} />}
               </li>
             ))}
           </ul>
