@@ -3,6 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import type { ProviderInfo } from "@/lib/agent/providers";
+import { AgentFields } from "@/components/traces/agent-fields";
 
 interface Props {
   datasetId: string;
@@ -31,7 +32,6 @@ export function SweepForm({ datasetId, source, totalQuestions, providers, defaul
   const [maxMinutes, setMaxMinutes] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const chosen = providers.find((p) => p.id === provider);
 
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
@@ -128,42 +128,16 @@ export function SweepForm({ datasetId, source, totalQuestions, providers, defaul
           </label>
         )}
         <div className="flex flex-wrap items-end gap-3">
-          <label className="flex flex-col gap-1">
-            <span className="text-xs text-zinc-600">Provider</span>
-            <select
-              value={provider}
-              onChange={(e) => {
-                const p = providers.find((x) => x.id === e.target.value)!;
-                setProvider(p.id);
-                setModel(p.models[0] ?? "");
-              }}
-              className={input}
-            >
-              {providers.map((p) => (
-                <option key={p.id} value={p.id} disabled={!p.available}>
-                  {p.label}
-                  {p.available ? "" : " (not configured)"}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label className="flex flex-col gap-1">
-            <span className="text-xs text-zinc-600">Model</span>
-            <input list="sweep-models" value={model} onChange={(e) => setModel(e.target.value)} className={input} />
-            <datalist id="sweep-models">
-              {chosen?.models.map((m) => (
-                <option key={m} value={m} />
-              ))}
-            </datalist>
-          </label>
-          <label className="flex flex-col gap-1">
-            <span className="text-xs text-zinc-600">Directives</span>
-            <select value={variant} onChange={(e) => setVariant(e.target.value)} className={input}>
-              <option value="none">none (No Directives)</option>
-              <option value="computed">computed (Sophrosyne)</option>
-              <option value="oracle">oracle (Sophrosyne-Oracle)</option>
-            </select>
-          </label>
+          <AgentFields
+            providers={providers}
+            value={{ provider, model, variant }}
+            onChange={(v) => {
+              setProvider(v.provider);
+              setModel(v.model);
+              setVariant(v.variant);
+            }}
+            idPrefix="sweep"
+          />
           <label className="flex flex-col gap-1">
             <span className="text-xs text-zinc-600">Samples (K)</span>
             <input

@@ -6,6 +6,7 @@ import { useRef, useState } from "react";
 import type { ProviderInfo } from "@/lib/agent/providers";
 import type { RerunDefaults, RerunEvent } from "@/lib/agent/reruns";
 import { VerdictLine } from "./verdict-line";
+import { AgentFields } from "./agent-fields";
 import { summarizeArgs } from "@/lib/trace/step-summary";
 
 type Step = { seq: number; type: string; tool?: string; args?: unknown; error?: string; content?: string };
@@ -90,7 +91,6 @@ export function RerunPanel({
     if (jobId) await fetch(`/api/reruns/${jobId}/cancel`, { method: "POST" });
   };
   const running = status === "starting" || status === "running" || status?.startsWith("queued");
-  const chosen = providers.find((p) => p.id === provider);
 
   return (
     <section
@@ -102,54 +102,16 @@ export function RerunPanel({
         Rerun this question
       </h2>
       <div className="flex flex-wrap items-end gap-3 text-sm">
-        <label className="flex flex-col gap-1">
-          Provider
-          <select
-            aria-label="Provider"
-            value={provider}
-            onChange={(e) => {
-              const p = providers.find((x) => x.id === e.target.value)!;
-              setProvider(p.id);
-              setModel(p.models[0] ?? "");
-            }}
-            className="rounded border border-zinc-300 px-2 py-1"
-          >
-            {providers.map((p) => (
-              <option key={p.id} value={p.id} disabled={!p.available}>
-                {p.label}
-                {p.available ? "" : " (not configured)"}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="flex flex-col gap-1">
-          Model
-          <input
-            aria-label="Model"
-            list="rerun-models"
-            value={model}
-            onChange={(e) => setModel(e.target.value)}
-            className="rounded border border-zinc-300 px-2 py-1"
-          />
-          <datalist id="rerun-models">
-            {chosen?.models.map((m) => (
-              <option key={m} value={m} />
-            ))}
-          </datalist>
-        </label>
-        <label className="flex flex-col gap-1">
-          Directives
-          <select
-            aria-label="Directives"
-            value={variant}
-            onChange={(e) => setVariant(e.target.value)}
-            className="rounded border border-zinc-300 px-2 py-1"
-          >
-            <option value="none">none (No Directives)</option>
-            <option value="computed">computed (Sophrosyne)</option>
-            <option value="oracle">oracle (Sophrosyne-Oracle)</option>
-          </select>
-        </label>
+        <AgentFields
+          providers={providers}
+          value={{ provider, model, variant }}
+          onChange={(v) => {
+            setProvider(v.provider);
+            setModel(v.model);
+            setVariant(v.variant);
+          }}
+          idPrefix="rerun"
+        />
         <label className="flex flex-col gap-1">
           Max steps
           <input

@@ -9,17 +9,10 @@ import { extractSql } from "@/lib/sql/extract-sql";
 import { withWriteTransaction } from "@/lib/db/write-lock";
 import { resultsMatch, rowKey, type CompareMode, type NumericMode } from "./compare";
 import { SqlSandbox, type QueryResult, type SqlValue } from "@/lib/sql/sandbox/sandbox";
+import { exOutcomes, type ExOutcome } from "./outcomes";
 
-export const exOutcomes = [
-  "correct",
-  "wrong_result",
-  "pred_error",
-  "gold_error",
-  "timeout",
-  "no_submission",
-  "not_evaluated",
-] as const;
-export type ExOutcome = (typeof exOutcomes)[number];
+export { exOutcomes, type ExOutcome };
+
 export type ExCounts = Record<ExOutcome, number>;
 
 interface TraceRow {

@@ -5,23 +5,14 @@
  * spaces is quoted: `system:"No Directives"`. Pure: no store, no framework.
  */
 
+import { exOutcomes } from "@/lib/eval/outcomes";
+
 export const STEP_TERMS = ["tool", "table", "role"] as const;
 export const TRACE_TERMS = ["outcome", "system", "model", "run", "dataset", "db", "label", "question"] as const;
 export type TermKey = (typeof STEP_TERMS)[number] | (typeof TRACE_TERMS)[number];
 
 /** `outcome:` values: effective correctness, or an EX outcome by name. */
-export const OUTCOME_VALUES = [
-  "right",
-  "correct",
-  "wrong",
-  "unjudged",
-  "wrong_result",
-  "pred_error",
-  "gold_error",
-  "timeout",
-  "no_submission",
-  "not_evaluated",
-] as const;
+export const OUTCOME_VALUES = ["right", "wrong", "unjudged", ...exOutcomes] as const;
 
 export interface ParsedQuery {
   /** Words and phrases, as an FTS5 expression (AND of each; NOT for excluded ones); null when none. */
