@@ -63,7 +63,12 @@ export function GroupedBarChart({
           <BarChart data={bars.data} margin={{ top: 8, right: 8, bottom: 8, left: 8 }}>
             <CartesianGrid strokeDasharray="3 3" vertical={false} />
             <XAxis dataKey="category" tick={{ fontSize: 10 }} interval={0} />
-            <YAxis tickFormatter={f} tick={{ fontSize: 11 }} width={56} />
+            <YAxis
+              tickFormatter={f}
+              tick={{ fontSize: 11 }}
+              width={56}
+              allowDecimals={format === "percent" || format === "usd"}
+            />
             <Tooltip formatter={(v) => (typeof v === "number" ? f(v) : String(v ?? "—"))} />
             <Legend wrapperStyle={{ fontSize: 12 }} />
             {bars.series.map((s, i) => (

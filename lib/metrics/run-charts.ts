@@ -22,13 +22,18 @@ export function explorationScatter(traces: TraceUnit[]): ScatterPointData[] {
   return [...points.values()];
 }
 
-export function exOverBreakdown(traces: TraceUnit[], key: (t: TraceUnit) => string | null): GroupedBars {
+export function exOverBreakdown(
+  traces: TraceUnit[],
+  key: (t: TraceUnit) => string | null,
+  order?: (a: string, b: string) => number,
+): GroupedBars {
+  const rows = breakdown(traces, key, order);
   return groupedBars(
-    breakdown(traces, key).flatMap((b) => [
+    rows.flatMap((b) => [
       { category: `${b.key} (${b.questions})`, series: "EX", value: b.ex },
       { category: `${b.key} (${b.questions})`, series: "over-exploration", value: b.over },
     ]),
-    { series: ["EX", "over-exploration"] },
+    { categories: rows.map((b) => `${b.key} (${b.questions})`), series: ["EX", "over-exploration"] },
   );
 }
 

@@ -124,10 +124,23 @@ export function runStats(traces: TraceUnit[], seed = 1): RunStats {
   };
 }
 
-/** Accuracy and over-exploration by a key (difficulty, database). */
+const alphabetical = (a: string, b: string) => a.localeCompare(b, undefined, { numeric: true });
+
+/** Benchmarks' difficulty levels in their natural order (BIRD's, then Spider's), then any other alphabetically. */
+const DIFFICULTIES = ["simple", "moderate", "challenging", "easy", "medium", "hard", "extra"];
+export function difficultyOrder(a: string, b: string): number {
+  const ia = DIFFICULTIES.indexOf(a.toLowerCase());
+  const ib = DIFFICULTIES.indexOf(b.toLowerCase());
+  if (ia >= 0 && ib >= 0) return ia - ib;
+  if (ia >= 0 || ib >= 0) return ia >= 0 ? -1 : 1;
+  return alphabetical(a, b);
+}
+
+/** Accuracy and over-exploration by a key (difficulty, database), in the key's order (alphabetical by default). */
 export function breakdown(
   traces: TraceUnit[],
   key: (t: TraceUnit) => string | null,
+  order: (a: string, b: string) => number = alphabetical,
 ): { key: string; questions: number; ex: number | null; over: number | null }[] {
   const groups = new Map<string, TraceUnit[]>();
   for (const t of traces) {
@@ -141,7 +154,7 @@ export function breakdown(
       const units = groupByQuestion(ts);
       return { key: k, questions: units.length, ex: accuracy(units), over: exploration(units) };
     })
-    .sort((a, b) => a.key.localeCompare(b.key, undefined, { numeric: true }));
+    .sort((a, b) => order(a.key, b.key));
 }
 
 /**

@@ -18,7 +18,7 @@ import { getRun, getRunAggregates, listRunChanges } from "@/lib/db/queries/runs"
 import { listTraceFacets, listTraces } from "@/lib/db/queries/traces";
 import { listRunToolCounts, listTraceUnits } from "@/lib/db/queries/units";
 import { callsBars, exOverBreakdown, explorationScatter } from "@/lib/metrics/run-charts";
-import { sampleStats } from "@/lib/metrics/run-units";
+import { difficultyOrder, sampleStats } from "@/lib/metrics/run-units";
 import { ROLE_LABELS } from "@/lib/metrics/run-metrics";
 import { TRACES_PAGE_SIZE, tracesSearchParams } from "@/lib/url/runs";
 import { SweepForm } from "@/components/sweeps/sweep-form";
@@ -182,7 +182,7 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
         fileBase={`${run.name}-${run.system}-${run.model}`.replace(/[^\w.-]+/g, "_")}
         data={{
           scatter: explorationScatter(units),
-          byDifficulty: exOverBreakdown(units, (t) => t.difficulty),
+          byDifficulty: exOverBreakdown(units, (t) => t.difficulty, difficultyOrder),
           byDatabase: exOverBreakdown(units, (t) => t.dbId),
           byRole: callsBars(roleTotals),
           byTool: callsBars(tools.map((t) => ({ label: t.tool, calls: t.calls }))),
