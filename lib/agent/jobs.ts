@@ -17,6 +17,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { nonNegativeNumber, positiveNumber } from "@/lib/config/env";
 import { deleteTraces } from "@/lib/ingest/curate";
+import { withWriteTransaction } from "@/lib/db/write-lock";
 import { ingestStream } from "@/lib/ingest/ingest";
 import { loadPrices } from "@/lib/ingest/prices-file";
 import { loadQuestion } from "@/lib/environment/database-info";
@@ -178,6 +179,9 @@ export class JobWorker {
     private readonly only?: string,
   ) {
     this.db = openStore();
+    // The worker's own bookkeeping never waits for the lock (better-sqlite3 would wait synchronously, stopping the
+    // server): a busy store makes a pass fail quietly, and the next pass, half a second later, tries again.
+    this.db.pragma("busy_timeout = 0");
   }
 
   /** Runs a pass now (after a job was queued or a sweep resumed) and keeps polling. */
@@ -212,7 +216,9 @@ export class JobWorker {
       if (!this.only) busy = this.rerunPass() || busy;
       releaseFinished();
     } catch (e) {
-      console.error(`metron jobs: ${scrubSecrets((e as Error).message)}`);
+      if ((e as { code?: string }).code !== "SQLITE_BUSY")
+        console.error(`metron jobs: ${scrubSecrets((e as Error).message)}`);
+      busy = true;
     } finally {
       this.ticking = false;
     }
@@ -367,32 +373,43 @@ export class JobWorker {
     const sqlite = this.openStore();
     const mine = "id = ? AND state = 'running' AND worker = ?";
     /** Back to the queue; a pause or a rate limit does not count as an attempt. */
-    const requeue = (error: string, delayMs: number, why: "retry" | "rate-limit" | "pause") => {
-      sqlite
-        .prepare(
-          `UPDATE rerun_jobs SET state = 'queued', worker = NULL, lease_until = NULL, error = ?, not_before = ?,
+    // Writes wait for the lock asynchronously (withWriteTransaction): an upload in this process may hold it.
+    const requeue = async (error: string, delayMs: number, why: "retry" | "rate-limit" | "pause") => {
+      await withWriteTransaction(sqlite, () =>
+        sqlite
+          .prepare(
+            `UPDATE rerun_jobs SET state = 'queued', worker = NULL, lease_until = NULL, error = ?, not_before = ?,
            attempts = attempts - ?, rate_limited = rate_limited + ? WHERE ${mine}`,
-        )
-        .run(error, now() + delayMs, why === "retry" ? 0 : 1, why === "rate-limit" ? 1 : 0, row.id, this.id);
+          )
+          .run(error, now() + delayMs, why === "retry" ? 0 : 1, why === "rate-limit" ? 1 : 0, row.id, this.id),
+      );
       emit(job, { type: "status", status: "queued", retryInMs: delayMs });
       job.state = "queued";
     };
-    const finish = (state: "done" | "failed" | "cancelled", error: string | null, extra: Partial<Finished> = {}) =>
-      sqlite
-        .prepare(
-          `UPDATE rerun_jobs SET state = ?, error = ?, result_trace_id = ?, tokens = ?, cost_usd = ?, sample = coalesce(?, sample),
+    const finish = async (
+      state: "done" | "failed" | "cancelled",
+      error: string | null,
+      extra: Partial<Finished> = {},
+    ) =>
+      withWriteTransaction(
+        sqlite,
+        () =>
+          sqlite
+            .prepare(
+              `UPDATE rerun_jobs SET state = ?, error = ?, result_trace_id = ?, tokens = ?, cost_usd = ?, sample = coalesce(?, sample),
            worker = NULL, lease_until = NULL, finished_at = ${iso} WHERE ${mine}`,
-        )
-        .run(
-          state,
-          error,
-          extra.traceId ?? null,
-          extra.tokens ?? null,
-          extra.costUsd ?? null,
-          extra.sample ?? null,
-          row.id,
-          this.id,
-        ).changes > 0;
+            )
+            .run(
+              state,
+              error,
+              extra.traceId ?? null,
+              extra.tokens ?? null,
+              extra.costUsd ?? null,
+              extra.sample ?? null,
+              row.id,
+              this.id,
+            ).changes > 0,
+      );
     const end = () => {
       job.state = "finished";
       job.finishedAt = now();
@@ -402,16 +419,16 @@ export class JobWorker {
       const { failure } = result;
       const s = this.settings;
       if (result.status === "cancelled" && job.abortedFor === "pause") {
-        requeue("paused while running; run again from scratch on resume", 0, "pause");
+        await requeue("paused while running; run again from scratch on resume", 0, "pause");
         return;
       }
       if (result.status === "cancelled" && row.sweep_id) {
-        finish("cancelled", "cancelled while running");
+        await finish("cancelled", "cancelled while running");
         emit(job, { type: "failed", error: "cancelled" });
         return end();
       }
       if (result.status === "error" && failure?.statusCode === 429 && row.rate_limited < s.maxRateLimited) {
-        requeue(
+        await requeue(
           `rate limited (HTTP 429): ${result.error}`,
           failure.retryAfterMs ?? s.backoffMs * 2 ** row.rate_limited,
           "rate-limit",
@@ -421,13 +438,13 @@ export class JobWorker {
       // Transient failures (5xx, 408, a broken connection) are tried again; a 4xx will not change.
       const transient = !failure?.statusCode || failure.statusCode >= 500 || failure.statusCode === 408;
       if (result.status === "error" && transient && row.attempts < s.attempts) {
-        requeue(`attempt ${row.attempts}: ${result.error}`, s.backoffMs * 2 ** (row.attempts - 1), "retry");
+        await requeue(`attempt ${row.attempts}: ${result.error}`, s.backoffMs * 2 ** (row.attempts - 1), "retry");
         return;
       }
       const stored = await storeJobTrace(sqlite, row, result);
       const failed = result.status === "error";
       const error = result.error ? scrubSecrets(result.error) : null;
-      if (!finish(failed ? "failed" : "done", error, stored)) return end(); // taken back meanwhile
+      if (!(await finish(failed ? "failed" : "done", error, stored))) return end(); // taken back meanwhile
       emit(job, {
         type: "done",
         status: result.status,
@@ -443,7 +460,7 @@ export class JobWorker {
     } catch (e) {
       const message = scrubSecrets((e as Error).message);
       try {
-        finish("failed", message);
+        await finish("failed", message);
       } catch {
         /* the store is gone: the event says it */
       }

@@ -79,6 +79,9 @@ export function startRerun(openStore: () => Database.Database, request: RerunReq
     maxOutputTokens: Math.min(request.limits.maxOutputTokens, max.maxOutputTokens),
   };
   const sqlite = openStore();
+  // Never wait synchronously for the lock (it would stop the server while its own upload writes): a busy store
+  // answers "try again" instead.
+  sqlite.pragma("busy_timeout = 0");
   let id: string;
   let position: number;
   try {
@@ -132,6 +135,10 @@ export function startRerun(openStore: () => Database.Database, request: RerunReq
       );
     const job = trackJob(id, null, original.questionId, null);
     emit(job, { type: "status", status: "queued", position });
+  } catch (e) {
+    if ((e as { code?: string }).code === "SQLITE_BUSY")
+      throw new RerunLimitError("the store is busy writing (an upload or an evaluation): try again in a moment");
+    throw e;
   } finally {
     sqlite.close();
   }

@@ -115,7 +115,7 @@ const sweep = (over: Partial<Parameters<typeof createSweep>[1]> = {}) =>
 describe("sweeps", () => {
   it("40 questions at concurrency 4: 40 traces, evaluated, and a compare against the source run lists fixes and regressions", async () => {
     const f = await fake(answer());
-    const { runId, jobs } = sweep({ name: "forty" });
+    const { runId, jobs } = await sweep({ name: "forty" });
     expect(jobs).toBe(40);
     let peak = 0;
     const watch = setInterval(() => {
@@ -150,7 +150,10 @@ describe("sweeps", () => {
     };
     const before = await csvOf({ dataset: "spider-de" });
     await fake(answer());
-    const { runId } = sweep({ name: "csv", selection: { kind: "ids", ids: questions.slice(0, 4).map((q) => q.id) } });
+    const { runId } = await sweep({
+      name: "csv",
+      selection: { kind: "ids", ids: questions.slice(0, 4).map((q) => q.id) },
+    });
     await workSweepToEnd(open, runId);
     expect(await csvOf({ dataset: "spider-de" })).toBe(before);
     expect(await csvOf({ dataset: "spider-de", sweeps: true })).toContain("csv");
@@ -202,7 +205,7 @@ describe("sweeps", () => {
         limited++ === 0 ? { error: 429, message: "rate limit reached", headers: { "retry-after": "1" } } : null,
       ),
     );
-    const { runId } = sweep({ name: "429", selection: { kind: "ids", ids: [questions[1].id] } });
+    const { runId } = await sweep({ name: "429", selection: { kind: "ids", ids: [questions[1].id] } });
     const started = Date.now();
     await workSweepToEnd(open, runId);
     delete process.env.METRON_PROVIDER_RETRIES;
@@ -217,7 +220,7 @@ describe("sweeps", () => {
   it("a 5xx is retried up to the attempts; past them the job fails and keeps its partial trace", async () => {
     const f = await fake(() => ({ error: 503, message: "overloaded" }));
     process.env.METRON_PROVIDER_RETRIES = "0";
-    const { runId } = sweep({ name: "503", selection: { kind: "ids", ids: [questions[0].id] } });
+    const { runId } = await sweep({ name: "503", selection: { kind: "ids", ids: [questions[0].id] } });
     await workSweepToEnd(open, runId);
     delete process.env.METRON_PROVIDER_RETRIES;
     expect(f.requests).toHaveLength(3); // METRON_JOB_ATTEMPTS
@@ -231,7 +234,7 @@ describe("sweeps", () => {
 
   it("a budget of N tokens stops the sweep before the job that would pass it starts", async () => {
     await fake(answer());
-    const { runId } = sweep({ name: "budget", concurrency: 1, budget: { maxTokens: 300 } });
+    const { runId } = await sweep({ name: "budget", concurrency: 1, budget: { maxTokens: 300 } });
     await workSweepToEnd(open, runId);
     const status = sweepStatus(sqlite, runId)!;
     // 120 tokens a job: after 2 jobs (240) a third may start; after it (360) none does.

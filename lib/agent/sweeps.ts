@@ -12,6 +12,7 @@ import { EFFECTIVE_CORRECT } from "@/lib/db/queries/metrics-sql";
 import { loadPrices } from "@/lib/ingest/prices-file";
 import { priceOf } from "@/lib/metrics/prices";
 import { runIdOf } from "@/lib/trace/hash";
+import { withWriteTransaction } from "@/lib/db/write-lock";
 import { JobWorker, liveJob, serverWorker, stopSweep } from "./jobs";
 import { defaultLimits, type AgentLimits } from "./loop";
 import { listProviders, type ProviderId } from "./providers";
@@ -95,7 +96,10 @@ function selectQuestions(sqlite: Database.Database, datasetId: string, selection
 }
 
 /** Creates the sweep's run and its jobs (question × sample), queued; returns the run's id. */
-export function createSweep(sqlite: Database.Database, request: SweepRequest): { runId: string; jobs: number } {
+export async function createSweep(
+  sqlite: Database.Database,
+  request: SweepRequest,
+): Promise<{ runId: string; jobs: number }> {
   const provider = listProviders().find((p) => p.id === request.provider);
   if (!provider?.available)
     throw new SweepError(`provider ${request.provider} is not configured: ${provider?.enable ?? "unknown provider"}`);
@@ -169,7 +173,8 @@ export function createSweep(sqlite: Database.Database, request: SweepRequest): {
   const sourceTrace = sqlite.prepare(
     "SELECT id FROM traces WHERE run_id = ? AND question_id = ? ORDER BY sample LIMIT 1",
   );
-  sqlite.transaction(() => {
+  // The lock is awaited, not waited for synchronously: an upload may hold it (lib/db/write-lock.ts).
+  await withWriteTransaction(sqlite, () => {
     sqlite
       .prepare(
         "INSERT INTO runs (id, name, system, model, benchmark, config, dataset_id, description) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -222,7 +227,7 @@ export function createSweep(sqlite: Database.Database, request: SweepRequest): {
           JSON.stringify(limits),
         );
     }
-  })();
+  });
   return { runId, jobs: questions.length * samples };
 }
 
@@ -373,22 +378,24 @@ export function sweepStatus(sqlite: Database.Database, runId: string): SweepStat
 }
 
 /** Pause (nothing new starts; what runs finishes), resume, or cancel (queued jobs dropped, running ones stopped). */
-export function controlSweep(
+export async function controlSweep(
   sqlite: Database.Database,
   runId: string,
   action: "pause" | "resume" | "cancel",
-): { state: string } {
+): Promise<{ state: string }> {
   const s = sqlite.prepare("SELECT state FROM sweeps WHERE run_id = ?").get(runId) as { state: string } | undefined;
   if (!s) throw new SweepError(`run ${runId} is not a sweep`);
   if (action === "pause") {
     if (s.state !== "running") throw new SweepError(`the sweep is ${s.state}, not running`);
-    sqlite.prepare("UPDATE sweeps SET state = 'paused' WHERE run_id = ?").run(runId);
+    await withWriteTransaction(sqlite, () =>
+      sqlite.prepare("UPDATE sweeps SET state = 'paused' WHERE run_id = ?").run(runId),
+    );
   } else if (action === "resume") {
     if (s.state === "done") throw new SweepError("the sweep is done: there is nothing to resume");
     // A running sweep whose process was killed resumes as it is: its jobs are taken back by the next worker.
     if (s.state === "cancelled") throw new SweepError("the sweep was cancelled: start a new one");
     // A sweep stopped by its budget resumes only with a larger budget (sweep resume --max-…).
-    sqlite.transaction(() => {
+    await withWriteTransaction(sqlite, () => {
       sqlite
         .prepare(
           "UPDATE rerun_jobs SET state = 'queued', error = NULL, finished_at = NULL WHERE sweep_id = ? AND state = 'cancelled' AND error LIKE 'not run:%'",
@@ -397,17 +404,19 @@ export function controlSweep(
       sqlite
         .prepare("UPDATE sweeps SET state = 'running', stopped_by = NULL, finished_at = NULL WHERE run_id = ?")
         .run(runId);
-    })();
+    });
   } else {
     if (s.state === "done" || s.state === "cancelled") throw new SweepError(`the sweep is already ${s.state}`);
-    stopSweep(sqlite, runId, "cancel", "not run: the sweep was cancelled");
+    await withWriteTransaction(sqlite, () => stopSweep(sqlite, runId, "cancel", "not run: the sweep was cancelled"));
   }
   return { state: (sqlite.prepare("SELECT state FROM sweeps WHERE run_id = ?").get(runId) as { state: string }).state };
 }
 
 /** Raises a stopped sweep's budget before resuming it. */
-export function setSweepBudget(sqlite: Database.Database, runId: string, budget: Budget): void {
-  sqlite.prepare("UPDATE sweeps SET budget = ? WHERE run_id = ?").run(JSON.stringify(budget), runId);
+export async function setSweepBudget(sqlite: Database.Database, runId: string, budget: Budget): Promise<void> {
+  await withWriteTransaction(sqlite, () =>
+    sqlite.prepare("UPDATE sweeps SET budget = ? WHERE run_id = ?").run(JSON.stringify(budget), runId),
+  );
 }
 
 /** The server starts its worker; the CLI works one sweep itself until nothing of it is left to take here. */

@@ -129,7 +129,7 @@ export async function runSweepCommand(argv: string[]): Promise<number> {
               .filter(Boolean),
           };
     const maxSteps = number("max-steps", values["max-steps"], true);
-    ({ runId } = createSweep(db.$client, {
+    ({ runId } = await createSweep(db.$client, {
       dataset: values.dataset,
       sourceRunId,
       selection,
@@ -194,8 +194,8 @@ async function control(action: "status" | "pause" | "resume" | "cancel", argv: s
     if (action !== "status") {
       const raised = budgetOf(values);
       if (action === "resume" && Object.keys(raised).length)
-        setSweepBudget(db.$client, runId, { ...status.budget, ...raised });
-      controlSweep(db.$client, runId, action);
+        await setSweepBudget(db.$client, runId, { ...status.budget, ...raised });
+      await controlSweep(db.$client, runId, action);
     }
   } catch (e) {
     if (e instanceof SweepError) throw new UsageError(e.message);

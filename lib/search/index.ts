@@ -75,33 +75,38 @@ export function syncSearchIndex(
   const maxBase = sqlite.prepare("SELECT coalesce(max(base), 0) AS b FROM search_indexed");
   let indexed = 0;
   let cursor = 0;
-  for (;;) {
-    const batch = pending.all(cursor) as { r: number; id: string }[];
-    if (!batch.length) break;
-    sqlite
-      .transaction(() => {
-        let base = (maxBase.get() as { b: number }).b; // read inside the write: another process may index too
-        for (const { id } of batch) {
-          base += SEARCH_SPAN;
-          traceDocs.run(base, maxChars, id, base, maxChars, id, base, maxChars, id);
-          stepDocs.run(base, maxChars, maxChars, id, SEARCH_SPAN - 3);
-          mark.run(id, base);
-        }
-      })
-      .immediate();
-    indexed += batch.length;
-    cursor = batch.at(-1)!.r;
-    if (opts.budgetMs !== undefined && performance.now() - started > opts.budgetMs) break;
+  // Never wait for the write lock here: better-sqlite3 waits synchronously, and a server that waited for its own
+  // upload's lock would stop answering. A busy store leaves the rest to the next search or the background indexer.
+  const busyBefore = sqlite.pragma("busy_timeout", { simple: true }) as number;
+  sqlite.pragma("busy_timeout = 0");
+  try {
+    for (;;) {
+      const batch = pending.all(cursor) as { r: number; id: string }[];
+      if (!batch.length) break;
+      try {
+        sqlite
+          .transaction(() => {
+            let base = (maxBase.get() as { b: number }).b; // read inside the write: another process may index too
+            for (const { id } of batch) {
+              base += SEARCH_SPAN;
+              traceDocs.run(base, maxChars, id, base, maxChars, id, base, maxChars, id);
+              stepDocs.run(base, maxChars, maxChars, id, SEARCH_SPAN - 3);
+              mark.run(id, base);
+            }
+          })
+          .immediate();
+      } catch (e) {
+        if ((e as { code?: string }).code === "SQLITE_BUSY") break;
+        throw e;
+      }
+      indexed += batch.length;
+      cursor = batch.at(-1)!.r;
+      if (opts.budgetMs !== undefined && performance.now() - started > opts.budgetMs) break;
+    }
+  } finally {
+    sqlite.pragma(`busy_timeout = ${busyBefore}`);
   }
-  const left =
-    opts.budgetMs === undefined
-      ? 0
-      : (
-          sqlite.prepare("SELECT (SELECT count(*) FROM traces) - (SELECT count(*) FROM search_indexed) AS n").get() as {
-            n: number;
-          }
-        ).n;
-  return { indexed, pending: Math.max(0, left) };
+  return { indexed, pending: Math.max(0, missing()) };
 }
 
 /** Removes traces' documents (inside the caller's transaction). */
@@ -367,9 +372,10 @@ export function indexInBackground(openStore: () => Database.Database): void {
   const sqlite = openStore();
   const step = () => {
     try {
-      const { pending } = syncSearchIndex(sqlite, { budgetMs: 200 });
+      const { indexed, pending } = syncSearchIndex(sqlite, { budgetMs: 200 });
       if (pending > 0) {
-        setTimeout(step, 20).unref();
+        // A busy store (an upload writing) indexes nothing: look again a little later.
+        setTimeout(step, indexed ? 20 : 500).unref();
         return;
       }
     } catch (e) {

@@ -9,6 +9,8 @@ import { sharedData } from "@/lib/testing/shared-data";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { MARK_END, MARK_START, searchTraces, syncSearchIndex } from "./index";
 import { parseQuery } from "./query";
+import { openConnection } from "@/lib/db/client";
+import { beginImmediate } from "@/lib/db/write-lock";
 
 const store = tempDb();
 const sqlite = store.db.$client;
@@ -141,5 +143,26 @@ describe("full-text search", () => {
     expect(syncSearchIndex(sqlite)).toEqual({ indexed: spiderLines.length, pending: 0 });
     expect(docs()).toBe(withRun);
     expect(searchTraces(sqlite, 'describe_table run:"spider search"').total).toBe(spiderLines.length);
+  });
+
+  it("never waits for a lock another connection holds (an upload in the same server): it leaves the work for later", async () => {
+    await ingestStream(
+      sqlite,
+      chunksOf(
+        jsonl({ run: { name: "late", system: "s", model: "m" }, question: { id: "0" }, steps: [makeStep()] }),
+        1 << 16,
+      ),
+    );
+    const upload = openConnection(store.file);
+    await beginImmediate(upload); // held, as an upload holds it across its chunks
+    try {
+      // better-sqlite3 waits synchronously: waiting here would stop the server for METRON_BUSY_TIMEOUT_MS (300 s).
+      expect(syncSearchIndex(sqlite)).toEqual({ indexed: 0, pending: 1 });
+      expect(searchTraces(sqlite, "list_tables run:late").notIndexed).toBe(1);
+    } finally {
+      upload.exec("ROLLBACK");
+      upload.close();
+    }
+    expect(syncSearchIndex(sqlite)).toEqual({ indexed: 1, pending: 0 }); // the lock free, the trace is indexed
   });
 });

@@ -52,11 +52,11 @@ export async function benchSweep(argv: string[]): Promise<number> {
     );
 
     // Warm-up (not timed): every question once, so gold results are cached and code is compiled for both passes.
-    const warm = createSweep(db.$client, { ...request("warm-up"), samples: 1 });
+    const warm = await createSweep(db.$client, { ...request("warm-up"), samples: 1 });
     await workSweepToEnd(open, warm.runId);
 
     // Directly: the loop, the store and the evaluation of each job, in a promise pool.
-    const direct = createSweep(db.$client, request("direct"));
+    const direct = await createSweep(db.$client, request("direct"));
     db.$client.prepare("UPDATE sweeps SET state = 'paused' WHERE run_id = ?").run(direct.runId); // no worker takes it
     const rows = db.$client
       .prepare("SELECT * FROM rerun_jobs WHERE sweep_id = ? ORDER BY rowid")
@@ -82,7 +82,7 @@ export async function benchSweep(argv: string[]): Promise<number> {
     const directMs = performance.now() - t0;
 
     // Through the queue.
-    const queued = createSweep(db.$client, request("queued"));
+    const queued = await createSweep(db.$client, request("queued"));
     const t1 = performance.now();
     await workSweepToEnd(open, queued.runId);
     const queueMs = performance.now() - t1;

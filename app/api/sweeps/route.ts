@@ -41,7 +41,7 @@ export async function POST(request: Request) {
   const { maxSteps, ...rest } = parsed.data;
   const db = getDb();
   try {
-    const { runId, jobs } = createSweep(db.$client, {
+    const { runId, jobs } = await createSweep(db.$client, {
       ...rest,
       ...(maxSteps ? { limits: { maxSteps } } : {}),
       createdBy: request.headers.get("x-metron-principal") ?? "local",

@@ -9,7 +9,7 @@ export async function POST(_request: Request, ctx: RouteContext<"/api/sweeps/[ru
   if (!(actions as readonly string[]).includes(action))
     return Response.json({ error: `unknown action ${action}: ${actions.join(", ")}` }, { status: 404 });
   try {
-    const result = controlSweep(getDb().$client, runId, action as (typeof actions)[number]);
+    const result = await controlSweep(getDb().$client, runId, action as (typeof actions)[number]);
     if (action === "resume") startSweepWork(() => openConnection());
     return Response.json(result);
   } catch (e) {
