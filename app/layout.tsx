@@ -1,5 +1,7 @@
 import type { Metadata } from "next";
 import { NuqsAdapter } from "nuqs/adapters/next/app";
+import { LocaleProvider } from "@/components/ui/locale";
+import { readerLocale } from "@/components/ui/reader-locale";
 import { SiteNav } from "@/components/ui/site-nav";
 import "./globals.css";
 
@@ -8,9 +10,10 @@ export const metadata: Metadata = {
   description: "Traces of text-to-SQL agents, measured against their gold tables",
 };
 
-export default function RootLayout({ children }: { children: React.ReactNode }) {
+export default async function RootLayout({ children }: { children: React.ReactNode }) {
+  const locale = await readerLocale();
   return (
-    <html lang="en">
+    <html lang="en" data-locale={locale}>
       <body className="min-h-screen font-sans">
         <a
           href="#main"
@@ -21,11 +24,13 @@ export default function RootLayout({ children }: { children: React.ReactNode }) 
         <header className="border-b border-zinc-200 bg-white">
           <SiteNav />
         </header>
-        <NuqsAdapter>
-          <main id="main" className="mx-auto max-w-7xl px-6 py-6">
-            {children}
-          </main>
-        </NuqsAdapter>
+        <LocaleProvider locale={locale}>
+          <NuqsAdapter>
+            <main id="main" className="mx-auto max-w-7xl px-6 py-6">
+              {children}
+            </main>
+          </NuqsAdapter>
+        </LocaleProvider>
       </body>
     </html>
   );

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { LocalTime } from "@/components/ui/local-time";
 import { notFound } from "next/navigation";
 import { FailureCauses } from "@/components/compare/failure-causes";
 import { countLabels } from "@/lib/labels/labels";
@@ -48,9 +49,14 @@ async function Overview({ searchParams }: PageProps<"/experiments">) {
       <div>
         <h1 className="text-xl font-semibold">{saved ? `Experiment: ${saved.name}` : "Experiments"}</h1>
         <p className="text-sm text-zinc-600">
-          {saved
-            ? `A saved set of ${saved.runIds.length} runs (saved ${saved.createdAt.slice(0, 10)}): its figures change only if its runs do. `
-            : "Every non-archived run with a dataset, by dataset: runs of the same model and system are pooled into one cell (a question's traces from several runs are its samples); reruns and sweeps stay out unless the view or an experiment includes their run. "}
+          {saved ? (
+            <>
+              A saved set of {saved.runIds.length} runs (saved <LocalTime iso={saved.createdAt} />
+              ): its figures change only if its runs do.{" "}
+            </>
+          ) : (
+            "Every non-archived run with a dataset, by dataset: runs of the same model and system are pooled into one cell (a question's traces from several runs are its samples); reruns and sweeps stay out unless the view or an experiment includes their run. "
+          )}
           Intervals are 95% bootstrap intervals over questions.{" "}
           <a className="text-blue-700 hover:underline" href={`/api/export/overview.csv${experimentsQuery(params)}`}>
             Download CSV

@@ -3,17 +3,19 @@
 import { Bar, BarChart, CartesianGrid, ErrorBar, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { GroupedBars } from "@/lib/metrics/chart-series";
 import { ChartFrame } from "./chart-frame";
+import type { Formats } from "@/components/ui/format";
+import { useFormats } from "@/components/ui/locale";
 
 const COLORS = ["#71717a", "#2563eb", "#059669", "#d97706", "#7c3aed", "#dc2626", "#0891b2"];
 
 export type ValueFormat = "percent" | "count" | "tokens" | "usd";
 
-const formatters: Record<ValueFormat, (v: number) => string> = {
-  percent: (v) => `${(v * 100).toFixed(0)}%`,
-  count: (v) => v.toLocaleString("en-US", { maximumFractionDigits: 1 }),
-  tokens: (v) => (v >= 1e6 ? `${(v / 1e6).toFixed(1)}M` : v >= 1e3 ? `${(v / 1e3).toFixed(0)}k` : String(v)),
-  usd: (v) => `$${v.toFixed(v < 1 ? 3 : 2)}`,
-};
+const formatters = (f: Formats): Record<ValueFormat, (v: number) => string> => ({
+  percent: (v) => f.percent(v, 0),
+  count: (v) => f.count(v),
+  tokens: (v) => f.tokens(v),
+  usd: (v) => f.usd(v, Math.abs(v) < 1 ? 3 : 2),
+});
 
 export function GroupedBarChart({
   title,
@@ -34,7 +36,8 @@ export function GroupedBarChart({
   testId?: string;
   source?: string;
 }) {
-  const f = formatters[format];
+  const fmt = formatters(useFormats());
+  const f = fmt[format];
   return (
     <ChartFrame
       title={title}
@@ -46,7 +49,7 @@ export function GroupedBarChart({
         columns: ["", ...bars.series],
         rows: bars.data.map((row) => [
           String(row.category),
-          ...bars.series.map((se) => (typeof row[se] === "number" ? formatters[format](row[se] as number) : null)),
+          ...bars.series.map((se) => (typeof row[se] === "number" ? f(row[se] as number) : null)),
         ]),
       }}
     >

@@ -1,15 +1,17 @@
 import Link from "next/link";
 import { OutcomeCell } from "@/components/compare/outcome-cell";
-import { formatCount, formatPercent } from "@/components/ui/format";
+import type { Formats } from "@/components/ui/format";
+import { readerFormats } from "@/components/ui/reader-locale";
 import { isSimulated, SimulatedBadge } from "@/components/ui/simulated-badge";
 import type { Run } from "@/lib/db/schema";
 import type { CompareRow, Comparison } from "@/lib/metrics/compare-runs";
 import { compareQuestionPath } from "@/lib/url/compare";
 import { questionPath } from "@/lib/url/question";
 
-const p = (x: number | null) => (x === null ? "—" : x < 0.001 ? "< 0.001" : x.toFixed(3));
+const p = (f: Formats, x: number | null) =>
+  x === null ? "—" : x < 0.001 ? `< ${f.decimal(0.001, 3)}` : f.decimal(x, 3);
 
-export function CompareHeadline({
+export async function CompareHeadline({
   runs,
   baseline,
   comparison,
@@ -18,10 +20,11 @@ export function CompareHeadline({
   baseline: number;
   comparison: Comparison;
 }) {
+  const f = await readerFormats();
   return (
     <div className="space-y-2">
       <p className="text-sm text-zinc-600" data-testid="compare-alignment">
-        {formatCount(comparison.aligned)} (question, sample) pairs in every run.
+        {f.count(comparison.aligned)} (question, sample) pairs in every run.
         {comparison.leftOut.some((n) => n > 0) &&
           ` Left out, not in every run: ${runs.map((r, i) => `${r.system} · ${r.model}: ${comparison.leftOut[i]}`).join("; ")}.`}
       </p>
@@ -46,14 +49,14 @@ export function CompareHeadline({
                     right · {v.bothWrong} both wrong{v.unknown ? ` · ${v.unknown} unknown` : ""}
                   </div>
                   <div title="Exact McNemar test on the discordant pairs (fixed vs regressed)">
-                    McNemar p = {p(v.mcnemarP)}
+                    McNemar p = {p(f, v.mcnemarP)}
                   </div>
                   <div title="Difference of over-exploration from the baseline, with a 95% paired bootstrap interval over questions">
                     Δ over-exploration:{" "}
                     {v.overDifference ? (
                       <>
-                        {formatPercent(v.overDifference.estimate)} [{formatPercent(v.overDifference.low)},{" "}
-                        {formatPercent(v.overDifference.high)}]
+                        {f.percent(v.overDifference.estimate)} [{f.percent(v.overDifference.low)},{" "}
+                        {f.percent(v.overDifference.high)}]
                       </>
                     ) : (
                       "— (no gold tables)"

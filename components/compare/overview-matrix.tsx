@@ -1,20 +1,22 @@
 import Link from "next/link";
-import { formatCount, formatPercent, formatTokens } from "@/components/ui/format";
+import type { Formats } from "@/components/ui/format";
+import { readerFormats } from "@/components/ui/reader-locale";
 import { SimulatedBadge } from "@/components/ui/simulated-badge";
 import type { OverviewGroup } from "@/lib/metrics/overview";
 import type { Interval } from "@/lib/metrics/stats";
 import { runPath } from "@/lib/url/runs";
 
-const ci = (i: Interval | null) =>
+const ci = (f: Formats, i: Interval | null) =>
   i ? (
     <span className="text-[11px] text-zinc-500">
       {" "}
-      [{formatPercent(i.low, 0)}, {formatPercent(i.high, 0)}]
+      [{f.percent(i.low, 0)}, {f.percent(i.high, 0)}]
     </span>
   ) : null;
 
 /** The system × model matrix of one dataset; each cell links to its run. */
-export function OverviewMatrix({ g }: { g: OverviewGroup }) {
+export async function OverviewMatrix({ g }: { g: OverviewGroup }) {
+  const f = await readerFormats();
   return (
     <div className="overflow-x-auto rounded-lg border border-zinc-200 bg-white">
       <table className="w-full text-sm" data-testid={`matrix-${g.group}`}>
@@ -42,35 +44,33 @@ export function OverviewMatrix({ g }: { g: OverviewGroup }) {
                       <div className="mb-1 rounded p-1" data-testid="matrix-cell">
                         <div>
                           <span className="text-zinc-500">EX</span>{" "}
-                          <strong>{formatPercent(c.stats.ex?.estimate ?? null)}</strong>
-                          {ci(c.stats.ex)}
+                          <strong>{f.percent(c.stats.ex?.estimate ?? null)}</strong>
+                          {ci(f, c.stats.ex)}
                         </div>
                         <div>
                           <span className="text-zinc-500">over-expl.</span>{" "}
                           <strong>
                             {c.stats.over ? (
-                              formatPercent(c.stats.over.estimate)
+                              f.percent(c.stats.over.estimate)
                             ) : (
                               <span className="font-normal text-zinc-500">needs gold tables</span>
                             )}
                           </strong>
-                          {ci(c.stats.over)}
+                          {ci(f, c.stats.over)}
                         </div>
                         <div className="text-xs text-zinc-600">
                           failed w/ extra tables{" "}
-                          {c.stats.failedWithExtra === null
-                            ? "needs gold tables"
-                            : formatCount(c.stats.failedWithExtra)}{" "}
-                          · tokens{" "}
+                          {c.stats.failedWithExtra === null ? "needs gold tables" : f.count(c.stats.failedWithExtra)} ·
+                          tokens{" "}
                           {c.stats.inputTokens !== null && c.stats.outputTokens !== null
-                            ? `${formatTokens(c.stats.inputTokens)} / ${formatTokens(c.stats.outputTokens)}`
+                            ? `${f.tokens(c.stats.inputTokens)} / ${f.tokens(c.stats.outputTokens)}`
                             : "not recorded"}
-                          {c.aggregates.cost !== null ? ` · $${c.aggregates.cost.toFixed(2)}` : ""}
+                          {c.aggregates.cost !== null ? ` · ${f.usd(c.aggregates.cost, 2)}` : ""}
                           {c.aggregates.directiveOverheadCost
-                            ? ` + $${c.aggregates.directiveOverheadCost.toFixed(2)} directives`
+                            ? ` + ${f.usd(c.aggregates.directiveOverheadCost, 2)} directives`
                             : ""}
                           {c.aggregates.directiveRecall !== null
-                            ? ` · recall ${formatPercent(c.aggregates.directiveRecall, 0)}`
+                            ? ` · recall ${f.percent(c.aggregates.directiveRecall, 0)}`
                             : ""}
                         </div>
                         <div

@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { formatBytes } from "@/components/ui/format";
+import { useFormats } from "@/components/ui/locale";
 
 type Source = "sqlite" | "tables" | "ddl";
 interface Report {
@@ -41,6 +41,7 @@ function send(
 
 /** Imports a benchmark from the browser, as `metron dataset import` does: files are sent one by one, then imported. */
 export function DatasetImport() {
+  const f = useFormats();
   const router = useRouter();
   const [name, setName] = useState("");
   const [format, setFormat] = useState("bird");
@@ -197,7 +198,7 @@ export function DatasetImport() {
       {progress && (
         <div className="mt-2">
           <p className="text-xs text-zinc-600">
-            {progress.phase} · {formatBytes(progress.sent)} of {formatBytes(progress.total)}
+            {progress.phase} · {f.bytes(progress.sent)} of {f.bytes(progress.total)}
           </p>
           <div
             role="progressbar"

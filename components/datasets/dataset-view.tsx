@@ -1,11 +1,12 @@
 import Link from "next/link";
-import { formatBytes, formatCount } from "@/components/ui/format";
+import { readerFormats } from "@/components/ui/reader-locale";
 import type { DatabaseListRow, DatasetListRow, QuestionListRow } from "@/lib/db/queries/datasets";
 
 const th = "px-3 py-2 text-left text-xs font-medium uppercase tracking-wide text-zinc-500";
 const td = "px-3 py-1.5";
 
-export function DatasetList({ datasets, selected }: { datasets: DatasetListRow[]; selected: string | null }) {
+export async function DatasetList({ datasets, selected }: { datasets: DatasetListRow[]; selected: string | null }) {
+  const f = await readerFormats();
   if (datasets.length === 0) {
     return (
       <p className="text-sm text-zinc-600">
@@ -27,7 +28,7 @@ export function DatasetList({ datasets, selected }: { datasets: DatasetListRow[]
           >
             <span className="font-medium">{d.name}</span>{" "}
             <span className="text-zinc-500">
-              {d.format} · {formatCount(d.questionCount)} questions · {d.databases} databases
+              {d.format} · {f.count(d.questionCount)} questions · {d.databases} databases
               {d.schemaOnly ? ` (${d.schemaOnly} schema-only)` : ""} · {d.runs} runs
             </span>
           </Link>
@@ -37,7 +38,8 @@ export function DatasetList({ datasets, selected }: { datasets: DatasetListRow[]
   );
 }
 
-export function DatabaseTable({ rows }: { rows: DatabaseListRow[] }) {
+export async function DatabaseTable({ rows }: { rows: DatabaseListRow[] }) {
+  const f = await readerFormats();
   return (
     <div className="overflow-x-auto rounded-lg border border-zinc-200 bg-white">
       <table className="w-full text-sm" data-testid="databases-table">
@@ -56,7 +58,7 @@ export function DatabaseTable({ rows }: { rows: DatabaseListRow[] }) {
               <td className={`${td} font-mono`}>{r.dbId}</td>
               <td className={`${td} tabular-nums`}>{r.tableCount}</td>
               <td className={`${td} tabular-nums`}>{r.columnCount}</td>
-              <td className={`${td} tabular-nums`}>{r.schemaOnly ? "—" : formatCount(r.rowCount)}</td>
+              <td className={`${td} tabular-nums`}>{r.schemaOnly ? "—" : f.count(r.rowCount)}</td>
               <td className={`${td} tabular-nums`}>{r.questions}</td>
               <td className={td}>
                 {r.schemaOnly ? (
@@ -70,7 +72,7 @@ export function DatabaseTable({ rows }: { rows: DatabaseListRow[] }) {
                   "SQLite with rows"
                 )}
               </td>
-              <td className={`${td} tabular-nums`}>{formatBytes(r.sizeBytes)}</td>
+              <td className={`${td} tabular-nums`}>{f.bytes(r.sizeBytes)}</td>
               <td className={`${td} font-mono text-xs text-zinc-500`} title={r.sha256}>
                 {r.sha256.slice(0, 12)}…
               </td>

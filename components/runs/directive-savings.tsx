@@ -1,22 +1,23 @@
 import Link from "next/link";
-import { formatCount, formatPercent } from "@/components/ui/format";
+import { readerFormats } from "@/components/ui/reader-locale";
 import type { DirectiveSavings } from "@/lib/environment/directive-savings";
 import type { SavingsEstimate } from "@/lib/metrics/directive-savings";
 import { runPath } from "@/lib/url/runs";
 
-function Line({ label, e }: { label: string; e: SavingsEstimate }) {
+async function Line({ label, e }: { label: string; e: SavingsEstimate }) {
+  const f = await readerFormats();
   if (e.traces === 0) return <li>{label}: needs gold tables and the question&apos;s database</li>;
   return (
     <li>
-      {label}: <strong>{e.estimated === null ? "—" : formatPercent(e.estimated)}</strong> over-exploration (estimate),
-      saving {formatCount(e.saved)} of {formatCount(e.exploratory)} exploratory calls over {formatCount(e.traces)}{" "}
-      traces
+      {label}: <strong>{e.estimated === null ? "—" : f.percent(e.estimated)}</strong> over-exploration (estimate),
+      saving {f.count(e.saved)} of {f.count(e.exploratory)} exploratory calls over {f.count(e.traces)} traces
     </li>
   );
 }
 
 /** A run without directives: what oracle and computed directives would have saved, beside what such runs measured. */
-export function DirectiveSavingsPanel({ savings }: { savings: DirectiveSavings }) {
+export async function DirectiveSavingsPanel({ savings }: { savings: DirectiveSavings }) {
+  const f = await readerFormats();
   return (
     <section
       className="rounded-lg border border-zinc-200 bg-white p-3 text-sm"
@@ -26,8 +27,8 @@ export function DirectiveSavingsPanel({ savings }: { savings: DirectiveSavings }
       <h2 className="font-semibold">What directives would have saved</h2>
       <p className="text-xs text-zinc-500">
         Measured here without directives:{" "}
-        {savings.oracle.measured === null ? "needs gold tables" : formatPercent(savings.oracle.measured)}{" "}
-        over-exploration. Estimates assume the agent obeys every directive.
+        {savings.oracle.measured === null ? "needs gold tables" : f.percent(savings.oracle.measured)} over-exploration.
+        Estimates assume the agent obeys every directive.
       </p>
       <ul className="mt-1 list-disc pl-5">
         <Line label="Sophrosyne-Oracle directives" e={savings.oracle} />
@@ -42,7 +43,7 @@ export function DirectiveSavingsPanel({ savings }: { savings: DirectiveSavings }
               <Link className="text-blue-700 hover:underline" href={runPath(r.id)}>
                 {r.name}
               </Link>{" "}
-              ({r.strategy}, {r.model}): {r.over === null ? "no gold tables" : formatPercent(r.over)}
+              ({r.strategy}, {r.model}): {r.over === null ? "no gold tables" : f.percent(r.over)}
             </span>
           ))}
         </p>

@@ -1,4 +1,4 @@
-import { formatCount, formatPercent, formatTokens } from "@/components/ui/format";
+import { readerFormats } from "@/components/ui/reader-locale";
 import type { sampleStats } from "@/lib/metrics/run-units";
 import { accuracyOf, linkingOf, overExplorationOf, type RunAggregates } from "@/lib/metrics/run-metrics";
 
@@ -13,7 +13,7 @@ function Card({ label, value, detail, help }: { label: string; value: string; de
 }
 
 /** Summary cards of a run; every number follows docs/metrics.md, and each card says how it was computed. */
-export function RunSummary({
+export async function RunSummary({
   a,
   hasDataset,
   samples,
@@ -24,6 +24,7 @@ export function RunSummary({
   samples?: ReturnType<typeof sampleStats>;
   exSettings?: { mode: string; numeric: string } | null;
 }) {
+  const f = await readerFormats();
   const ex = accuracyOf(a);
   const over = overExplorationOf(a);
   const link = linkingOf(a);
@@ -31,25 +32,25 @@ export function RunSummary({
     <div className="grid grid-cols-2 gap-3 md:grid-cols-4" data-testid="run-summary">
       <Card
         label="Execution accuracy"
-        value={ex ? formatPercent(ex.share) : "not judged"}
-        detail={`${ex ? `of ${formatCount(ex.n)} judged (${ex.source})` : "no outcome recorded or evaluated"}${a.goldErrors ? `; ${formatCount(a.goldErrors)} gold errors` : ""}${a.traces - a.judged - a.goldErrors > 0 ? `; ${formatCount(a.traces - a.judged - a.goldErrors)} not evaluated` : ""}${exSettings && ex && ex.source !== "recorded" ? ` · rows as ${exSettings.mode}${exSettings.numeric === "sig10" ? ", numbers to 10 significant digits" : ""}` : ""}`}
+        value={ex ? f.percent(ex.share) : "not judged"}
+        detail={`${ex ? `of ${f.count(ex.n)} judged (${ex.source})` : "no outcome recorded or evaluated"}${a.goldErrors ? `; ${f.count(a.goldErrors)} gold errors` : ""}${a.traces - a.judged - a.goldErrors > 0 ? `; ${f.count(a.traces - a.judged - a.goldErrors)} not evaluated` : ""}${exSettings && ex && ex.source !== "recorded" ? ` · rows as ${exSettings.mode}${exSettings.numeric === "sig10" ? ", numbers to 10 significant digits" : ""}` : ""}`}
         help="Correct over judged traces (correct, wrong result, prediction error, time-out, no submission); gold errors and unevaluated traces are left out. Re-evaluated outcomes are used when the run was evaluated, else the recorded ones."
       />
       <Card
         label="Over-exploration"
-        value={over === null ? "needs gold tables" : formatPercent(over)}
+        value={over === null ? "needs gold tables" : f.percent(over)}
         detail={
           over === null
             ? hasDataset
               ? "no trace has known gold tables"
               : "link a dataset (Edit this run) or upload traces with gold SQL"
-            : `${formatCount(a.exploratoryWithGold ?? 0)} exploratory vs ${formatCount(a.goldSum ?? 0)} gold`
+            : `${f.count(a.exploratoryWithGold ?? 0)} exploratory vs ${f.count(a.goldSum ?? 0)} gold`
         }
         help="(Σ exploratory calls − Σ gold tables) / Σ gold tables, over traces whose gold tables are known (Sophrosyne). Exploratory: describe_table, or a read_query of PRAGMA table_info / pragma_table_info / sqlite_master for one table."
       />
       <Card
         label="Failed with extra tables"
-        value={a.failedWithExtra === null ? "needs gold tables" : formatCount(a.failedWithExtra)}
+        value={a.failedWithExtra === null ? "needs gold tables" : f.count(a.failedWithExtra)}
         detail={
           a.failedWithExtra === null
             ? "extra tables need the gold SQL's tables"
@@ -59,67 +60,59 @@ export function RunSummary({
       />
       <Card
         label="Tokens"
-        value={
-          a.tokensRecorded === 0 ? "not recorded" : `${formatTokens(a.inputTokens)} / ${formatTokens(a.outputTokens)}`
-        }
+        value={a.tokensRecorded === 0 ? "not recorded" : `${f.tokens(a.inputTokens)} / ${f.tokens(a.outputTokens)}`}
         detail={
           a.tokensRecorded === 0
             ? "the traces carry no token usage"
-            : `input / output (output includes reasoning)${a.tokensRecorded < a.traces ? `; ${formatCount(a.tokensRecorded)} of ${formatCount(a.traces)} traces recorded usage` : ""}`
+            : `input / output (output includes reasoning)${a.tokensRecorded < a.traces ? `; ${f.count(a.tokensRecorded)} of ${f.count(a.traces)} traces recorded usage` : ""}`
         }
         help="Summed over the traces that recorded usage."
       />
       <Card
         label="Cost"
-        value={
-          a.cost === null
-            ? a.tokensRecorded === 0
-              ? "not recorded"
-              : "no price"
-            : `$${a.cost.toFixed(a.cost < 1 ? 4 : 2)}`
-        }
+        value={a.cost === null ? (a.tokensRecorded === 0 ? "not recorded" : "no price") : f.usd(a.cost)}
         detail={
           a.unpricedTraces
-            ? `${formatCount(a.unpricedTraces)} traces without a price`
+            ? `${f.count(a.unpricedTraces)} traces without a price`
             : "recorded, else from the price table"
         }
         help="A trace's recorded cost_usd, else its tokens priced by the model's price table (METRON_PRICES overrides it)."
       />
       <Card
         label="Directive recall"
-        value={a.directiveRecall === null ? "no directives" : formatPercent(a.directiveRecall)}
+        value={a.directiveRecall === null ? "no directives" : f.percent(a.directiveRecall)}
         detail={
           a.directiveFlagRate === null
             ? "the traces carry no directives, or their gold tables are unknown"
-            : `non-gold flagged: ${formatPercent(a.directiveFlagRate)}`
+            : `non-gold flagged: ${f.percent(a.directiveFlagRate)}`
         }
         help="Mean share of gold tables not flagged irrelevant, with the mean share of non-gold tables flagged (flagging nothing gives 100% recall)."
       />
       <Card
         label="Schema linking F1"
-        value={link.f1 === null ? "needs gold tables" : formatPercent(link.f1)}
+        value={link.f1 === null ? "needs gold tables" : f.percent(link.f1)}
         detail={
           link.f1 === null
             ? "needs gold and final tables"
-            : `precision ${formatPercent(link.precision)} · recall ${formatPercent(link.recall)}`
+            : `precision ${f.percent(link.precision)} · recall ${f.percent(link.recall)}`
         }
         help="Tables in the final SQL against the gold tables, micro-averaged over traces: precision = shared / final-SQL tables, recall = shared / gold tables (FlexSQL)."
       />
       <Card
         label="Empty-result probes"
-        value={a.emptyProbes === null ? "not recorded" : formatCount(a.emptyProbes)}
+        value={a.emptyProbes === null ? "not recorded" : f.count(a.emptyProbes)}
         detail={
           a.emptyProbes === null
             ? "no probe recorded its result"
-            : `in ${formatCount(a.probeTraces)} traces with recorded probe results`
+            : `in ${f.count(a.probeTraces)} traces with recorded probe results`
         }
         help="SQL probes (data inspection, execution) whose result had no rows (SDE-SQL); the timeline marks them and the probe that refines each."
       />
       {samples && (
         <Card
           label={`Pass@1 · Pass@${samples.k} · Majority@${samples.maxK}`}
-          value={`${formatPercent(samples.pass1, 0)} · ${formatPercent(samples.passK, 0)} · ${samples.majorityK === null ? "—" : formatPercent(samples.majorityK, 0)}`}
-          detail={`${formatCount(samples.questions)} questions${samples.short ? ` (${formatCount(samples.short)} with fewer than ${samples.k} samples)` : ""}${samples.majorityK === null ? " · evaluate the run for Majority@K" : ""}`}
+          value={`${f.percent(samples.pass1, 0)} · ${f.percent(samples.passK, 0)} · ${samples.majorityK === null ? "—" : f.percent(samples.majorityK, 0)}`}
+          detail={`${f.count(samples.questions)} questions${samples.short ? ` (${f.count(samples.short)} with fewer than ${samples.k} samples)` : ""}${samples.majorityK === null ? " · evaluate the run for Majority@K" : ""}`}
           help="Pass@1: mean share of correct samples per question. Pass@K: the unbiased estimator 1 − C(n−c, K)/C(n, K) over a question's n samples (K from ?k=, default the most samples). Majority@K: the largest group of equal execution results is correct; a question none of whose samples executed scores 0; a tie scores the share of tied groups that are correct."
         />
       )}

@@ -7,7 +7,7 @@ import { DataTable } from "@/components/ui/data-table";
 import { FacetSelect } from "@/components/ui/facet-select";
 import { LocalTime } from "@/components/ui/local-time";
 import { SimulatedBadge } from "@/components/ui/simulated-badge";
-import { formatCount, formatPercent, formatTokens } from "@/components/ui/format";
+import { Count, Percent, Tokens } from "@/components/ui/locale";
 import type { RunListRow } from "@/lib/db/queries/runs";
 import { accuracyOf, overExplorationOf } from "@/lib/metrics/run-metrics";
 import { runPath, runsSearchParams, runSortKeys, type RunSortKey } from "@/lib/url/runs";
@@ -35,13 +35,13 @@ const columns = [
   col.accessor("traces", {
     id: "traces",
     header: "Traces",
-    cell: (c) => formatCount(c.getValue()),
+    cell: (c) => <Count n={c.getValue()} />,
     meta: { align: "right" },
   }),
   col.accessor("questions", {
     id: "questions",
     header: "Questions",
-    cell: (c) => formatCount(c.getValue()),
+    cell: (c) => <Count n={c.getValue()} />,
     meta: { align: "right" },
   }),
   col.display({
@@ -58,7 +58,7 @@ const columns = [
         );
       return (
         <span title={`${ex.source}: ${Math.round(ex.share * ex.n)} of ${ex.n} traces correct`}>
-          {formatPercent(ex.share)}
+          <Percent share={ex.share} />
           {ex.source === "recorded" ? <sup className="text-zinc-500"> rec</sup> : null}
         </span>
       );
@@ -77,7 +77,7 @@ const columns = [
         </span>
       ) : (
         <span title={`(${r.exploratoryWithGold} exploratory − ${r.goldSum} gold) / ${r.goldSum} gold`}>
-          {formatPercent(over)}
+          <Percent share={over} />
         </span>
       );
     },
@@ -93,7 +93,9 @@ const columns = [
           not recorded
         </span>
       ) : (
-        `${formatTokens(r.inputTokens)} / ${formatTokens(r.outputTokens)}`
+        <>
+          <Tokens n={r.inputTokens} /> / <Tokens n={r.outputTokens} />
+        </>
       ),
     meta: { align: "right" },
   }),

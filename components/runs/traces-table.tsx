@@ -4,7 +4,7 @@ import { createColumnHelper, getCoreRowModel, useReactTable, type SortingState }
 import { useQueryStates } from "nuqs";
 import { DataTable } from "@/components/ui/data-table";
 import { FacetSelect } from "@/components/ui/facet-select";
-import { formatCount, formatTokens } from "@/components/ui/format";
+import { Count, Tokens } from "@/components/ui/locale";
 import { OutcomeBadge } from "@/components/ui/outcome-badge";
 import type { TraceListRow } from "@/lib/db/queries/traces";
 import Link from "next/link";
@@ -43,13 +43,13 @@ const columns = [
   col.accessor("stepCount", {
     id: "steps",
     header: "Steps",
-    cell: (c) => formatCount(c.getValue()),
+    cell: (c) => <Count n={c.getValue()} />,
     meta: { align: "right" },
   }),
   col.accessor("toolCallCount", {
     id: "tools",
     header: "Tool calls",
-    cell: (c) => formatCount(c.getValue()),
+    cell: (c) => <Count n={c.getValue()} />,
     meta: { align: "right" },
   }),
   col.accessor("exploratoryCalls", {
@@ -117,7 +117,7 @@ const columns = [
           not recorded
         </span>
       ) : (
-        formatTokens(v)
+        <Tokens n={v} />
       );
     },
     meta: { align: "right" },
@@ -274,7 +274,7 @@ export function TracesTable({
           Previous
         </button>
         <span>
-          Page {params.page} of {pages} · {formatCount(total)} traces
+          Page {params.page} of {pages} · <Count n={total} /> traces
         </span>
         <button
           type="button"

@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useRef, useState } from "react";
-import { formatBytes, formatCount } from "@/components/ui/format";
+import { useFormats } from "@/components/ui/locale";
 import type { AutoReport } from "@/lib/ingest/ingest-auto";
 import type { UploadPreview } from "@/lib/ingest/preview";
 import { stepRoles } from "@/lib/sql/classify-step";
@@ -372,6 +372,7 @@ function FileProgress({
   defaults: Record<string, string>;
   onStore: (meta: Record<string, string>) => void;
 }) {
+  const f = useFormats();
   const pct = file.size ? Math.round((100 * file.sent) / file.size) : 100;
   const r = file.report;
   return (
@@ -379,7 +380,7 @@ function FileProgress({
       <div className="flex justify-between">
         <span className="font-medium">{file.name}</span>
         <span className="text-zinc-500">
-          {formatBytes(file.sent)} of {formatBytes(file.size)} sent · {formatCount(file.lines)} lines processed
+          {f.bytes(file.sent)} of {f.bytes(file.size)} sent · {f.count(file.lines)} lines processed
         </span>
       </div>
       <div
@@ -407,8 +408,8 @@ function FileProgress({
             <span className="rounded bg-zinc-100 px-1.5 py-0.5 text-xs" data-testid="upload-format">
               {r.format}
             </span>{" "}
-            <strong>{formatCount(r.inserted)}</strong> traces stored, {formatCount(r.duplicates)} duplicates skipped,{" "}
-            <span className={r.error_count ? "text-red-700" : ""}>{formatCount(r.error_count)} lines with errors</span>.
+            <strong>{f.count(r.inserted)}</strong> traces stored, {f.count(r.duplicates)} duplicates skipped,{" "}
+            <span className={r.error_count ? "text-red-700" : ""}>{f.count(r.error_count)} lines with errors</span>.
           </p>
           {r.warnings.length > 0 && (
             <ul className="space-y-0.5 font-mono text-xs text-amber-800">
@@ -437,7 +438,7 @@ function FileProgress({
                 ))}
               </ul>
               <a className="text-xs text-blue-700 hover:underline" href={`/api/uploads/${r.upload_id}/errors`} download>
-                Download all {formatCount(r.error_count)} errors (JSONL)
+                Download all {f.count(r.error_count)} errors (JSONL)
               </a>
             </div>
           )}

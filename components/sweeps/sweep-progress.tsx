@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import type { SweepStatus } from "@/lib/agent/sweeps";
-import { formatCount } from "@/components/ui/format";
+import { useFormats } from "@/components/ui/locale";
 
 const seconds = (ms: number) => {
   const s = Math.round(ms / 1000);
@@ -13,6 +13,7 @@ const seconds = (ms: number) => {
 
 /** A sweep's progress, live (server-sent events): bar, counts, ETA, spend against the budget, outcomes, running jobs. */
 export function SweepProgress({ initial, compact = false }: { initial: SweepStatus; compact?: boolean }) {
+  const f = useFormats();
   const router = useRouter();
   const [s, setS] = useState(initial);
   const [error, setError] = useState<string | null>(null);
@@ -48,9 +49,9 @@ export function SweepProgress({ initial, compact = false }: { initial: SweepStat
     ? `/compare?runs=${encodeURIComponent(s.sourceRunId)},${encodeURIComponent(s.runId)}&baseline=${encodeURIComponent(s.sourceRunId)}`
     : null;
   const budget = [
-    s.budget.maxTokens !== undefined ? `${formatCount(s.tokens)} of ${formatCount(s.budget.maxTokens)} tokens` : null,
+    s.budget.maxTokens !== undefined ? `${f.count(s.tokens)} of ${f.count(s.budget.maxTokens)} tokens` : null,
     s.budget.maxCostUsd !== undefined
-      ? `${s.costUsd === null ? "cost not priced" : `$${s.costUsd.toFixed(4)}`} of $${s.budget.maxCostUsd}`
+      ? `${s.costUsd === null ? "cost not priced" : f.usd(s.costUsd, 4)} of ${f.usd(s.budget.maxCostUsd, 2)}`
       : null,
     s.budget.maxWallMs !== undefined ? `${seconds(s.elapsedMs)} of ${seconds(s.budget.maxWallMs)}` : null,
   ].filter(Boolean);
@@ -87,13 +88,14 @@ export function SweepProgress({ initial, compact = false }: { initial: SweepStat
         <div className="h-full bg-emerald-600 transition-all" style={{ width: `${percent}%` }} />
       </div>
       <p data-testid="sweep-counts">
-        {percent}% · {s.jobs.done} done, {s.jobs.failed} failed, {s.jobs.cancelled} not run,{" "}
-        {s.jobs.queued + s.jobs.running} remaining ({s.jobs.running} running) of {s.jobs.total}
+        {f.percent(share, 0)} · {f.count(s.jobs.done)} done, {f.count(s.jobs.failed)} failed,{" "}
+        {f.count(s.jobs.cancelled)} not run, {s.jobs.queued + s.jobs.running} remaining ({s.jobs.running} running) of{" "}
+        {s.jobs.total}
         {s.etaMs !== null ? ` · about ${seconds(s.etaMs)} left` : ""} · {seconds(s.elapsedMs)} elapsed
       </p>
       <p>
-        Tokens {formatCount(s.tokens)} · cost{" "}
-        {s.costUsd === null ? "not priced (a model without a price)" : `$${s.costUsd.toFixed(4)}`}
+        Tokens {f.count(s.tokens)} · cost{" "}
+        {s.costUsd === null ? "not priced (a model without a price)" : f.usd(s.costUsd, 4)}
         {s.provider === "simulated" ? " (simulated: free)" : ""}
         {budget.length ? ` · budget: ${budget.join(", ")}` : " · no budget"}
       </p>

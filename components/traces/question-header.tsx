@@ -1,5 +1,5 @@
 import { OutcomeBadge } from "@/components/ui/outcome-badge";
-import { formatTokens } from "@/components/ui/format";
+import { readerFormats } from "@/components/ui/reader-locale";
 import type { TraceRow, TraceTableSets } from "@/lib/db/schema";
 
 function Metric({ label, value, help, warn }: { label: string; value: string; help: string; warn?: boolean }) {
@@ -11,7 +11,7 @@ function Metric({ label, value, help, warn }: { label: string; value: string; he
   );
 }
 
-export function QuestionHeader({
+export async function QuestionHeader({
   trace,
   runName,
   sets,
@@ -20,6 +20,7 @@ export function QuestionHeader({
   runName: string;
   sets: TraceTableSets | null;
 }) {
+  const f = await readerFormats();
   const cost = trace.costUsd ?? trace.costComputedUsd;
   return (
     <header className="space-y-3">
@@ -110,20 +111,18 @@ export function QuestionHeader({
         <Metric
           label="Tokens in / out"
           value={
-            trace.tokensRecorded
-              ? `${formatTokens(trace.inputTokens)} / ${formatTokens(trace.outputTokens)}`
-              : "not recorded"
+            trace.tokensRecorded ? `${f.tokens(trace.inputTokens)} / ${f.tokens(trace.outputTokens)}` : "not recorded"
           }
           help={trace.tokensRecorded ? "Output includes reasoning tokens" : "The trace carries no token usage"}
         />
         <Metric
           label="Cost"
-          value={cost === null ? (trace.tokensRecorded ? "no price" : "not recorded") : `$${cost.toFixed(4)}`}
+          value={cost === null ? (trace.tokensRecorded ? "no price" : "not recorded") : f.usd(cost, 4)}
           help={trace.costUsd !== null ? "recorded in the trace" : "from the price table"}
         />
         <Metric
           label="Duration"
-          value={trace.durationMs === null ? "—" : `${(trace.durationMs / 1000).toFixed(1)} s`}
+          value={trace.durationMs === null ? "—" : f.seconds(trace.durationMs)}
           help="Wall time recorded in the trace"
         />
         <Metric

@@ -1,5 +1,6 @@
 import { diffWordsWithSpace } from "diff";
 import { highlight } from "@/lib/highlight/highlight";
+import { readerFormats } from "@/components/ui/reader-locale";
 import { describeExtraction, extractSql } from "@/lib/sql/extract-sql";
 import { formatSql } from "@/lib/sql/format";
 
@@ -36,6 +37,7 @@ export async function SqlCompare({
   goldError?: string;
   stacked?: boolean;
 }) {
+  const f = await readerFormats();
   // Measured and evaluated on the SQL inside a Markdown fence or after a label; the raw text stays in the trace.
   const extracted = rawFinal ? extractSql(rawFinal) : null;
   // Formatted (sql-formatter) before it is shown and diffed: a diff of clauses, not of spacing.
@@ -97,8 +99,8 @@ export async function SqlCompare({
       </div>
       {finalSql && goldSql && !parts && (
         <p className="text-xs text-zinc-500" data-testid="sql-diff-skipped">
-          No word diff: the two queries are too long or too different to diff quickly (over{" "}
-          {DIFF_MAX_CHARS.toLocaleString("en-US")} characters together, or over 2,000 edits).
+          No word diff: the two queries are too long or too different to diff quickly (over {f.count(DIFF_MAX_CHARS)}{" "}
+          characters together, or over 2,000 edits).
         </p>
       )}
       {parts && (

@@ -3,13 +3,10 @@
 import { useState } from "react";
 import type { StepDetailView } from "@/lib/highlight/step-detail";
 import { PRESET_LABELS } from "@/lib/labels/taxonomy";
+import { useFormats } from "@/components/ui/locale";
 
 const SHOWN_ROWS = 50;
 const SHOWN_CHARS = 4000;
-
-function size(n: number) {
-  return n >= 1024 ? `${(n / 1024).toFixed(1)} kB` : `${n} B`;
-}
 
 /** Shiki's HTML: the only HTML this page inserts; shiki escapes the code it highlights. */
 function Code({ html }: { html: string }) {
@@ -22,6 +19,7 @@ function Code({ html }: { html: string }) {
 }
 
 function LongText({ text, total }: { text: string; total: number }) {
+  const f = useFormats();
   const [all, setAll] = useState(false);
   const cut = !all && text.length > SHOWN_CHARS;
   return (
@@ -36,7 +34,9 @@ function LongText({ text, total }: { text: string; total: number }) {
           onClick={() => setAll(true)}
           disabled={!cut}
         >
-          {cut ? `show all (${size(total)})` : `${size(total)} in all; the first ${size(text.length)} are shown`}
+          {cut
+            ? `show all (${f.count(total)} characters)`
+            : `${f.count(total)} characters in all; the first ${f.count(text.length)} are shown`}
         </button>
       )}
     </div>

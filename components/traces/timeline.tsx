@@ -1,6 +1,7 @@
 "use client";
 
 import { useVirtualizer } from "@tanstack/react-virtual";
+import { Count } from "@/components/ui/locale";
 import { parseAsInteger, useQueryState } from "nuqs";
 import { memo, useEffect, useRef, useState } from "react";
 import type { StepSummary } from "@/lib/db/queries/steps";
@@ -139,7 +140,7 @@ const Row = memo(function Row({
         </span>
       )}
       <span className="w-14 shrink-0 text-right tabular-nums text-zinc-600" title="input + output tokens">
-        {tokensOf(s) ? tokensOf(s).toLocaleString("en-US") : ""}
+        {tokensOf(s) ? <Count n={tokensOf(s)} /> : ""}
       </span>
       <span
         className="flex w-24 shrink-0 items-center gap-1"

@@ -1,5 +1,8 @@
+"use client";
+
 import type { Verdict } from "@/lib/agent/verdict";
-import { formatCount } from "@/components/ui/format";
+import type { Formats } from "@/components/ui/format";
+import { useFormats } from "@/components/ui/locale";
 
 const STYLE: Record<Verdict["kind"], string> = {
   fixed: "bg-emerald-100 text-emerald-900",
@@ -16,10 +19,11 @@ const SIGN: Record<Verdict["kind"], string> = {
   unknown: "?",
 };
 
-const signed = (n: number) => `${n > 0 ? "+" : n < 0 ? "−" : "±"}${formatCount(Math.abs(n))}`;
+const signed = (f: Formats, n: number) => `${n > 0 ? "+" : n < 0 ? "−" : "±"}${f.count(Math.abs(n))}`;
 
 /** A rerun's verdict against its original, with the over-exploration and token deltas (rerun minus original). */
 export function VerdictLine({ verdict, testId }: { verdict: Verdict; testId?: string }) {
+  const f = useFormats();
   return (
     <p className="flex flex-wrap items-center gap-2 text-sm" data-testid={testId}>
       <span className={`rounded px-1.5 py-0.5 font-medium ${STYLE[verdict.kind]}`}>
@@ -29,8 +33,8 @@ export function VerdictLine({ verdict, testId }: { verdict: Verdict; testId?: st
       {verdict.reason && <span className="text-zinc-600">({verdict.reason})</span>}
       <span className="text-zinc-600">
         over-exploration{" "}
-        {verdict.overExplorationDelta === null ? "not recorded" : `${signed(verdict.overExplorationDelta)} tables`}
-        {" · "}tokens {verdict.tokensDelta === null ? "not recorded" : signed(verdict.tokensDelta)}
+        {verdict.overExplorationDelta === null ? "not recorded" : `${signed(f, verdict.overExplorationDelta)} tables`}
+        {" · "}tokens {verdict.tokensDelta === null ? "not recorded" : signed(f, verdict.tokensDelta)}
       </span>
     </p>
   );

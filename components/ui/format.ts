@@ -1,21 +1,113 @@
-/** Number formatting shared by tables and cards. */
-export function formatCount(n: number): string {
-  return n.toLocaleString("en-US");
+/**
+ * Numbers, percentages, compact counts, byte sizes, money and durations through the platform's own Intl formatting, in
+ * the reader's locale (taken from the request's Accept-Language on the server and handed to the browser, so both render
+ * the same text). "—" stands for a value that does not exist (no share of an empty set), never for 0.
+ */
+export type Formats = {
+  locale: string;
+  count: (n: number) => string;
+  /** Token counts: compact (12k, 1.2M) from 10,000 up. */
+  tokens: (n: number) => string;
+  percent: (share: number | null, digits?: number) => string;
+  bytes: (n: number) => string;
+  usd: (v: number, digits?: number) => string;
+  seconds: (ms: number) => string;
+  decimal: (v: number, digits: number) => string;
+};
+
+export const DEFAULT_LOCALE = "en-US";
+
+const cache = new Map<string, Formats>();
+
+/** A locale tag the platform knows, or the default. */
+export function supportedLocale(tag: string | null | undefined): string | null {
+  if (!tag) return null;
+  try {
+    const [canonical] = Intl.getCanonicalLocales(tag);
+    return canonical && Intl.NumberFormat.supportedLocalesOf([canonical]).length ? canonical : null;
+  } catch {
+    return null;
+  }
 }
 
-export function formatTokens(n: number): string {
-  if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
-  if (n >= 1e4) return `${(n / 1e3).toFixed(0)}k`;
-  return n.toLocaleString("en-US");
+/** The reader's locale from an Accept-Language header: the most preferred tag Intl supports. */
+export function localeFromAcceptLanguage(header: string | null | undefined): string | null {
+  if (!header) return null;
+  const ranked = header
+    .split(",")
+    .map((part, i) => {
+      const [tag, ...params] = part.trim().split(";");
+      const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+      const weight = q ? Number(q.slice(2)) : 1;
+      return { tag: tag.trim(), weight: Number.isFinite(weight) ? weight : 0, i };
+    })
+    .filter((e) => e.tag && e.tag !== "*" && e.weight > 0)
+    .sort((a, b) => b.weight - a.weight || a.i - b.i);
+  for (const e of ranked) {
+    const locale = supportedLocale(e.tag);
+    if (locale) return locale;
+  }
+  return null;
 }
 
-export function formatPercent(share: number | null, digits = 1): string {
-  return share === null || Number.isNaN(share) ? "—" : `${(share * 100).toFixed(digits)}%`;
+function unitFormat(locale: string, unit: string, digits: number) {
+  return new Intl.NumberFormat(locale, { style: "unit", unit, unitDisplay: "short", maximumFractionDigits: digits });
 }
 
-export function formatBytes(n: number): string {
-  if (n >= 1e9) return `${(n / 1e9).toFixed(2)} GB`;
-  if (n >= 1e6) return `${(n / 1e6).toFixed(1)} MB`;
-  if (n >= 1e3) return `${(n / 1e3).toFixed(1)} kB`;
-  return `${n} B`;
+export function formatsFor(localeTag: string): Formats {
+  const locale = supportedLocale(localeTag) ?? DEFAULT_LOCALE;
+  const hit = cache.get(locale);
+  if (hit) return hit;
+  const count = new Intl.NumberFormat(locale);
+  const compact = new Intl.NumberFormat(locale, { notation: "compact", maximumFractionDigits: 1 });
+  const percents = new Map<number, Intl.NumberFormat>();
+  const decimals = new Map<number, Intl.NumberFormat>();
+  const dollars = new Map<number, Intl.NumberFormat>();
+  const memo = (m: Map<number, Intl.NumberFormat>, d: number, make: () => Intl.NumberFormat) => {
+    let f = m.get(d);
+    if (!f) m.set(d, (f = make()));
+    return f;
+  };
+  const byteUnits = [
+    { min: 1e9, f: unitFormat(locale, "gigabyte", 2), scale: 1e9 },
+    { min: 1e6, f: unitFormat(locale, "megabyte", 1), scale: 1e6 },
+    { min: 1e3, f: unitFormat(locale, "kilobyte", 1), scale: 1e3 },
+    { min: 0, f: unitFormat(locale, "byte", 0), scale: 1 },
+  ];
+  const secondsFormat = unitFormat(locale, "second", 1);
+  const formats: Formats = {
+    locale,
+    count: (n) => count.format(n),
+    tokens: (n) => (Math.abs(n) >= 1e4 ? compact.format(n) : count.format(n)),
+    percent: (share, digits = 1) =>
+      share === null || Number.isNaN(share)
+        ? "—"
+        : memo(percents, digits, () =>
+            Intl.NumberFormat(locale, {
+              style: "percent",
+              minimumFractionDigits: digits,
+              maximumFractionDigits: digits,
+            }),
+          ).format(share),
+    bytes: (n) => {
+      const u = byteUnits.find((b) => Math.abs(n) >= b.min) ?? byteUnits[byteUnits.length - 1];
+      return u.f.format(n / u.scale);
+    },
+    usd: (v, digits = Math.abs(v) < 1 ? 4 : 2) =>
+      memo(dollars, digits, () =>
+        Intl.NumberFormat(locale, {
+          style: "currency",
+          currency: "USD",
+          minimumFractionDigits: digits,
+          maximumFractionDigits: digits,
+        }),
+      ).format(v),
+    seconds: (ms) => secondsFormat.format(ms / 1000),
+    decimal: (v, digits) =>
+      memo(decimals, digits, () =>
+        Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits }),
+      ).format(v),
+  };
+  cache.set(locale, formats);
+  return formats;
 }

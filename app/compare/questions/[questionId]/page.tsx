@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { readerFormats } from "@/components/ui/reader-locale";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { connection } from "next/server";
@@ -46,6 +47,7 @@ export default async function SideBySidePage(props: PageProps<"/compare/question
 
 async function SideBySide({ params, searchParams }: PageProps<"/compare/questions/[questionId]">) {
   await connection();
+  const f = await readerFormats();
   const questionId = decodeURIComponent((await params).questionId);
   const { runs: runIds, sample, samples } = await loadParams(searchParams);
   const db = getDb();
@@ -120,9 +122,7 @@ async function SideBySide({ params, searchParams }: PageProps<"/compare/question
                       status={t.status}
                     />
                     exploratory {t.exploratoryCalls} / gold {t.goldCount ?? "?"} · {t.stepCount} steps ·{" "}
-                    {t.tokensRecorded
-                      ? `${(t.inputTokens + t.outputTokens).toLocaleString("en-US")} tokens`
-                      : "tokens not recorded"}
+                    {t.tokensRecorded ? `${f.tokens(t.inputTokens + t.outputTokens)} tokens` : "tokens not recorded"}
                   </div>
                 </header>
                 <TraceExplorer
