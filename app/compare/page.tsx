@@ -1,4 +1,8 @@
+import { isSimulated } from "@/components/ui/simulated-badge";
 import Link from "next/link";
+import { TableExport } from "@/components/ui/table-export";
+import { comparisonTable } from "@/lib/metrics/compare-runs";
+import { toLatex, toMarkdown } from "@/lib/metrics/table-export";
 import { connection } from "next/server";
 import { Suspense } from "react";
 import { createLoader, createSerializer, type SearchParams } from "nuqs/server";
@@ -65,6 +69,24 @@ async function Compare({ searchParams }: { searchParams: Promise<SearchParams> }
     <>
       {missing.length > 0 && <p className="text-sm text-red-700">Unknown run ids left out: {missing.join(", ")}</p>}
       <CompareHeadline runs={runs} baseline={baseline} comparison={comparison} />
+      <TableExport
+        latex={toLatex(
+          comparisonTable(
+            runs.map((r) => ({ ...r, simulated: isSimulated(r.config) })),
+            comparison,
+            baseline,
+          ),
+        )}
+        markdown={toMarkdown(
+          comparisonTable(
+            runs.map((r) => ({ ...r, simulated: isSimulated(r.config) })),
+            comparison,
+            baseline,
+          ),
+        )}
+        fileName="comparison"
+        testId="compare-export"
+      />
       <div className="flex flex-wrap items-center justify-between gap-3">
         <CompareFilters
           runs={runs.map((r) => ({ id: r.id, label: `${r.system} · ${r.model}` }))}

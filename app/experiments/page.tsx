@@ -1,4 +1,6 @@
 import type { Metadata } from "next";
+import { TableExport } from "@/components/ui/table-export";
+import { toLatex, toMarkdown } from "@/lib/metrics/table-export";
 import { LocalTime } from "@/components/ui/local-time";
 import { notFound } from "next/navigation";
 import { FailureCauses } from "@/components/compare/failure-causes";
@@ -12,7 +14,7 @@ import { OverviewMatrix } from "@/components/compare/overview-matrix";
 import { getDb } from "@/lib/db/client";
 import { listDatasets } from "@/lib/db/queries/datasets";
 import { getExperiment, listExperiments, loadOverview } from "@/lib/db/queries/overview";
-import { coveredRuns } from "@/lib/metrics/overview";
+import { coveredRuns, overviewTable } from "@/lib/metrics/overview";
 import { experimentsQuery, loadExperimentsParams } from "@/lib/url/experiments";
 
 export const metadata: Metadata = { title: "Experiments — Metron" };
@@ -80,6 +82,12 @@ async function Overview({ searchParams }: PageProps<"/experiments">) {
           <section key={g.group} className="space-y-3" aria-label={g.group}>
             <h2 className="text-lg font-semibold">{g.group}</h2>
             <OverviewMatrix g={g} />
+            <TableExport
+              latex={toLatex(overviewTable(g))}
+              markdown={toMarkdown(overviewTable(g))}
+              fileName={`${g.group.replace(/[^\w.-]+/g, "_")}-matrix`}
+              testId={`matrix-export-${g.group}`}
+            />
             <OverviewCharts
               g={{ group: g.group, charts: g.charts }}
               source={`${g.group}${saved ? `, experiment "${saved.name}"` : ""}; runs: ${coveredRuns(g)}`}

@@ -1,43 +1,31 @@
 "use client";
 
-import { useRef } from "react";
+import { useId, useRef, useState } from "react";
+import { download, figureSvg, pngOf, type LegendItem } from "./figure-export";
+import { patternMarkup } from "./palette";
 
-function download(name: string, blob: Blob) {
-  const a = document.createElement("a");
-  a.href = URL.createObjectURL(blob);
-  a.download = name;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+/** A legend swatch: the same colour and pattern as the bars. */
+export function Swatch({ item }: { item: LegendItem }) {
+  const id = `sw${useId().replace(/[^\w-]/g, "")}`;
+  return (
+    <svg width="12" height="12" aria-hidden="true" className="shrink-0">
+      <defs dangerouslySetInnerHTML={{ __html: patternMarkup(id, item.style) }} />
+      <rect
+        width="12"
+        height="12"
+        fill={item.style.pattern === "solid" ? item.style.fill : `url(#${id})`}
+        stroke={item.style.color}
+        data-system={item.style.system ?? undefined}
+        data-color={item.style.color}
+      />
+    </svg>
+  );
 }
 
-/** The drawn SVG, with the data it covers (`source`, e.g. the runs) written under it, so an exported figure says so. */
-function svgOf(container: HTMLElement | null, source?: string): string | null {
-  const svg = container?.querySelector("svg.recharts-surface") ?? container?.querySelector("svg");
-  if (!svg) return null;
-  const clone = svg.cloneNode(true) as SVGSVGElement;
-  clone.setAttribute("xmlns", "http://www.w3.org/2000/svg");
-  if (source) {
-    const ns = "http://www.w3.org/2000/svg";
-    const height = Number(clone.getAttribute("height") ?? svg.getBoundingClientRect().height);
-    const desc = document.createElementNS(ns, "desc");
-    desc.textContent = source;
-    clone.insertBefore(desc, clone.firstChild);
-    const text = document.createElementNS(ns, "text");
-    text.setAttribute("x", "4");
-    text.setAttribute("y", String(height + 12));
-    text.setAttribute("font-size", "9");
-    text.setAttribute("fill", "#52525b");
-    text.textContent = source.length > 220 ? `${source.slice(0, 217)}…` : source;
-    clone.appendChild(text);
-    clone.setAttribute("height", String(height + 18));
-    const vb = clone.getAttribute("viewBox")?.split(/\s+/).map(Number);
-    if (vb && vb.length === 4) clone.setAttribute("viewBox", `${vb[0]} ${vb[1]} ${vb[2]} ${vb[3] + 18}`);
-  }
-  clone.setAttribute("style", "background:#fff;font-family:system-ui,sans-serif");
-  return new XMLSerializer().serializeToString(clone);
-}
-
-/** A chart with a title, its definition, and SVG / PNG downloads of what is drawn. */
+/**
+ * A chart with a title, its definition, its legend (once), the numbers it draws as a table (its text alternative), and
+ * downloads of the figure: SVG with its fonts embedded, PNG at 2× and 3×.
+ */
 export function ChartFrame({
   title,
   help,
@@ -46,6 +34,7 @@ export function ChartFrame({
   testId,
   source,
   table,
+  legend,
 }: {
   title: string;
   help?: string;
@@ -55,61 +44,64 @@ export function ChartFrame({
   source?: string;
   /** The numbers drawn, as a table: the chart's text alternative. */
   table?: { columns: string[]; rows: (string | number | null)[][] };
+  legend?: LegendItem[];
 }) {
   const ref = useRef<HTMLDivElement>(null);
-  const saveSvg = () => {
-    const svg = svgOf(ref.current, source);
-    if (svg) download(`${fileName}.svg`, new Blob([svg], { type: "image/svg+xml" }));
+  const [busy, setBusy] = useState(false);
+  const save = async (kind: "svg" | 2 | 3) => {
+    setBusy(true);
+    try {
+      const figure = await figureSvg(ref.current, { title, legend, source });
+      if (!figure) return;
+      if (kind === "svg") return download(`${fileName}.svg`, new Blob([figure.svg], { type: "image/svg+xml" }));
+      const png = await pngOf(figure, kind);
+      if (png) download(`${fileName}@${kind}x.png`, png);
+    } finally {
+      setBusy(false);
+    }
   };
-  const savePng = () => {
-    const svg = svgOf(ref.current, source);
-    const drawn = ref.current?.querySelector("svg")?.getBoundingClientRect();
-    const box = drawn && { width: drawn.width, height: drawn.height + (source ? 18 : 0) };
-    if (!svg || !box) return;
-    const img = new Image();
-    img.onload = () => {
-      const canvas = document.createElement("canvas");
-      canvas.width = box.width * 2;
-      canvas.height = box.height * 2;
-      const ctx = canvas.getContext("2d")!;
-      ctx.fillStyle = "#fff";
-      ctx.fillRect(0, 0, canvas.width, canvas.height);
-      ctx.scale(2, 2);
-      ctx.drawImage(img, 0, 0, box.width, box.height);
-      canvas.toBlob((b) => b && download(`${fileName}.png`, b), "image/png");
-    };
-    img.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`;
-  };
+  const button = "rounded border border-zinc-300 px-1.5 py-0.5 hover:bg-zinc-50 disabled:opacity-50";
   return (
-    <figure className="rounded-lg border border-zinc-200 bg-white p-3" data-testid={testId}>
+    <figure className="chart-text rounded-lg border border-zinc-200 bg-white p-3" data-testid={testId}>
       <figcaption className="mb-2 flex items-start justify-between gap-2">
-        <div>
+        <div className="min-w-0 flex-1">
           <div className="text-sm font-semibold">{title}</div>
           {help && <div className="text-xs text-zinc-500">{help}</div>}
           {source && (
-            <div className="max-w-xl truncate text-[11px] text-zinc-500" title={source}>
+            <div className="truncate text-[11px] text-zinc-500" title={source}>
               {source}
             </div>
           )}
         </div>
-        <div className="flex shrink-0 gap-1 text-xs">
+        <div className="flex shrink-0 gap-1 text-xs" role="group" aria-label={`Download ${title}`}>
           <button
             type="button"
-            onClick={saveSvg}
-            className="rounded border border-zinc-300 px-1.5 py-0.5 hover:bg-zinc-50"
+            disabled={busy}
+            onClick={() => void save("svg")}
+            className={button}
+            title="SVG, fonts embedded"
           >
             SVG
           </button>
-          <button
-            type="button"
-            onClick={savePng}
-            className="rounded border border-zinc-300 px-1.5 py-0.5 hover:bg-zinc-50"
-          >
-            PNG
+          <button type="button" disabled={busy} onClick={() => void save(2)} className={button} title="PNG at 2×">
+            PNG 2×
+          </button>
+          <button type="button" disabled={busy} onClick={() => void save(3)} className={button} title="PNG at 3×">
+            PNG 3×
           </button>
         </div>
       </figcaption>
       <div ref={ref}>{children}</div>
+      {legend && legend.length > 0 && (
+        <ul className="mt-1 flex flex-wrap gap-x-4 gap-y-1 text-xs text-zinc-700" data-testid="chart-legend">
+          {legend.map((item) => (
+            <li key={item.label} className="flex items-center gap-1.5">
+              <Swatch item={item} />
+              {item.label}
+            </li>
+          ))}
+        </ul>
+      )}
       {table && (
         <details className="mt-1 text-xs">
           <summary className="cursor-pointer text-zinc-600">The numbers of this chart</summary>

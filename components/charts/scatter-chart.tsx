@@ -12,6 +12,7 @@ import {
   ZAxis,
 } from "recharts";
 import { ChartFrame } from "./chart-frame";
+import { seriesStyle } from "./palette";
 
 export interface ScatterPoint {
   x: number;
@@ -21,14 +22,24 @@ export interface ScatterPoint {
 }
 
 /** Exploratory calls against gold count; point size is how many questions share the point; y = x is no over-exploration. */
-export function ExplorationScatter({ points, fileName }: { points: ScatterPoint[]; fileName: string }) {
+export function ExplorationScatter({
+  points,
+  fileName,
+  system,
+}: {
+  points: ScatterPoint[];
+  fileName: string;
+  system?: string | null;
+}) {
   const max = Math.max(1, ...points.map((p) => Math.max(p.x, p.y)));
+  const style = seriesStyle(undefined, system);
   return (
     <ChartFrame
       title="Exploratory calls against gold tables, per question"
       help="Above the line: more exploratory calls than gold tables. Size: number of questions."
       fileName={fileName}
       testId="chart-exploration"
+      legend={system ? [{ label: system, style }] : undefined}
       table={{
         columns: ["gold tables", "exploratory calls", "questions"],
         rows: points.map((p) => [p.x, p.y, p.count]),
@@ -56,6 +67,14 @@ export function ExplorationScatter({ points, fileName }: { points: ScatterPoint[
               domain={[0, max]}
               allowDecimals={false}
               tick={{ fontSize: 11 }}
+              label={{
+                value: "exploratory calls",
+                angle: -90,
+                position: "insideLeft",
+                fontSize: 11,
+                fill: "#3f3f46",
+                style: { textAnchor: "middle" },
+              }}
             />
             <ZAxis type="number" dataKey="count" range={[30, 400]} name="questions" />
             <ReferenceLine
@@ -66,8 +85,26 @@ export function ExplorationScatter({ points, fileName }: { points: ScatterPoint[
               stroke="#a1a1aa"
               strokeDasharray="4 4"
             />
-            <Tooltip formatter={(v, n) => [String(v), String(n)]} />
-            <Scatter data={points} fill="#2563eb" fillOpacity={0.6} isAnimationActive={false} />
+            <Tooltip formatter={(v, n) => [String(v), String(n)]} cursor={{ strokeDasharray: "3 3" }} />
+            <Scatter
+              data={points}
+              fill={style.color}
+              fillOpacity={0.6}
+              stroke={style.color}
+              isAnimationActive={false}
+              shape={(props: { cx?: number; cy?: number; size?: number }) => (
+                <circle
+                  cx={props.cx}
+                  cy={props.cy}
+                  r={Math.sqrt((props.size ?? 64) / Math.PI)}
+                  fill={style.color}
+                  fillOpacity={0.6}
+                  stroke={style.color}
+                  data-system={style.system ?? undefined}
+                  data-color={style.color}
+                />
+              )}
+            />
           </ScatterChart>
         </ResponsiveContainer>
       )}

@@ -11,6 +11,8 @@ export function FailureCauses({ group, bars, source }: { group: string; bars: Gr
       help="Traces labelled with each cause, per model and system (a trace counts once per cause, whether the label is on the trace or a step)"
       fileName={`${group.replace(/[^\w.-]+/g, "_")}-failure-causes`}
       bars={bars}
+      xLabel="failure cause"
+      yLabel="labelled traces"
       testId="chart-causes"
       source={source}
     />

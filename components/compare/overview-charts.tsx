@@ -13,6 +13,8 @@ export function OverviewCharts({ g, source }: { g: Pick<OverviewGroup, "group" |
         fileName={`${base}-over-exploration`}
         bars={g.charts.over}
         format="percent"
+        xLabel="model"
+        yLabel="over-exploration (%)"
         testId="chart-over"
         source={source}
       />
@@ -21,6 +23,8 @@ export function OverviewCharts({ g, source }: { g: Pick<OverviewGroup, "group" |
         help="Failed traces whose final SQL reads a table the gold SQL does not (Fig. 5b)"
         fileName={`${base}-failed-extra`}
         bars={g.charts.failedWithExtra}
+        xLabel="model"
+        yLabel="failed traces with extra tables"
         testId="chart-failed-extra"
         source={source}
       />
@@ -30,24 +34,30 @@ export function OverviewCharts({ g, source }: { g: Pick<OverviewGroup, "group" |
         fileName={`${base}-ex`}
         bars={g.charts.ex}
         format="percent"
+        xLabel="model"
+        yLabel="execution accuracy (%)"
         testId="chart-ex"
         source={source}
       />
       <GroupedBarChart
         title="Tokens"
-        help="Input and output tokens (output includes reasoning) (Table 3)"
+        help="Input tokens, and output tokens stacked on them lighter (output includes reasoning) (Table 3)"
         fileName={`${base}-tokens`}
         bars={g.charts.tokens}
         format="tokens"
+        xLabel="model"
+        yLabel="tokens"
         testId="chart-tokens"
         source={source}
       />
       <GroupedBarChart
         title="Cost with directive overhead"
-        help="The agent's cost and what computing the directives cost (Table 4)"
+        help="The agent's cost, and what computing the directives cost stacked on it lighter (Table 4)"
         fileName={`${base}-cost`}
         bars={g.charts.cost}
         format="usd"
+        xLabel="model"
+        yLabel="cost (USD)"
         testId="chart-cost"
         source={source}
       />

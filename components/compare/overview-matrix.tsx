@@ -2,6 +2,7 @@ import Link from "next/link";
 import type { Formats } from "@/components/ui/format";
 import { readerFormats } from "@/components/ui/reader-locale";
 import { SimulatedBadge } from "@/components/ui/simulated-badge";
+import { SystemChip } from "@/components/ui/system-chip";
 import type { OverviewGroup } from "@/lib/metrics/overview";
 import type { Interval } from "@/lib/metrics/stats";
 import { runPath } from "@/lib/url/runs";
@@ -25,7 +26,7 @@ export async function OverviewMatrix({ g }: { g: OverviewGroup }) {
             <th className="px-3 py-2">Model</th>
             {g.systems.map((s) => (
               <th key={s} className="px-3 py-2">
-                {s}
+                <SystemChip system={s} />
               </th>
             ))}
           </tr>

@@ -6,6 +6,7 @@ import { useQueryStates } from "nuqs";
 import { DataTable } from "@/components/ui/data-table";
 import { FacetSelect } from "@/components/ui/facet-select";
 import { LocalTime } from "@/components/ui/local-time";
+import { SystemChip } from "@/components/ui/system-chip";
 import { SimulatedBadge } from "@/components/ui/simulated-badge";
 import { Count, Percent, Tokens } from "@/components/ui/locale";
 import type { RunListRow } from "@/lib/db/queries/runs";
@@ -30,7 +31,7 @@ const columns = [
       </span>
     ),
   }),
-  col.accessor("system", { id: "system", header: "System" }),
+  col.accessor("system", { id: "system", header: "System", cell: (c) => <SystemChip system={c.getValue()} /> }),
   col.accessor("model", { id: "model", header: "Model" }),
   col.accessor("traces", {
     id: "traces",

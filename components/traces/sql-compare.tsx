@@ -62,7 +62,7 @@ export async function SqlCompare({
     ? (diffWordsWithSpace(goldSql, finalSql, { maxEditLength: 2000, timeout: 100 }) ?? null)
     : null;
   return (
-    <section className="space-y-2" aria-label="Final SQL against gold SQL">
+    <section className="space-y-2" aria-label="Final SQL against gold SQL" data-testid="sql-compare">
       <h2 className="font-semibold">Final SQL against gold SQL</h2>
       {caveat && (
         <p className="rounded bg-amber-50 px-2 py-1 text-xs text-amber-900" data-testid="sql-extracted">

@@ -8,11 +8,14 @@ export function TableStrip({
   selected,
   onSelect,
   hasGold,
+  legend = true,
 }: {
   chips: TableChip[];
   selected: string | null;
   onSelect: (t: string | null) => void;
   hasGold: boolean;
+  /** False where one legend serves several strips (the side-by-side view). */
+  legend?: boolean;
 }) {
   return (
     <section aria-label="Tables" className="space-y-2">
@@ -68,27 +71,34 @@ export function TableStrip({
           );
         })}
       </div>
-      <p className="flex flex-wrap gap-3 text-xs text-zinc-500">
-        <span>
-          <span className="text-emerald-700">★</span> gold (read by the gold SQL)
-        </span>
-        <span>
-          <span className="rounded bg-violet-100 px-1 text-violet-800">n×</span> explored n times (describe / schema
-          probe)
-        </span>
-        <span>
-          <span className="line-through">name</span> flagged irrelevant by a directive
-        </span>
-        <span>
-          <span className="rounded bg-zinc-800 px-1 text-white">final</span> in the final SQL
-        </span>
-        <span>
-          <span className="rounded-full px-1 ring-2 ring-red-500">red ring</span> gold, never explored
-        </span>
-        <span>
-          <span className="rounded-full px-1 ring-2 ring-amber-500">amber ring</span> explored, not gold
-        </span>
-      </p>
+      {legend && <TableStripLegend />}
     </section>
+  );
+}
+
+/** What the chips' marks mean. */
+export function TableStripLegend() {
+  return (
+    <p className="flex flex-wrap gap-3 text-xs text-zinc-500" data-testid="table-strip-legend">
+      <span>
+        <span className="text-emerald-700">★</span> gold (read by the gold SQL)
+      </span>
+      <span>
+        <span className="rounded bg-violet-100 px-1 text-violet-800">n×</span> explored n times (describe / schema
+        probe)
+      </span>
+      <span>
+        <span className="line-through">name</span> flagged irrelevant by a directive
+      </span>
+      <span>
+        <span className="rounded bg-zinc-800 px-1 text-white">final</span> in the final SQL
+      </span>
+      <span>
+        <span className="rounded-full px-1 ring-2 ring-red-500">red ring</span> gold, never explored
+      </span>
+      <span>
+        <span className="rounded-full px-1 ring-2 ring-amber-500">amber ring</span> explored, not gold
+      </span>
+    </p>
   );
 }

@@ -10,6 +10,7 @@ import { ROLE_STYLE, roleOf } from "./roles";
 import { StepDetail } from "./step-detail";
 
 const ROW_HEIGHT = 34;
+const HEADER_HEIGHT = 24;
 const PAGE = 200;
 
 export interface TimelineProps {
@@ -54,6 +55,7 @@ const Row = memo(function Row({
   const isError = Boolean(s.error) || s.type === "error";
   const collapsedText = s.type === "reasoning" || s.type === "message";
   const width = s.durationMs && maxDurationMs ? Math.max(2, Math.round((80 * s.durationMs) / maxDurationMs)) : 0;
+  const name = s.tool ?? (s.type === "message" ? (s.role ?? "message") : s.type);
   return (
     <button
       type="button"
@@ -70,8 +72,8 @@ const Row = memo(function Row({
       >
         {isError ? "!" : style.icon}
       </span>
-      <span className="w-36 shrink-0 truncate font-medium">
-        {s.tool ?? (s.type === "message" ? (s.role ?? "message") : s.type)}
+      <span className="w-36 shrink-0 truncate font-medium" title={name}>
+        {name}
       </span>
       {s.exploratory && (
         <span className="shrink-0 rounded bg-violet-100 px-1 text-violet-800" title="exploratory call (Sophrosyne)">
@@ -194,6 +196,7 @@ export function Timeline(props: TimelineProps) {
     getScrollElement: () => parent.current,
     estimateSize: () => ROW_HEIGHT,
     overscan: 20,
+    scrollMargin: HEADER_HEIGHT,
     onChange: (v) => {
       const items = v.getVirtualItems();
       if (items.length === 0) return;
@@ -228,11 +231,31 @@ export function Timeline(props: TimelineProps) {
   return (
     <div
       ref={parent}
-      className="h-[70vh] overflow-auto rounded-lg border border-zinc-200 bg-white"
+      // As tall as its steps (a short trace leaves no blank space), at most 70 % of the window; then it scrolls.
+      className="max-h-[70vh] overflow-auto rounded-lg border border-zinc-200 bg-white"
+      style={{ height: virtualizer.getTotalSize() + HEADER_HEIGHT + 2 }}
       data-testid="timeline"
       data-timeline={traceId}
     >
-      <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
+      <div
+        className="sticky top-0 z-10 flex min-w-[40rem] items-center gap-2 border-b border-zinc-200 bg-zinc-50 px-2 text-[11px] font-medium uppercase tracking-wide text-zinc-600"
+        style={{ height: HEADER_HEIGHT }}
+        data-testid="timeline-header"
+      >
+        <span className="w-12 shrink-0 text-right">step</span>
+        <span className="w-5 shrink-0" aria-hidden="true" />
+        <span className="w-36 shrink-0">tool</span>
+        <span className="min-w-0 flex-1">call or message</span>
+        <span className="shrink-0">tables</span>
+        <span className="w-14 shrink-0 text-right" title="input + output tokens of the model call">
+          tokens
+        </span>
+        <span className="w-24 shrink-0" title="wall time of the step">
+          time
+        </span>
+      </div>
+      {/* Narrow columns (side by side) scroll sideways instead of squeezing the call out of the row. */}
+      <div className="min-w-[40rem]" style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
         {virtualizer.getVirtualItems().map((item) => {
           const s = rows.get(item.index);
           const detail = details.get(item.index);
@@ -241,7 +264,13 @@ export function Timeline(props: TimelineProps) {
               key={item.key}
               data-index={item.index}
               ref={virtualizer.measureElement}
-              style={{ position: "absolute", top: 0, left: 0, width: "100%", transform: `translateY(${item.start}px)` }}
+              style={{
+                position: "absolute",
+                top: 0,
+                left: 0,
+                width: "100%",
+                transform: `translateY(${item.start - HEADER_HEIGHT}px)`,
+              }}
             >
               {s ? (
                 <>

@@ -8,6 +8,8 @@ export type Formats = {
   count: (n: number) => string;
   /** Token counts: compact (12k, 1.2M) from 10,000 up. */
   tokens: (n: number) => string;
+  /** Compact whatever the size (5K, 10K, 1.2M). */
+  compact: (n: number) => string;
   percent: (share: number | null, digits?: number) => string;
   bytes: (n: number) => string;
   usd: (v: number, digits?: number) => string;
@@ -79,6 +81,7 @@ export function formatsFor(localeTag: string): Formats {
     locale,
     count: (n) => count.format(n),
     tokens: (n) => (Math.abs(n) >= 1e4 ? compact.format(n) : count.format(n)),
+    compact: (n) => compact.format(n),
     percent: (share, digits = 1) =>
       share === null || Number.isNaN(share)
         ? "—"

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { groupedBars, orderSystems } from "./chart-series";
+import { groupedBars, niceTicks, orderSystems } from "./chart-series";
 import { buildOverview } from "./overview";
 import type { TraceUnit } from "./run-units";
 
@@ -67,5 +67,28 @@ describe("chart preparers", () => {
     expect(err[1]).toBeGreaterThanOrEqual(0);
     expect(g.charts.failedWithExtra.data).toEqual([{ category: "m", "No Directives": 1, Sophrosyne: 0 }]);
     expect(g.cells.m["Sophrosyne"].stats.ex!.estimate).toBe(1);
+  });
+});
+
+describe("axis ticks", () => {
+  it("are round percentages, never 9/17/26/34 %", () => {
+    expect(niceTicks(0, 0.34, { percent: true })).toEqual([0, 0.1, 0.2, 0.3, 0.4]);
+    expect(niceTicks(0, 3.2, { percent: true })).toEqual([0, 1, 2, 3, 4]);
+    expect(niceTicks(0, 1, { percent: true })).toEqual([0, 0.2, 0.4, 0.6, 0.8, 1]);
+  });
+  it("are whole numbers for counts, never 0.5", () => {
+    expect(niceTicks(0, 2, { integer: true })).toEqual([0, 1, 2]);
+    expect(niceTicks(0, 37, { integer: true })).toEqual([0, 10, 20, 30, 40]);
+    expect(niceTicks(0, 0, { integer: true })).toEqual([0, 1]);
+  });
+  it("reach below zero when a value does (fewer exploratory calls than gold tables)", () => {
+    expect(niceTicks(-0.5, 1.2, { percent: true })).toEqual([-0.5, 0, 0.5, 1, 1.5]);
+  });
+});
+
+describe("bar details", () => {
+  it("keep each value's interval and n for the tooltip", () => {
+    const bars = groupedBars([{ category: "m", series: "S", value: 0.5, low: 0.4, high: 0.6, n: 20 }]);
+    expect(bars.details).toEqual({ m: { S: { low: 0.4, high: 0.6, n: 20 } } });
   });
 });

@@ -4,6 +4,7 @@
  * question is fixed (baseline wrong, run right), regressed, both right or both wrong; McNemar's exact test
  * runs on the discordant pairs, and the over-exploration difference gets a paired bootstrap interval.
  */
+import { SIMULATED_NOTE, type ExportTable } from "./table-export";
 import type { TraceUnit } from "./run-units";
 import { bootstrap, mcnemarExact, type Interval } from "./stats";
 
@@ -140,4 +141,44 @@ export function filterCompareRows(
       (!f.difficulty || r.difficulty === f.difficulty) &&
       (!labelled || labelled.has(`${r.questionId}\u0000${r.sample}`)),
   );
+}
+
+/** The compare view's headline as a summary table: each run against the baseline. */
+export function comparisonTable(
+  runs: { system: string; model: string; name: string; simulated: boolean }[],
+  comparison: Comparison,
+  baseline: number,
+): ExportTable {
+  const b = runs[baseline];
+  return {
+    caption: `${runs.some((r) => r.simulated) ? `${SIMULATED_NOTE} ` : ""}Paired comparison with ${b.system} (${b.model}, run ${b.name}) over ${comparison.aligned} (question, sample) pairs present in every run: McNemar's exact test on the discordant pairs; difference in over-exploration with a 95% paired bootstrap interval over questions. Best per column in bold.`,
+    label: "tab:comparison",
+    columns: [
+      { label: "System", kind: "text" },
+      { label: "Model", kind: "text" },
+      { label: "Fixed", kind: "count", best: "max" },
+      { label: "Regressed", kind: "count", best: "min" },
+      { label: "Both right", kind: "count" },
+      { label: "Both wrong", kind: "count" },
+      { label: "McNemar p", kind: "p" },
+      { label: "Δ over-exploration", kind: "percent", best: "min" },
+    ],
+    rows: runs.flatMap((r, i) => {
+      const v = comparison.versus[i];
+      if (!v) return [];
+      const d = v.overDifference;
+      return [
+        [
+          r.system,
+          r.model,
+          { value: v.fixed },
+          { value: v.regressed },
+          { value: v.bothRight },
+          { value: v.bothWrong },
+          { value: v.mcnemarP },
+          d ? { value: d.estimate, low: d.low, high: d.high } : { value: null },
+        ],
+      ];
+    }),
+  };
 }

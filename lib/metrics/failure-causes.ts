@@ -3,7 +3,7 @@
  * and as a CSV table. Causes come in the preset taxonomy's order, then the others alphabetically. Pure.
  */
 import { PRESET_LABELS } from "@/lib/labels/taxonomy";
-import { groupedBars, type GroupedBars } from "./chart-series";
+import { groupedBars, orderSystems, type GroupedBars } from "./chart-series";
 
 export interface CauseCount {
   group: string;
@@ -20,11 +20,22 @@ const causeOrder = (labels: string[]) =>
     return ia >= 0 && ib >= 0 ? ia - ib : ia >= 0 ? -1 : ib >= 0 ? 1 : a.localeCompare(b);
   });
 
+/** One bar per system × model: the system's colour, a shade per model (models in the same order in every system). */
 export function causeBars(rows: CauseCount[]): GroupedBars {
-  return groupedBars(
-    rows.map((r) => ({ category: r.label, series: `${r.system} · ${r.model}`, value: r.traces })),
-    { categories: causeOrder(rows.map((r) => r.label)) },
+  const systems = orderSystems(rows.map((r) => r.system));
+  const models = [...new Set(rows.map((r) => r.model))].sort();
+  const series = systems.flatMap((s) =>
+    models.filter((m) => rows.some((r) => r.system === s && r.model === m)).map((m) => `${s} · ${m}`),
   );
+  return {
+    ...groupedBars(
+      rows.map((r) => ({ category: r.label, series: `${r.system} · ${r.model}`, value: r.traces })),
+      { categories: causeOrder(rows.map((r) => r.label)), series },
+    ),
+    info: Object.fromEntries(
+      rows.map((r) => [`${r.system} · ${r.model}`, { system: r.system, shade: models.indexOf(r.model) }]),
+    ),
+  };
 }
 
 export function causesTable(rows: CauseCount[]): { columns: string[]; rows: (string | number)[][] } {

@@ -4,6 +4,7 @@
  * (Fig. 5b), EX and tokens (Table 3), cost with directive overhead (Table 4).
  */
 import { groupedBars, orderSystems, type GroupedBars } from "./chart-series";
+import { SIMULATED_NOTE, type ExportTable } from "./table-export";
 import { runStats, type RunStats, type TraceUnit } from "./run-units";
 import type { RunAggregates } from "./run-metrics";
 import type { Interval } from "./stats";
@@ -61,42 +62,50 @@ export function buildOverview(cellsIn: CellInput[], unitsOf: (runId: string) => 
     const present = models
       .flatMap((m) => systems.map((s) => ({ model: m, system: s, cell: cells[m]?.[s] })))
       .filter((x) => x.cell);
-    const bars = (value: (c: OverviewCell) => number | null | Interval) =>
-      groupedBars(
+    const bars = (value: (c: OverviewCell) => number | null | Interval, n: (c: OverviewCell) => number | null) => ({
+      ...groupedBars(
         present.map((x) => {
           const v = value(x.cell!);
           return {
             category: x.model,
             series: x.system,
+            n: n(x.cell!),
             ...(v !== null && typeof v === "object" ? { value: v.estimate, low: v.low, high: v.high } : { value: v }),
           };
         }),
         { categories: models, series: systems },
-      );
-    const costItems = present.flatMap((x) => [
-      { category: x.model, series: `${x.system}: agent`, value: x.cell!.aggregates.cost },
-      { category: x.model, series: `${x.system}: directives`, value: x.cell!.aggregates.directiveOverheadCost },
-    ]);
+      ),
+      info: Object.fromEntries(systems.map((s) => [s, { system: s }])),
+    });
+    // Two parts of one bar per system: the second (output tokens, directive overhead) drawn lighter.
+    const stacked = (parts: [string, string], value: (c: OverviewCell, part: 0 | 1) => number | null) => ({
+      ...groupedBars(
+        present.flatMap((x) =>
+          parts.map((p, i) => ({
+            category: x.model,
+            series: `${x.system}: ${p}`,
+            value: value(x.cell!, i as 0 | 1),
+            n: x.cell!.stats.questions,
+          })),
+        ),
+        { categories: models, series: systems.flatMap((s) => parts.map((p) => `${s}: ${p}`)) },
+      ),
+      info: Object.fromEntries(
+        systems.flatMap((s) => parts.map((p, i) => [`${s}: ${p}`, { system: s, stack: s, ...(i ? { part: p } : {}) }])),
+      ),
+    });
+    const questions = (c: OverviewCell) => c.stats.questions;
     return {
       group,
       systems,
       models,
       cells,
       charts: {
-        over: bars((c) => c.stats.over),
-        failedWithExtra: bars((c) => c.stats.failedWithExtra),
-        ex: bars((c) => c.stats.ex),
-        tokens: groupedBars(
-          present.flatMap((x) => [
-            { category: x.model, series: `${x.system}: input`, value: x.cell!.stats.inputTokens },
-            { category: x.model, series: `${x.system}: output`, value: x.cell!.stats.outputTokens },
-          ]),
-          { categories: models, series: systems.flatMap((s) => [`${s}: input`, `${s}: output`]) },
-        ),
-        cost: groupedBars(costItems, {
-          categories: models,
-          series: systems.flatMap((s) => [`${s}: agent`, `${s}: directives`]),
-        }),
+        over: bars((c) => c.stats.over, questions),
+        failedWithExtra: bars((c) => c.stats.failedWithExtra, questions),
+        ex: bars((c) => c.stats.ex, questions),
+        tokens: stacked(["input", "output"], (c, i) => (i ? c.stats.outputTokens : c.stats.inputTokens)),
+        cost: stacked(["agent", "directives"], (c, i) => (i ? c.aggregates.directiveOverheadCost : c.aggregates.cost)),
       },
     };
   });
@@ -107,4 +116,49 @@ export function coveredRuns(g: Pick<OverviewGroup, "cells">): string {
   return Object.values(g.cells)
     .flatMap((bySystem) => Object.values(bySystem).flatMap((c) => c.runs.map((r) => `${r.name} (${r.id})`)))
     .join(", ");
+}
+
+const interval = (i: Interval | null) => (i ? { value: i.estimate, low: i.low, high: i.high } : { value: null });
+
+/** A dataset's matrix as a summary table (one row per model × system), for LaTeX and Markdown. */
+export function overviewTable(g: OverviewGroup): ExportTable {
+  const rows: ExportTable["rows"] = [];
+  const ns = new Set<number>();
+  for (const m of g.models)
+    for (const s of g.systems) {
+      const c = g.cells[m]?.[s];
+      if (!c) continue;
+      ns.add(c.stats.questions);
+      rows.push([
+        m,
+        s,
+        interval(c.stats.ex),
+        interval(c.stats.over),
+        { value: c.stats.failedWithExtra },
+        { value: c.stats.inputTokens },
+        { value: c.stats.outputTokens },
+        { value: c.aggregates.cost },
+        { value: c.stats.questions },
+      ]);
+    }
+  const n = ns.size === 1 ? `n = ${[...ns][0]} questions per cell` : "n (questions) per row";
+  const simulated = Object.values(g.cells).some((row) =>
+    Object.values(row).some((c) => c.runs.some((r) => r.simulated)),
+  );
+  return {
+    caption: `${simulated ? `${SIMULATED_NOTE} ` : ""}${g.group}: execution accuracy and over-exploration per model and system, with 95% bootstrap intervals over questions; ${n}. Best per column in bold.`,
+    label: `tab:${g.group}`,
+    columns: [
+      { label: "Model", kind: "text" },
+      { label: "System", kind: "text" },
+      { label: "EX", kind: "percent", best: "max" },
+      { label: "Over-exploration", kind: "percent", best: "min" },
+      { label: "Failed w/ extra tables", kind: "count", best: "min" },
+      { label: "Input tokens", kind: "count", best: "min" },
+      { label: "Output tokens", kind: "count", best: "min" },
+      { label: "Cost", kind: "usd", best: "min" },
+      { label: "n", kind: "count" },
+    ],
+    rows,
+  };
 }

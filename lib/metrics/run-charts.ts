@@ -22,19 +22,21 @@ export function explorationScatter(traces: TraceUnit[]): ScatterPointData[] {
   return [...points.values()];
 }
 
+/** EX and over-exploration per key (difficulty, database): two series of their own, drawn as two panels. */
 export function exOverBreakdown(
   traces: TraceUnit[],
   key: (t: TraceUnit) => string | null,
   order?: (a: string, b: string) => number,
-): GroupedBars {
+): { ex: GroupedBars; over: GroupedBars } {
   const rows = breakdown(traces, key, order);
-  return groupedBars(
-    rows.flatMap((b) => [
-      { category: `${b.key} (${b.questions})`, series: "EX", value: b.ex },
-      { category: `${b.key} (${b.questions})`, series: "over-exploration", value: b.over },
-    ]),
-    { categories: rows.map((b) => `${b.key} (${b.questions})`), series: ["EX", "over-exploration"] },
-  );
+  const label = (b: (typeof rows)[number]) => `${b.key} (n=${b.questions})`;
+  const categories = rows.map(label);
+  const one = (series: string, value: (b: (typeof rows)[number]) => number | null) =>
+    groupedBars(
+      rows.map((b) => ({ category: label(b), series, value: value(b), n: b.questions })),
+      { categories, series: [series] },
+    );
+  return { ex: one("EX", (b) => b.ex), over: one("over-exploration", (b) => b.over) };
 }
 
 export function callsBars(counts: { label: string; calls: number }[], limit = 20): GroupedBars {

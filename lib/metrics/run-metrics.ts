@@ -1,3 +1,4 @@
+import { SIMULATED_NOTE, type ExportTable } from "./table-export";
 import { schemaLinking } from "./stats";
 
 /**
@@ -75,4 +76,40 @@ export function linkingOf(a: Pick<RunAggregates, "linkTruePositive" | "linkPredi
   f1: number | null;
 } {
   return schemaLinking([{ truePositive: a.linkTruePositive, predicted: a.linkPredicted, gold: a.linkGold }]);
+}
+
+/** A run's summary as a one-row table, for LaTeX and Markdown. */
+export function runSummaryTable(
+  run: { name: string; system: string; model: string; simulated: boolean },
+  a: RunAggregates,
+): ExportTable {
+  const ex = accuracyOf(a);
+  return {
+    caption: `${run.simulated ? `${SIMULATED_NOTE} ` : ""}${run.name}: ${run.system} with ${run.model}; EX over ${ex?.n ?? 0} judged traces (${ex?.source ?? "none judged"}), over-exploration (Σ exploratory − Σ gold) / Σ gold over ${a.goldSum ?? 0} gold tables, of ${a.traces} traces.`,
+    label: `tab:${run.name}`,
+    columns: [
+      { label: "System", kind: "text" },
+      { label: "Model", kind: "text" },
+      { label: "EX", kind: "percent" },
+      { label: "Over-exploration", kind: "percent" },
+      { label: "Failed w/ extra tables", kind: "count" },
+      { label: "Input tokens", kind: "count" },
+      { label: "Output tokens", kind: "count" },
+      { label: "Cost", kind: "usd" },
+      { label: "n", kind: "count" },
+    ],
+    rows: [
+      [
+        run.system,
+        run.model,
+        { value: ex?.share ?? null },
+        { value: overExplorationOf(a) },
+        { value: a.failedWithExtra },
+        { value: a.tokensRecorded ? a.inputTokens : null },
+        { value: a.tokensRecorded ? a.outputTokens : null },
+        { value: a.cost },
+        { value: a.traces },
+      ],
+    ],
+  };
 }

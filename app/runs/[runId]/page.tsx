@@ -1,4 +1,7 @@
 import type { Metadata } from "next";
+import { TableExport } from "@/components/ui/table-export";
+import { runSummaryTable } from "@/lib/metrics/run-metrics";
+import { toLatex, toMarkdown } from "@/lib/metrics/table-export";
 import { notFound } from "next/navigation";
 import { RunCuration } from "@/components/runs/run-curation";
 import { LocalTime } from "@/components/ui/local-time";
@@ -163,6 +166,12 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
         samples={sampleStats(units, query.k ?? undefined)}
         exSettings={run.exSettings ?? null}
       />
+      <TableExport
+        latex={toLatex(runSummaryTable({ ...run, simulated: isSimulated(run.config) }, aggregates))}
+        markdown={toMarkdown(runSummaryTable({ ...run, simulated: isSimulated(run.config) }, aggregates))}
+        fileName={`${run.name}-summary`.replace(/[^\w.-]+/g, "_")}
+        testId="run-summary-export"
+      />
       {savings && <DirectiveSavingsPanel savings={savings} />}
       <EvaluateButton
         runId={run.id}
@@ -179,6 +188,7 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
         />
       )}
       <RunCharts
+        system={run.system}
         fileBase={`${run.name}-${run.system}-${run.model}`.replace(/[^\w.-]+/g, "_")}
         data={{
           scatter: explorationScatter(units),

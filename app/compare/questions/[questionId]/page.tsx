@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { TableStripLegend } from "@/components/traces/table-strip";
 import { readerFormats } from "@/components/ui/reader-locale";
 import Link from "next/link";
 import { notFound } from "next/navigation";
@@ -92,6 +93,7 @@ async function SideBySide({ params, searchParams }: PageProps<"/compare/question
           }}
         />
       )}
+      <TableStripLegend />
       <ScrollTogether>
         <div
           className="grid gap-3"
@@ -104,7 +106,7 @@ async function SideBySide({ params, searchParams }: PageProps<"/compare/question
             const strip = listStripSteps(db, t.id);
             const stats = getStepStats(db, t.id);
             return (
-              <section key={run!.id} className="min-w-0 space-y-2 overflow-x-auto">
+              <section key={run!.id} className="min-w-0 space-y-2">
                 <header className="text-sm">
                   <Link
                     className="font-medium text-blue-700 hover:underline"
@@ -142,6 +144,7 @@ async function SideBySide({ params, searchParams }: PageProps<"/compare/question
                   directives={t.directives ?? null}
                   maxDurationMs={stats.maxDurationMs}
                   stepInUrl={false}
+                  legend={false}
                 />
                 <SqlCompare
                   finalSql={t.finalSql}

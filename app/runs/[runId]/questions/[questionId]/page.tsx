@@ -154,6 +154,15 @@ async function Question({ params, searchParams }: PageProps<"/runs/[runId]/quest
         directives={trace.directives ?? null}
         maxDurationMs={stats.maxDurationMs}
       />
+      {/* What the agent submitted against the gold, right under its steps; the rerun panel after. */}
+      <SqlCompare
+        finalSql={trace.finalSql}
+        goldSql={trace.goldSql}
+        finalTables={sets?.final ?? null}
+        goldTables={sets?.gold ?? null}
+        goldError={sets?.goldError}
+      />
+      <ResultsCompare traceId={trace.id} />
       {run.datasetId ? (
         <RerunPanel
           traceId={trace.id}
@@ -199,14 +208,6 @@ async function Question({ params, searchParams }: PageProps<"/runs/[runId]/quest
           </ul>
         </section>
       )}
-      <SqlCompare
-        finalSql={trace.finalSql}
-        goldSql={trace.goldSql}
-        finalTables={sets?.final ?? null}
-        goldTables={sets?.gold ?? null}
-        goldError={sets?.goldError}
-      />
-      <ResultsCompare traceId={trace.id} />
     </div>
   );
 }

@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { latexEscape, toLatex, toMarkdown, type ExportTable } from "./table-export";
+
+const table: ExportTable = {
+  caption: "bird_dev: EX & over-exploration; n = 500 questions per cell",
+  label: "tab:bird dev",
+  columns: [
+    { label: "System", kind: "text" },
+    { label: "EX", kind: "percent", best: "max" },
+    { label: "Over-exploration", kind: "percent", best: "min" },
+    { label: "Cost", kind: "usd", best: "min" },
+  ],
+  rows: [
+    ["No_Directives", { value: 0.6123, low: 0.57, high: 0.655 }, { value: 1.5, low: 1.2, high: 1.8 }, { value: 2.5 }],
+    ["Sophrosyne", { value: 0.6401, low: 0.6, high: 0.68 }, { value: 0.1, low: 0.05, high: 0.15 }, { value: null }],
+  ],
+};
+
+describe("summary tables for a paper", () => {
+  it("write booktabs LaTeX with intervals, the best per column in bold, and special characters escaped", () => {
+    const tex = toLatex(table);
+    expect(tex).toContain("\\toprule");
+    expect(tex).toContain("\\midrule");
+    expect(tex).toContain("\\bottomrule");
+    expect(tex).toContain("\\begin{tabular}{lrrr}");
+    expect(tex).toContain("System & EX (\\%) & Over-exploration (\\%) & Cost (USD) \\\\");
+    expect(tex).toContain(
+      "No\\_Directives & 61.2 {\\scriptsize [57.0, 65.5]} & 150.0 {\\scriptsize [120.0, 180.0]} & 2.50 \\\\",
+    );
+    expect(tex).toContain(
+      "Sophrosyne & \\textbf{64.0} {\\scriptsize [60.0, 68.0]} & \\textbf{10.0} {\\scriptsize [5.0, 15.0]} & -- \\\\",
+    );
+    expect(tex).toContain("\\caption{bird\\_dev: EX \\& over-exploration; n = 500 questions per cell}");
+    expect(tex).toContain("\\label{tab:bird-dev}");
+  });
+
+  it("write the same numbers as Markdown", () => {
+    const md = toMarkdown(table);
+    expect(md.split("\n")[0]).toBe("| System | EX (%) | Over-exploration (%) | Cost (USD) |");
+    expect(md.split("\n")[1]).toBe("| --- | ---: | ---: | ---: |");
+    expect(md).toContain("| Sophrosyne | **64.0** [60.0, 68.0] | **10.0** [5.0, 15.0] | -- |");
+    expect(md).toContain("*bird_dev: EX & over-exploration; n = 500 questions per cell*");
+  });
+
+  it("escapes every LaTeX special character", () => {
+    expect(latexEscape("a_b & c% $d #e {f} ~g ^h \\i")).toBe(
+      "a\\_b \\& c\\% \\$d \\#e \\{f\\} \\textasciitilde{}g \\textasciicircum{}h \\textbackslash{}i",
+    );
+  });
+});
+
+describe("LaTeX that compiles", () => {
+  it("writes symbols pdflatex's UTF-8 input does not know in math mode", () => {
+    expect(latexEscape("(Σ exploratory − Σ gold) · Δ ≤ 1 × 2 …")).toBe(
+      "($\\Sigma$ exploratory $-$ $\\Sigma$ gold) $\\cdot$ $\\Delta$ $\\leq$ 1 $\\times$ 2 \\ldots{}",
+    );
+  });
+});
