@@ -8,6 +8,7 @@ import type Database from "better-sqlite3";
 import { isUtf8 } from "node:buffer";
 import { positiveNumber } from "@/lib/config/env";
 import { adapt, detectFormat, LINE_FORMATS, looksCanonical } from "@/lib/trace/adapters";
+import { evalZipToLog, isZip } from "@/lib/trace/adapters/inspect-zip";
 import { linkQuestion, type LinkMethod } from "@/lib/trace/adapters/link-questions";
 import { EmptyInputError, ingestStream, type IngestOptions, type IngestReport } from "./ingest";
 
@@ -91,10 +92,12 @@ export async function ingestAuto(
       );
   }
   const bytes = Buffer.concat(parts);
+  // An Inspect .eval (a zip) reads as the .json log it holds.
+  const archive = isZip(bytes);
   // Invalid UTF-8 fails its line, not the file: in a line format the line is skipped, in a JSON document it is
   // decoded with replacement characters; either way a warning names the line.
-  const badLines = isUtf8(bytes) ? [] : invalidUtf8Lines(bytes);
-  let text = bytes.toString("utf8");
+  const badLines = archive || isUtf8(bytes) ? [] : invalidUtf8Lines(bytes);
+  let text = archive ? JSON.stringify(await evalZipToLog(bytes)) : bytes.toString("utf8");
   const format = requested ?? detectFormat(text);
   const utf8Warnings = badLines.map((line) => ({
     line,

@@ -9,6 +9,7 @@ import { createReadStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { DEFAULT_ROLE_MAP } from "@/lib/sql/classify-step";
 import { adapt, detectFormat, looksCanonical } from "@/lib/trace/adapters";
+import { evalZipToLog, isZip } from "@/lib/trace/adapters/inspect-zip";
 import { normalizeToolName } from "@/lib/trace/tool-names";
 import { splitLines } from "./split-lines";
 
@@ -45,13 +46,18 @@ export async function previewFile(
     id: string;
     name: string;
   }[];
-  const head = (await readHead(file)).toString("utf8");
+  const headBytes = await readHead(file);
+  const head = headBytes.toString("utf8");
   const requested = options.format && options.format !== "auto" ? options.format : undefined;
   const traces: { run?: Json; steps?: Json[] }[] = [];
   let format: string;
   let partial = false;
   let text: string | undefined;
-  if (requested) format = requested;
+  if (isZip(headBytes)) {
+    // An Inspect .eval: the .json log it holds.
+    text = JSON.stringify(await evalZipToLog(await readFile(file)));
+    format = requested ?? detectFormat(text);
+  } else if (requested) format = requested;
   else if (looksCanonical(head)) format = "canonical";
   else {
     text = await readFile(file, "utf8");

@@ -7,6 +7,7 @@ export const FORMAT_OPTIONS = [
   { value: "claude-code", label: "Claude Code session JSONL" },
   { value: "codex", label: "Codex CLI rollout JSONL" },
   { value: "livesqlbench", label: "LiveSQLBench agent results" },
+  { value: "inspect", label: "Inspect AI log (.eval or .json)" },
 ] as const;
 
 export const FORMATS = FORMAT_OPTIONS.map((f) => f.value);

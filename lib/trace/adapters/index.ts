@@ -5,6 +5,7 @@
 import { anthropicMessagesAdapter } from "./anthropic-messages";
 import { claudeCodeAdapter } from "./claude-code";
 import { codexAdapter } from "./codex";
+import { inspectAdapter } from "./inspect";
 import { liveSqlBenchAdapter } from "./livesqlbench";
 import { openAiMessagesAdapter } from "./openai-messages";
 import { openCodeAdapter } from "./opencode";
@@ -21,6 +22,7 @@ export const ADAPTERS: Adapter[] = [
   claudeCodeAdapter,
   codexAdapter,
   liveSqlBenchAdapter,
+  inspectAdapter,
 ];
 
 const CLAUDE_TYPES = new Set(["user", "assistant", "system", "summary"]);
@@ -62,6 +64,7 @@ function detectDocument(data: unknown): string | null {
     )
       return "opencode";
     if ("question" in data && ("steps" in data || "final_sql" in data)) return "canonical";
+    if (isObj(data.eval) && ("samples" in data || "plan" in data || "results" in data)) return "inspect";
     if (Array.isArray(data.messages)) return hasBlocks(data.messages) ? "anthropic-messages" : "openai-messages";
     return null;
   }
