@@ -1,6 +1,6 @@
 import { createReadStream, readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ingestAuto } from "@/lib/ingest/ingest-auto";
 import { tempDb } from "@/lib/testing/db";
 import { adapt, detectFormat } from "./index";
