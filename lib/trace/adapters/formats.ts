@@ -8,6 +8,7 @@ export const FORMAT_OPTIONS = [
   { value: "codex", label: "Codex CLI rollout JSONL" },
   { value: "livesqlbench", label: "LiveSQLBench agent results" },
   { value: "inspect", label: "Inspect AI log (.eval or .json)" },
+  { value: "atif", label: "ATIF trajectory (Harbor, Terminal-Bench)" },
 ] as const;
 
 export const FORMATS = FORMAT_OPTIONS.map((f) => f.value);

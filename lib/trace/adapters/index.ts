@@ -3,6 +3,7 @@
  * here too, so that a caller can route it to the streaming ingest.
  */
 import { anthropicMessagesAdapter } from "./anthropic-messages";
+import { atifAdapter, isAtif } from "./atif";
 import { claudeCodeAdapter } from "./claude-code";
 import { codexAdapter } from "./codex";
 import { inspectAdapter } from "./inspect";
@@ -23,6 +24,7 @@ export const ADAPTERS: Adapter[] = [
   codexAdapter,
   liveSqlBenchAdapter,
   inspectAdapter,
+  atifAdapter,
 ];
 
 const CLAUDE_TYPES = new Set(["user", "assistant", "system", "summary"]);
@@ -64,11 +66,13 @@ function detectDocument(data: unknown): string | null {
     )
       return "opencode";
     if ("question" in data && ("steps" in data || "final_sql" in data)) return "canonical";
+    if (isAtif(data)) return "atif";
     if (isObj(data.eval) && ("samples" in data || "plan" in data || "results" in data)) return "inspect";
     if (Array.isArray(data.messages)) return hasBlocks(data.messages) ? "anthropic-messages" : "openai-messages";
     return null;
   }
   if (Array.isArray(data) && data.length > 0) {
+    if (data.every(isAtif)) return "atif";
     if (data.every((d) => isObj(d) && Array.isArray(d.conversation))) return "openai-messages";
     if (data.every((d) => isObj(d) && typeof d.role === "string"))
       return hasBlocks(data) ? "anthropic-messages" : "openai-messages";
