@@ -1,7 +1,8 @@
 /**
  * Runs once when the server starts: the job worker resumes the sweeps and reruns a previous server process left
  * queued or running (lib/agent/jobs.ts), so a restart in the middle of a sweep finishes it; and the search index
- * catches up, in the background, with traces ingested while no server ran.
+ * catches up, in the background, with traces ingested while no server ran; and OTLP spans left unassembled are
+ * assembled once quiet.
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs" || process.env.METRON_JOBS === "off") return;
@@ -11,4 +12,10 @@ export async function register() {
   getDb(); // migrated before the worker opens its own connections
   serverWorker(() => openConnection());
   indexInBackground(() => openConnection()); // traces ingested by the CLI since the last start
+  // Spans received on /v1/traces before a restart whose trace was not yet assembled.
+  const { startAssembler } = await import("@/lib/otel/receiver");
+  startAssembler(
+    () => getDb().$client,
+    () => openConnection(),
+  );
 }

@@ -509,6 +509,14 @@ export async function runJobLoop(
       ...(limits ? { limits } : {}),
       signal: job.controller.signal,
       maxRetries: settings.providerRetries,
+      telemetry: {
+        metadata: {
+          ...(run.name ? { "metron.run.name": run.name } : {}),
+          ...(run.system ? { "metron.run.system": run.system } : {}),
+          "metron.run.benchmark": row.dataset_id,
+          "metron.sample": row.sample ?? 0,
+        },
+      },
       onStep: (step) => {
         const u = step.usage as { input_tokens?: number; output_tokens?: number } | undefined;
         if (u) job.tokens += (u.input_tokens ?? 0) + (u.output_tokens ?? 0);

@@ -5,7 +5,9 @@
  * partial when a provider error or a limit ended it. Dependencies (model, environment) are injected.
  */
 import { APICallError, generateText, hasToolCall, RetryError, stepCountIs, tool, type LanguageModel } from "ai";
+import type { Tracer } from "@opentelemetry/api";
 import { positiveNumber } from "@/lib/config/env";
+import { agentTracer } from "@/lib/otel/emit";
 import { toolDescriptions, toolInputs, type SqlEnvironment, type ToolName } from "@/lib/environment/tools";
 import type { ForeignStep } from "@/lib/trace/adapters/types";
 import { SYSTEM_PROMPT, userPrompt } from "./prompts";
@@ -61,8 +63,14 @@ export async function runAgentLoop(opts: {
   signal?: AbortSignal;
   /** The SDK's retries of one model call (429 and 5xx, honouring retry-after); default 1. */
   maxRetries?: number;
+  /**
+   * OpenTelemetry spans of the loop (the AI SDK's, GenAI conventions): to this tracer, else to the OTLP endpoint of
+   * OTEL_EXPORTER_OTLP_ENDPOINT when set (lib/otel/emit.ts); `metadata` is added as `metron.*` attributes.
+   */
+  telemetry?: { tracer?: Tracer; metadata?: Record<string, string | number> };
 }): Promise<LoopResult> {
   const { env, modelName } = opts;
+  const tracer = opts.telemetry?.tracer ?? agentTracer();
   const limits = opts.limits ?? defaultLimits();
   const steps: (ForeignStep & { seq: number })[] = [];
   const usage = { input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, cached_input_tokens: 0 };
@@ -124,6 +132,21 @@ export async function runAgentLoop(opts: {
       maxOutputTokens: limits.maxOutputTokens,
       maxRetries: opts.maxRetries ?? 1,
       abortSignal: controller.signal,
+      ...(tracer
+        ? {
+            experimental_telemetry: {
+              isEnabled: true,
+              functionId: "metron-agent",
+              tracer,
+              metadata: {
+                "metron.run.model": modelName,
+                "metron.question.id": env.question.id,
+                "metron.question.db_id": env.question.dbId,
+                ...opts.telemetry?.metadata,
+              },
+            },
+          }
+        : {}),
       onStepFinish: (step) => {
         const u = step.usage;
         const stepUsage = {

@@ -432,3 +432,31 @@ export const runCauses = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.runId, t.label] })],
 );
+
+/**
+ * Spans received on the OTLP endpoint (`POST /v1/traces`), kept until their trace is assembled (lib/otel/receiver.ts).
+ * Keyed by (trace id, span id): a span sent again is not stored twice.
+ */
+export const otlpSpans = sqliteTable(
+  "otlp_spans",
+  {
+    traceId: text("trace_id").notNull(),
+    spanId: text("span_id").notNull(),
+    groupKey: text("group_key").notNull(),
+    /** The span as lib/trace/adapters/otlp.ts flattens it (nanosecond times as strings). */
+    body: text("body").notNull(),
+    receivedAt: integer("received_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.traceId, t.spanId] }), index("otlp_spans_group").on(t.groupKey)],
+);
+
+/** A group of spans (one agent trace): when it was last added to, whether its root arrived, when it was stored. */
+export const otlpGroups = sqliteTable("otlp_groups", {
+  groupKey: text("group_key").primaryKey(),
+  lastSpanAt: integer("last_span_at").notNull(),
+  rootSeen: integer("root_seen").notNull().default(0),
+  /** Set once the group was assembled and ingested; spans that arrive later are refused, not stored. */
+  assembledAt: integer("assembled_at"),
+  /** The ingest's outcome: inserted / duplicate / the error. */
+  outcome: text("outcome"),
+});

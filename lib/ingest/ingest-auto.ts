@@ -10,6 +10,7 @@ import { positiveNumber } from "@/lib/config/env";
 import { adapt, detectFormat, LINE_FORMATS, looksCanonical } from "@/lib/trace/adapters";
 import { evalZipToLog, isZip } from "@/lib/trace/adapters/inspect-zip";
 import { linkQuestion, type LinkMethod } from "@/lib/trace/adapters/link-questions";
+import type { AdaptedTrace } from "@/lib/trace/adapters/types";
 import { EmptyInputError, ingestStream, type IngestOptions, type IngestReport } from "./ingest";
 
 export interface AutoOptions extends IngestOptions {
@@ -123,9 +124,19 @@ export async function ingestAuto(
     return { ...report, format, links: {} };
   }
   const adapted = adapt(text, format, { fileName: options.fileName });
-  const traces = adapted.traces;
-  const warnings = [...utf8Warnings, ...adapted.warnings];
+  const report = await ingestAdapted(sqlite, adapted.traces, options);
+  return { ...report, format, warnings: [...utf8Warnings, ...adapted.warnings, ...report.warnings] };
+}
 
+/**
+ * Stores traces an adapter made (a foreign file, spans from the OTLP endpoint): linked to their dataset's questions,
+ * then through the same `ingestStream` as canonical lines, so every trace is validated and measured alike.
+ */
+export async function ingestAdapted(
+  sqlite: Database.Database,
+  traces: AdaptedTrace[],
+  options: AutoOptions = {},
+): Promise<Omit<AutoReport, "format">> {
   const datasetRef = options.dataset ?? options.defaults?.benchmark;
   const dataset = datasetRef
     ? (sqlite.prepare("SELECT id FROM datasets WHERE id = ? OR name = ?").get(datasetRef, datasetRef) as
@@ -161,7 +172,7 @@ export async function ingestAuto(
     options,
   );
   const measured = report.warnings.map((w) => ({ line: w.line, message: `adapted trace ${w.line}: ${w.message}` }));
-  return { ...report, format, warnings: [...warnings, ...measured], links };
+  return { ...report, warnings: measured, links };
 }
 
 /** 1-based numbers of the lines that are not valid UTF-8. */

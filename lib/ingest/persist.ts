@@ -21,7 +21,7 @@ export interface RunRef {
 
 export interface UploadInfo {
   id: string;
-  source: "cli" | "browser" | "agent";
+  source: "cli" | "browser" | "agent" | "otlp";
   fileName?: string;
 }
 

@@ -9,6 +9,7 @@ export const FORMAT_OPTIONS = [
   { value: "livesqlbench", label: "LiveSQLBench agent results" },
   { value: "inspect", label: "Inspect AI log (.eval or .json)" },
   { value: "atif", label: "ATIF trajectory (Harbor, Terminal-Bench)" },
+  { value: "otlp", label: "OpenTelemetry traces (OTLP/JSON)" },
 ] as const;
 
 export const FORMATS = FORMAT_OPTIONS.map((f) => f.value);

@@ -10,6 +10,7 @@ import { inspectAdapter } from "./inspect";
 import { liveSqlBenchAdapter } from "./livesqlbench";
 import { openAiMessagesAdapter } from "./openai-messages";
 import { openCodeAdapter } from "./opencode";
+import { isOtlp, otlpAdapter } from "./otlp";
 import { questionOf } from "./question-text";
 import type { AdaptContext, Adapter, AdapterResult } from "./types";
 
@@ -25,6 +26,7 @@ export const ADAPTERS: Adapter[] = [
   liveSqlBenchAdapter,
   inspectAdapter,
   atifAdapter,
+  otlpAdapter,
 ];
 
 const CLAUDE_TYPES = new Set(["user", "assistant", "system", "summary"]);
@@ -67,6 +69,7 @@ function detectDocument(data: unknown): string | null {
       return "opencode";
     if ("question" in data && ("steps" in data || "final_sql" in data)) return "canonical";
     if (isAtif(data)) return "atif";
+    if (isOtlp(data)) return "otlp";
     if (isObj(data.eval) && ("samples" in data || "plan" in data || "results" in data)) return "inspect";
     if (Array.isArray(data.messages)) return hasBlocks(data.messages) ? "anthropic-messages" : "openai-messages";
     return null;
@@ -95,6 +98,7 @@ function detectLines(text: string): string | null {
     .filter(isObj);
   if (first.length === 0) return null;
   if (first.some((o) => "question" in o || o.kind === "trace" || o.kind === "step")) return "canonical";
+  if (first.every((o) => Array.isArray(o.resourceSpans))) return "otlp";
   // Most lines, not all: real logs carry the odd broken line, which the adapter then reports.
   const share = (test: (o: Json) => boolean) => first.filter(test).length / first.length;
   if (share((o) => CODEX_TYPES.has(o.type as string) && "payload" in o) >= 0.6) return "codex";

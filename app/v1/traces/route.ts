@@ -1,0 +1,48 @@
+import { getDb, openConnection } from "@/lib/db/client";
+import { positiveNumber } from "@/lib/config/env";
+import { decodeExportRequest, encodeExportResponse, OtlpDecodeError } from "@/lib/otel/decode";
+import { assembleGroups, receiveSpans, startAssembler } from "@/lib/otel/receiver";
+
+/**
+ * The standard OTLP/HTTP trace endpoint: an OpenTelemetry exporter given Metron's base URL (`OTEL_EXPORTER_OTLP_ENDPOINT
+ * =http://host:3000`) posts here. Protobuf or JSON, optionally gzip; the access token applies (the proxy). Answers
+ * an ExportTraceServiceResponse (in the request's encoding): empty when every span was taken, `partialSuccess` naming
+ * the spans refused.
+ */
+export async function POST(request: Request) {
+  const max = positiveNumber("METRON_OTLP_MAX_BYTES", 16 * 1024 * 1024);
+  const contentType = request.headers.get("content-type") ?? "";
+  const protobuf = /protobuf/i.test(contentType);
+  const body = Buffer.from(await request.arrayBuffer());
+  if (body.byteLength > max)
+    return Response.json(
+      { error: `the export is over ${max} bytes (METRON_OTLP_MAX_BYTES): lower the exporter's batch size` },
+      { status: 413 },
+    );
+  let doc;
+  try {
+    doc = decodeExportRequest(body, contentType, request.headers.get("content-encoding"));
+  } catch (e) {
+    if (e instanceof OtlpDecodeError)
+      return Response.json({ error: e.message }, { status: /Content-Type/.test(e.message) ? 415 : 400 });
+    throw e;
+  }
+  const db = getDb().$client;
+  startAssembler(
+    () => getDb().$client,
+    () => openConnection(),
+  );
+  const report = await receiveSpans(db, doc);
+  if (report.complete.length) await assembleGroups(db, () => openConnection(), { groups: report.complete });
+  const refused = report.rejected
+    ? {
+        rejectedSpans: report.rejected,
+        errorMessage: `${report.rejected} spans arrived after their trace was assembled and stored (METRON_OTLP_QUIET_MS)`,
+      }
+    : undefined;
+  if (protobuf)
+    return new Response(new Uint8Array(encodeExportResponse(refused)), {
+      headers: { "Content-Type": "application/x-protobuf" },
+    });
+  return Response.json(refused ? { partialSuccess: { ...refused, rejectedSpans: String(refused.rejectedSpans) } } : {});
+}

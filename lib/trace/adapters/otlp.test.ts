@@ -1,0 +1,196 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { openConnection } from "@/lib/db/client";
+import { assembleGroups, receiveSpans } from "@/lib/otel/receiver";
+import { tempDb } from "@/lib/testing/db";
+import { adapt, detectFormat } from "./index";
+
+// OTLP/JSON written from the GenAI semantic conventions (gen-ai-spans.md: execute_tool and inference spans, opt-in
+// content attributes) and OpenInference's (openinference-semantic-conventions): no public export of a SQL agent was
+// at hand.
+const kv = (key: string, v: string | number | boolean) => ({
+  key,
+  value:
+    typeof v === "string" ? { stringValue: v } : typeof v === "boolean" ? { boolValue: v } : { intValue: String(v) },
+});
+let clock = 1_700_000_000_000;
+const span = (
+  traceId: string,
+  spanId: string,
+  parentSpanId: string | null,
+  name: string,
+  attrs: Record<string, string | number | boolean>,
+  extra: Record<string, unknown> = {},
+) => {
+  const start = (clock += 1000);
+  return {
+    traceId,
+    spanId,
+    ...(parentSpanId ? { parentSpanId } : {}),
+    name,
+    startTimeUnixNano: String(BigInt(start) * BigInt(1e6)),
+    endTimeUnixNano: String(BigInt(start + 250) * BigInt(1e6)),
+    attributes: Object.entries(attrs).map(([k, v]) => kv(k, v)),
+    ...extra,
+  };
+};
+const doc = (resource: Record<string, string>, spans: unknown[]) => ({
+  resourceSpans: [
+    { resource: { attributes: Object.entries(resource).map(([k, v]) => kv(k, v)) }, scopeSpans: [{ spans }] },
+  ],
+});
+
+const T = "5b8efff798038103d269b633813fc60c";
+const genai = doc({ "service.name": "bird-agent", "metron.run.system": "ReAct", "metron.question.id": "7" }, [
+  span(T, "0000000000000001", null, "invoke_agent sql", {
+    "gen_ai.operation.name": "invoke_agent",
+    "gen_ai.agent.name": "sql",
+  }),
+  span(T, "0000000000000002", "0000000000000001", "chat gpt-5.4", {
+    "gen_ai.operation.name": "chat",
+    "gen_ai.request.model": "gpt-5.4",
+    "gen_ai.response.model": "gpt-5.4-2026-03-01",
+    "gen_ai.usage.input_tokens": 812,
+    "gen_ai.usage.output_tokens": 33,
+    "gen_ai.input.messages": JSON.stringify([
+      { role: "system", parts: [{ type: "text", content: "You write SQL." }] },
+      { role: "user", parts: [{ type: "text", content: "How many schools are in Alameda?" }] },
+    ]),
+    "gen_ai.output.messages": JSON.stringify([
+      {
+        role: "assistant",
+        parts: [
+          { type: "reasoning", content: "Look at schools first." },
+          { type: "tool_call", id: "c1", name: "describe_table", arguments: { table_name: "schools" } },
+        ],
+      },
+    ]),
+  }),
+  span(T, "0000000000000003", "0000000000000001", "execute_tool describe_table", {
+    "gen_ai.operation.name": "execute_tool",
+    "gen_ai.tool.name": "describe_table",
+    "gen_ai.tool.call.id": "c1",
+    "gen_ai.tool.call.arguments": JSON.stringify({ table_name: "schools" }),
+    "gen_ai.tool.call.result": "CREATE TABLE schools (CDSCode text, County text)",
+  }),
+  // Content not opted in: the call is a step whose arguments and result are "not recorded".
+  span(T, "0000000000000004", "0000000000000001", "execute_tool read_query", {
+    "gen_ai.operation.name": "execute_tool",
+    "gen_ai.tool.name": "read_query",
+  }),
+  span(
+    T,
+    "0000000000000005",
+    "0000000000000001",
+    "execute_tool submit_final_query",
+    {
+      "gen_ai.operation.name": "execute_tool",
+      "gen_ai.tool.name": "submit_final_query",
+      "gen_ai.tool.call.arguments": JSON.stringify({ query: "SELECT count(*) FROM schools WHERE County = 'Alameda'" }),
+    },
+    { status: { code: 2, message: "timeout after 30 s" } },
+  ),
+]);
+
+describe("OpenTelemetry traces (OTLP/JSON)", () => {
+  it("read the GenAI conventions: inference and execute_tool spans, usage, content opt-in, errors", () => {
+    const text = JSON.stringify(genai);
+    expect(detectFormat(text)).toBe("otlp");
+    const { traces } = adapt(text, "otlp");
+    expect(traces).toHaveLength(1);
+    const [t] = traces;
+    expect(t.run).toEqual({ name: "bird-agent", system: "ReAct", model: "gpt-5.4-2026-03-01" });
+    expect(t.question).toEqual({ id: "7", text: "How many schools are in Alameda?" });
+    expect(t.steps.map((s) => [s.type, s.tool ?? s.role])).toEqual([
+      ["message", "user"],
+      ["reasoning", undefined],
+      ["message", "assistant"],
+      ["tool_call", "describe_table"],
+      ["tool_call", "read_query"],
+      ["tool_call", "submit_final_query"],
+    ]);
+    expect(t.steps[2].usage).toEqual({ input_tokens: 812, output_tokens: 33 });
+    expect(t.steps[3]).toMatchObject({
+      args: { table_name: "schools" },
+      result: "CREATE TABLE schools (CDSCode text, County text)",
+      duration_ms: 250,
+    });
+    expect(t.steps[4].meta?.content).toMatch(/^not recorded/);
+    expect(t.steps[4].result).toBeUndefined();
+    expect(t.steps[5].error).toBe("timeout after 30 s");
+    expect(t.final_sql).toBe("SELECT count(*) FROM schools WHERE County = 'Alameda'");
+  });
+
+  it("read OpenInference's flattened attributes, and group spans of several OTel traces by session", () => {
+    const S = "sess-42";
+    const oi = doc({ "service.name": "phoenix-app" }, [
+      span("a".repeat(32), "00000000000000a1", null, "ChatCompletion", {
+        "openinference.span.kind": "LLM",
+        "session.id": S,
+        "llm.model_name": "claude-sonnet-4-5",
+        "llm.token_count.prompt": 500,
+        "llm.token_count.completion": 12,
+        "llm.input_messages.0.message.role": "user",
+        "llm.input_messages.0.message.content": "List the stadiums.",
+        "llm.output_messages.0.message.role": "assistant",
+        "llm.output_messages.0.message.tool_calls.0.tool_call.function.name": "list_tables",
+        "llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments": "{}",
+      }),
+      span("b".repeat(32), "00000000000000b1", null, "list_tables", {
+        "openinference.span.kind": "TOOL",
+        "session.id": S,
+        "tool.name": "list_tables",
+        "input.value": "{}",
+        "output.value": "stadium\nsinger",
+      }),
+    ]);
+    const { traces } = adapt(JSON.stringify(oi), "otlp");
+    expect(traces).toHaveLength(1); // two OTel traces, one session
+    expect(traces[0].run).toEqual({ name: "phoenix-app", model: "claude-sonnet-4-5" });
+    expect(traces[0].steps.find((s) => s.type === "tool_call")).toMatchObject({
+      tool: "list_tables",
+      args: {},
+      result: "stadium\nsinger",
+    });
+    expect(traces[0].steps.find((s) => s.usage)?.usage).toEqual({ input_tokens: 500, output_tokens: 12 });
+    expect(traces[0].meta.otel).toMatchObject({ group: `conversation:${S}`, spans: 2 });
+  });
+
+  it("read an exporter's file output: one export per line, a bad line reported by number", () => {
+    const lines = [JSON.stringify(genai), "{not json", JSON.stringify({ other: 1 })].join("\n");
+    const { traces, warnings } = adapt(lines, "otlp");
+    expect(traces).toHaveLength(1);
+    expect(warnings.map((w) => w.line)).toEqual([2, 3]);
+  });
+});
+
+describe("the OTLP receiver", () => {
+  const store = tempDb();
+  afterAll(() => store.cleanup());
+  const sqlite = store.db.$client;
+
+  it("assembles a trace when its root arrives, refuses its late spans, and closes rootless groups when quiet", async () => {
+    const r1 = await receiveSpans(sqlite, genai, 1000);
+    expect(r1).toMatchObject({ accepted: 5, duplicates: 0, rejected: 0, complete: [`trace:${T}`] });
+    expect(await assembleGroups(sqlite, () => openConnection(store.file), { groups: r1.complete })).toMatchObject([
+      { inserted: 1, errors: [] },
+    ]);
+    const late = doc({}, [
+      span(T, "0000000000000009", "0000000000000001", "execute_tool x", { "gen_ai.tool.name": "x" }),
+    ]);
+    expect(await receiveSpans(sqlite, late, 2000)).toMatchObject({ accepted: 0, rejected: 1 });
+
+    // A conversation without a root span: stored once no span has come for the quiet period.
+    const conv = doc({ "metron.run.name": "quiet" }, [
+      span("c".repeat(32), "00000000000000c1", "00000000000000ff", "execute_tool list_tables", {
+        "gen_ai.tool.name": "list_tables",
+        "gen_ai.conversation.id": "conv-1",
+      }),
+    ]);
+    const r2 = await receiveSpans(sqlite, conv, 10_000);
+    expect(r2.complete).toEqual([]);
+    expect(await assembleGroups(sqlite, () => openConnection(store.file), { now: 12_000 })).toEqual([]); // not quiet yet
+    const closed = await assembleGroups(sqlite, () => openConnection(store.file), { now: 10_000 + 60_000 });
+    expect(closed).toMatchObject([{ group: "conversation:conv-1", inserted: 1 }]);
+    expect(sqlite.prepare("SELECT count(*) AS n FROM traces").get()).toEqual({ n: 2 });
+  });
+});

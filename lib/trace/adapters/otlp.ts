@@ -1,0 +1,443 @@
+/**
+ * OpenTelemetry traces (OTLP/JSON: `{resourceSpans: [{resource, scopeSpans: [{spans}]}]}`, one document or one per
+ * line as an exporter's file output writes them) as Metron traces. Spans are grouped into one agent trace by
+ * `gen_ai.conversation.id`, else `session.id`, else the OTel trace id. Three conventions are read:
+ * - GenAI semantic conventions: `execute_tool` spans (`gen_ai.tool.name`, `gen_ai.tool.call.arguments|result`),
+ *   inference spans (`gen_ai.input.messages`, `gen_ai.output.messages`, `gen_ai.usage.*`, the model), and the older
+ *   per-message events (`gen_ai.user.message`, `gen_ai.choice`, …);
+ * - OpenInference (`openinference.span.kind` TOOL / LLM, `tool.name`, `tool.parameters`, `input.value`,
+ *   `output.value`, `llm.token_count.*`, flattened `llm.input_messages.*` / `llm.output_messages.*`);
+ * - the AI SDK's telemetry (`ai.toolCall` spans, `ai.*.doGenerate` spans with `ai.response.*` and `ai.usage.*`).
+ * Tool arguments and results are opt-in in OTel: a tool span without them is a step whose content is "not recorded".
+ * Identity comes from `metron.*` attributes (resource or span; also as the AI SDK's `ai.telemetry.metadata.metron.*`),
+ * then the standard ones (`service.name`, `gen_ai.agent.name`, the model of the inference spans).
+ */
+import { SemanticConventions as OI } from "@arizeai/openinference-semantic-conventions";
+import {
+  ATTR_GEN_AI_AGENT_NAME,
+  ATTR_GEN_AI_CONVERSATION_ID,
+  ATTR_GEN_AI_INPUT_MESSAGES,
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_OUTPUT_MESSAGES,
+  ATTR_GEN_AI_REQUEST_MODEL,
+  ATTR_GEN_AI_RESPONSE_MODEL,
+  ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
+  ATTR_GEN_AI_TOOL_CALL_ID,
+  ATTR_GEN_AI_TOOL_CALL_RESULT,
+  ATTR_GEN_AI_TOOL_NAME,
+  ATTR_GEN_AI_USAGE_INPUT_TOKENS,
+  ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
+  ATTR_SESSION_ID,
+} from "@opentelemetry/semantic-conventions/incubating";
+import { ATTR_ERROR_TYPE, ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
+import { parseArgs, type Adapter, type AdaptedTrace, type ForeignStep } from "./types";
+
+type Json = Record<string, unknown>;
+const isObj = (v: unknown): v is Json => Boolean(v) && typeof v === "object" && !Array.isArray(v);
+
+/** A span, flattened: attributes as plain values, times in nanoseconds. */
+export interface FlatSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | null;
+  name: string;
+  startNs: bigint;
+  endNs: bigint;
+  attrs: Record<string, unknown>;
+  resource: Record<string, unknown>;
+  events: { name: string; timeNs: bigint; attrs: Record<string, unknown> }[];
+  status: { code: number; message?: string };
+}
+
+/** An OTLP AnyValue as a plain value. */
+function anyValue(v: unknown): unknown {
+  if (!isObj(v)) return v;
+  if ("stringValue" in v) return v.stringValue;
+  if ("boolValue" in v) return v.boolValue;
+  if ("intValue" in v) return Number(v.intValue);
+  if ("doubleValue" in v) return Number(v.doubleValue);
+  if ("arrayValue" in v) return ((v.arrayValue as Json)?.values as unknown[] | undefined)?.map(anyValue) ?? [];
+  if ("kvlistValue" in v) return attributes((v.kvlistValue as Json)?.values);
+  if ("bytesValue" in v) return v.bytesValue;
+  return undefined;
+}
+
+function attributes(list: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const kv of Array.isArray(list) ? list : [])
+    if (isObj(kv) && typeof kv.key === "string") out[kv.key] = anyValue(kv.value);
+  return out;
+}
+
+const ns = (v: unknown) => {
+  try {
+    return BigInt(typeof v === "string" || typeof v === "number" ? v : 0);
+  } catch {
+    return BigInt(0);
+  }
+};
+const id = (v: unknown) => (typeof v === "string" ? v.toLowerCase() : "");
+
+export function flattenSpans(doc: unknown): FlatSpan[] {
+  const out: FlatSpan[] = [];
+  for (const rs of isObj(doc) && Array.isArray(doc.resourceSpans) ? doc.resourceSpans : []) {
+    if (!isObj(rs)) continue;
+    const resource = attributes(isObj(rs.resource) ? rs.resource.attributes : undefined);
+    for (const ss of Array.isArray(rs.scopeSpans)
+      ? rs.scopeSpans
+      : Array.isArray(rs.instrumentationLibrarySpans)
+        ? rs.instrumentationLibrarySpans
+        : []) {
+      for (const s of isObj(ss) && Array.isArray(ss.spans) ? ss.spans : []) {
+        if (!isObj(s) || !s.spanId) continue;
+        const status = isObj(s.status) ? s.status : {};
+        out.push({
+          traceId: id(s.traceId),
+          spanId: id(s.spanId),
+          parentSpanId: id(s.parentSpanId) || null,
+          name: String(s.name ?? ""),
+          startNs: ns(s.startTimeUnixNano),
+          endNs: ns(s.endTimeUnixNano),
+          attrs: attributes(s.attributes),
+          resource,
+          events: (Array.isArray(s.events) ? s.events : []).filter(isObj).map((e) => ({
+            name: String(e.name ?? ""),
+            timeNs: ns(e.timeUnixNano),
+            attrs: attributes(e.attributes),
+          })),
+          status: {
+            code: Number(status.code ?? 0),
+            ...(typeof status.message === "string" && status.message ? { message: status.message } : {}),
+          },
+        });
+      }
+    }
+  }
+  return out;
+}
+
+/** The trace a span belongs to: its conversation, its session, else its OTel trace. */
+export function groupKeyOf(span: FlatSpan): string {
+  const a = span.attrs;
+  const conversation =
+    a[ATTR_GEN_AI_CONVERSATION_ID] ?? a[ATTR_SESSION_ID] ?? a[OI.SESSION_ID] ?? span.resource[ATTR_SESSION_ID];
+  return typeof conversation === "string" && conversation ? `conversation:${conversation}` : `trace:${span.traceId}`;
+}
+
+const str = (v: unknown) => (typeof v === "string" && v ? v : undefined);
+const num = (v: unknown) =>
+  typeof v === "number" && Number.isFinite(v)
+    ? v
+    : typeof v === "string" && v.trim() && Number.isFinite(Number(v))
+      ? Number(v)
+      : undefined;
+const iso = (n: bigint) => new Date(Number(n / BigInt(1_000_000))).toISOString();
+const msBetween = (a: bigint, b: bigint) => (b > a ? Number((b - a) / BigInt(1000)) / 1000 : 0);
+const json = (v: unknown) => (typeof v === "string" ? parseArgs(v) : v);
+
+/** An attribute by a `metron.*` name, on the span, the resource, or as the AI SDK's telemetry metadata. */
+function metron(spans: FlatSpan[], key: string): unknown {
+  for (const s of spans)
+    for (const bag of [s.attrs, s.resource]) {
+      const v = bag[`metron.${key}`] ?? bag[`ai.telemetry.metadata.metron.${key}`];
+      if (v !== undefined && v !== "") return v;
+    }
+  return undefined;
+}
+
+const isTool = (s: FlatSpan) =>
+  s.attrs[ATTR_GEN_AI_OPERATION_NAME] === "execute_tool" ||
+  s.attrs[ATTR_GEN_AI_TOOL_NAME] !== undefined ||
+  s.attrs[OI.OPENINFERENCE_SPAN_KIND] === "TOOL" ||
+  s.attrs["ai.toolCall.name"] !== undefined;
+
+const INFERENCE_OPS = new Set(["chat", "generate_content", "text_completion"]);
+const isInference = (s: FlatSpan) =>
+  INFERENCE_OPS.has(String(s.attrs[ATTR_GEN_AI_OPERATION_NAME])) ||
+  s.attrs[OI.OPENINFERENCE_SPAN_KIND] === "LLM" ||
+  /^ai\.(generateText|streamText|generateObject|streamObject)\.do(Generate|Stream)$/.test(s.name);
+
+/** OpenInference's flattened messages (`llm.output_messages.0.message.content`, …) as objects. */
+function flattenedMessages(attrs: Record<string, unknown>, prefix: string): Json[] {
+  const messages: Json[] = [];
+  const re = new RegExp(`^${prefix.replace(/\./g, "\\.")}\\.(\\d+)\\.message\\.(.+)$`);
+  for (const [k, v] of Object.entries(attrs)) {
+    const m = k.match(re);
+    if (!m) continue;
+    const msg = (messages[Number(m[1])] ??= {});
+    const field = m[2];
+    const call = field.match(/^tool_calls\.(\d+)\.tool_call\.function\.(name|arguments)$/);
+    if (call) {
+      const calls = (msg.tool_calls as Json[] | undefined) ?? ((msg.tool_calls = []) as Json[]);
+      (calls[Number(call[1])] ??= {})[call[2]] = v;
+    } else msg[field] = v;
+  }
+  return messages.filter(Boolean);
+}
+
+interface Turn {
+  text: string;
+  reasoning: string;
+  calls: { name: string; args: unknown; id?: string }[];
+}
+
+/** What an inference span says the model answered, in any of the three conventions. */
+function outputOf(s: FlatSpan): Turn {
+  const a = s.attrs;
+  const turn: Turn = { text: "", reasoning: "", calls: [] };
+  const genai = json(a[ATTR_GEN_AI_OUTPUT_MESSAGES]);
+  if (Array.isArray(genai)) {
+    for (const m of genai.filter(isObj))
+      for (const p of Array.isArray(m.parts) ? m.parts.filter(isObj) : []) {
+        if (p.type === "text") turn.text += String(p.content ?? "");
+        else if (p.type === "reasoning") turn.reasoning += String(p.content ?? "");
+        else if (p.type === "tool_call")
+          turn.calls.push({ name: String(p.name ?? "unknown"), args: json(p.arguments), id: str(p.id) });
+      }
+    return turn;
+  }
+  const oi = flattenedMessages(a, OI.LLM_OUTPUT_MESSAGES);
+  if (oi.length) {
+    for (const m of oi) {
+      turn.text += String(m.content ?? "");
+      for (const c of (m.tool_calls as Json[] | undefined) ?? [])
+        turn.calls.push({ name: String(c.name ?? "unknown"), args: json(c.arguments) });
+    }
+    return turn;
+  }
+  if (a["ai.response.text"] !== undefined || a["ai.response.toolCalls"] !== undefined) {
+    turn.text = String(a["ai.response.text"] ?? "");
+    turn.reasoning = String(a["ai.response.reasoning"] ?? "");
+    const calls = json(a["ai.response.toolCalls"]);
+    for (const c of Array.isArray(calls) ? calls.filter(isObj) : [])
+      turn.calls.push({ name: String(c.toolName ?? "unknown"), args: json(c.input ?? c.args), id: str(c.toolCallId) });
+    return turn;
+  }
+  // The older conventions: one event per message.
+  for (const e of s.events) {
+    if (e.name !== "gen_ai.choice" && e.name !== "gen_ai.assistant.message") continue;
+    const m = isObj(json(e.attrs.message)) ? (json(e.attrs.message) as Json) : e.attrs;
+    turn.text += String(m.content ?? "");
+  }
+  return turn;
+}
+
+/** The first user message an inference span was sent: the question, for a trace that does not name it. */
+function firstUserMessage(s: FlatSpan): string | undefined {
+  const a = s.attrs;
+  const genai = json(a[ATTR_GEN_AI_INPUT_MESSAGES]);
+  if (Array.isArray(genai)) {
+    const user = genai.filter(isObj).find((m) => m.role === "user");
+    const parts = user && Array.isArray(user.parts) ? user.parts.filter(isObj) : [];
+    const text = parts
+      .filter((p) => p.type === "text")
+      .map((p) => String(p.content ?? ""))
+      .join("\n");
+    if (text) return text;
+  }
+  const oi = flattenedMessages(a, OI.LLM_INPUT_MESSAGES).find((m) => m.role === "user");
+  if (oi && typeof oi.content === "string") return oi.content;
+  const sdk = json(a["ai.prompt.messages"]);
+  if (Array.isArray(sdk)) {
+    const user = sdk.filter(isObj).find((m) => m.role === "user");
+    if (user) {
+      const c = user.content;
+      if (typeof c === "string") return c;
+      if (Array.isArray(c))
+        return c
+          .filter(isObj)
+          .map((p) => String(p.text ?? ""))
+          .join("\n");
+    }
+  }
+  const event = s.events.find((e) => e.name === "gen_ai.user.message");
+  return event ? str(event.attrs.content) : undefined;
+}
+
+function usageOf(s: FlatSpan): ForeignStep["usage"] | undefined {
+  const a = s.attrs;
+  const input =
+    num(a[ATTR_GEN_AI_USAGE_INPUT_TOKENS]) ??
+    num(a[OI.LLM_TOKEN_COUNT_PROMPT]) ??
+    num(a["ai.usage.inputTokens"]) ??
+    num(a["ai.usage.promptTokens"]);
+  const output =
+    num(a[ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]) ??
+    num(a[OI.LLM_TOKEN_COUNT_COMPLETION]) ??
+    num(a["ai.usage.outputTokens"]) ??
+    num(a["ai.usage.completionTokens"]);
+  if (input === undefined && output === undefined) return undefined;
+  return { input_tokens: input ?? 0, output_tokens: output ?? 0 };
+}
+
+const modelOf = (s: FlatSpan) =>
+  str(s.attrs[ATTR_GEN_AI_RESPONSE_MODEL]) ??
+  str(s.attrs[ATTR_GEN_AI_REQUEST_MODEL]) ??
+  str(s.attrs[OI.LLM_MODEL_NAME]) ??
+  str(s.attrs["ai.model.id"]);
+
+const NOT_RECORDED =
+  "not recorded: OpenTelemetry records tool arguments and results only when the instrumentation opts in";
+
+function toolStep(s: FlatSpan): ForeignStep {
+  const a = s.attrs;
+  const name =
+    str(a[ATTR_GEN_AI_TOOL_NAME]) ??
+    str(a[OI.TOOL_NAME]) ??
+    str(a["ai.toolCall.name"]) ??
+    s.name.replace(/^execute_tool\s+/, "");
+  const args =
+    a[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] ??
+    a[OI.TOOL_PARAMETERS] ??
+    a["ai.toolCall.args"] ??
+    (a[OI.OPENINFERENCE_SPAN_KIND] === "TOOL" ? a[OI.INPUT_VALUE] : undefined);
+  const result =
+    a[ATTR_GEN_AI_TOOL_CALL_RESULT] ??
+    a["ai.toolCall.result"] ??
+    (a[OI.OPENINFERENCE_SPAN_KIND] === "TOOL" ? a[OI.OUTPUT_VALUE] : undefined);
+  const error = s.status.code === 2 ? (s.status.message ?? str(a[ATTR_ERROR_TYPE]) ?? "error") : undefined;
+  const recorded = args !== undefined || result !== undefined;
+  return {
+    type: "tool_call",
+    tool: name,
+    args: args === undefined ? {} : json(args),
+    ...(result !== undefined ? { result: typeof result === "string" ? result : JSON.stringify(result) } : {}),
+    ...(error ? { error } : {}),
+    started_at: iso(s.startNs),
+    duration_ms: msBetween(s.startNs, s.endNs),
+    meta: {
+      span_id: s.spanId,
+      ...((str(a[ATTR_GEN_AI_TOOL_CALL_ID]) ?? str(a["ai.toolCall.id"]))
+        ? { tool_call_id: str(a[ATTR_GEN_AI_TOOL_CALL_ID]) ?? str(a["ai.toolCall.id"]) }
+        : {}),
+      ...(recorded ? {} : { content: NOT_RECORDED }),
+    },
+  };
+}
+
+/** One group's spans as one trace. */
+export function assembleTrace(spans: FlatSpan[]): AdaptedTrace {
+  const sorted = [...spans].sort((x, y) => (x.startNs < y.startNs ? -1 : x.startNs > y.startNs ? 1 : 0));
+  const ids = new Set(sorted.map((s) => s.spanId));
+  // An inference span that wraps other inference spans (the AI SDK's ai.generateText around its doGenerate calls)
+  // would count their tokens twice: only the innermost ones are steps.
+  const parentsOfInference = new Set(sorted.filter(isInference).map((s) => s.parentSpanId));
+  const inference = sorted.filter((s) => isInference(s) && !(parentsOfInference.has(s.spanId) && !isTool(s)));
+  const tools = sorted.filter(isTool);
+  const steps: ForeignStep[] = [];
+  const question = str(metron(sorted, "question.text")) ?? inference.map(firstUserMessage).find(Boolean);
+  if (question) steps.push({ type: "message", role: "user", content: question, started_at: iso(sorted[0].startNs) });
+  // Steps in time order: each inference span's turn, and each tool span (or, when no tool span was recorded, the
+  // tool calls the model asked for, their results unknown).
+  const events = [
+    ...inference.map((s) => ({ s, kind: "inference" as const })),
+    ...tools.map((s) => ({ s, kind: "tool" as const })),
+  ].sort((x, y) => (x.s.startNs < y.s.startNs ? -1 : x.s.startNs > y.s.startNs ? 1 : 0));
+  for (const { s, kind } of events) {
+    if (kind === "tool") {
+      steps.push(toolStep(s));
+      continue;
+    }
+    const turn = outputOf(s);
+    const at = { started_at: iso(s.startNs), duration_ms: msBetween(s.startNs, s.endNs) };
+    if (turn.reasoning) steps.push({ type: "reasoning", content: turn.reasoning, ...at });
+    const error = s.status.code === 2 ? (s.status.message ?? "error") : undefined;
+    steps.push({
+      type: error ? "error" : "message",
+      role: "assistant",
+      content: turn.text || error || "",
+      ...(error ? { error } : {}),
+      ...at,
+      ...(usageOf(s) ? { usage: usageOf(s) } : {}),
+      ...(modelOf(s) ? { model: modelOf(s) } : {}),
+      meta: { span_id: s.spanId },
+    });
+    if (tools.length === 0)
+      for (const c of turn.calls)
+        steps.push({
+          type: "tool_call",
+          tool: c.name,
+          args: c.args ?? {},
+          meta: { content: NOT_RECORDED, ...(c.id ? { tool_call_id: c.id } : {}) },
+        });
+  }
+  const root = sorted.find((s) => !s.parentSpanId || !ids.has(s.parentSpanId)) ?? sorted[0];
+  const model = str(metron(sorted, "run.model")) ?? inference.map(modelOf).find(Boolean);
+  const system =
+    str(metron(sorted, "run.system")) ??
+    str(metron(sorted, "system")) ??
+    sorted.map((s) => str(s.attrs[ATTR_GEN_AI_AGENT_NAME])).find(Boolean);
+  const name = str(metron(sorted, "run.name")) ?? str(metron(sorted, "run")) ?? str(root.resource[ATTR_SERVICE_NAME]);
+  const benchmark = str(metron(sorted, "run.benchmark")) ?? str(metron(sorted, "benchmark"));
+  const correct = metron(sorted, "outcome.correct");
+  const submit = [...steps].reverse().find((s) => s.type === "tool_call" && /submit|final/i.test(s.tool ?? ""));
+  const submitted =
+    submit && isObj(submit.args) ? Object.values(submit.args).find((v) => typeof v === "string") : undefined;
+  const start = sorted.reduce((m, s) => (s.startNs < m ? s.startNs : m), sorted[0].startNs);
+  const end = sorted.reduce((m, s) => (s.endNs > m ? s.endNs : m), sorted[0].endNs);
+  const sample = num(metron(sorted, "sample"));
+  return {
+    run: {
+      ...(name ? { name } : {}),
+      ...(system ? { system } : {}),
+      ...(model ? { model } : {}),
+      ...(benchmark ? { benchmark } : {}),
+    },
+    question: {
+      ...(metron(sorted, "question.id") !== undefined ? { id: String(metron(sorted, "question.id")) } : {}),
+      ...(question ? { text: question } : {}),
+      ...(str(metron(sorted, "question.db_id")) ? { db_id: str(metron(sorted, "question.db_id")) } : {}),
+      ...(str(metron(sorted, "question.gold_sql")) ? { gold_sql: str(metron(sorted, "question.gold_sql")) } : {}),
+    },
+    ...(sample !== undefined ? { sample } : {}),
+    steps,
+    final_sql: str(metron(sorted, "final_sql")) ?? (submitted as string | undefined) ?? null,
+    ...(typeof correct === "boolean" || correct === "true" || correct === "false"
+      ? { outcome: { correct: correct === true || correct === "true" } }
+      : {}),
+    started_at: iso(start),
+    duration_ms: msBetween(start, end),
+    meta: {
+      source_format: "otlp",
+      otel: { trace_ids: [...new Set(sorted.map((s) => s.traceId))], group: groupKeyOf(root), spans: sorted.length },
+    },
+  };
+}
+
+/** Spans of one or several export requests, grouped into traces. */
+export function otlpTraces(docs: unknown[]): AdaptedTrace[] {
+  const groups = new Map<string, FlatSpan[]>();
+  for (const doc of docs)
+    for (const s of flattenSpans(doc))
+      (groups.get(groupKeyOf(s)) ?? groups.set(groupKeyOf(s), []).get(groupKeyOf(s))!).push(s);
+  return [...groups.values()].map(assembleTrace);
+}
+
+export const isOtlp = (v: unknown) => isObj(v) && Array.isArray(v.resourceSpans);
+
+export const otlpAdapter: Adapter = {
+  format: "otlp",
+  label: "OpenTelemetry traces (OTLP/JSON)",
+  signature: "a JSON object {resourceSpans: [...]}, or one per line (an OTLP file exporter's output)",
+  adapt(text) {
+    const body = text.replace(/^\uFEFF/, "").trim();
+    const warnings: { line: number; message: string }[] = [];
+    let docs: unknown[];
+    try {
+      docs = [JSON.parse(body)];
+    } catch {
+      docs = [];
+      body.split(/\r?\n/).forEach((line, i) => {
+        if (!line.trim()) return;
+        try {
+          const d = JSON.parse(line) as unknown;
+          if (isOtlp(d)) docs.push(d);
+          else warnings.push({ line: i + 1, message: "not an OTLP export (no resourceSpans)" });
+        } catch (e) {
+          warnings.push({ line: i + 1, message: `invalid JSON: ${(e as Error).message}` });
+        }
+      });
+    }
+    return { traces: otlpTraces(docs), warnings };
+  },
+};
