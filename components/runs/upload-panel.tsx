@@ -151,8 +151,9 @@ export function UploadPanel() {
           canonical JSONL
         </a>
         , or what your agent wrote: OpenAI or Anthropic message logs, OpenCode exports, Claude Code and Codex sessions,
-        LiveSQLBench results (detected from the content; see docs/formats.md). Bad lines are reported by number; every
-        valid trace is kept.
+        LiveSQLBench results, Inspect AI logs (.eval, .json), ATIF trajectories, OpenTelemetry (OTLP/JSON) exports
+        (detected from the content; see docs/formats.md). An OpenTelemetry exporter can also send spans to this
+        server&apos;s <code>/v1/traces</code>. Bad lines are reported by number; every valid trace is kept.
       </p>
       <div
         onDragOver={(e) => {
@@ -180,7 +181,7 @@ export function UploadPanel() {
           ref={input}
           type="file"
           multiple
-          accept=".jsonl,.ndjson,.json,application/x-ndjson"
+          accept=".jsonl,.ndjson,.json,.eval,application/x-ndjson,application/zip"
           className="sr-only"
           aria-label="Trace files to upload"
           data-testid="upload-input"
