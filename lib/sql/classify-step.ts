@@ -42,10 +42,18 @@ export const DEFAULT_ROLE_MAP: RoleMap = {
   submit_final_query: "submission",
   submit_sql: "submission",
   terminate: "submission",
+  // Spider-Agent's ReAct actions (Spider 2.0: spider_agent/agent/action.py).
+  LOCAL_DB_SQL: "execution",
+  BIGQUERY_EXEC_SQL: "execution",
+  SNOWFLAKE_EXEC_SQL: "execution",
+  BQ_GET_TABLES: "schema_listing",
+  BQ_GET_TABLE_INFO: "schema_exploration",
+  BQ_SAMPLE_ROWS: "data_inspection",
+  Terminate: "submission",
 };
 
 /** Tools that describe one table named in their arguments. */
-const DESCRIBE_TOOLS = new Set(["describe_table", "GetTableCol"]);
+const DESCRIBE_TOOLS = new Set(["describe_table", "GetTableCol", "BQ_GET_TABLE_INFO"]);
 const TABLE_ARG_KEYS = ["table_name", "table", "tableName", "name"];
 
 export interface StepClass {

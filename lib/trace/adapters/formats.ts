@@ -10,6 +10,7 @@ export const FORMAT_OPTIONS = [
   { value: "inspect", label: "Inspect AI log (.eval or .json)" },
   { value: "atif", label: "ATIF trajectory (Harbor, Terminal-Bench)" },
   { value: "otlp", label: "OpenTelemetry traces (OTLP/JSON)" },
+  { value: "spider-agent-react", label: "Spider-Agent ReAct result.json (Spider 2.0)" },
 ] as const;
 
 export const FORMATS = FORMAT_OPTIONS.map((f) => f.value);

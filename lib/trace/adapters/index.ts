@@ -12,6 +12,7 @@ import { openAiMessagesAdapter } from "./openai-messages";
 import { openCodeAdapter } from "./opencode";
 import { isOtlp, otlpAdapter } from "./otlp";
 import { questionOf } from "./question-text";
+import { isSpiderAgentResult, spiderAgentReactAdapter } from "./spider-agent-react";
 import type { AdaptContext, Adapter, AdapterResult } from "./types";
 
 import { FORMATS } from "./formats";
@@ -27,6 +28,7 @@ export const ADAPTERS: Adapter[] = [
   inspectAdapter,
   atifAdapter,
   otlpAdapter,
+  spiderAgentReactAdapter,
 ];
 
 const CLAUDE_TYPES = new Set(["user", "assistant", "system", "summary"]);
@@ -70,6 +72,7 @@ function detectDocument(data: unknown): string | null {
     if ("question" in data && ("steps" in data || "final_sql" in data)) return "canonical";
     if (isAtif(data)) return "atif";
     if (isOtlp(data)) return "otlp";
+    if (isSpiderAgentResult(data)) return "spider-agent-react";
     if (isObj(data.eval) && ("samples" in data || "plan" in data || "results" in data)) return "inspect";
     if (Array.isArray(data.messages)) return hasBlocks(data.messages) ? "anthropic-messages" : "openai-messages";
     return null;
