@@ -50,6 +50,10 @@ export const DEFAULT_ROLE_MAP: RoleMap = {
   BQ_GET_TABLE_INFO: "schema_exploration",
   BQ_SAMPLE_ROWS: "data_inspection",
   Terminate: "submission",
+  // BIRD-Interact's environment actions (batch_run_bird_interact/action_handler.py).
+  execute: "execution",
+  submit: "submission",
+  get_column_meaning: "schema_exploration",
 };
 
 /** Tools that describe one table named in their arguments. */

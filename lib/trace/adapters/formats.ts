@@ -11,6 +11,8 @@ export const FORMAT_OPTIONS = [
   { value: "atif", label: "ATIF trajectory (Harbor, Terminal-Bench)" },
   { value: "otlp", label: "OpenTelemetry traces (OTLP/JSON)" },
   { value: "spider-agent-react", label: "Spider-Agent ReAct result.json (Spider 2.0)" },
+  { value: "bird-interact", label: "BIRD-Interact agent run (JSONL)" },
+  { value: "mac-sql", label: "MAC-SQL api_trace.json" },
 ] as const;
 
 export const FORMATS = FORMAT_OPTIONS.map((f) => f.value);

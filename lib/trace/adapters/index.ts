@@ -4,6 +4,8 @@
  */
 import { anthropicMessagesAdapter } from "./anthropic-messages";
 import { atifAdapter, isAtif } from "./atif";
+import { birdInteractAdapter } from "./bird-interact";
+import { isMacSqlLine, macSqlAdapter } from "./mac-sql";
 import { claudeCodeAdapter } from "./claude-code";
 import { codexAdapter } from "./codex";
 import { inspectAdapter } from "./inspect";
@@ -29,6 +31,8 @@ export const ADAPTERS: Adapter[] = [
   atifAdapter,
   otlpAdapter,
   spiderAgentReactAdapter,
+  birdInteractAdapter,
+  macSqlAdapter,
 ];
 
 const CLAUDE_TYPES = new Set(["user", "assistant", "system", "summary"]);
@@ -104,6 +108,8 @@ function detectLines(text: string): string | null {
   if (first.every((o) => Array.isArray(o.resourceSpans))) return "otlp";
   // Most lines, not all: real logs carry the odd broken line, which the adapter then reports.
   const share = (test: (o: Json) => boolean) => first.filter(test).length / first.length;
+  if (share((o) => Array.isArray(o.interaction_history) && Boolean(o.original_data)) >= 0.6) return "bird-interact";
+  if (share(isMacSqlLine) >= 0.6) return "mac-sql";
   if (share((o) => CODEX_TYPES.has(o.type as string) && "payload" in o) >= 0.6) return "codex";
   if (
     share((o) => CLAUDE_TYPES.has(o.type as string)) >= 0.6 &&
