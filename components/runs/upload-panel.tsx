@@ -151,9 +151,10 @@ export function UploadPanel() {
           canonical JSONL
         </a>
         , or what your agent wrote: OpenAI or Anthropic message logs, OpenCode exports, Claude Code and Codex sessions,
-        LiveSQLBench results, Inspect AI logs (.eval, .json), ATIF trajectories, OpenTelemetry (OTLP/JSON) exports
-        (detected from the content; see docs/formats.md). An OpenTelemetry exporter can also send spans to this
-        server&apos;s <code>/v1/traces</code>. Bad lines are reported by number; every valid trace is kept.
+        LiveSQLBench results, Spider-Agent result.json, BIRD-Interact runs, MAC-SQL api traces, Inspect AI logs (.eval,
+        .json), ATIF trajectories, OpenTelemetry (OTLP/JSON) exports (detected from the content; see docs/formats.md).
+        An OpenTelemetry exporter can also send spans to this server&apos;s <code>/v1/traces</code>. Bad lines are
+        reported by number; every valid trace is kept.
       </p>
       <div
         onDragOver={(e) => {

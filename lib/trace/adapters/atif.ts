@@ -8,7 +8,7 @@
  * results without a call are kept as tool messages. `prompt_tokens` already includes cached tokens, as Metron's
  * input does. The agent's name is the system, `model_name` the model.
  */
-import { textOf, type Adapter, type AdaptedTrace, type ForeignStep } from "./types";
+import { textOf, type Adapter, type AdaptedTrace, type ForeignStep, lastSubmittedSql } from "./types";
 
 type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => Boolean(v) && typeof v === "object" && !Array.isArray(v);
@@ -82,9 +82,7 @@ function adaptTrajectory(t: Json, warnings: { line: number; message: string }[],
   const fm = isObj(t.final_metrics) ? t.final_metrics : {};
   const extra = isObj(t.extra) ? t.extra : {};
   if (steps.length === 0) warnings.push({ line: index + 1, message: "a trajectory without steps" });
-  const submit = [...steps].reverse().find((s) => s.type === "tool_call" && /submit|final|answer/i.test(s.tool ?? ""));
-  const submitted =
-    submit && isObj(submit.args) ? Object.values(submit.args).find((v) => typeof v === "string") : undefined;
+  const submitted = lastSubmittedSql(steps);
   return {
     run: {
       ...(str(agent.name) ? { system: agent.name as string } : {}),
@@ -98,7 +96,7 @@ function adaptTrajectory(t: Json, warnings: { line: number; message: string }[],
       ...(str(extra.db_id) ? { db_id: extra.db_id as string } : {}),
     },
     steps,
-    final_sql: (submitted as string | undefined) ?? null,
+    final_sql: submitted ?? null,
     ...(typeof extra.correct === "boolean" || typeof extra.reward === "number"
       ? { outcome: { correct: typeof extra.correct === "boolean" ? extra.correct : (extra.reward as number) > 0 } }
       : {}),

@@ -30,7 +30,7 @@ import {
   ATTR_SESSION_ID,
 } from "@opentelemetry/semantic-conventions/incubating";
 import { ATTR_ERROR_TYPE, ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
-import { parseArgs, type Adapter, type AdaptedTrace, type ForeignStep } from "./types";
+import { parseArgs, type Adapter, type AdaptedTrace, type ForeignStep, lastSubmittedSql } from "./types";
 
 type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => Boolean(v) && typeof v === "object" && !Array.isArray(v);
@@ -370,9 +370,7 @@ export function assembleTrace(spans: FlatSpan[]): AdaptedTrace {
   const name = str(metron(sorted, "run.name")) ?? str(metron(sorted, "run")) ?? str(root.resource[ATTR_SERVICE_NAME]);
   const benchmark = str(metron(sorted, "run.benchmark")) ?? str(metron(sorted, "benchmark"));
   const correct = metron(sorted, "outcome.correct");
-  const submit = [...steps].reverse().find((s) => s.type === "tool_call" && /submit|final/i.test(s.tool ?? ""));
-  const submitted =
-    submit && isObj(submit.args) ? Object.values(submit.args).find((v) => typeof v === "string") : undefined;
+  const submitted = lastSubmittedSql(steps);
   const start = sorted.reduce((m, s) => (s.startNs < m ? s.startNs : m), sorted[0].startNs);
   const end = sorted.reduce((m, s) => (s.endNs > m ? s.endNs : m), sorted[0].endNs);
   const sample = num(metron(sorted, "sample"));
@@ -391,7 +389,7 @@ export function assembleTrace(spans: FlatSpan[]): AdaptedTrace {
     },
     ...(sample !== undefined ? { sample } : {}),
     steps,
-    final_sql: str(metron(sorted, "final_sql")) ?? (submitted as string | undefined) ?? null,
+    final_sql: str(metron(sorted, "final_sql")) ?? submitted ?? null,
     ...(typeof correct === "boolean" || correct === "true" || correct === "false"
       ? { outcome: { correct: correct === true || correct === "true" } }
       : {}),
