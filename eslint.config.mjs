@@ -24,6 +24,7 @@ const config = [
       "playwright-report/**",
       "next-env.d.ts",
       "drizzle/**",
+      "dist/**",
     ],
   },
   {

@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { expectAccessible } from "./accessible";
+import { showCharts } from "./charts";
 
 test("overview matrix to a run, compare three runs, regressions only, side by side, every view restored from its URL", async ({
   page,
@@ -28,6 +29,7 @@ test("overview matrix to a run, compare three runs, regressions only, side by si
   await expect(oracleCell.getByTestId("cell-runs")).toContainText("e2e Sophrosyne-Oracle");
   await oracleCell.getByTestId("cell-runs").getByRole("link").first().click();
   await expect(page.getByRole("heading", { name: "e2e Sophrosyne-Oracle" })).toBeVisible();
+  await showCharts(page);
   await expect(page.getByTestId("run-charts").locator("svg.recharts-surface").first()).toBeVisible();
   await page.screenshot({ path: "e2e/screenshots/run-overview.png", fullPage: true });
   await expectAccessible(page);

@@ -2,6 +2,7 @@ import Database from "better-sqlite3";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { expectAccessible } from "./accessible";
+import { showCharts } from "./charts";
 
 const STORE = path.resolve(import.meta.dirname, ".store", "e2e.db");
 
@@ -34,6 +35,7 @@ test("a run uploaded without a dataset: link it, remap a tool, archive it, delet
   await expect(page).toHaveURL(/\/runs\/[^/]+$/);
   const runUrl = page.url();
   await expect(page.getByTestId("run-summary")).toContainText("needs gold tables");
+  await showCharts(page);
   await expect(page.getByTestId("chart-exploration")).toContainText("No question with known gold tables");
 
   // Link the dataset: traces are linked to its questions and measured again.
@@ -46,6 +48,7 @@ test("a run uploaded without a dataset: link it, remap a tool, archive it, delet
   await page.getByTestId("run-curation").getByText("Edit this run").click();
   await expectAccessible(page); // the run page with its edit panel open
   await page.getByTestId("run-curation").getByText("Edit this run").click();
+  await showCharts(page);
   await expect(page.getByTestId("chart-exploration")).not.toContainText("No question with known gold tables");
   await page.getByTestId("traces-table").locator("tbody tr").first().getByRole("link").first().click();
   await expect(page.getByTestId("table-strip").locator('[title*="gold table"]').first()).toBeVisible();

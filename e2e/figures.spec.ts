@@ -1,4 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
+import { showCharts } from "./charts";
 
 /**
  * The colour each system is actually painted in: bars (their fill, or the background of their pattern), legend
@@ -87,6 +88,7 @@ test("figures: one colour per system in every chart, exports that carry the page
   // A run page: EX and over-exploration on panels of their own, each axis titled, in the run's system colour.
   await page.goto("/");
   await page.getByTestId("runs-table").getByRole("link", { name: "e2e Sophrosyne", exact: true }).click();
+  await showCharts(page); // the run's charts load when they come into view
   await expect(page.getByTestId("chart-ex-difficulty")).toContainText("execution accuracy (%)");
   await expect(page.getByTestId("chart-over-difficulty")).toContainText("over-exploration (%)");
   await expect(page.getByTestId("chart-exploration")).toContainText("exploratory calls");

@@ -1,13 +1,12 @@
 #!/usr/bin/env node
-// The `metron` CLI. Node 20 cannot run .ts, so tsx loads the TypeScript in lib/ at run time.
+// The `metron` CLI: the compiled one in dist/cli (scripts/build-cli.mjs), built first when a source is newer.
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { register } from "tsx/esm/api";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 process.env.METRON_MIGRATIONS ??= path.join(root, "drizzle");
 process.env.METRON_ROOT ??= root;
 process.env.DATABASE_PATH ??= path.join(root, "data", "metron.db");
-register({ tsconfig: path.join(root, "tsconfig.json") });
-const { main } = await import("../lib/cli/main.ts");
-process.exitCode = await main(process.argv.slice(2));
+const { buildCli } = await import("./build-cli.mjs");
+await buildCli({ quiet: true });
+await import(pathToFileURL(path.join(root, "dist", "cli", "bin.mjs")).href);

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm test`: install if needed, Chromium if missing, then type-check, lint, formatting, unit tests, build, end-to-end tests.
-import { ensureChromium, ensureInstalled, runBin, step } from "./shell.mjs";
+import { buildApp, ensureChromium, ensureInstalled, runBin, step } from "./shell.mjs";
 
 ensureInstalled();
 ensureChromium();
@@ -13,8 +13,10 @@ step("Formatting (prettier --check; `npm run format` fixes it)");
 runBin("prettier", ["--check", "."]);
 step("Unit tests");
 runBin("vitest", ["run"]);
-step("Build");
-runBin("next", ["build"]);
+step("Build (the CLI, then the app)");
+const { buildCli } = await import("./build-cli.mjs");
+await buildCli();
+buildApp();
 step("End-to-end tests");
 runBin("playwright", ["test"]);
 console.log("\n✔ all checks passed");

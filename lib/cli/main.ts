@@ -1,31 +1,24 @@
 /** `metron <command>`: dispatch. Each command prints JSON on stdout with --json, text otherwise. */
 import { UsageError } from "./args";
-import { runDatasetCommand } from "./dataset";
-import { runDemoCommand } from "./demo";
-import { runIngestCommand } from "./ingest";
-import { runMcpCommand } from "./mcp";
-import { runEvaluateCommand, runRecomputeCommand } from "./run-commands";
-import { runRunCommand } from "./run-curation";
-import { runSqlCommand } from "./sql";
-import { runSweepCommand } from "./sweep";
-import { runSearchCommand } from "./search";
-import { runLabelCommand } from "./label";
-import { databasePath, openDb } from "@/lib/db/client";
 
+// Each command's modules load only when it runs: `metron --help` and `metron sql tables` do not pay for the AI SDK,
+// shiki, the MCP SDK or the migrations.
 const USAGE = `usage: metron <command> [options]
 
 commands:
   migrate
       create the store if needed and apply the migrations
   ingest FILE… [--run NAME] [--system S] [--model M] [--benchmark B] [--dataset D] [--roles FILE]
-              [--format auto|canonical|openai-messages|anthropic-messages|opencode|claude-code|codex|livesqlbench]
+              [--format auto|canonical|openai-messages|anthropic-messages|opencode|claude-code|codex|livesqlbench|
+                        inspect|atif|otlp|spider-agent-react|bird-interact|mac-sql]
               [--question ID] [--json]
       ingest trace files (the format is detected from the content); --json prints the report
   dataset import --name N --format bird|spider|spider2-lite --questions F
                  (--databases DIR | --tables tables.json | --ddl DIR) [--descriptions DIR] [--gold DIR] [--json]
       import a benchmark's questions and databases; computes gold tables
-  sql tables [--db FILE] --sql "…" [--method scan|parser] [--json]
-      the tables a query reads, by EXPLAIN against FILE, else by the fast scan (or the parser)
+  sql tables [--db FILE] (--sql "…" | --file queries.jsonl) [--method scan|parser] [--json]
+      the tables a query reads, by EXPLAIN against FILE, else by the fast scan (or the parser); --file reads one
+      query per line (a JSON string, or an object with "sql"/"query" and an optional "id") and prints one result per line
   evaluate --run R [--mode set|bag|ordered|order-aware] [--numeric exact|sig10] [--json]
       execution accuracy of a run's final SQL against the gold SQL
   mcp --dataset NAME --question ID [--variant none|computed|oracle] [--trace-out FILE] [--http PORT]
@@ -57,32 +50,34 @@ export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
     switch (command) {
-      case "migrate":
+      case "migrate": {
+        const { databasePath, openDb } = await import("@/lib/db/client");
         openDb().$client.close();
         console.log(`store migrated: ${databasePath()}`);
         return 0;
+      }
       case "ingest":
-        return await runIngestCommand(rest);
+        return await (await import("./ingest")).runIngestCommand(rest);
       case "dataset":
-        return await runDatasetCommand(rest);
+        return await (await import("./dataset")).runDatasetCommand(rest);
       case "sql":
-        return await runSqlCommand(rest);
+        return await (await import("./sql")).runSqlCommand(rest);
       case "evaluate":
-        return await runEvaluateCommand(rest);
+        return await (await import("./run-commands")).runEvaluateCommand(rest);
       case "demo":
-        return await runDemoCommand(rest);
+        return await (await import("./demo")).runDemoCommand(rest);
       case "mcp":
-        return await runMcpCommand(rest);
+        return await (await import("./mcp")).runMcpCommand(rest);
       case "recompute":
-        return await runRecomputeCommand(rest);
+        return await (await import("./run-commands")).runRecomputeCommand(rest);
       case "run":
-        return await runRunCommand(rest);
+        return await (await import("./run-curation")).runRunCommand(rest);
       case "sweep":
-        return await runSweepCommand(rest);
+        return await (await import("./sweep")).runSweepCommand(rest);
       case "search":
-        return await runSearchCommand(rest);
+        return await (await import("./search")).runSearchCommand(rest);
       case "label":
-        return await runLabelCommand(rest);
+        return await (await import("./label")).runLabelCommand(rest);
       case undefined:
       case "help":
       case "--help":

@@ -10,7 +10,7 @@
  */
 import { normalizeToolName, sqlOfArgs } from "@/lib/trace/tool-names";
 import { extractSql } from "./extract-sql";
-import { foldTable } from "./parse-tables";
+import { foldTable } from "./fold-table";
 import { scanTables, tokenize, type Token } from "./scan-tables";
 
 export const stepRoles = [

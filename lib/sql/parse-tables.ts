@@ -4,19 +4,22 @@
  * node-sql-parser rejects non-ASCII identifiers (Spider-de's `sänger`), so they are swapped for ASCII
  * placeholders before parsing and swapped back after.
  */
-import sqlParser from "node-sql-parser"; // CommonJS: its named exports are not visible to Node's ESM loader
+import { createRequire } from "node:module";
+import type { Parser as SqlParser } from "node-sql-parser";
+import { foldTable } from "./fold-table";
 
-const { Parser } = sqlParser;
+export { foldTable };
 
-const parser = new Parser();
+// Loaded on first use (about 100 ms): the fast scan and EXPLAIN do without it, and so do the CLI's quick commands.
+let parser: SqlParser | null = null;
+const getParser = (): SqlParser => {
+  if (!parser) {
+    const { Parser } = createRequire(import.meta.url)("node-sql-parser") as typeof import("node-sql-parser");
+    parser = new Parser();
+  }
+  return parser;
+};
 const NON_ASCII_IDENT = /[\p{L}\p{N}_$]*[^\x00-\x7F][\p{L}\p{N}_$]*/gu;
-
-/** Folds a name to the schema's spelling (SQLite identifiers are case-insensitive). */
-export function foldTable(name: string, schemaTables?: readonly string[]): string {
-  if (!schemaTables) return name;
-  const lower = name.toLowerCase();
-  return schemaTables.find((t) => t.toLowerCase() === lower) ?? name;
-}
 
 export function parseTables(sql: string, schemaTables?: readonly string[]): string[] {
   const placeholders = new Map<string, string>();
@@ -25,7 +28,7 @@ export function parseTables(sql: string, schemaTables?: readonly string[]): stri
     placeholders.set(key, ident);
     return key;
   });
-  const { tableList, ast } = parser.parse(ascii.trim().replace(/;\s*$/, ""), { database: "sqlite" });
+  const { tableList, ast } = getParser().parse(ascii.trim().replace(/;\s*$/, ""), { database: "sqlite" });
   const cteNames = new Set<string>();
   for (const statement of Array.isArray(ast) ? ast : [ast]) collectCteNames(statement, cteNames);
   const tables = new Set<string>();

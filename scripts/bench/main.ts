@@ -1,4 +1,7 @@
 import { benchAbuse } from "./abuse";
+import { benchCli } from "./cli";
+import { benchPageWeight } from "./page-weight";
+import { benchUp } from "./up";
 import { benchCompare } from "./compare";
 import { benchDirectives } from "./directives";
 import { benchEvaluate } from "./evaluate";
@@ -18,6 +21,9 @@ const BENCHES: Record<string, (argv: string[]) => Promise<number>> = {
   abuse: benchAbuse,
   sweep: benchSweep,
   search: benchSearch,
+  cli: benchCli,
+  "page-weight": benchPageWeight,
+  up: benchUp,
 };
 
 export async function runBench(argv: string[]): Promise<number> {

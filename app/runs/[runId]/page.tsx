@@ -10,7 +10,7 @@ import { connection } from "next/server";
 import { Suspense } from "react";
 import { createLoader, createSerializer } from "nuqs/server";
 import { EvaluateButton } from "@/components/runs/evaluate-button";
-import { RunCharts } from "@/components/runs/run-charts";
+import { LazyRunCharts } from "@/components/runs/run-charts-lazy";
 import { RunSummary } from "@/components/runs/run-summary";
 import { DirectiveSavingsPanel } from "@/components/runs/directive-savings";
 import { getDirectiveSavings } from "@/lib/db/queries/directive-savings";
@@ -187,7 +187,7 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
           )}
         />
       )}
-      <RunCharts
+      <LazyRunCharts
         system={run.system}
         fileBase={`${run.name}-${run.system}-${run.model}`.replace(/[^\w.-]+/g, "_")}
         data={{
