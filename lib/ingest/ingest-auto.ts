@@ -12,6 +12,7 @@ import { evalZipToLog, isZip } from "@/lib/trace/adapters/inspect-zip";
 import { linkQuestion, type LinkMethod } from "@/lib/trace/adapters/link-questions";
 import type { AdaptedTrace } from "@/lib/trace/adapters/types";
 import { EmptyInputError, ingestStream, type IngestOptions, type IngestReport } from "./ingest";
+import { streamAdapted, streamSpecFor } from "./stream-foreign";
 
 export interface AutoOptions extends IngestOptions {
   /** "auto" (the default) detects the format from the content. */
@@ -79,7 +80,24 @@ export async function ingestAuto(
     return { ...report, format: "canonical", links: {} };
   }
 
-  // A foreign file: read it whole, within the limit.
+  // A foreign file whose traces are elements of one array: streamed, element by element, in bounded memory.
+  const spec = streamSpecFor(headText, requested);
+  if (spec) {
+    const warnings: { line: number; message: string }[] = [];
+    const body = done
+      ? (async function* () {
+          yield* head;
+        })()
+      : prepend(head, iterator);
+    const report = await ingestAdapted(
+      sqlite,
+      streamAdapted(body, spec, { fileName: options.fileName }, (w) => warnings.push(w)),
+      options,
+    );
+    return { ...report, format: spec.format, warnings: [...warnings, ...report.warnings] };
+  }
+
+  // Any other foreign file: read it whole, within the limit.
   const limit = foreignLimit();
   const parts = [...head];
   while (!done) {
@@ -134,7 +152,7 @@ export async function ingestAuto(
  */
 export async function ingestAdapted(
   sqlite: Database.Database,
-  traces: AdaptedTrace[],
+  traces: AdaptedTrace[] | AsyncIterable<AdaptedTrace>,
   options: AutoOptions = {},
 ): Promise<Omit<AutoReport, "format">> {
   const datasetRef = options.dataset ?? options.defaults?.benchmark;
@@ -149,13 +167,10 @@ export async function ingestAdapted(
       }[])
     : [];
   const links: AutoReport["links"] = {};
-  const lines = traces.map((t) => {
-    const link = linkQuestion(
-      t.question.id,
-      t.question.text,
-      traces.length === 1 ? options.questionId : undefined,
-      questions,
-    );
+  // A question id given at upload names the question of a file of one session.
+  const single = Array.isArray(traces) && traces.length === 1;
+  const lineOf = (t: AdaptedTrace) => {
+    const link = linkQuestion(t.question.id, t.question.text, single ? options.questionId : undefined, questions);
     links[link.method] = (links[link.method] ?? 0) + 1;
     return JSON.stringify({
       ...t,
@@ -163,11 +178,20 @@ export async function ingestAdapted(
       question: { ...t.question, id: link.id },
       meta: { ...t.meta, question_link: { method: link.method, ...(link.matched ? { matched: link.matched } : {}) } },
     });
-  });
+  };
   const report = await ingestStream(
     sqlite,
     (async function* () {
-      yield Buffer.from(lines.join("\n") + "\n");
+      // Streamed traces go on as they are adapted, in batches of lines.
+      let batch: string[] = [];
+      for await (const t of traces) {
+        batch.push(lineOf(t));
+        if (batch.length >= 64) {
+          yield Buffer.from(batch.join("\n") + "\n");
+          batch = [];
+        }
+      }
+      if (batch.length) yield Buffer.from(batch.join("\n") + "\n");
     })(),
     options,
   );

@@ -12,6 +12,7 @@ import { adapt, detectFormat, looksCanonical } from "@/lib/trace/adapters";
 import { evalZipToLog, isZip } from "@/lib/trace/adapters/inspect-zip";
 import { normalizeToolName } from "@/lib/trace/tool-names";
 import { splitLines } from "./split-lines";
+import { streamAdapted, streamSpecFor } from "./stream-foreign";
 
 export interface PreviewRun {
   name: string | null;
@@ -53,17 +54,37 @@ export async function previewFile(
   let format: string;
   let partial = false;
   let text: string | undefined;
+  let streamed = false;
   if (isZip(headBytes)) {
     // An Inspect .eval: the .json log it holds.
     text = JSON.stringify(await evalZipToLog(await readFile(file)));
     format = requested ?? detectFormat(text);
+  } else if (streamSpecFor(head, requested)) {
+    // One big array (LiveSQLBench results, Inspect samples, rollouts): the first elements, streamed.
+    const spec = streamSpecFor(head, requested)!;
+    format = spec.format;
+    streamed = true;
+    for await (const t of streamAdapted(
+      createReadStream(file),
+      spec,
+      { fileName: options.fileName },
+      () => undefined,
+    )) {
+      if (traces.length >= PREVIEW_LINES) {
+        partial = true;
+        break;
+      }
+      traces.push({ run: t.run as Json | undefined, steps: t.steps as unknown as Json[] });
+    }
   } else if (requested) format = requested;
   else if (looksCanonical(head)) format = "canonical";
   else {
     text = await readFile(file, "utf8");
     format = detectFormat(text);
   }
-  if (format === "canonical") {
+  if (streamed) {
+    // read above
+  } else if (format === "canonical") {
     const progress = { bytes: 0, lines: 0 };
     for await (const line of splitLines(createReadStream(file), 64 * 1024 * 1024, progress)) {
       if (progress.lines > PREVIEW_LINES) {

@@ -1,3 +1,4 @@
+import { memoByRuns } from "./run-cache";
 import type { Db } from "@/lib/db/client";
 import type { RunAggregates } from "@/lib/metrics/run-metrics";
 import { buildOverview, parseRunList, type OverviewGroup } from "@/lib/metrics/overview";
@@ -99,11 +100,15 @@ export function getExperiment(db: Db, id: string): SavedExperiment | undefined {
 /** A view of the Experiments page: the runs it covers and its groups (pooled cells, figures). */
 export function loadOverview(db: Db, filter: OverviewFilter): { runIds: string[]; groups: OverviewGroup[] } {
   const runIds = listExperimentRunIds(db, filter);
-  const cells = listOverviewCells(db, runIds).map(({ runList, datasetId: _d, ...c }) => {
-    void _d;
-    return { ...c, runs: parseRunList(runList) };
+  // Memoised by the runs' versions: a warm view is served without its GROUP BYs and bootstraps (issue 21).
+  const groups = memoByRuns(db, runIds, "overview", () => {
+    const cells = listOverviewCells(db, runIds).map(({ runList, datasetId: _d, ...c }) => {
+      void _d;
+      return { ...c, runs: parseRunList(runList) };
+    });
+    return buildOverview(cells, (id) => listTraceUnits(db, id));
   });
-  return { runIds, groups: buildOverview(cells, (id) => listTraceUnits(db, id)) };
+  return { runIds, groups };
 }
 
 /** The runs of an Experiments view (a saved experiment's, or the filtered default); null for an unknown experiment. */

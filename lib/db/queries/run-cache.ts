@@ -27,3 +27,27 @@ export function memoByRun<T>(db: Db, runId: string, kind: string, compute: () =>
   if (cache.size > LIMIT) cache.delete(cache.keys().next().value!);
   return value;
 }
+
+/**
+ * Memoises data derived from several runs (the Experiments overview of a view) by all their versions: any write to
+ * one of them gives a new key. Versions are read in one query.
+ */
+export function memoByRuns<T>(db: Db, runIds: string[], kind: string, compute: () => T): T {
+  const ids = [...runIds].sort();
+  const versions = ids.length
+    ? (db.$client
+        .prepare(`SELECT id, version FROM runs WHERE id IN (${ids.map(() => "?").join(",")}) ORDER BY id`)
+        .all(...ids) as { id: string; version: number }[])
+    : [];
+  const key = `${db.$client.name}\u0000${kind}\u0000${versions.map((v) => `${v.id}:${v.version}`).join(",")}`;
+  if (cache.has(key)) {
+    const hit = cache.get(key) as T;
+    cache.delete(key);
+    cache.set(key, hit);
+    return hit;
+  }
+  const value = compute();
+  cache.set(key, value);
+  if (cache.size > LIMIT) cache.delete(cache.keys().next().value!);
+  return value;
+}
