@@ -1,4 +1,3 @@
-import Link from "next/link";
 import { OutcomeCell } from "@/components/compare/outcome-cell";
 import type { Formats } from "@/components/ui/format";
 import { readerFormats } from "@/components/ui/reader-locale";
@@ -111,7 +110,8 @@ export function CompareTable({ runs, baseline, rows }: { runs: Run[]; baseline: 
               <td className="px-3 py-1.5">{row.difficulty ?? "—"}</td>
               {row.cells.map((c, i) => (
                 <td key={ids[i]} className="px-3 py-1.5">
-                  <Link href={questionPath(ids[i], row.questionId, { sample: row.sample })} className="hover:underline">
+                  {/* Plain links: a Link per cell would repeat its props in the page's payload (issue 21). */}
+                  <a href={questionPath(ids[i], row.questionId, { sample: row.sample })} className="hover:underline">
                     <OutcomeCell
                       correct={c.correct}
                       status={row.status[i]}
@@ -120,16 +120,16 @@ export function CompareTable({ runs, baseline, rows }: { runs: Run[]; baseline: 
                       exploratoryDelta={row.exploratoryDelta[i]}
                       tokenDelta={row.tokenDelta[i]}
                     />
-                  </Link>
+                  </a>
                 </td>
               ))}
               <td className="px-3 py-1.5">
-                <Link
+                <a
                   className="text-blue-700 hover:underline"
                   href={compareQuestionPath(row.questionId, ids, row.sample)}
                 >
                   side by side
-                </Link>
+                </a>
               </td>
             </tr>
           ))}

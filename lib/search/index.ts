@@ -372,10 +372,12 @@ export function indexInBackground(openStore: () => Database.Database): void {
   const sqlite = openStore();
   const step = () => {
     try {
-      const { indexed, pending } = syncSearchIndex(sqlite, { budgetMs: 200 });
+      // Short slices with pauses between them: the server keeps answering pages while a big store is indexed (a
+      // request waits at most one slice).
+      const { indexed, pending } = syncSearchIndex(sqlite, { budgetMs: positiveNumber("METRON_INDEX_SLICE_MS", 30) });
       if (pending > 0) {
         // A busy store (an upload writing) indexes nothing: look again a little later.
-        setTimeout(step, indexed ? 20 : 500).unref();
+        setTimeout(step, indexed ? 15 : 500).unref();
         return;
       }
     } catch (e) {

@@ -11,7 +11,7 @@ export const compareSearchParams = {
   page: parseAsInteger.withDefault(1),
 };
 
-export const COMPARE_PAGE_SIZE = 100;
+export const COMPARE_PAGE_SIZE = 50;
 
 export function compareQuestionPath(questionId: string, runs: string[], sample = 0): string {
   const params = new URLSearchParams({ runs: runs.join(",") });

@@ -5,6 +5,7 @@
  * overview, a run page and the compare page of the three runs is measured (p50 of 7 after a warm-up).
  * Targets: run page p50 ≤ 150 ms at 100k traces, compare ≤ 300 ms.
  */
+import Database from "better-sqlite3";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -94,6 +95,25 @@ export async function benchCompare(argv: string[]): Promise<number> {
     const ids = report.runs.map((r) => r.id);
     const server = await startServer(store, 3218);
     try {
+      // The server indexes the new traces for search in the background, in short slices: pages are timed once it
+      // has caught up (and once while it works, to show what a reader sees meanwhile).
+      const watch = new Database(store, { readonly: true });
+      const indexed = () =>
+        watch
+          .prepare("SELECT (SELECT count(*) FROM search_indexed) AS done, (SELECT count(*) FROM traces) AS total")
+          .get() as {
+          done: number;
+          total: number;
+        };
+      const during = await timePage(`${server.url}/runs/${ids[0]}`, 5);
+      console.log(
+        `run page while the search index builds: p50 ${during.p50.toFixed(0)} ms, max ${during.max.toFixed(0)} ms`,
+      );
+      const t0 = Date.now();
+      while (indexed().done < indexed().total && Date.now() - t0 < 900_000)
+        await new Promise((r) => setTimeout(r, 2000));
+      console.log(`search index caught up ${((Date.now() - t0) / 1000).toFixed(0)} s later`);
+      watch.close();
       for (const [label, url] of [
         ["experiments overview", "/experiments"],
         ["run page", `/runs/${ids[0]}`],
@@ -102,10 +122,12 @@ export async function benchCompare(argv: string[]): Promise<number> {
         const t = await timePage(server.url + url);
         if (t.status !== 200) throw new Error(`${label} answered ${t.status}`);
         console.log(
-          `${label.padEnd(22)} p50 ${t.p50.toFixed(0).padStart(5)} ms   max ${t.max.toFixed(0).padStart(5)} ms   ${(t.bytes / 1024).toFixed(0)} kB`,
+          `${label.padEnd(22)} first ${t.first.toFixed(0).padStart(5)} ms   p50 ${t.p50.toFixed(0).padStart(5)} ms   max ${t.max.toFixed(0).padStart(5)} ms   ${(t.bytes / 1024).toFixed(0)} kB`,
         );
       }
-      console.log("targets: run page p50 ≤ 150 ms, compare ≤ 300 ms");
+      console.log(
+        "targets: overview p50 ≤ 150 ms and first ≤ 1 s, run page p50 ≤ 150 ms, compare ≤ 300 ms and HTML ≤ 200 kB",
+      );
     } finally {
       server.stop();
     }
