@@ -7,7 +7,8 @@ import { connection } from "next/server";
 import { Suspense } from "react";
 import { createLoader, createSerializer, type SearchParams } from "nuqs/server";
 import { CompareFilters } from "@/components/compare/compare-filters";
-import { CompareHeadline, CompareTable } from "@/components/compare/compare-view";
+import { CompareTable } from "@/components/compare/compare-table";
+import { CompareHeadline, compareTableRows } from "@/components/compare/compare-view";
 import { RunPicker } from "@/components/compare/run-picker";
 import { getDb } from "@/lib/db/client";
 import { listComparableRuns, loadComparison } from "@/lib/db/queries/compare";
@@ -129,9 +130,9 @@ async function Compare({ searchParams }: { searchParams: Promise<SearchParams> }
         />
       )}
       <CompareTable
-        runs={runs}
+        runs={runs.map((r) => ({ id: r.id, label: `${r.system} · ${r.model}` }))}
         baseline={baseline}
-        rows={filtered.slice((page - 1) * COMPARE_PAGE_SIZE, page * COMPARE_PAGE_SIZE)}
+        rows={compareTableRows(runs, filtered.slice((page - 1) * COMPARE_PAGE_SIZE, page * COMPARE_PAGE_SIZE))}
       />
       <nav className="flex items-center gap-3 text-sm" aria-label="Pages">
         {page > 1 && (

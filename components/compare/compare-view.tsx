@@ -1,4 +1,4 @@
-import { OutcomeCell } from "@/components/compare/outcome-cell";
+import type { CompareTableRow } from "@/components/compare/compare-table";
 import type { Formats } from "@/components/ui/format";
 import { readerFormats } from "@/components/ui/reader-locale";
 import { isSimulated, SimulatedBadge } from "@/components/ui/simulated-badge";
@@ -73,75 +73,21 @@ export async function CompareHeadline({
   );
 }
 
-export function CompareTable({ runs, baseline, rows }: { runs: Run[]; baseline: number; rows: CompareRow[] }) {
+/** The compare table's rows as compact data for the client table (hrefs built here, on the server). */
+export function compareTableRows(runs: Run[], rows: CompareRow[]): CompareTableRow[] {
   const ids = runs.map((r) => r.id);
-  return (
-    <div className="overflow-x-auto rounded-lg border border-zinc-200 bg-white">
-      <table className="w-full text-sm" data-testid="compare-table">
-        <thead className="border-b border-zinc-200 bg-zinc-50 text-left text-xs uppercase tracking-wide text-zinc-500">
-          <tr>
-            <th className="px-3 py-2">Question</th>
-            <th className="px-3 py-2">Database</th>
-            <th className="px-3 py-2">Difficulty</th>
-            {runs.map((r, i) => (
-              <th key={r.id} className="px-3 py-2">
-                {r.system} · {r.model}
-                {i === baseline ? " (baseline)" : ""}
-              </th>
-            ))}
-            <th className="px-3 py-2" />
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => (
-            <tr key={`${row.questionId}#${row.sample}`} className="border-b border-zinc-100 last:border-0">
-              <td className="px-3 py-1.5">
-                <span className="font-mono">
-                  {row.questionId}
-                  {row.sample ? <span className="text-zinc-500"> #{row.sample}</span> : null}
-                </span>
-                {row.cells[0]?.questionText && (
-                  <span className="block max-w-xs truncate text-xs text-zinc-600" title={row.cells[0].questionText}>
-                    {row.cells[0].questionText}
-                  </span>
-                )}
-              </td>
-              <td className="px-3 py-1.5">{row.dbId ?? "—"}</td>
-              <td className="px-3 py-1.5">{row.difficulty ?? "—"}</td>
-              {row.cells.map((c, i) => (
-                <td key={ids[i]} className="px-3 py-1.5">
-                  {/* Plain links: a Link per cell would repeat its props in the page's payload (issue 21). */}
-                  <a href={questionPath(ids[i], row.questionId, { sample: row.sample })} className="hover:underline">
-                    <OutcomeCell
-                      correct={c.correct}
-                      status={row.status[i]}
-                      exploratory={c.exploratory}
-                      gold={c.goldCount}
-                      exploratoryDelta={row.exploratoryDelta[i]}
-                      tokenDelta={row.tokenDelta[i]}
-                    />
-                  </a>
-                </td>
-              ))}
-              <td className="px-3 py-1.5">
-                <a
-                  className="text-blue-700 hover:underline"
-                  href={compareQuestionPath(row.questionId, ids, row.sample)}
-                >
-                  side by side
-                </a>
-              </td>
-            </tr>
-          ))}
-          {rows.length === 0 && (
-            <tr>
-              <td colSpan={runs.length + 4} className="px-3 py-6 text-center text-zinc-500">
-                No question matches the filters.
-              </td>
-            </tr>
-          )}
-        </tbody>
-      </table>
-    </div>
-  );
+  return rows.map((row) => ({
+    key: `${row.questionId}#${row.sample}`,
+    questionId: row.questionId,
+    sample: row.sample,
+    dbId: row.dbId,
+    difficulty: row.difficulty,
+    text: row.cells[0]?.questionText ?? null,
+    hrefs: ids.map((id) => questionPath(id, row.questionId, { sample: row.sample })),
+    sideBySide: compareQuestionPath(row.questionId, ids, row.sample),
+    cells: row.cells.map((c) => ({ correct: c.correct, exploratory: c.exploratory, gold: c.goldCount })),
+    status: row.status,
+    exploratoryDelta: row.exploratoryDelta,
+    tokenDelta: row.tokenDelta,
+  }));
 }
