@@ -135,8 +135,15 @@ export function GroupedBarChart({
     integer: format === "count" || format === "tokens",
     percent: format === "percent",
   });
-  // Token axes: compact throughout (5K, 10K), not 5,000 beside 10K.
-  const f = format === "tokens" && ticks[ticks.length - 1] >= 1e4 ? formats.compact : f0;
+  // Token axes: compact throughout (5K, 10K), not 5,000 beside 10K; percent axes with a decimal when a step is
+  // under one percentage point (2.5 %, not 2 % and 3 %).
+  const step = ticks.length > 1 ? ticks[1] - ticks[0] : 1;
+  const f =
+    format === "tokens" && ticks[ticks.length - 1] >= 1e4
+      ? formats.compact
+      : format === "percent" && Math.abs(step * 100 - Math.round(step * 100)) > 1e-9
+        ? (v: number) => formats.percent(v, 1)
+        : f0;
   const lines = Math.max(1, ...bars.data.map((d) => wrapLabel(String(d.category)).length));
   // One legend entry per system (a stacked bar's lighter part is named once), or per series when they are not systems.
   const bySystem = bars.series.every((s) => bars.info?.[s]?.system) && stacked;

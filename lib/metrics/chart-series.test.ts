@@ -75,6 +75,8 @@ describe("axis ticks", () => {
     expect(niceTicks(0, 0.34, { percent: true })).toEqual([0, 0.1, 0.2, 0.3, 0.4]);
     expect(niceTicks(0, 3.2, { percent: true })).toEqual([0, 1, 2, 3, 4]);
     expect(niceTicks(0, 1, { percent: true })).toEqual([0, 0.2, 0.4, 0.6, 0.8, 1]);
+    // Every value 0 (no over-exploration anywhere): 0 to 10 % in whole percents.
+    expect(niceTicks(0, 0, { percent: true })).toEqual([0, 0.02, 0.04, 0.06, 0.08, 0.1]);
   });
   it("are whole numbers for counts, never 0.5", () => {
     expect(niceTicks(0, 2, { integer: true })).toEqual([0, 1, 2]);

@@ -64,7 +64,8 @@ export function groupedBars(items: BarItem[], order?: { categories?: string[]; s
 export function niceTicks(min: number, max: number, opts: { integer?: boolean; percent?: boolean } = {}): number[] {
   const scale = opts.percent ? 100 : 1;
   const lo = Math.min(0, min) * scale;
-  const hi = Math.max(0, max) * scale || (lo < 0 ? 0 : 1);
+  // Nothing above zero: an axis to 10 % (or 1), so a row of zeros reads as zeros, not as 0.2 % steps.
+  const hi = Math.max(0, max) * scale || (lo < 0 ? 0 : opts.percent ? 10 : 1);
   const span = hi - lo;
   const raw = span / 5;
   const pow = 10 ** Math.floor(Math.log10(raw));

@@ -187,17 +187,6 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
           )}
         />
       )}
-      <LazyRunCharts
-        system={run.system}
-        fileBase={`${run.name}-${run.system}-${run.model}`.replace(/[^\w.-]+/g, "_")}
-        data={{
-          scatter: explorationScatter(units),
-          byDifficulty: exOverBreakdown(units, (t) => t.difficulty, difficultyOrder),
-          byDatabase: exOverBreakdown(units, (t) => t.dbId),
-          byRole: callsBars(roleTotals),
-          byTool: callsBars(tools.map((t) => ({ label: t.tool, calls: t.calls }))),
-        }}
-      />
       <section className="space-y-2">
         <h2 className="font-semibold">Questions</h2>
         <TracesTable
@@ -207,6 +196,23 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
           databases={facets.databases}
           difficulties={facets.difficulties}
           csvHref={`/api/runs/${encodeURIComponent(run.id)}/traces.csv${serialize({ ...query, page: null, k: null })}`}
+        />
+      </section>
+      {/* After the questions: the charts (and recharts) load as they scroll into view, not with the page. */}
+      <section className="space-y-2" aria-labelledby="run-charts-heading">
+        <h2 id="run-charts-heading" className="font-semibold">
+          Charts
+        </h2>
+        <LazyRunCharts
+          system={run.system}
+          fileBase={`${run.name}-${run.system}-${run.model}`.replace(/[^\w.-]+/g, "_")}
+          data={{
+            scatter: explorationScatter(units),
+            byDifficulty: exOverBreakdown(units, (t) => t.difficulty, difficultyOrder),
+            byDatabase: exOverBreakdown(units, (t) => t.dbId),
+            byRole: callsBars(roleTotals),
+            byTool: callsBars(tools.map((t) => ({ label: t.tool, calls: t.calls }))),
+          }}
         />
       </section>
       {changes.length > 0 && (
