@@ -1,5 +1,6 @@
 import { defineConfig } from "@playwright/test";
 import { SECURE_PORT } from "./e2e/secure.mjs";
+import { CHROMIUM, CHROMIUM_ARGS } from "./scripts/shell.mjs";
 
 const PORT = Number(process.env.E2E_PORT ?? 3100);
 export const E2E_SECRET = "sk-e2e-NOT-A-REAL-KEY-7731";
@@ -16,17 +17,8 @@ export default defineConfig({
     baseURL: `http://127.0.0.1:${PORT}`,
     viewport: { width: 1440, height: 900 },
     launchOptions: {
-      executablePath: "/usr/bin/chromium",
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
+      executablePath: CHROMIUM,
+      args: CHROMIUM_ARGS,
     },
   },
   webServer: [

@@ -47,6 +47,18 @@ export function ensureInstalled() {
 
 export const CHROMIUM = "/usr/bin/chromium";
 
+/** Chromium's flags for headless runs on this kind of machine (no GPU, no network beyond the app, no sandbox). */
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
 /** Debian's Chromium drives the end-to-end tests; Playwright cannot download its own browser here. */
 export function ensureChromium() {
   if (existsSync(CHROMIUM)) return;

@@ -10,18 +10,8 @@ import os from "node:os";
 import path from "node:path";
 import { openDb } from "@/lib/db/client";
 import { seedDemo } from "@/lib/demo/seed";
+import { CHROMIUM, CHROMIUM_ARGS } from "../shell.mjs";
 import { startServer } from "./server";
-
-const FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 export async function benchPageWeight(): Promise<number> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "metron-bench-weight-"));
@@ -34,7 +24,7 @@ export async function benchPageWeight(): Promise<number> {
   };
   db.$client.close();
   const server = await startServer(store, 3207);
-  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: FLAGS });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   try {
     const routes: [string, string][] = [
       ["runs (home)", "/"],

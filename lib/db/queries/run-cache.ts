@@ -15,7 +15,11 @@ export function runVersion(db: Db, runId: string): number | undefined {
 }
 
 export function memoByRun<T>(db: Db, runId: string, kind: string, compute: () => T): T {
-  const key = `${db.$client.name}\u0000${runId}\u0000${runVersion(db, runId)}\u0000${kind}`;
+  return remember(`${db.$client.name}\u0000${runId}\u0000${runVersion(db, runId)}\u0000${kind}`, compute);
+}
+
+/** The LRU itself: a hit moves to the end, the oldest entry goes when the cache is full. */
+function remember<T>(key: string, compute: () => T): T {
   if (cache.has(key)) {
     const hit = cache.get(key) as T;
     cache.delete(key);
@@ -39,15 +43,8 @@ export function memoByRuns<T>(db: Db, runIds: string[], kind: string, compute: (
         .prepare(`SELECT id, version FROM runs WHERE id IN (${ids.map(() => "?").join(",")}) ORDER BY id`)
         .all(...ids) as { id: string; version: number }[])
     : [];
-  const key = `${db.$client.name}\u0000${kind}\u0000${versions.map((v) => `${v.id}:${v.version}`).join(",")}`;
-  if (cache.has(key)) {
-    const hit = cache.get(key) as T;
-    cache.delete(key);
-    cache.set(key, hit);
-    return hit;
-  }
-  const value = compute();
-  cache.set(key, value);
-  if (cache.size > LIMIT) cache.delete(cache.keys().next().value!);
-  return value;
+  return remember(
+    `${db.$client.name}\u0000${kind}\u0000${versions.map((v) => `${v.id}:${v.version}`).join(",")}`,
+    compute,
+  );
 }
