@@ -236,6 +236,10 @@ export function Timeline(props: TimelineProps) {
       style={{ height: virtualizer.getTotalSize() + HEADER_HEIGHT + 2 }}
       data-testid="timeline"
       data-timeline={traceId}
+      // A scrollable region is reachable by keyboard (arrows scroll it), whether or not its rows have loaded.
+      tabIndex={0}
+      role="region"
+      aria-label="Steps of the trace"
     >
       <div
         className="sticky top-0 z-10 flex min-w-[40rem] items-center gap-2 border-b border-zinc-200 bg-zinc-50 px-2 text-[11px] font-medium uppercase tracking-wide text-zinc-600"
