@@ -24,7 +24,10 @@ function LongText({ text, total }: { text: string; total: number }) {
   const cut = !all && text.length > SHOWN_CHARS;
   return (
     <div>
-      <pre className="max-h-[32rem] overflow-auto whitespace-pre-wrap rounded border border-zinc-200 bg-zinc-50 p-2 text-xs">
+      <pre
+        tabIndex={0}
+        className="max-h-[32rem] overflow-auto whitespace-pre-wrap rounded border border-zinc-200 bg-zinc-50 p-2 text-xs"
+      >
         {cut ? text.slice(0, SHOWN_CHARS) : text}
       </pre>
       {(cut || total > text.length) && (
@@ -104,7 +107,7 @@ export function StepDetail({ view, traceId }: { view: StepDetailView; traceId?: 
       )}
       {r.kind === "table" && (
         <div>
-          <div className="max-h-[32rem] overflow-auto rounded border border-zinc-200">
+          <div tabIndex={0} className="max-h-[32rem] overflow-auto rounded border border-zinc-200">
             <table className="w-full text-xs">
               {r.columns && (
                 <thead className="sticky top-0 bg-zinc-100">

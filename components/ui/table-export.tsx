@@ -57,13 +57,17 @@ export function TableExport({
       </div>
       <details>
         <summary className="cursor-pointer text-zinc-600">LaTeX (booktabs)</summary>
-        <pre className="overflow-x-auto rounded border border-zinc-200 bg-zinc-50 p-2" data-testid="latex">
+        <pre tabIndex={0} className="overflow-x-auto rounded border border-zinc-200 bg-zinc-50 p-2" data-testid="latex">
           {latex}
         </pre>
       </details>
       <details>
         <summary className="cursor-pointer text-zinc-600">Markdown</summary>
-        <pre className="overflow-x-auto rounded border border-zinc-200 bg-zinc-50 p-2" data-testid="markdown">
+        <pre
+          tabIndex={0}
+          className="overflow-x-auto rounded border border-zinc-200 bg-zinc-50 p-2"
+          data-testid="markdown"
+        >
           {markdown}
         </pre>
       </details>
