@@ -1,12 +1,13 @@
 import type { Page } from "@playwright/test";
 
 /**
- * Scrolls to a page's charts, which load when they come into view (components/charts/load-when-visible.tsx). Waits
- * for the page to show either the placeholder or the charts first, so it also works right after a navigation.
+ * Scrolls to a run page's charts, which load when they come into view (components/charts/load-when-visible.tsx): to
+ * their section's heading, which is always there (the placeholder below it goes away as the charts load), then waits
+ * for the charts.
  */
 export async function showCharts(page: Page): Promise<void> {
-  const placeholder = page.getByText(/charts load as you scroll here/);
-  await placeholder.or(page.getByTestId("run-charts")).first().waitFor();
-  if (await placeholder.count()) await placeholder.first().scrollIntoViewIfNeeded();
+  const heading = page.locator("#run-charts-heading");
+  await heading.waitFor();
+  await heading.scrollIntoViewIfNeeded();
   await page.getByTestId("run-charts").waitFor();
 }
