@@ -20,7 +20,14 @@ import type { Trace } from "@/lib/trace/types";
 export type MeasurableTrace = Pick<Trace, "question" | "final_sql" | "directives" | "usage"> & {
   run: Pick<Trace["run"], "benchmark" | "model">;
   /** `result` as recorded (ingest), or `empty` as stored (recompute): whether a probe's result had no rows. */
-  steps: { type: string; tool?: string; args?: unknown; result?: unknown; empty?: boolean | null }[];
+  steps: {
+    type: string;
+    tool?: string;
+    args?: unknown;
+    result?: unknown;
+    error?: string | null;
+    empty?: boolean | null;
+  }[];
 };
 
 export interface DatasetQuestionRef {
@@ -149,7 +156,13 @@ export class TraceMeasurer {
         return { cls, sql: undefined, empty: null };
       const raw = sqlOfArgs(s.args);
       if (raw === undefined) return { cls, sql: undefined, empty: null };
-      return { cls, sql: extractSql(raw).sql, empty: s.empty !== undefined ? s.empty : isEmptyResult(s.result) };
+      // A call that failed returned no rows because it did not run: an error, not an empty-result probe.
+      const failed = Boolean(s.error) || s.type === "error";
+      return {
+        cls,
+        sql: extractSql(raw).sql,
+        empty: s.empty !== undefined ? s.empty : failed ? null : isEmptyResult(s.result),
+      };
     });
     const probes = markProbes(probeSteps);
 

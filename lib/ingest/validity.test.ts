@@ -113,6 +113,8 @@ describe("measured on Spider-de through ingest", () => {
             probe("SELECT * FROM sänger WHERE land = 'frankreich'", "[]"),
             probe("SELECT * FROM sänger WHERE land = 'Frankreich'", '[["x"]]'),
             probe("SELECT count(*) FROM sänger", "6"),
+            // A call that failed returned nothing because it did not run: not an empty-result probe.
+            makeStep({ tool: "read_query", args: { query: "SELEC * FROM sänger" }, result: "", error: "syntax error" }),
           ],
         }),
       ),
@@ -132,6 +134,7 @@ describe("measured on Spider-de through ingest", () => {
         { seq: 0, empty: 1, refines: null },
         { seq: 1, empty: 0, refines: 0 },
         { seq: 2, empty: 0, refines: null },
+        { seq: 3, empty: null, refines: null },
       ],
     };
     expect(read()).toEqual(expected);

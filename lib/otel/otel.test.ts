@@ -85,7 +85,7 @@ describe("the agent loop's OpenTelemetry spans, exported with the official seria
 
     const trace = sqlite
       .prepare(
-        `SELECT t.id, t.question_id, t.input_tokens, t.output_tokens, t.exploratory_calls, t.final_sql, r.name, r.system, r.model
+        `SELECT t.id, t.question_id, t.input_tokens, t.output_tokens, t.exploratory_calls, t.gold_count, t.final_sql, r.name, r.system, r.model
          FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = 'otel run'`,
       )
       .get() as Record<string, unknown>;
@@ -94,6 +94,7 @@ describe("the agent loop's OpenTelemetry spans, exported with the official seria
       input_tokens: 300 + 600 + 900, // the three model calls (the loop stops at the submission)
       output_tokens: 10 + 30 + 40,
       exploratory_calls: 1,
+      gold_count: 2, // linked to Spider-de's question 22 through metron.run.benchmark: konzert and stadion
       final_sql: GOLD_22,
       system: "ai-sdk-agent",
       model: "compatible:fake-model", // metron.run.model, which the loop sets

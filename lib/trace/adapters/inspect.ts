@@ -97,7 +97,8 @@ function stepsFromEvents(events: Json[]): ForeignStep[] {
         type: "tool_call",
         tool: str(e.function) ?? "unknown",
         args: e.arguments ?? {},
-        result: typeof e.result === "string" ? e.result : textOf(e.result),
+        // A failed call's empty result is no result at all.
+        ...(error && !e.result ? {} : { result: typeof e.result === "string" ? e.result : textOf(e.result) }),
         ...(error ? { error } : {}),
         ...(str(e.timestamp) ? { started_at: e.timestamp as string } : {}),
         ...(duration !== undefined ? { duration_ms: duration } : {}),
