@@ -6,6 +6,7 @@ export default defineConfig({
   test: {
     include: ["lib/**/*.test.ts", "components/**/*.test.ts", "scripts/**/*.test.ts"],
     environment: "node",
+    globalSetup: ["lib/testing/global-setup.ts"],
     pool: "forks",
     testTimeout: 60_000,
     // Jobs in tests: no simulated thinking time, quick polling and back-off.

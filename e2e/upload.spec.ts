@@ -47,6 +47,28 @@ test("upload a file, watch progress, read the report, follow the link to the run
   await expectAccessible(page);
 });
 
+test("a 24 MB upload arrives whole: nothing is cut at the proxy, and it is read in the ingest worker", async ({
+  request,
+}) => {
+  const padding = "x".repeat(30_000);
+  const lines = Array.from({ length: 800 }, (_, i) =>
+    JSON.stringify({
+      run: { name: "large upload in e2e", system: "No Directives", model: "gpt-large" },
+      question: { id: `large-${i}`, db_id: "pets_1" },
+      steps: [
+        { type: "tool_call", tool: "list_tables", args: {}, result: "pets" },
+        { type: "reasoning", content: `${i} ${padding}` },
+      ],
+    }),
+  );
+  const body = Buffer.from(lines.join("\n") + "\n");
+  expect(body.byteLength).toBeGreaterThan(24_000_000);
+  const response = await request.post("/api/ingest?filename=large.jsonl", { data: body, timeout: 120_000 });
+  expect(response.status()).toBe(200);
+  const report = await response.json();
+  expect(report).toMatchObject({ inserted: 800, error_count: 0, bytes: body.byteLength, read_in_worker: true });
+});
+
 test("the runs table sorts on the server and keeps the sort in the URL", async ({ page }) => {
   await page.goto("/");
   const table = page.getByTestId("runs-table");

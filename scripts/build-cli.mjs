@@ -36,7 +36,11 @@ export async function buildCli({ quiet = false } = {}) {
   const started = Date.now();
   const { build } = await import("esbuild"); // loaded only to build: a CLI start that needs no build does not pay for it
   await build({
-    entryPoints: [path.join(root, "lib", "cli", "bin.ts")],
+    // The CLI, and the ingest's worker thread (lib/ingest/in-worker.ts), which the server starts too.
+    entryPoints: {
+      bin: path.join(root, "lib", "cli", "bin.ts"),
+      "ingest-worker": path.join(root, "lib", "ingest", "ingest-worker.ts"),
+    },
     outdir,
     bundle: true,
     splitting: true,

@@ -1,16 +1,16 @@
 /**
- * The ingest pipeline: byte stream → lines → `parseLine` → assemble → `Persister` (one transaction
- * per upload) → `IngestReport`. A bad line is reported with its number and never stops the others;
+ * The ingest pipeline: byte stream → lines → `parseLine` → assemble (read-traces.ts; in a worker thread for large
+ * uploads, in-worker.ts) → `Persister` (one transaction per upload) → `IngestReport`. A bad line is reported with its number and never stops the others;
  * a duplicate (same content hash) is counted, not stored twice.
  */
 import type Database from "better-sqlite3";
 import { randomUUID } from "node:crypto";
-import { TraceAssembler } from "@/lib/trace/assemble";
-import { parseLine } from "@/lib/trace/parse-line";
 import type { RunDefaults, Trace } from "@/lib/trace/types";
 import { describeExtraction, extractSql } from "@/lib/sql/extract-sql";
 import { Persister, type RunRef, type UploadInfo } from "./persist";
-import { splitLines, type SplitProgress } from "./split-lines";
+import type { SplitProgress } from "./split-lines";
+import { readInWorker, workerForUpload } from "./in-worker";
+import { lineFailure, readTraces } from "./read-traces";
 import { ingestLimits } from "./limits";
 import { TraceMeasurer } from "./measure";
 import { loadPrices } from "./prices-file";
@@ -32,6 +32,8 @@ export interface IngestReport {
   warnings: IngestError[];
   lines: number;
   bytes: number;
+  /** Whether the lines were read in the ingest worker thread (large uploads) or on the writing thread. */
+  read_in_worker: boolean;
 }
 
 export interface IngestProgress extends SplitProgress {
@@ -51,6 +53,8 @@ export interface IngestOptions {
   dataset?: string;
   /** A tool → role mapping for this upload's runs, over the default one. */
   toolRoles?: Record<string, string>;
+  /** The upload's size when known (a file): large ones are read in a worker thread (in-worker.ts). */
+  expectedBytes?: number;
 }
 
 /** The input had no line at all: nothing is stored, not even an upload record. */
@@ -64,13 +68,6 @@ export class UnknownDatasetError extends Error {
   constructor(name: string) {
     super(`no dataset named "${name}": import it first (metron dataset import)`);
   }
-}
-
-/** What a per-line failure says: a stack overflow is deep nesting, anything else its own message. */
-function lineFailure(e: unknown): string {
-  if (e instanceof RangeError && /call stack/i.test(e.message))
-    return "the JSON nests too deeply to process (a value inside thousands of arrays or objects)";
-  return (e as Error).message ?? String(e);
 }
 
 let lock: Promise<unknown> = Promise.resolve();
@@ -100,7 +97,6 @@ export async function runIngest(
   const maxLineBytes = options.maxLineBytes ?? limits.maxLineBytes;
   const upload: UploadInfo = { id: randomUUID(), source: options.source ?? "cli", fileName: options.fileName };
   const fallbackName = options.fileName ? options.fileName.replace(/\.(jsonl|json|ndjson)$/i, "") : "unnamed run";
-  const assembler = new TraceAssembler(options.defaults, fallbackName);
   let datasetId: string | undefined;
   if (options.dataset) {
     const row = sqlite
@@ -114,6 +110,11 @@ export async function runIngest(
   const progress: IngestProgress = { bytes: 0, lines: 0, traces: 0, errors: 0 };
   const errors: IngestError[] = [];
   const warnings: IngestError[] = [];
+  const written = (line: number, caveat: string | null) => {
+    progress.traces++;
+    if (caveat && warnings.length < limits.maxReportedErrors)
+      warnings.push({ line, message: `${caveat}; the raw text is kept in the trace` });
+  };
   const store = (trace: Trace, line: number) => {
     try {
       persister.add(trace);
@@ -122,10 +123,7 @@ export async function runIngest(
       fail(line, `this trace could not be stored: ${lineFailure(e)}`);
       return;
     }
-    progress.traces++;
-    const caveat = trace.final_sql ? describeExtraction(extractSql(trace.final_sql).extracted) : null;
-    if (caveat && warnings.length < limits.maxReportedErrors)
-      warnings.push({ line, message: `${caveat}; the raw text is kept in the trace` });
+    written(line, trace.final_sql ? describeExtraction(extractSql(trace.final_sql).extracted) : null);
   };
   const every = options.progressEvery ?? 200;
 
@@ -135,40 +133,39 @@ export async function runIngest(
     persister.addError(line, message);
   };
 
+  const readOptions = { defaults: options.defaults, fallbackName, maxLineBytes };
+  const workerFile = workerForUpload(sqlite, options.expectedBytes);
   await persister.begin();
   try {
-    for await (const raw of splitLines(chunks, maxLineBytes, progress)) {
-      if ("error" in raw) {
-        fail(raw.lineNo, raw.error);
-      } else {
-        let parsed: ReturnType<typeof parseLine> | undefined;
-        try {
-          parsed = parseLine(raw.text, raw.lineNo);
-        } catch (e) {
-          fail(raw.lineNo, lineFailure(e));
-        }
-        if (!parsed) {
-          // reported above
-        } else if (!parsed.ok) fail(parsed.lineNo, parsed.error);
-        else if (parsed.line.kind === "trace" || parsed.line.kind === "step") {
-          const err = assembler.event(parsed.line, parsed.lineNo);
-          if (err) fail(err.line, err.message);
-        } else {
-          let assembled: ReturnType<TraceAssembler["whole"]> | undefined;
+    if (workerFile) {
+      // Large uploads: a worker thread reads and measures while this thread writes (in-worker.ts).
+      const init = { dbPath: sqlite.name, datasetId, toolRoles: options.toolRoles, ...readOptions };
+      await readInWorker(
+        workerFile,
+        init,
+        chunks,
+        progress,
+        (item) => {
+          if (item.kind === "fail") return fail(item.line, item.message);
           try {
-            assembled = assembler.whole(parsed.line, parsed.lineNo);
+            persister.addPrepared(item.prepared);
           } catch (e) {
-            fail(parsed.lineNo, lineFailure(e));
+            return fail(item.line, `this trace could not be stored: ${lineFailure(e)}`);
           }
-          if (assembled) store(assembled.trace, parsed.lineNo);
-        }
-      }
-      if (options.onProgress && progress.lines % every === 0) options.onProgress(progress);
+          written(item.line, item.caveat);
+        },
+        () => options.onProgress?.(progress),
+      );
+    } else {
+      await readTraces(chunks, readOptions, progress, {
+        trace: store,
+        fail,
+        line: () => {
+          if (options.onProgress && progress.lines % every === 0) options.onProgress(progress);
+        },
+      });
     }
     if (progress.lines === 0) throw new EmptyInputError();
-    const assembled = assembler.finish();
-    for (const err of assembled.errors) fail(err.line, err.message);
-    for (const { trace, lineNo } of assembled.traces) store(trace, lineNo);
     options.onProgress?.(progress);
     errors.sort((a, b) => a.line - b.line);
     const runs = persister.commit({ bytes: progress.bytes, lines: progress.lines, errors: progress.errors });
@@ -182,6 +179,7 @@ export async function runIngest(
       warnings: warnings.sort((a, b) => a.line - b.line),
       lines: progress.lines,
       bytes: progress.bytes,
+      read_in_worker: workerFile !== null,
     };
   } catch (e) {
     persister.rollback();

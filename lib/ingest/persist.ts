@@ -25,6 +25,24 @@ export interface UploadInfo {
   fileName?: string;
 }
 
+/**
+ * The tool → role mapping of each run, cached: the upload's own mapping, else the run's stored one, else the
+ * default. Reads the runs table through `sqlite` (the writer's connection, or the ingest worker's reader).
+ */
+export function runRoles(sqlite: Database.Database, toolRoles?: Record<string, string>): (runId: string) => RoleMap {
+  const roles = new Map<string, RoleMap>();
+  const stored = sqlite.prepare(`SELECT tool_roles AS roles FROM runs WHERE id = ?`);
+  return (runId) => {
+    let map = roles.get(runId);
+    if (!map) {
+      const json = (stored.get(runId) as { roles: string | null } | undefined)?.roles;
+      map = mergeRoles(toolRoles ?? (json ? JSON.parse(json) : null));
+      roles.set(runId, map);
+    }
+    return map;
+  };
+}
+
 export class Persister {
   private statements;
   private runs = new Map<string, RunRef>();
@@ -32,7 +50,6 @@ export class Persister {
   inserted = 0;
   duplicates = 0;
 
-  private roles = new Map<string, RoleMap>();
   private tools = new ToolCounter();
 
   constructor(
@@ -43,11 +60,11 @@ export class Persister {
     private toolRoles?: Record<string, string>,
   ) {
     const s = sqlite;
+    this.rolesFor = runRoles(sqlite, toolRoles);
     this.statements = {
       run: s.prepare(
         `INSERT OR IGNORE INTO runs (id, name, system, model, benchmark, config, dataset_id, tool_roles) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
-      runRoles: s.prepare(`SELECT tool_roles AS roles FROM runs WHERE id = ?`),
       setRunRoles: s.prepare(`UPDATE runs SET tool_roles = ? WHERE id = ?`),
       trace: s.prepare(
         `INSERT OR IGNORE INTO traces (id, run_id, upload_id, ${TRACE_COLUMNS.join(", ")}) VALUES (?, ?, ?, ${TRACE_COLUMNS.map(() => "?").join(", ")})`,
@@ -72,15 +89,7 @@ export class Persister {
   }
 
   /** The tool → role mapping of a run: the upload's own, else the run's stored one, else the default. */
-  rolesFor = (runId: string): RoleMap => {
-    let roles = this.roles.get(runId);
-    if (!roles) {
-      const stored = (this.statements.runRoles.get(runId) as { roles: string | null } | undefined)?.roles;
-      roles = mergeRoles(this.toolRoles ?? (stored ? JSON.parse(stored) : null));
-      this.roles.set(runId, roles);
-    }
-    return roles;
-  };
+  rolesFor: (runId: string) => RoleMap;
 
   private savepointStatements?: { begin: Database.Statement; release: Database.Statement };
   private get savepoint() {
@@ -92,7 +101,11 @@ export class Persister {
 
   /** Stores a trace unless the same content is already stored; returns its id and whether it was new. */
   add(trace: Trace): { id: string; inserted: boolean; runId: string } {
-    const prepared = prepareTrace(trace, this.measurer, this.rolesFor);
+    return this.addPrepared(prepareTrace(trace, this.measurer, this.rolesFor));
+  }
+
+  /** Stores a trace prepared here or by the ingest worker, in a savepoint of its own. */
+  addPrepared(prepared: PreparedTrace): { id: string; inserted: boolean; runId: string } {
     // A savepoint per trace: a write that fails half-way leaves nothing of that trace, and the upload goes on.
     const knownRun = this.runs.has(prepared.run.id);
     // Prepared once: `exec` would parse the statement again for every trace (a tenth of the ingest's time).
@@ -108,8 +121,7 @@ export class Persister {
     }
   }
 
-  /** Writes a prepared trace (prepared here or by a worker thread). */
-  write(p: PreparedTrace): { id: string; inserted: boolean; runId: string } {
+  private write(p: PreparedTrace): { id: string; inserted: boolean; runId: string } {
     const runId = p.run.id;
     if (!this.runs.has(runId)) {
       this.statements.run.run(

@@ -153,6 +153,24 @@ function toolNameIn(roles: RoleMap, tool: string): string {
   return name;
 }
 
+/**
+ * What a SQL text's scan found, per distinct text: agents send the same probes again and again (within a trace,
+ * across samples and questions), and a scan is pure. Bounded: cleared when full; long texts are not kept.
+ */
+const scans = new Map<string, { explored?: string; tables?: string[] }>();
+const SCAN_CACHE_ENTRIES = 20_000;
+const SCAN_CACHE_MAX_CHARS = 4_000;
+
+function scanOf(sql: string): { explored?: string; tables?: string[] } {
+  if (sql.length > SCAN_CACHE_MAX_CHARS) return {};
+  let known = scans.get(sql);
+  if (!known) {
+    if (scans.size >= SCAN_CACHE_ENTRIES) scans.clear();
+    scans.set(sql, (known = {}));
+  }
+  return known;
+}
+
 export function classifyStep(
   tool: string,
   args: unknown,
@@ -171,9 +189,10 @@ export function classifyStep(
     const raw = sqlOfArgs(args);
     const sql = raw === undefined ? undefined : extractSql(raw).sql;
     if (sql) {
-      const explored = role === "submission" ? undefined : exploratoryTableOf(sql);
+      const known = scanOf(sql);
+      const explored = role === "submission" ? undefined : (known.explored ??= exploratoryTableOf(sql) ?? "");
       if (explored) return { role, tool: name, tables: [fold(explored)], exploratory: true };
-      return { role, tool: name, tables: scanTables(sql).map(fold), exploratory: false };
+      return { role, tool: name, tables: (known.tables ??= scanTables(sql)).map(fold), exploratory: false };
     }
     const table = tableArg(args);
     return { role, tool: name, tables: table ? [fold(table)] : [], exploratory: false };

@@ -2,8 +2,36 @@
 import { createHash } from "node:crypto";
 import type { Step, Trace } from "./types";
 
+/**
+ * Whether `JSON.stringify` already writes `value` canonically: plain objects and arrays whose objects list their
+ * keys in sorted order at every level (JSON that a writer emitted sorted, rows of results), holding only JSON's
+ * primitives. Checking is much cheaper than building the string piece by piece.
+ */
+function stringifiesCanonically(value: object): boolean {
+  if (Array.isArray(value)) {
+    for (const v of value) {
+      const t = typeof v;
+      if (t === "object" ? v !== null && !stringifiesCanonically(v) : t === "function" || t === "symbol") return false;
+    }
+    return true;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  let previous: string | undefined;
+  for (const k of Object.keys(value)) {
+    if (previous !== undefined && previous > k) return false;
+    previous = k;
+    const v = (value as Record<string, unknown>)[k];
+    const t = typeof v;
+    if (t === "object" ? v !== null && !stringifiesCanonically(v as object) : t === "function" || t === "symbol")
+      return false;
+  }
+  return true;
+}
+
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (stringifiesCanonically(value)) return JSON.stringify(value);
   if (Array.isArray(value)) {
     let out = "[";
     for (let i = 0; i < value.length; i++)

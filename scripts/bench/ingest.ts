@@ -29,16 +29,38 @@ async function writeFile(file: string, targetBytes: number, steps: number): Prom
   return i;
 }
 
-function runPhase(phase: "floor" | "ingest", file: string, store: string): Phase {
-  const child = spawnSync(
-    process.execPath,
-    [path.join(import.meta.dirname, "..", "bench.mjs"), "ingest-phase", phase, file, store],
-    {
-      encoding: "utf8",
-      env: { ...process.env, DATABASE_PATH: store },
-      maxBuffer: 1 << 20,
-    },
-  );
+const root = path.resolve(import.meta.dirname, "..", "..");
+
+/**
+ * Both phases run as plain compiled JavaScript (ingest-phase.ts bundled by esbuild, packages external), as the
+ * `metron` CLI does, so neither carries the TypeScript loader's time and memory.
+ */
+async function compilePhases(): Promise<string> {
+  const { build } = await import("esbuild");
+  // Inside the project (dist/ is git-ignored), so that its packages resolve from node_modules.
+  const outfile = path.join(root, "dist", "bench", "ingest-phase.mjs");
+  await build({
+    entryPoints: [path.join(import.meta.dirname, "ingest-phase.ts")],
+    outfile,
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    packages: "external",
+    tsconfig: path.join(root, "tsconfig.json"),
+    logLevel: "warning",
+    banner: { js: "import { createRequire as __r } from 'node:module'; const require = __r(import.meta.url);" },
+    footer: { js: "process.exitCode = await ingestPhase(process.argv.slice(2));" },
+  });
+  return outfile;
+}
+
+function runPhase(script: string, phase: "floor" | "ingest", file: string, store: string): Phase {
+  const child = spawnSync(process.execPath, [script, phase, file, store], {
+    encoding: "utf8",
+    env: { ...process.env, DATABASE_PATH: store },
+    maxBuffer: 1 << 20,
+  });
   if (child.status !== 0) throw new Error(`${phase} phase failed:\n${child.stderr}`);
   return JSON.parse(child.stdout.trim().split("\n").pop()!);
 }
@@ -59,8 +81,11 @@ export async function benchIngest(argv: string[]): Promise<number> {
     const traces = await writeFile(file, Number(values.mb) * 1e6, Number(values.steps));
     const mb = statSync(file).size / 1e6;
     console.log(`${traces} traces, ${mb.toFixed(0)} MB`);
-    const floor = runPhase("floor", file, path.join(dir, "floor.db"));
-    const ingest = runPhase("ingest", file, path.join(dir, "ingest.db"));
+    const { buildCli } = await import("../build-cli.mjs");
+    await buildCli({ quiet: true }); // the ingest worker (dist/cli/ingest-worker.mjs)
+    const script = await compilePhases();
+    const floor = runPhase(script, "floor", file, path.join(dir, "floor.db"));
+    const ingest = runPhase(script, "ingest", file, path.join(dir, "ingest.db"));
     const rate = mb / ingest.seconds;
     console.log(
       `\nfloor  (JSON.parse + bare prepared inserts): ${floor.seconds.toFixed(1)} s, ${(mb / floor.seconds).toFixed(1)} MB/s, peak RSS ${floor.maxRssMb.toFixed(0)} MB`,

@@ -1,37 +1,26 @@
-import { benchAbuse } from "./abuse";
-import { benchCli } from "./cli";
-import { benchPageWeight } from "./page-weight";
-import { benchUp } from "./up";
-import { benchCompare } from "./compare";
-import { benchDirectives } from "./directives";
-import { benchEvaluate } from "./evaluate";
-import { benchIngest } from "./ingest";
-import { benchQuestionPage } from "./question-page";
-import { ingestPhase } from "./ingest-phase";
-import { benchSweep } from "./sweep";
-import { benchSearch } from "./search";
-
-const BENCHES: Record<string, (argv: string[]) => Promise<number>> = {
-  ingest: benchIngest,
-  evaluate: benchEvaluate,
-  "question-page": benchQuestionPage,
-  compare: benchCompare,
-  directives: benchDirectives,
-  "ingest-phase": ingestPhase,
-  abuse: benchAbuse,
-  sweep: benchSweep,
-  search: benchSearch,
-  cli: benchCli,
-  "page-weight": benchPageWeight,
-  up: benchUp,
+// Each bench's modules load only when it runs: a phase measured in its own process (ingest-phase) carries no
+// other bench's dependencies (Playwright, the app's server helpers) in its memory.
+const BENCHES: Record<string, () => Promise<(argv: string[]) => Promise<number>>> = {
+  ingest: async () => (await import("./ingest")).benchIngest,
+  evaluate: async () => (await import("./evaluate")).benchEvaluate,
+  "question-page": async () => (await import("./question-page")).benchQuestionPage,
+  compare: async () => (await import("./compare")).benchCompare,
+  directives: async () => (await import("./directives")).benchDirectives,
+  "ingest-phase": async () => (await import("./ingest-phase")).ingestPhase,
+  abuse: async () => (await import("./abuse")).benchAbuse,
+  sweep: async () => (await import("./sweep")).benchSweep,
+  search: async () => (await import("./search")).benchSearch,
+  cli: async () => (await import("./cli")).benchCli,
+  "page-weight": async () => (await import("./page-weight")).benchPageWeight,
+  up: async () => (await import("./up")).benchUp,
 };
 
 export async function runBench(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  const bench = name ? BENCHES[name] : undefined;
-  if (!bench) {
+  const load = name ? BENCHES[name] : undefined;
+  if (!load) {
     console.error(`usage: npm run bench -- <${Object.keys(BENCHES).join("|")}> [options]`);
     return 2;
   }
-  return bench(rest);
+  return (await load())(rest);
 }

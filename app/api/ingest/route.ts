@@ -13,6 +13,8 @@ import { stepRoles } from "@/lib/sql/classify-step";
 import { UnknownFormatError } from "@/lib/trace/adapters";
 import { FORMATS } from "@/lib/trace/adapters/formats";
 import { invalidBody } from "@/lib/http/invalid";
+import type { NextRequest } from "next/server";
+import { gate } from "@/lib/auth/gate";
 
 const query = z.object({
   token: z
@@ -40,7 +42,10 @@ const rolesSchema = z.record(z.string().min(1).max(200), z.enum(stepRoles));
  * ingested in one write transaction, streamed line by line. The browser stages first (`stage=1`: a preview of the
  * runs and what they do not say), then stores the staged file with what the researcher filled in (`staged=<id>`).
  */
-export async function POST(request: Request) {
+export async function POST(request: NextRequest) {
+  // Outside the proxy (a proxy would buffer the body and cut it at 10 MB): access is checked here.
+  const checked = gate(request);
+  if (!checked.ok) return checked.response;
   const parsed = query.safeParse(Object.fromEntries(new URL(request.url).searchParams));
   if (!parsed.success) return invalidBody(parsed.error);
   const { token, filename, run, system, model, benchmark, dataset, format, question, stage, staged, roles } =

@@ -2,19 +2,25 @@ import { getDb, openConnection } from "@/lib/db/client";
 import { positiveNumber } from "@/lib/config/env";
 import { decodeExportRequest, encodeExportResponse, OtlpDecodeError } from "@/lib/otel/decode";
 import { assembleGroups, receiveSpans, startAssembler } from "@/lib/otel/receiver";
+import type { NextRequest } from "next/server";
+import { gate } from "@/lib/auth/gate";
+import { readBounded } from "@/lib/http/read-bounded";
 
 /**
  * The standard OTLP/HTTP trace endpoint: an OpenTelemetry exporter given Metron's base URL (`OTEL_EXPORTER_OTLP_ENDPOINT
- * =http://host:3000`) posts here. Protobuf or JSON, optionally gzip; the access token applies (the proxy). Answers
+ * =http://host:3000`) posts here. Protobuf or JSON, optionally gzip; the access token applies (checked here: the route is outside the proxy). Answers
  * an ExportTraceServiceResponse (in the request's encoding): empty when every span was taken, `partialSuccess` naming
  * the spans refused.
  */
-export async function POST(request: Request) {
+export async function POST(request: NextRequest) {
+  // Outside the proxy (a proxy would buffer the body and cut it at 10 MB): access is checked here.
+  const checked = gate(request);
+  if (!checked.ok) return checked.response;
   const max = positiveNumber("METRON_OTLP_MAX_BYTES", 16 * 1024 * 1024);
   const contentType = request.headers.get("content-type") ?? "";
   const protobuf = /protobuf/i.test(contentType);
-  const body = Buffer.from(await request.arrayBuffer());
-  if (body.byteLength > max)
+  const body = await readBounded(request.body, max);
+  if (body === null)
     return Response.json(
       { error: `the export is over ${max} bytes (METRON_OTLP_MAX_BYTES): lower the exporter's batch size` },
       { status: 413 },

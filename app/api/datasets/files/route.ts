@@ -2,6 +2,8 @@ import { z } from "zod";
 import { DatasetUploadError, destinationOf, fileKinds } from "@/lib/datasets/browser-import";
 import { receiveToFile, UploadStalledError, UploadTooLargeError } from "@/lib/ingest/receive";
 import { invalidBody } from "@/lib/http/invalid";
+import type { NextRequest } from "next/server";
+import { gate } from "@/lib/auth/gate";
 
 const query = z.object({
   upload: z.string().regex(/^[0-9a-f-]{8,36}$/),
@@ -10,7 +12,10 @@ const query = z.object({
 });
 
 /** One file of a dataset import, streamed to its place in the upload's folder. */
-export async function POST(request: Request) {
+export async function POST(request: NextRequest) {
+  // Outside the proxy (a proxy would buffer the body and cut it at 10 MB): access is checked here.
+  const checked = gate(request);
+  if (!checked.ok) return checked.response;
   const parsed = query.safeParse(Object.fromEntries(new URL(request.url).searchParams));
   if (!parsed.success) return invalidBody(parsed.error);
   if (!request.body) return Response.json({ error: "empty body: send the file as the request body" }, { status: 400 });

@@ -1,0 +1,72 @@
+/**
+ * The reading half of an ingest: byte stream → lines → `parseLine` → assembled traces, each handed to a sink with
+ * its line number; a line that fails is handed to the sink's `fail` with its reason and never stops the others.
+ * Runs on the main thread for small inputs and in the ingest worker (ingest-worker.ts) for large ones.
+ */
+import { TraceAssembler } from "@/lib/trace/assemble";
+import { parseLine } from "@/lib/trace/parse-line";
+import type { RunDefaults, Trace } from "@/lib/trace/types";
+import { splitLines, type SplitProgress } from "./split-lines";
+
+export interface TraceSink {
+  trace(trace: Trace, line: number): void;
+  fail(line: number, message: string): void;
+  /** Called after every line. */
+  line?(): void;
+}
+
+export interface ReadOptions {
+  defaults?: RunDefaults;
+  /** The run name of traces whose file does not name their run. */
+  fallbackName: string;
+  maxLineBytes: number;
+}
+
+/** What a per-line failure says: a stack overflow is deep nesting, anything else its own message. */
+export function lineFailure(e: unknown): string {
+  if (e instanceof RangeError && /call stack/i.test(e.message))
+    return "the JSON nests too deeply to process (a value inside thousands of arrays or objects)";
+  return (e as Error).message ?? String(e);
+}
+
+/** Reads every line; `progress` counts bytes and lines as it goes. */
+export async function readTraces(
+  chunks: AsyncIterable<Uint8Array>,
+  options: ReadOptions,
+  progress: SplitProgress,
+  sink: TraceSink,
+): Promise<void> {
+  const assembler = new TraceAssembler(options.defaults, options.fallbackName);
+  for await (const raw of splitLines(chunks, options.maxLineBytes, progress)) {
+    if ("error" in raw) {
+      sink.fail(raw.lineNo, raw.error);
+    } else {
+      let parsed: ReturnType<typeof parseLine> | undefined;
+      try {
+        parsed = parseLine(raw.text, raw.lineNo);
+      } catch (e) {
+        sink.fail(raw.lineNo, lineFailure(e));
+      }
+      if (!parsed) {
+        // reported above
+      } else if (!parsed.ok) sink.fail(parsed.lineNo, parsed.error);
+      else if (parsed.line.kind === "trace" || parsed.line.kind === "step") {
+        const err = assembler.event(parsed.line, parsed.lineNo);
+        if (err) sink.fail(err.line, err.message);
+      } else {
+        let assembled: ReturnType<TraceAssembler["whole"]> | undefined;
+        try {
+          assembled = assembler.whole(parsed.line, parsed.lineNo);
+        } catch (e) {
+          sink.fail(parsed.lineNo, lineFailure(e));
+        }
+        if (assembled) sink.trace(assembled.trace, parsed.lineNo);
+      }
+    }
+    sink.line?.();
+  }
+  if (progress.lines === 0) return;
+  const assembled = assembler.finish();
+  for (const err of assembled.errors) sink.fail(err.line, err.message);
+  for (const { trace, lineNo } of assembled.traces) sink.trace(trace, lineNo);
+}
