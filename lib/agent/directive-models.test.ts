@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importDataset } from "@/lib/datasets/import-dataset";
 import { loadQuestion } from "@/lib/environment/database-info";
 import { directivesFor } from "@/lib/environment/directives";
+import { DEFAULT_PARAMS } from "@/lib/environment/directives/computed";
 import { tempDb } from "@/lib/testing/db";
 import { startFakeOpenAI, type FakeServer } from "@/lib/testing/fake-openai";
 import { sharedData } from "@/lib/testing/shared-data";
@@ -51,6 +52,22 @@ describe("computed directives with a phrase model and an embedding model (fake O
     expect(r.irrelevant).not.toContain("yearmonth");
     const chat = fake.requests.find((q) => Array.isArray(q.body.messages));
     expect(JSON.stringify(chat!.body.messages)).toContain("raw JSON array");
+  });
+
+  it("without a model: a hit on a column that references another table speaks for that table", async () => {
+    // "How many posts does the user csgillespie own?" — gold posts, users. "user" matches comments.UserId and
+    // posthistory.UserDisplayName as well as users.DisplayName: those columns name the users, not their own tables.
+    const { question, database } = loadQuestion(store.db.$client, "bird", "537");
+    const indexDir = path.join(store.dir, "indexes");
+    const following = (await directivesFor("computed", question, database, { indexDir }))!;
+    expect(following.irrelevant).not.toContain("users");
+    expect(following.irrelevant).not.toContain("posts");
+    expect(following.irrelevant).toEqual(expect.arrayContaining(["comments", "postHistory"]));
+    const literal = (await directivesFor("computed", question, database, {
+      indexDir,
+      params: { ...DEFAULT_PARAMS, followReferences: false },
+    }))!;
+    expect(literal.irrelevant).not.toContain("comments");
   });
 
   it("parses the phrase answer strictly", () => {

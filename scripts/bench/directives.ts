@@ -24,16 +24,18 @@ function grid(): ComputedParams[] {
           for (const splitCompounds of [true, false])
             for (const matchValues of [true, false])
               for (const phraseWordsTogether of [true, false])
-                out.push({
-                  ...DEFAULT_PARAMS,
-                  maxPhrases,
-                  tablesPerPhrase,
-                  minScoreRatio,
-                  expandBridges,
-                  splitCompounds,
-                  matchValues,
-                  phraseWordsTogether,
-                });
+                for (const followReferences of [true, false])
+                  out.push({
+                    ...DEFAULT_PARAMS,
+                    maxPhrases,
+                    tablesPerPhrase,
+                    minScoreRatio,
+                    expandBridges,
+                    splitCompounds,
+                    matchValues,
+                    phraseWordsTogether,
+                    followReferences,
+                  });
   return out;
 }
 

@@ -30,20 +30,26 @@ export interface ComputedParams {
   /** Keep the tables holding a value the question names literally, when at most `maxValueTables` hold it. */
   matchValues: boolean;
   maxValueTables: number;
+  /**
+   * A hit on a column that references another table (a foreign key such as `comments.UserId`) speaks for the table
+   * it references (`users`): "user" names the users, not every table that points at them.
+   */
+  followReferences: boolean;
 }
 
 // Chosen by leave-one-database-out cross-validation on BIRD mini-dev and Spider-de together (`npm run bench --
 // directives --dataset bird-minidev,spider-de --cv`; held-out figures in docs/environment.md).
 export const DEFAULT_PARAMS: ComputedParams = {
-  maxPhrases: 8,
-  tablesPerPhrase: 2,
-  minScoreRatio: 0.95,
+  maxPhrases: 12,
+  tablesPerPhrase: 1,
+  minScoreRatio: 0.8,
   expandBridges: true,
   rrfK: 60,
   splitCompounds: true,
   matchValues: true,
   maxValueTables: 2,
   phraseWordsTogether: false,
+  followReferences: true,
 };
 
 export interface ColumnDoc {
@@ -133,10 +139,42 @@ export function valueTables(index: ColumnIndex, text: string): Record<string, st
 // Words that are values somewhere but say nothing about which table (yes/no flags and the like).
 const STOP_LITERALS = new Set(["yes", "no", "true", "false", "none", "null", "n/a", "ja", "nein"]);
 
+/** `table.column` (lower case) → the table a foreign key of that column references. */
+const referenceMaps = new WeakMap<DatabaseInfo, Map<string, string>>();
+function referencesOf(database: DatabaseInfo): Map<string, string> {
+  let map = referenceMaps.get(database);
+  if (!map) {
+    map = new Map();
+    const names = new Map(database.tables.map((t) => [t.name.toLowerCase(), t.name]));
+    for (const fk of database.foreignKeys) {
+      const target = names.get(fk.refTable.toLowerCase());
+      if (target && fk.refTable.toLowerCase() !== fk.table.toLowerCase())
+        map.set(`${fk.table}.${fk.column}`.toLowerCase(), target);
+    }
+    // Without a declared key, a column named after another table (`UserId`, `UserDisplayName`, `stadium_id` where a
+    // table `users` / `stadium` exists) refers to it too.
+    const byWord = new Map<string, string>();
+    for (const t of database.tables) {
+      const words = splitIdentifier(t.name).map(stem);
+      if (words.length === 1) byWord.set(words[0], t.name);
+    }
+    for (const t of database.tables)
+      for (const c of t.columns) {
+        const key = `${t.name}.${c.name}`.toLowerCase();
+        const words = splitIdentifier(c.name).map(stem);
+        const target = words.length >= 2 ? byWord.get(words[0]) : undefined;
+        if (!map.has(key) && target && target !== t.name) map.set(key, target);
+      }
+    referenceMaps.set(database, map);
+  }
+  return map;
+}
+
 function rankTables(
   index: ColumnIndex,
   phrase: string,
   params: ComputedParams,
+  references: Map<string, string> | null,
   phraseEmbedding?: number[],
 ): { table: string; score: number }[] {
   // A phrase of several words names one column: its words must meet in one column's document (its single words are
@@ -173,7 +211,8 @@ function rankTables(
   const tables: { table: string; score: number }[] = [];
   for (const h of ranked) {
     if (h.score < best * params.minScoreRatio || tables.length >= params.tablesPerPhrase) break;
-    const table = index.docs[h.id].table;
+    const doc = index.docs[h.id];
+    const table = references?.get(`${doc.table}.${doc.column}`.toLowerCase()) ?? doc.table;
     if (!tables.some((t) => t.table === table)) tables.push({ table, score: h.score });
   }
   return tables;
@@ -215,8 +254,9 @@ export async function computeDirectives(
   const phraseEmbeddings = deps.embed && index.embeddings && phrases.length ? await deps.embed(phrases) : undefined;
   const kept = new Set<string>();
   const hits: Record<string, string[]> = {};
+  const references = params.followReferences ? referencesOf(database) : null;
   phrases.forEach((p, i) => {
-    const tables = rankTables(index, p, params, phraseEmbeddings?.[i]).map((t) => t.table);
+    const tables = rankTables(index, p, params, references, phraseEmbeddings?.[i]).map((t) => t.table);
     hits[p] = tables;
     tables.forEach((t) => kept.add(t));
   });
@@ -232,7 +272,7 @@ export async function computeDirectives(
   // Schema words inside compounds, as phrases of their own.
   const parts = params.splitCompounds ? compoundParts(index, `${question.text} ${question.evidence ?? ""}`) : [];
   for (const p of parts) {
-    const tables = rankTables(index, p, params).map((t) => t.table);
+    const tables = rankTables(index, p, params, references).map((t) => t.table);
     hits[p] = tables;
     tables.forEach((t) => kept.add(t));
   }
