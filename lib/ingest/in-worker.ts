@@ -12,7 +12,7 @@ import { Worker } from "node:worker_threads";
 import type { SplitProgress } from "./split-lines";
 import type { FromWorker, ToWorker, WorkerInit, WorkerItem } from "./worker-protocol";
 
-const WINDOW = 2;
+const WINDOW = 4;
 
 /** The compiled worker (dist/cli/ingest-worker.mjs, built with the CLI), or null when it is not built. */
 export function ingestWorkerFile(): string | null {
@@ -48,9 +48,9 @@ export function readInWorker(
   onItem: (item: WorkerItem) => void,
   onBatch: () => void,
 ): Promise<void> {
-  // A young generation of 16 MB (V8's default is larger): the worker's garbage is collected sooner, which keeps the
-  // ingest's peak memory under 300 MB on a 1 GB file for a few per cent of its speed (docs/benchmarks.md).
-  const worker = new Worker(file, { workerData: init, resourceLimits: { maxYoungGenerationSizeMb: 16 } });
+  // A young generation of 32 MB (V8's default is larger): the worker's garbage is collected sooner, which keeps the
+  // ingest's peak memory down for a few per cent of its speed (docs/benchmarks.md).
+  const worker = new Worker(file, { workerData: init, resourceLimits: { maxYoungGenerationSizeMb: 32 } });
   const iterator = chunks[Symbol.asyncIterator]();
   let sent = 0;
   let consumed = 0;
