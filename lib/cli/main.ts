@@ -8,6 +8,11 @@ const USAGE = `usage: metron <command> [options]
 commands:
   migrate
       create the store if needed and apply the migrations
+  backup FILE
+      a consistent copy of the store (SQLite's online backup), while the server runs
+  export DIR [--json] · import DIR [--json]
+      write the store as JSON lines with a manifest of counts and SHA-256 sums; read such a folder into a new, empty
+      store in one transaction, checking every count and sum (the search index is rebuilt by the server)
   ingest FILE… [--run NAME] [--system S] [--model M] [--benchmark B] [--dataset D] [--roles FILE]
               [--format auto|canonical|openai-messages|anthropic-messages|opencode|claude-code|codex|livesqlbench|
                         inspect|atif|otlp|spider-agent-react|bird-interact|mac-sql]
@@ -58,6 +63,10 @@ export async function main(argv: string[]): Promise<number> {
       }
       case "ingest":
         return await (await import("./ingest")).runIngestCommand(rest);
+      case "backup":
+      case "export":
+      case "import":
+        return await (await import("./transfer")).runTransferCommand(command, rest);
       case "dataset":
         return await (await import("./dataset")).runDatasetCommand(rest);
       case "sql":

@@ -1,0 +1,48 @@
+/**
+ * `metron export DIR [--json]` and `metron import DIR [--json]`: move a store (lib/db/transfer.ts); `metron backup
+ * FILE`: a consistent copy of the store through SQLite's online backup API, while others read and write.
+ */
+import { existsSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { openDb } from "@/lib/db/client";
+import { exportStore, importStore } from "@/lib/db/transfer";
+import { UsageError } from "./args";
+
+export async function runTransferCommand(command: "export" | "import" | "backup", argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { json: { type: "boolean", default: false } },
+  });
+  if (positionals.length !== 1) throw new UsageError(`${command} ${command === "backup" ? "FILE" : "DIR"}`);
+  const [dir] = positionals;
+  const db = openDb();
+  try {
+    if (command === "backup") {
+      if (existsSync(dir)) throw new UsageError(`${dir} exists: back up into a new file`);
+      const { totalPages } = await db.$client.backup(dir);
+      console.log(
+        values.json ? JSON.stringify({ file: dir, pages: totalPages }) : `backed up to ${dir} (${totalPages} pages)`,
+      );
+    } else if (command === "export") {
+      const manifest = await exportStore(db.$client, dir);
+      if (values.json) console.log(JSON.stringify(manifest, null, 2));
+      else {
+        for (const t of manifest.tables) console.log(`${t.name}: ${t.rows} rows`);
+        console.log(`exported to ${dir} (manifest.json holds the counts and SHA-256 sums)`);
+      }
+    } else {
+      const report = await importStore(db.$client, dir);
+      if (values.json) console.log(JSON.stringify(report, null, 2));
+      else {
+        for (const t of report.tables) console.log(`${t.name}: ${t.rows} rows`);
+        console.log(`imported into ${db.$client.name}; every count and SHA-256 sum matched the manifest`);
+        for (const f of report.missing_database_files)
+          console.log(`warning: the store refers to ${f}, which is not on this machine (copy it to the same path)`);
+      }
+    }
+    return 0;
+  } finally {
+    db.$client.close();
+  }
+}

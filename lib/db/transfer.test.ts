@@ -1,0 +1,120 @@
+import Database from "better-sqlite3";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seedDemo } from "@/lib/demo/seed";
+import { loadOverview } from "@/lib/db/queries/overview";
+import { setLabel, setNote } from "@/lib/labels/labels";
+import { csvResponse } from "@/lib/metrics/csv";
+import { overviewTable } from "@/lib/metrics/exports";
+import { tempDb } from "@/lib/testing/db";
+import { decodeCell, encodeCell, exportStore, importStore, TransferError } from "./transfer";
+import type { Db } from "./client";
+
+const source = tempDb();
+const target = tempDb();
+const spare = tempDb();
+afterAll(() => [source, target, spare].forEach((s) => s.cleanup()));
+
+const experimentsCsv = async (db: Db) => {
+  const { columns, rows } = overviewTable(loadOverview(db, {}).groups);
+  return csvResponse("o.csv", columns, rows).text();
+};
+
+/** Every row of every table but the derived search index, in a stable order. */
+function contents(db: Db) {
+  const sqlite = db.$client;
+  const tables = (
+    sqlite
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+      .all() as { name: string }[]
+  )
+    .map((t) => t.name)
+    .filter((n) => !/^(__drizzle|search_)/.test(n));
+  return Object.fromEntries(
+    tables.map((t) => [
+      t,
+      sqlite
+        .prepare(`SELECT * FROM "${t}"`)
+        .all()
+        .map((r) => JSON.stringify(r, (_k, v) => (typeof v === "bigint" ? `${v}n` : v)))
+        .sort(),
+    ]),
+  );
+}
+
+describe("metron export / import", () => {
+  let dir: string;
+  beforeAll(async () => {
+    await seedDemo(source.db, { dir: path.join(source.dir, "demo") });
+    const sqlite = source.db.$client;
+    const trace = sqlite.prepare("SELECT id FROM traces ORDER BY id LIMIT 1").get() as { id: string };
+    await setLabel(sqlite, trace.id, "wrong join", { on: true, who: "ana" });
+    await setNote(sqlite, trace.id, "the join path skips the bridge table", { who: "ana", seq: 2 });
+    // Values a naive copy would change: a REAL that is a whole number, an integer past 2^53.
+    sqlite.prepare("UPDATE traces SET cost_usd = 3.0, input_tokens = 9007199254740993 WHERE id = ?").run(trace.id);
+    dir = path.join(source.dir, "export");
+    await exportStore(sqlite, dir);
+  }, 120_000);
+
+  it("moves the demo store whole: every table's rows and the Experiments CSV are the same on both sides", async () => {
+    const report = await importStore(target.db.$client, dir);
+    expect(report.tables.find((t) => t.name === "traces")!.rows).toBeGreaterThan(200);
+    expect(report.missing_database_files).toEqual([]);
+    const before = contents(source.db);
+    const after = contents(target.db);
+    // Importing bumps each run's version (its derived data is computed again): compare runs without it.
+    const noVersion = (rows: string[]) => rows.map((r) => JSON.stringify({ ...JSON.parse(r), version: 0 }));
+    expect(noVersion(after.runs)).toEqual(noVersion(before.runs));
+    expect({ ...after, runs: [] }).toEqual({ ...before, runs: [] });
+    expect(await experimentsCsv(target.db)).toBe(await experimentsCsv(source.db));
+    const typed = target.db.$client
+      .prepare(
+        "SELECT typeof(cost_usd) AS t, cost_usd AS c, CAST(input_tokens AS TEXT) AS n FROM traces WHERE cost_usd = 3",
+      )
+      .get();
+    expect(typed).toEqual({ t: "real", c: 3, n: "9007199254740993" });
+  });
+
+  it("refuses a store that already holds data, and keeps nothing of an export whose file was altered", async () => {
+    await expect(importStore(target.db.$client, dir)).rejects.toThrow(/already holds \d+ rows in \w+/);
+    const altered = path.join(spare.dir, "altered");
+    cpSync(dir, altered, { recursive: true });
+    const file = path.join(altered, "traces.jsonl");
+    writeFileSync(file, readFileSync(file, "utf8").replace(`"submitted"`, `"no_submission"`));
+    await expect(importStore(spare.db.$client, altered)).rejects.toThrow(/traces.jsonl: its SHA-256 does not match/);
+    expect(spare.db.$client.prepare("SELECT count(*) AS n FROM runs").get()).toEqual({ n: 0 });
+    await expect(exportStore(source.db.$client, dir)).rejects.toThrow(TransferError); // not into a used folder
+  });
+
+  it("metron backup copies the store through SQLite's online backup, refusing to overwrite a file", async () => {
+    const { runTransferCommand } = await import("@/lib/cli/transfer");
+    const saved = process.env.DATABASE_PATH;
+    process.env.DATABASE_PATH = source.file;
+    const file = path.join(spare.dir, "backup.db");
+    try {
+      expect(await runTransferCommand("backup", [file])).toBe(0);
+      await expect(runTransferCommand("backup", [file])).rejects.toThrow(/exists/);
+    } finally {
+      process.env.DATABASE_PATH = saved;
+    }
+    const copy = new Database(file, { readonly: true });
+    expect(copy.pragma("integrity_check", { simple: true })).toBe("ok");
+    const count = (db: Database.Database) => db.prepare("SELECT count(*) AS n FROM steps").get();
+    expect(count(copy)).toEqual(count(source.db.$client));
+    copy.close();
+  });
+
+  it("writes every SQLite value so that it reads back the same", () => {
+    const where = () => "test";
+    const cells = [null, "text", 0n, -5n, 2n ** 62n, 1.5, 3, -0.25, Infinity, Buffer.from([0, 255, 7])];
+    for (const c of cells) {
+      const back = decodeCell(JSON.parse(JSON.stringify(encodeCell(c))), where);
+      if (c instanceof Uint8Array) expect(Buffer.compare(back as Buffer, c)).toBe(0);
+      else expect(back).toEqual(typeof c === "bigint" ? c : c);
+    }
+    expect(typeof decodeCell(encodeCell(3), where)).toBe("number"); // a whole REAL stays REAL
+    expect(typeof decodeCell(encodeCell(3n), where)).toBe("bigint");
+    expect(() => decodeCell({ evil: 1 }, where)).toThrow(/a value Metron did not write/);
+  });
+});
