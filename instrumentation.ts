@@ -5,12 +5,12 @@
  * assembled once quiet.
  */
 export async function register() {
-  if (process.env.NEXT_RUNTIME !== "nodejs" || process.env.METRON_JOBS === "off") return;
+  if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { getDb, openConnection } = await import("@/lib/db/client");
   const { serverWorker } = await import("@/lib/agent/jobs");
   const { indexInBackground } = await import("@/lib/search");
   getDb(); // migrated before the worker opens its own connections
-  serverWorker(() => openConnection());
+  serverWorker(() => openConnection()); // unless METRON_WORKERS=0: dedicated `metron worker` processes take the jobs
   indexInBackground(() => openConnection()); // traces ingested by the CLI since the last start
   // Spans received on /v1/traces before a restart whose trace was not yet assembled.
   const { startAssembler } = await import("@/lib/otel/receiver");

@@ -83,7 +83,7 @@ export interface LiveJob {
   listeners: Set<(e: JobEvent) => void>;
   controller: AbortController;
   /** Why it was aborted: a cancel of the job or its sweep, or a pause. */
-  abortedFor?: "cancel" | "pause";
+  abortedFor?: "cancel" | "pause" | "shutdown";
   tokens: number;
   finishedAt?: number;
 }
@@ -177,6 +177,8 @@ export class JobWorker {
     private readonly openStore: () => Database.Database,
     /** Work on this sweep only (the CLI); the server's worker takes every sweep and rerun. */
     private readonly only?: string,
+    /** At most this many jobs at once in this worker (`metron worker --concurrency`), over the sweeps' own limits. */
+    private readonly maxJobs = Infinity,
   ) {
     this.db = openStore();
     // The worker's own bookkeeping never waits for the lock (better-sqlite3 would wait synchronously, stopping the
@@ -197,10 +199,14 @@ export class JobWorker {
     return new Promise((resolve) => this.waiters.add(resolve));
   }
 
+  /** Stops taking jobs; the jobs running here go back to the queue (run again from scratch by the next worker). */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    for (const job of this.running.values()) job.controller.abort();
+    for (const job of this.running.values()) {
+      job.abortedFor ??= "shutdown";
+      job.controller.abort();
+    }
     while (this.running.size) await new Promise((r) => setTimeout(r, 20));
     this.db.close();
   }
@@ -288,7 +294,7 @@ export class JobWorker {
 
   private rerunPass(): boolean {
     let busy = false;
-    while (this.runningCount(null) < this.settings.rerunConcurrency) {
+    while (this.runningCount(null) < this.settings.rerunConcurrency && this.running.size < this.maxJobs) {
       const job = this.claim(null);
       if (!job) break;
       busy = true;
@@ -333,7 +339,7 @@ export class JobWorker {
         continue;
       }
       let running = this.runningCount(s.runId);
-      while (running < s.concurrency) {
+      while (running < s.concurrency && this.running.size < this.maxJobs) {
         const job = this.claim(s.runId);
         if (!job) break;
         running++;
@@ -420,6 +426,10 @@ export class JobWorker {
       const s = this.settings;
       if (result.status === "cancelled" && job.abortedFor === "pause") {
         await requeue("paused while running; run again from scratch on resume", 0, "pause");
+        return;
+      }
+      if (result.status === "cancelled" && job.abortedFor === "shutdown") {
+        await requeue(`its worker (${this.id}) stopped; run again from scratch`, 0, "pause");
         return;
       }
       if (result.status === "cancelled" && row.sweep_id) {
@@ -687,8 +697,26 @@ export function stopSweep(sqlite: Database.Database, sweepId: string, by: "budge
   })();
 }
 
-/** The server's worker (one per process), started on first use and at server start (instrumentation.ts). */
-export function serverWorker(openStore: () => Database.Database): JobWorker {
+/**
+ * Whether the server runs its own job worker: yes unless `METRON_WORKERS=0` (dedicated `metron worker` processes
+ * take the jobs; `METRON_JOBS=off` is the older name).
+ */
+export function serverRunsWorker(env: Record<string, string | undefined> = process.env): boolean {
+  if (env.METRON_JOBS === "off") return false;
+  const raw = env.METRON_WORKERS;
+  if (raw === undefined || raw === "") return true;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0)
+    throw new Error(`METRON_WORKERS must be a whole number (0: the server runs no job worker), got "${raw}"`);
+  return n > 0;
+}
+
+/**
+ * The server's worker (one per process), started on first use and at server start (instrumentation.ts); null when
+ * the server leaves jobs to dedicated workers (`METRON_WORKERS=0`): a queued job then waits for one of them.
+ */
+export function serverWorker(openStore: () => Database.Database): JobWorker | null {
+  if (!serverRunsWorker()) return null;
   if (!registry.worker) registry.worker = new JobWorker(openStore);
   registry.worker.kick();
   return registry.worker;

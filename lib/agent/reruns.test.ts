@@ -134,7 +134,7 @@ describe("rerun spending limits", () => {
          FROM traces t JOIN runs r ON r.id = t.run_id WHERE t.id = ?`,
       )
       .run(`${hostname()}:999999:dead`, Date.now() + 600_000, traceId);
-    serverWorker(open).kick();
+    serverWorker(open)!.kick();
     await vi.waitFor(() => expect(getRecordedRerun(sqlite, "from-before")?.state).toBe("done"), { timeout: 20_000 });
     const row = sqlite
       .prepare("SELECT attempts, result_trace_id AS t FROM rerun_jobs WHERE id = 'from-before'")

@@ -41,6 +41,9 @@ commands:
         [--variant none|computed|oracle] [--samples K] [--concurrency N] [--max-cost USD] [--max-tokens N]
         [--max-minutes M] [--max-steps N] [--name N] [--detach] [--json]
       run a variant over many questions into a new run (this process works it; --detach leaves it to the server)
+  worker [--concurrency N]
+      a dedicated job worker: takes queued sweep jobs and reruns from the store until stopped (run several beside a
+      server started with METRON_WORKERS=0; Ctrl-C puts its running jobs back in the queue)
   search "QUERY" [--limit N] [--json]
       full-text search of traces: words, "phrases", tool: table: role: outcome: system: model: run: dataset: db: label:
   label set|unset TRACE LABEL [--step N] · label note TRACE TEXT [--step N]
@@ -85,6 +88,8 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import("./sweep")).runSweepCommand(rest);
       case "search":
         return await (await import("./search")).runSearchCommand(rest);
+      case "worker":
+        return await (await import("./worker")).runWorkerCommand(rest);
       case "label":
         return await (await import("./label")).runLabelCommand(rest);
       case undefined:

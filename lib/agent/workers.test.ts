@@ -1,0 +1,137 @@
+/**
+ * Dedicated workers (`metron worker`): two processes share one store's sweep; one is killed with SIGKILL half-way;
+ * the other takes its jobs back and the sweep ends with exactly one trace per job.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tempDb } from "@/lib/testing/db";
+import { startFakeOpenAI, type FakeServer } from "@/lib/testing/fake-openai";
+import { importSpiderDe } from "@/lib/testing/spider-de";
+import { serverRunsWorker } from "./jobs";
+import { createSweep, sweepStatus } from "./sweeps";
+
+const store = tempDb();
+const sqlite = store.db.$client;
+let fake: FakeServer;
+const children: ChildProcess[] = [];
+const count = (sql: string, ...params: unknown[]) => (sqlite.prepare(sql).get(...params) as { n: number }).n;
+
+beforeAll(async () => {
+  await importSpiderDe(store);
+  // Each answer takes a moment, so that a worker is killed in the middle of its jobs.
+  fake = await startFakeOpenAI(() => ({
+    delayMs: 60,
+    then: {
+      toolCalls: [{ name: "submit_final_query", args: { query: "SELECT 1" } }],
+      usage: { prompt: 50, completion: 5 },
+    },
+  }));
+}, 120_000);
+afterAll(async () => {
+  for (const c of children) c.kill("SIGKILL");
+  await fake.close();
+  store.cleanup();
+});
+
+function startWorker(name: string) {
+  const child = spawn(process.execPath, [path.resolve("scripts/metron.mjs"), "worker", "--concurrency", "4"], {
+    env: {
+      ...process.env,
+      DATABASE_PATH: store.file,
+      METRON_OPENAI_COMPATIBLE_URL: fake.url,
+      METRON_JOB_POLL_MS: "50",
+    },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let log = "";
+  child.stderr!.on("data", (d: Buffer) => (log += d));
+  children.push(child);
+  const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+  return { name, child, exited, log: () => log };
+}
+
+describe("metron worker", () => {
+  it("METRON_WORKERS=0 leaves the jobs to dedicated workers", () => {
+    expect(serverRunsWorker({})).toBe(true);
+    expect(serverRunsWorker({ METRON_WORKERS: "0" })).toBe(false);
+    expect(serverRunsWorker({ METRON_JOBS: "off" })).toBe(false);
+    expect(() => serverRunsWorker({ METRON_WORKERS: "many" })).toThrow(/METRON_WORKERS/);
+  });
+
+  it("two workers, one killed with SIGKILL half-way through a 200-job sweep: exactly 200 traces", async () => {
+    const ids = (
+      sqlite
+        .prepare("SELECT question_id AS id FROM questions WHERE dataset_id = 'spider-de' ORDER BY rowid LIMIT 40")
+        .all() as { id: string }[]
+    ).map((q) => q.id);
+    process.env.METRON_OPENAI_COMPATIBLE_URL = fake.url; // the provider is configured where the sweep is created
+    const { runId, jobs } = await createSweep(sqlite, {
+      dataset: "spider-de",
+      selection: { kind: "ids", ids },
+      provider: "compatible",
+      model: "fake",
+      variant: "none",
+      samples: 5,
+      concurrency: 8,
+      name: "two workers",
+    });
+    expect(jobs).toBe(200);
+    const a = startWorker("a");
+    const b = startWorker("b");
+    const done = () => count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state = 'done'", runId);
+    const byWorker = (w: ChildProcess) =>
+      count(
+        "SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state = 'running' AND worker LIKE ?",
+        runId,
+        `%:${w.pid}:%`,
+      );
+    // Both take jobs; kill one once about half are done, while it holds jobs.
+    await expect.poll(() => done() >= 100 && byWorker(a.child) > 0, { timeout: 60_000, interval: 10 }).toBe(true);
+    expect(byWorker(b.child)).toBeGreaterThan(0);
+    a.child.kill("SIGKILL");
+    await a.exited;
+    await expect.poll(() => sweepStatus(sqlite, runId)!.state, { timeout: 60_000, interval: 100 }).toBe("done");
+    expect(count("SELECT count(*) AS n FROM traces WHERE run_id = ?", runId)).toBe(200);
+    expect(count("SELECT count(DISTINCT question_id || ':' || sample) AS n FROM traces WHERE run_id = ?", runId)).toBe(
+      200,
+    );
+    expect(count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state = 'done'", runId)).toBe(200);
+    // Jobs the killed worker held were taken back and run again, and say so.
+    expect(count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND attempts > 1", runId)).toBeGreaterThan(0);
+    b.child.kill("SIGTERM");
+    expect(await b.exited).toBe(0);
+  }, 180_000);
+
+  it("a worker stopped with SIGTERM puts its running jobs back in the queue, and the next worker runs them", async () => {
+    const ids = (
+      sqlite
+        .prepare("SELECT question_id AS id FROM questions WHERE dataset_id = 'spider-de' ORDER BY rowid LIMIT 12")
+        .all() as { id: string }[]
+    ).map((q) => q.id);
+    const { runId } = await createSweep(sqlite, {
+      dataset: "spider-de",
+      selection: { kind: "ids", ids },
+      provider: "compatible",
+      model: "fake",
+      variant: "none",
+      concurrency: 4,
+      name: "stopped worker",
+    });
+    const c = startWorker("c");
+    const running = () => count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state = 'running'", runId);
+    await expect.poll(running, { timeout: 30_000, interval: 5 }).toBeGreaterThan(0);
+    c.child.kill("SIGTERM");
+    expect(await c.exited).toBe(0);
+    expect(c.log()).toContain("stopped");
+    expect(running()).toBe(0);
+    expect(
+      count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state IN ('failed', 'cancelled')", runId),
+    ).toBe(0);
+    const d = startWorker("d");
+    await expect.poll(() => sweepStatus(sqlite, runId)!.state, { timeout: 60_000, interval: 100 }).toBe("done");
+    expect(count("SELECT count(*) AS n FROM traces WHERE run_id = ?", runId)).toBe(12);
+    d.child.kill("SIGTERM");
+    await d.exited;
+  }, 120_000);
+});
