@@ -51,6 +51,24 @@ function startWorker(name: string) {
   return { name, child, exited, log: () => log };
 }
 
+/** A sweep of Spider-de's first `questions` questions, answered by the fake model. */
+function sweepOf(questions: number, options: { samples?: number; concurrency: number; name: string }) {
+  const ids = (
+    sqlite
+      .prepare("SELECT question_id AS id FROM questions WHERE dataset_id = 'spider-de' ORDER BY rowid LIMIT ?")
+      .all(questions) as { id: string }[]
+  ).map((q) => q.id);
+  process.env.METRON_OPENAI_COMPATIBLE_URL = fake.url; // the provider is configured where the sweep is created
+  return createSweep(sqlite, {
+    dataset: "spider-de",
+    selection: { kind: "ids", ids },
+    provider: "compatible",
+    model: "fake",
+    variant: "none",
+    ...options,
+  });
+}
+
 describe("metron worker", () => {
   it("METRON_WORKERS=0 leaves the jobs to dedicated workers", () => {
     expect(serverRunsWorker({})).toBe(true);
@@ -60,22 +78,7 @@ describe("metron worker", () => {
   });
 
   it("two workers, one killed with SIGKILL half-way through a 200-job sweep: exactly 200 traces", async () => {
-    const ids = (
-      sqlite
-        .prepare("SELECT question_id AS id FROM questions WHERE dataset_id = 'spider-de' ORDER BY rowid LIMIT 40")
-        .all() as { id: string }[]
-    ).map((q) => q.id);
-    process.env.METRON_OPENAI_COMPATIBLE_URL = fake.url; // the provider is configured where the sweep is created
-    const { runId, jobs } = await createSweep(sqlite, {
-      dataset: "spider-de",
-      selection: { kind: "ids", ids },
-      provider: "compatible",
-      model: "fake",
-      variant: "none",
-      samples: 5,
-      concurrency: 8,
-      name: "two workers",
-    });
+    const { runId, jobs } = await sweepOf(40, { samples: 5, concurrency: 8, name: "two workers" });
     expect(jobs).toBe(200);
     const a = startWorker("a");
     const b = startWorker("b");
@@ -104,20 +107,7 @@ describe("metron worker", () => {
   }, 180_000);
 
   it("a worker stopped with SIGTERM puts its running jobs back in the queue, and the next worker runs them", async () => {
-    const ids = (
-      sqlite
-        .prepare("SELECT question_id AS id FROM questions WHERE dataset_id = 'spider-de' ORDER BY rowid LIMIT 12")
-        .all() as { id: string }[]
-    ).map((q) => q.id);
-    const { runId } = await createSweep(sqlite, {
-      dataset: "spider-de",
-      selection: { kind: "ids", ids },
-      provider: "compatible",
-      model: "fake",
-      variant: "none",
-      concurrency: 4,
-      name: "stopped worker",
-    });
+    const { runId } = await sweepOf(12, { concurrency: 4, name: "stopped worker" });
     const c = startWorker("c");
     const running = () => count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state = 'running'", runId);
     await expect.poll(running, { timeout: 30_000, interval: 5 }).toBeGreaterThan(0);
