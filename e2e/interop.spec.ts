@@ -122,7 +122,7 @@ test("an Inspect .eval, an ATIF trajectory and an OTLP/JSON export are detected 
     buffer: readFileSync(path.join(fixtures, "atif-sql.json")),
   });
   await expect(page.getByTestId("upload-report").getByTestId("upload-format")).toHaveText("atif");
-  await expect(page.getByTestId("upload-report")).toContainText("1 traces stored");
+  await expect(page.getByTestId("upload-report")).toContainText("1 trace stored");
   await expect(page.getByTestId("upload-report")).toContainText("sql-react · claude-sonnet-4-5");
 
   // An OTLP/JSON export (an exporter's file output).
@@ -163,5 +163,5 @@ test("an Inspect .eval, an ATIF trajectory and an OTLP/JSON export are detected 
     buffer: Buffer.from(JSON.stringify(otlp)),
   });
   await expect(page.getByTestId("upload-report").getByTestId("upload-format")).toHaveText("otlp");
-  await expect(page.getByTestId("upload-report")).toContainText("1 traces stored");
+  await expect(page.getByTestId("upload-report")).toContainText("1 trace stored");
 });

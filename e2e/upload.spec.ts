@@ -28,7 +28,7 @@ test("upload a file, watch progress, read the report, follow the link to the run
   await expect(progress).toBeVisible();
   const report = page.getByTestId("upload-report");
   await expect(report).toContainText("403 traces stored");
-  await expect(report).toContainText("1 lines with errors");
+  await expect(report).toContainText("1 line with errors");
   await expect(report).toContainText("line 3: invalid JSON");
   await expect(progress).toHaveAttribute("aria-valuenow", "100");
   await expect(page.getByTestId("upload-file")).toContainText("404 lines processed");
@@ -117,7 +117,7 @@ test("real foreign files: the model and each question's own text come from the f
   await review.getByRole("button", { name: "Store" }).click();
   const report = page.getByTestId("upload-report");
   await expect(report.getByTestId("upload-format")).toHaveText("openai-messages");
-  await expect(report).toContainText("1 traces stored");
+  await expect(report).toContainText("1 trace stored");
   await expect(report).toContainText("Questions linked: 1 by field");
   await expect(report).toContainText("Spider-Agent · claude-3-7-sonnet");
   await report.getByRole("link", { name: /Spider-Agent · claude-3-7-sonnet/ }).click();

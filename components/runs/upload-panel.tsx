@@ -410,8 +410,12 @@ function FileProgress({
             <span className="rounded bg-zinc-100 px-1.5 py-0.5 text-xs" data-testid="upload-format">
               {r.format}
             </span>{" "}
-            <strong>{f.count(r.inserted)}</strong> traces stored, {f.count(r.duplicates)} duplicates skipped,{" "}
-            <span className={r.error_count ? "text-red-700" : ""}>{f.count(r.error_count)} lines with errors</span>.
+            <strong>{f.count(r.inserted)}</strong> {r.inserted === 1 ? "trace" : "traces"} stored,{" "}
+            {f.count(r.duplicates)} {r.duplicates === 1 ? "duplicate" : "duplicates"} skipped,{" "}
+            <span className={r.error_count ? "text-red-700" : ""}>
+              {f.count(r.error_count)} {r.error_count === 1 ? "line" : "lines"} with errors
+            </span>
+            .
           </p>
           {r.warnings.length > 0 && (
             <ul className="space-y-0.5 font-mono text-xs text-amber-800">
