@@ -9,7 +9,9 @@
 import { parseArgs } from "node:util";
 import { openDb } from "@/lib/db/client";
 import { loadDatabase, type DatabaseInfo, type QuestionInfo } from "@/lib/environment/database-info";
+import { directiveDeps } from "@/lib/agent/directive-models";
 import { directivesFor, type Variant } from "@/lib/environment/directives";
+import type { ComputedDeps } from "@/lib/environment/directives/computed";
 import { DEFAULT_PARAMS, type ComputedParams } from "@/lib/environment/directives/computed";
 import { crossValidate, figuresOf, type QuestionScore } from "@/lib/environment/directives/cross-validate";
 
@@ -76,11 +78,23 @@ export async function benchDirectives(argv: string[]): Promise<number> {
     databases.get(`${q.dataset}:${q.dbId}`) ??
     databases.set(`${q.dataset}:${q.dbId}`, loadDatabase(db.$client, q.dataset, q.dbId)).get(`${q.dataset}:${q.dbId}`)!;
 
+  // With METRON_DIRECTIVE_MODEL / METRON_EMBEDDING_MODEL set, the phrases and embeddings come from those models (as
+  // in reruns and sweeps); each question's phrases and each text's embedding are asked once, whatever the grid.
+  const models = {
+    phrases: process.env.METRON_DIRECTIVE_MODEL ?? null,
+    embeddings: process.env.METRON_EMBEDDING_MODEL ?? null,
+  };
+  const deps = models.phrases || models.embeddings ? memoised(directiveDeps()) : undefined;
+  const modelNote =
+    models.phrases || models.embeddings
+      ? `phrases from ${models.phrases ?? "the keyword extractor"}, ${models.embeddings ? `embeddings from ${models.embeddings} fused with BM25` : "BM25 only"}`
+      : "no model: keyword phrases, BM25 only";
+
   const score = async (p: ComputedParams, misses?: string[]): Promise<QuestionScore[]> => {
     const out: QuestionScore[] = [];
     for (const q of questions) {
       const database = databaseOf(q);
-      const r = await directivesFor(values.variant as Variant, q, database, { params: p });
+      const r = await directivesFor(values.variant as Variant, q, database, { params: p, deps });
       const irrelevant = new Set((r?.irrelevant ?? []).map((t) => t.toLowerCase()));
       const gold = q.goldTables.map((t) => t.toLowerCase());
       const nonGold = database.tables.map((t) => t.name.toLowerCase()).filter((t) => !gold.includes(t));
@@ -106,6 +120,7 @@ export async function benchDirectives(argv: string[]): Promise<number> {
     for (const c of configs) scores.push(await score(c));
     const cv = crossValidate(scores);
     const out = {
+      models: modelNote,
       method:
         "leave-one-database-out over a grid; utility = flagged − 4·(1 − recall) per dataset, averaged over datasets",
       configurations: configs.length,
@@ -124,6 +139,7 @@ export async function benchDirectives(argv: string[]): Promise<number> {
     };
     if (values.json) console.log(JSON.stringify(out, null, 2));
     else {
+      console.log(`models: ${modelNote}`);
       for (const [d, f] of Object.entries(out.held_out))
         console.log(
           `held out (${d}): recall ${(100 * f.recall).toFixed(1)}% · non-gold flagged ${(100 * f.flagged).toFixed(1)}% · every gold table kept ${(100 * f.allGoldKept).toFixed(1)}% · ${f.questions} questions`,
@@ -150,6 +166,7 @@ export async function benchDirectives(argv: string[]): Promise<number> {
   const ms = (performance.now() - start) / questions.length;
   const f = figuresOf(scores);
   const out = {
+    models: modelNote,
     questions: f.questions,
     recall: f.recall,
     flagged: f.flagged,
@@ -162,9 +179,40 @@ export async function benchDirectives(argv: string[]): Promise<number> {
     console.log(
       `recall of gold tables ${(100 * out.recall).toFixed(1)}% · non-gold flagged ${(100 * out.flagged).toFixed(1)}% · every gold table kept ${(100 * out.all_gold_kept).toFixed(1)}% · ${ms.toFixed(2)} ms/question`,
     );
-    console.log(`parameters: ${JSON.stringify(params)} (no model: keyword phrases, BM25 only)`);
+    console.log(`parameters: ${JSON.stringify(params)} (${modelNote})`);
     misses.slice(0, 40).forEach((m) => console.log("  miss", m));
   }
   db.$client.close();
   return 0;
+}
+
+/** The models' answers kept per question and per text: a grid of configurations asks each once. */
+function memoised(deps: ComputedDeps & { embedderName?: string }): ComputedDeps & { embedderName?: string } {
+  const phrases = new Map<string, Promise<string[]>>();
+  const vectors = new Map<string, Promise<number[]>>();
+  return {
+    ...deps,
+    phrases: deps.phrases
+      ? (question, evidence) => {
+          const key = `${question}\u0000${evidence ?? ""}`;
+          if (!phrases.has(key)) phrases.set(key, deps.phrases!(question, evidence));
+          return phrases.get(key)!;
+        }
+      : undefined,
+    embed: deps.embed
+      ? async (texts) => {
+          const missing = texts.filter((t) => !vectors.has(t));
+          if (missing.length) {
+            const asked = deps.embed!(missing);
+            missing.forEach((t, i) =>
+              vectors.set(
+                t,
+                asked.then((v) => v[i]),
+              ),
+            );
+          }
+          return Promise.all(texts.map((t) => vectors.get(t)!));
+        }
+      : undefined,
+  };
 }
