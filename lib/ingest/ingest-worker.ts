@@ -6,12 +6,11 @@
  */
 import Database from "better-sqlite3";
 import { parentPort, workerData } from "node:worker_threads";
-import { describeExtraction, extractSql } from "@/lib/sql/extract-sql";
 import { TraceMeasurer } from "./measure";
 import { runRoles } from "./persist";
 import { prepareTrace } from "./prepare";
 import { loadPrices } from "./prices-file";
-import { lineFailure, readTraces } from "./read-traces";
+import { finalSqlCaveat, lineFailure, readTraces } from "./read-traces";
 import type { FromWorker, ToWorker, WorkerInit, WorkerItem } from "./worker-protocol";
 
 const BATCH_TRACES = 256;
@@ -61,8 +60,7 @@ async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Pro
         trace(trace, line) {
           try {
             const prepared = prepareTrace(trace, measurer, rolesFor);
-            const caveat = trace.final_sql ? describeExtraction(extractSql(trace.final_sql).extracted) : null;
-            items.push({ kind: "trace", line, prepared, caveat });
+            items.push({ kind: "trace", line, prepared, caveat: finalSqlCaveat(trace) });
           } catch (e) {
             items.push({ kind: "fail", line, message: `this trace could not be stored: ${lineFailure(e)}` });
           }

@@ -1,16 +1,15 @@
 /**
  * The ingest pipeline: byte stream → lines → `parseLine` → assemble (read-traces.ts; in a worker thread for large
- * uploads, in-worker.ts) → `Persister` (one transaction per upload) → `IngestReport`. A bad line is reported with its number and never stops the others;
- * a duplicate (same content hash) is counted, not stored twice.
+ * uploads, in-worker.ts) → `Persister` (one transaction per upload) → `IngestReport`. A bad line is reported with
+ * its number and never stops the others; a duplicate (same content hash) is counted, not stored twice.
  */
 import type Database from "better-sqlite3";
 import { randomUUID } from "node:crypto";
 import type { RunDefaults, Trace } from "@/lib/trace/types";
-import { describeExtraction, extractSql } from "@/lib/sql/extract-sql";
 import { Persister, type RunRef, type UploadInfo } from "./persist";
 import type { SplitProgress } from "./split-lines";
 import { readInWorker, workerForUpload } from "./in-worker";
-import { lineFailure, readTraces } from "./read-traces";
+import { finalSqlCaveat, lineFailure, readTraces } from "./read-traces";
 import { ingestLimits } from "./limits";
 import { TraceMeasurer } from "./measure";
 import { loadPrices } from "./prices-file";
@@ -123,7 +122,7 @@ export async function runIngest(
       fail(line, `this trace could not be stored: ${lineFailure(e)}`);
       return;
     }
-    written(line, trace.final_sql ? describeExtraction(extractSql(trace.final_sql).extracted) : null);
+    written(line, finalSqlCaveat(trace));
   };
   const every = options.progressEvery ?? 200;
 

@@ -3,6 +3,7 @@
  * its line number; a line that fails is handed to the sink's `fail` with its reason and never stops the others.
  * Runs on the main thread for small inputs and in the ingest worker (ingest-worker.ts) for large ones.
  */
+import { describeExtraction, extractSql } from "@/lib/sql/extract-sql";
 import { TraceAssembler } from "@/lib/trace/assemble";
 import { parseLine } from "@/lib/trace/parse-line";
 import type { RunDefaults, Trace } from "@/lib/trace/types";
@@ -27,6 +28,11 @@ export function lineFailure(e: unknown): string {
   if (e instanceof RangeError && /call stack/i.test(e.message))
     return "the JSON nests too deeply to process (a value inside thousands of arrays or objects)";
   return (e as Error).message ?? String(e);
+}
+
+/** The caveat a trace is stored with: its final SQL was taken out of a Markdown fence or from after a label. */
+export function finalSqlCaveat(trace: Trace): string | null {
+  return trace.final_sql ? describeExtraction(extractSql(trace.final_sql).extracted) : null;
 }
 
 /** Reads every line; `progress` counts bytes and lines as it goes. */
