@@ -23,6 +23,7 @@ function extraTableIn(text: string, extra: Set<string>): boolean {
 
 /** Final SQL against gold SQL: side by side, highlighted, and a word-level diff (rendered as text). */
 export async function SqlCompare({
+  traceId,
   finalSql: rawFinal,
   goldSql: rawGold,
   finalTables,
@@ -30,6 +31,8 @@ export async function SqlCompare({
   goldError,
   stacked = false,
 }: {
+  /** For the link to the whole text when a huge SQL is cut. */
+  traceId?: string;
   finalSql: string | null;
   goldSql: string | null;
   finalTables: string[] | null;
@@ -53,8 +56,12 @@ export async function SqlCompare({
   );
   const caveat = describeExtraction(extracted?.extracted ?? null);
   const [finalHtml, goldHtml] = await Promise.all([
-    finalSql ? highlight(finalSql, "sql") : null,
-    goldSql ? highlight(goldSql, "sql") : null,
+    finalSql
+      ? highlight(finalSql, "sql", traceId && `/api/traces/${encodeURIComponent(traceId)}/text?field=final_sql`)
+      : null,
+    goldSql
+      ? highlight(goldSql, "sql", traceId && `/api/traces/${encodeURIComponent(traceId)}/text?field=gold_sql`)
+      : null,
   ]);
   // A word diff is O(N·D): bounded in input size and edit length, so one huge answer cannot stall the server.
   const diffable = finalSql && goldSql && finalSql.length + goldSql.length <= DIFF_MAX_CHARS;

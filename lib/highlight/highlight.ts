@@ -25,11 +25,23 @@ function highlighter(): Promise<Highlighter> {
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
- * Highlighted HTML of `code`. Text over `METRON_HIGHLIGHT_MAX_CHARS` (default 20,000) is shown plain with a note,
+ * Highlighted HTML of `code`. Text over `METRON_DISPLAY_MAX_CHARS` (default 100,000) is cut there, with a note and a
+ * link to the whole text; over `METRON_HIGHLIGHT_MAX_CHARS` (default 20,000) it is shown plain with a note,
  * and lines over 2,000 characters or taking over 50 ms are left untokenised by shiki: highlighting runs on the
  * request thread, so its cost is bounded whatever a trace holds.
  */
-export async function highlight(code: string, lang: CodeLang): Promise<string> {
+export async function highlight(
+  code: string,
+  lang: CodeLang,
+  /** Where the whole text can be read when it is longer than a page shows (`METRON_DISPLAY_MAX_CHARS`). */
+  wholeTextHref?: string,
+): Promise<string> {
+  const shown = positiveNumber("METRON_DISPLAY_MAX_CHARS", 100_000);
+  if (code.length > shown) {
+    // A page carries a bounded piece of a huge text (twice: as HTML and in React's payload); the rest is a link away.
+    const link = wholeTextHref ? `; <a class="underline" href="${escapeHtml(wholeTextHref)}">the whole text</a>` : "";
+    return `<pre class="shiki" style="background-color:#fff"><code>${escapeHtml(code.slice(0, shown))}</code></pre><p class="px-2 pb-1 text-xs text-zinc-500" data-testid="text-cut">Showing the first ${shown.toLocaleString("en-US")} of ${code.length.toLocaleString("en-US")} characters, without highlighting (METRON_DISPLAY_MAX_CHARS)${link}.</p>`;
+  }
   const max = positiveNumber("METRON_HIGHLIGHT_MAX_CHARS", 20_000);
   if (code.length > max) {
     return `<pre class="shiki" style="background-color:#fff"><code>${escapeHtml(code)}</code></pre><p class="px-2 pb-1 text-xs text-zinc-500">Shown without highlighting: ${code.length.toLocaleString("en-US")} characters is over the ${max.toLocaleString("en-US")} highlighted (METRON_HIGHLIGHT_MAX_CHARS).</p>`;

@@ -21,7 +21,11 @@ export interface StepDetailView {
   meta: string | null;
 }
 
-export async function renderStepDetail(d: StepDetail): Promise<StepDetailView> {
+/** The raw text of a step's field, for a page that shows only the start of it. */
+const wholeText = (traceId: string, seq: number, field: "args" | "result") =>
+  `/api/traces/${encodeURIComponent(traceId)}/text?field=${field}&seq=${seq}`;
+
+export async function renderStepDetail(d: StepDetail, traceId: string): Promise<StepDetailView> {
   let args: unknown;
   try {
     args = d.args === null ? undefined : JSON.parse(d.args);
@@ -37,10 +41,11 @@ export async function renderStepDetail(d: StepDetail): Promise<StepDetailView> {
     tool: d.tool,
     role: d.role,
     model: d.model,
-    sqlHtml: sql ? await highlight(formatSql(sql), "sql") : null,
-    argsHtml: pretty && pretty !== "{}" ? await highlight(pretty, "json") : null,
+    sqlHtml: sql ? await highlight(formatSql(sql), "sql", wholeText(traceId, d.seq, "args")) : null,
+    argsHtml: pretty && pretty !== "{}" ? await highlight(pretty, "json", wholeText(traceId, d.seq, "args")) : null,
     result,
-    resultHtml: result.kind === "json" ? await highlight(result.text, "json") : null,
+    resultHtml:
+      result.kind === "json" ? await highlight(result.text, "json", wholeText(traceId, d.seq, "result")) : null,
     error: d.error,
     content: d.content,
     meta: d.meta,

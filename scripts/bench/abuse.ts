@@ -55,13 +55,16 @@ function tree(root: number): { pid: number; cmd: string; rssKb: number; cpuTicks
   return out;
 }
 
+/** A SQL sandbox worker process (lib/sql/sandbox/worker.mjs), told apart from the server by its command line. */
+const isSandbox = (cmd: string) => cmd.includes("sandbox/worker.mjs");
+
 const serverRssMb = (root: number) =>
   tree(root)
-    .filter((p) => !p.cmd.includes("sandbox-worker"))
+    .filter((p) => !isSandbox(p.cmd))
     .reduce((s, p) => s + p.rssKb, 0) / 1024;
 const workerTicks = (root: number) =>
   tree(root)
-    .filter((p) => p.cmd.includes("sandbox-worker"))
+    .filter((p) => isSandbox(p.cmd))
     .reduce((s, p) => s + p.cpuTicks, 0);
 
 /** Runs `attack` while probing the server every 100 ms; returns the slowest probe and the peak server RSS. */
@@ -200,14 +203,22 @@ export async function benchAbuse(argv: string[]): Promise<number> {
       return {
         ms: performance.now() - started,
         status: res.status,
-        plain: html.includes("Shown without highlighting"),
+        html: html.length,
+        cut: html.includes("Showing the first"),
       };
     });
+    // The page shows the start of the text; the whole of it is one link away.
+    const whole = await fetch(`${server.url}/api/traces/${idOf("3")}/text?field=final_sql`).then((r) => r.text());
     cases.push({
       name: "4 MB final SQL: question page",
-      bound: "page < 1000 ms; probe < 1000 ms",
-      measured: `${page.value.status} in ${page.value.ms.toFixed(0)} ms (shown plain: ${page.value.plain}), probe ${page.maxProbeMs.toFixed(0)} ms`,
-      ok: page.value.status === 200 && page.value.ms < 1000 && page.maxProbeMs < 1000,
+      bound: "page < 1000 ms; probe < 1000 ms; the whole text behind its link",
+      measured: `${page.value.status} in ${page.value.ms.toFixed(0)} ms, ${(page.value.html / 1e6).toFixed(1)} MB of HTML (text cut: ${page.value.cut}), whole text ${(whole.length / 1e6).toFixed(1)} M characters, probe ${page.maxProbeMs.toFixed(0)} ms`,
+      ok:
+        page.value.status === 200 &&
+        page.value.ms < 1000 &&
+        page.maxProbeMs < 1000 &&
+        page.value.cut &&
+        whole === hugeSql,
     });
 
     // A stalled upload against a CLI ingest.

@@ -132,3 +132,10 @@ export function anyRunHasQuestion(db: Db, runIds: string[], questionId: string):
   const has = db.$client.prepare("SELECT 1 FROM traces WHERE run_id = ? AND question_id = ?");
   return runIds.some((id) => has.get(id, questionId) !== undefined);
 }
+
+/** A trace's final or gold SQL as recorded (the raw text, before any extraction), for `/api/traces/<id>/text`. */
+export function getTraceSql(db: Db, traceId: string, field: "final_sql" | "gold_sql"): string | null | undefined {
+  const row = db.$client.prepare(`SELECT ${field} AS text FROM traces WHERE id = ?`).get(traceId) as
+    { text: string | null } | undefined;
+  return row ? row.text : undefined;
+}

@@ -147,6 +147,7 @@ async function SideBySide({ params, searchParams }: PageProps<"/compare/question
                   legend={false}
                 />
                 <SqlCompare
+                  traceId={t.id}
                   finalSql={t.finalSql}
                   goldSql={t.goldSql}
                   finalTables={sets?.final ?? null}

@@ -141,7 +141,7 @@ async function Question({ params, searchParams }: PageProps<"/runs/[runId]/quest
         traceId={trace.id}
         total={stats.count}
         initialSteps={listStepSummaries(db, trace.id, from)}
-        initialDetail={detail ? await renderStepDetail(detail) : null}
+        initialDetail={detail ? await renderStepDetail(detail, trace.id) : null}
         chips={buildTableStrip({
           databaseTables: sets?.database ?? null,
           gold: sets?.gold ?? null,
@@ -156,6 +156,7 @@ async function Question({ params, searchParams }: PageProps<"/runs/[runId]/quest
       />
       {/* What the agent submitted against the gold, right under its steps; the rerun panel after. */}
       <SqlCompare
+        traceId={trace.id}
         finalSql={trace.finalSql}
         goldSql={trace.goldSql}
         finalTables={sets?.final ?? null}

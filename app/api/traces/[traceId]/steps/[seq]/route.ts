@@ -10,5 +10,5 @@ export async function GET(_request: Request, ctx: RouteContext<"/api/traces/[tra
     return Response.json({ error: `step must be a non-negative integer, got "${seq}"` }, { status: 400 });
   const detail = getStepDetail(getDb(), traceId, n);
   if (!detail) return Response.json({ error: `no step ${n} in trace ${traceId}` }, { status: 404 });
-  return Response.json(await renderStepDetail(detail));
+  return Response.json(await renderStepDetail(detail, traceId));
 }
