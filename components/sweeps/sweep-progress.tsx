@@ -68,7 +68,8 @@ export function SweepProgress({ initial, compact = false }: { initial: SweepStat
           {s.stoppedBy ? ` (stopped by ${s.stoppedBy})` : ""}
         </strong>
         <span className="text-zinc-600">
-          {s.variant} directives · {s.provider === "simulated" ? "simulated " : `${s.provider} `}
+          {s.variant === "none" ? "no" : s.variant} directives ·{" "}
+          {s.provider === "simulated" ? "simulated " : `${s.provider} `}
           {s.model} · {s.samples} sample{s.samples > 1 ? "s" : ""} · concurrency {s.concurrency}
         </span>
         {compact && (

@@ -5,6 +5,7 @@ import { connection } from "next/server";
 import { SweepProgress } from "@/components/sweeps/sweep-progress";
 import { SimulatedBadge } from "@/components/ui/simulated-badge";
 import { LocalTime } from "@/components/ui/local-time";
+import { serverRunsWorker } from "@/lib/agent/jobs";
 import { sweepStatus } from "@/lib/agent/sweeps";
 import { getDb } from "@/lib/db/client";
 import { experimentsQuery } from "@/lib/url/experiments";
@@ -56,6 +57,12 @@ export default async function SweepPage({ params }: PageProps<"/sweeps/[runId]">
           (and save the view as an experiment).
         </p>
       </header>
+      {status.state === "running" && !serverRunsWorker() && (
+        <p className="rounded bg-amber-50 px-2 py-1 text-sm text-amber-900" data-testid="no-server-worker">
+          This server runs no job worker (<code>METRON_WORKERS=0</code>): the sweep&apos;s jobs are taken by dedicated
+          workers. If they stay queued, start one on this machine with <code>npm run metron -- worker</code>.
+        </p>
+      )}
       <SweepProgress initial={status} />
     </div>
   );
