@@ -7,7 +7,10 @@ import { loadOverview } from "@/lib/db/queries/overview";
 import { setLabel, setNote } from "@/lib/labels/labels";
 import { csvResponse } from "@/lib/metrics/csv";
 import { overviewTable } from "@/lib/metrics/exports";
+import { ingestFile } from "@/lib/ingest/ingest-file";
 import { tempDb } from "@/lib/testing/db";
+import { sharedData } from "@/lib/testing/shared-data";
+import { importSpiderDe } from "@/lib/testing/spider-de";
 import { decodeCell, encodeCell, exportStore, importStore, TransferError } from "./transfer";
 import type { Db } from "./client";
 
@@ -47,7 +50,13 @@ describe("metron export / import", () => {
   let dir: string;
   beforeAll(async () => {
     await seedDemo(source.db, { dir: path.join(source.dir, "demo") });
+    // Real data beside the demo: Spider-de (its databases referenced where they lie) and a real foreign trace file.
+    await importSpiderDe(source);
     const sqlite = source.db.$client;
+    const real = await ingestFile(sqlite, sharedData("traces", "livesqlbench-adk", "single_turn_samples.json"), {
+      defaults: { name: "livesql", system: "ADK agent", model: "unknown" },
+    });
+    expect(real.inserted).toBe(3);
     const trace = sqlite.prepare("SELECT id FROM traces ORDER BY id LIMIT 1").get() as { id: string };
     await setLabel(sqlite, trace.id, "wrong join", { on: true, who: "ana" });
     await setNote(sqlite, trace.id, "the join path skips the bridge table", { who: "ana", seq: 2 });
@@ -60,7 +69,8 @@ describe("metron export / import", () => {
   it("moves the demo store whole: every table's rows and the Experiments CSV are the same on both sides", async () => {
     const report = await importStore(target.db.$client, dir);
     expect(report.tables.find((t) => t.name === "traces")!.rows).toBeGreaterThan(200);
-    expect(report.missing_database_files).toEqual([]);
+    expect(report.missing_database_files).toEqual([]); // Spider-de's files, referenced in ../shared, are found
+    expect(report.tables.find((t) => t.name === "questions")!.rows).toBeGreaterThan(1030);
     const before = contents(source.db);
     const after = contents(target.db);
     // Importing bumps each run's version (its derived data is computed again): compare runs without it.
@@ -85,6 +95,22 @@ describe("metron export / import", () => {
     await expect(importStore(spare.db.$client, altered)).rejects.toThrow(/traces.jsonl: its SHA-256 does not match/);
     expect(spare.db.$client.prepare("SELECT count(*) AS n FROM runs").get()).toEqual({ n: 0 });
     await expect(exportStore(source.db.$client, dir)).rejects.toThrow(TransferError); // not into a used folder
+  });
+
+  it("names the benchmark database files the store refers to that are not on this machine", async () => {
+    const moved = tempDb();
+    try {
+      const copy = path.join(moved.dir, "export");
+      cpSync(dir, copy, { recursive: true });
+      const manifestFile = path.join(copy, "manifest.json");
+      const manifest = JSON.parse(readFileSync(manifestFile, "utf8"));
+      manifest.database_files.push("/nowhere/concert_singer.sqlite");
+      writeFileSync(manifestFile, JSON.stringify(manifest));
+      const report = await importStore(moved.db.$client, copy);
+      expect(report.missing_database_files).toEqual(["/nowhere/concert_singer.sqlite"]);
+    } finally {
+      moved.cleanup();
+    }
   });
 
   it("metron backup copies the store through SQLite's online backup, refusing to overwrite a file", async () => {
