@@ -1,9 +1,14 @@
 #!/usr/bin/env node
-// `npm test`: install if needed, Chromium if missing, then type-check, lint, formatting, unit tests, build, end-to-end tests.
+// `npm test`: install if needed, Chromium and PostgreSQL if missing, then type-check, lint, formatting, unit tests
+// (on SQLite, and on a private PostgreSQL server where the tests ask for one), build, end-to-end tests.
 import { buildApp, ensureChromium, ensureInstalled, runBin, step } from "./shell.mjs";
+import { startTestPostgres } from "./postgres.mjs";
 
 ensureInstalled();
 ensureChromium();
+step("PostgreSQL (a private server for the tests that run on both engines)");
+const pgUrl = await startTestPostgres();
+if (pgUrl) process.env.METRON_TEST_DATABASE_URL = pgUrl;
 step("Type-check");
 runBin("next", ["typegen"]);
 runBin("tsc", ["--noEmit"]);

@@ -12,6 +12,7 @@ import { ExperimentControls } from "@/components/compare/experiment-controls";
 import { OverviewCharts } from "@/components/compare/overview-charts";
 import { OverviewMatrix } from "@/components/compare/overview-matrix";
 import { getDb } from "@/lib/db/client";
+import { getSql } from "@/lib/db/store";
 import { listDatasets } from "@/lib/db/queries/datasets";
 import { getExperiment, listExperiments, loadOverview } from "@/lib/db/queries/overview";
 import { coveredRuns, overviewTable } from "@/lib/metrics/overview";
@@ -23,7 +24,7 @@ export const metadata: Metadata = { title: "Experiments — Metron" };
 export default async function ExperimentsPage(props: PageProps<"/experiments">) {
   await connection();
   const { experiment } = await loadExperimentsParams(props.searchParams);
-  if (experiment && !getExperiment(getDb(), experiment)) notFound();
+  if (experiment && !(await getExperiment(await getSql(), experiment))) notFound();
   return (
     <div className="space-y-6">
       <Suspense fallback={<p className="text-sm text-zinc-500">Loading…</p>}>
@@ -37,10 +38,11 @@ async function Overview({ searchParams }: PageProps<"/experiments">) {
   await connection();
   const params = await loadExperimentsParams(searchParams);
   const db = getDb();
-  const saved = params.experiment ? getExperiment(db, params.experiment) : undefined;
+  const sql = await getSql();
+  const saved = params.experiment ? await getExperiment(sql, params.experiment) : undefined;
   if (params.experiment && !saved) notFound();
-  const { runIds, groups } = loadOverview(
-    db,
+  const { runIds, groups } = await loadOverview(
+    sql,
     saved
       ? { runIds: saved.runIds }
       : { dataset: params.dataset, withoutDataset: params.all, archived: params.archived, sweeps: params.sweeps },
@@ -69,7 +71,7 @@ async function Overview({ searchParams }: PageProps<"/experiments">) {
       <ExperimentControls
         params={params}
         datasets={listDatasets(db).map((d) => ({ id: d.id, name: d.name }))}
-        experiments={listExperiments(db).map((e) => ({ id: e.id, name: e.name }))}
+        experiments={(await listExperiments(sql)).map((e) => ({ id: e.id, name: e.name }))}
         runIds={runIds}
         saved={Boolean(saved)}
       />

@@ -145,7 +145,7 @@ describe("sweeps", () => {
 
   it("the Experiments CSV stays byte-identical through a sweep until its run is added to the view", async () => {
     const csvOf = async (filter: Parameters<typeof loadOverview>[1]) => {
-      const { columns, rows } = overviewTable(loadOverview(store.db, filter).groups);
+      const { columns, rows } = overviewTable((await loadOverview(store.sql, filter)).groups);
       return csvResponse("x.csv", columns, rows).text();
     };
     const before = await csvOf({ dataset: "spider-de" });
@@ -162,7 +162,7 @@ describe("sweeps", () => {
   it("a rerun is judged at once, stays out of the Experiments CSV, and moves a figure only once promoted into a run", async () => {
     await fake(answer());
     const csvOf = async () => {
-      const { columns, rows } = overviewTable(loadOverview(store.db, { dataset: "spider-de" }).groups);
+      const { columns, rows } = overviewTable((await loadOverview(store.sql, { dataset: "spider-de" })).groups);
       return csvResponse("x.csv", columns, rows).text();
     };
     const before = await csvOf();

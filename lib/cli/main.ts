@@ -59,9 +59,11 @@ export async function main(argv: string[]): Promise<number> {
   try {
     switch (command) {
       case "migrate": {
-        const { databasePath, openDb } = await import("@/lib/db/client");
-        openDb().$client.close();
-        console.log(`store migrated: ${databasePath()}`);
+        const { databasePath } = await import("@/lib/db/client");
+        const { openStore } = await import("@/lib/db/store");
+        const sql = await openStore();
+        await sql.close();
+        console.log(`store migrated: ${sql.dialect === "postgres" ? sql.name : databasePath()}`);
         return 0;
       }
       case "ingest":

@@ -5,6 +5,7 @@
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { openDb } from "@/lib/db/client";
+import { openStore, postgresUrl } from "@/lib/db/store";
 import { exportStore, importStore } from "@/lib/db/transfer";
 import { UsageError } from "./args";
 
@@ -16,33 +17,42 @@ export async function runTransferCommand(command: "export" | "import" | "backup"
   });
   if (positionals.length !== 1) throw new UsageError(`${command} ${command === "backup" ? "FILE" : "DIR"}`);
   const [dir] = positionals;
-  const db = openDb();
-  try {
-    if (command === "backup") {
-      if (existsSync(dir)) throw new UsageError(`${dir} exists: back up into a new file`);
+  if (command === "backup") {
+    if (postgresUrl())
+      throw new UsageError("backup copies the SQLite store; on PostgreSQL use pg_dump (docs/deployment.md)");
+    if (existsSync(dir)) throw new UsageError(`${dir} exists: back up into a new file`);
+    const db = openDb();
+    try {
       const { totalPages } = await db.$client.backup(dir);
       console.log(
         values.json ? JSON.stringify({ file: dir, pages: totalPages }) : `backed up to ${dir} (${totalPages} pages)`,
       );
-    } else if (command === "export") {
-      const manifest = await exportStore(db.$client, dir);
+    } finally {
+      db.$client.close();
+    }
+    return 0;
+  }
+  const sql = await openStore();
+  try {
+    if (command === "export") {
+      const manifest = await exportStore(sql, dir);
       if (values.json) console.log(JSON.stringify(manifest, null, 2));
       else {
         for (const t of manifest.tables) console.log(`${t.name}: ${t.rows} rows`);
-        console.log(`exported to ${dir} (manifest.json holds the counts and SHA-256 sums)`);
+        console.log(`exported ${sql.name} to ${dir} (manifest.json holds the counts and SHA-256 sums)`);
       }
     } else {
-      const report = await importStore(db.$client, dir);
+      const report = await importStore(sql, dir);
       if (values.json) console.log(JSON.stringify(report, null, 2));
       else {
         for (const t of report.tables) console.log(`${t.name}: ${t.rows} rows`);
-        console.log(`imported into ${db.$client.name}; every count and SHA-256 sum matched the manifest`);
+        console.log(`imported into ${sql.name}; every count and SHA-256 sum matched the manifest`);
         for (const f of report.missing_database_files)
           console.log(`warning: the store refers to ${f}, which is not on this machine (copy it to the same path)`);
       }
     }
     return 0;
   } finally {
-    db.$client.close();
+    await sql.close();
   }
 }

@@ -9,18 +9,20 @@ import { csvResponse } from "@/lib/metrics/csv";
 import { overviewTable } from "@/lib/metrics/exports";
 import { ingestFile } from "@/lib/ingest/ingest-file";
 import { tempDb } from "@/lib/testing/db";
+import { tempPostgres, testPostgresUrl } from "@/lib/testing/postgres";
 import { sharedData } from "@/lib/testing/shared-data";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { decodeCell, encodeCell, exportStore, importStore, TransferError } from "./transfer";
 import type { Db } from "./client";
+import type { Sql } from "./sql";
 
 const source = tempDb();
 const target = tempDb();
 const spare = tempDb();
 afterAll(() => [source, target, spare].forEach((s) => s.cleanup()));
 
-const experimentsCsv = async (db: Db) => {
-  const { columns, rows } = overviewTable(loadOverview(db, {}).groups);
+const experimentsCsv = async (sql: Sql) => {
+  const { columns, rows } = overviewTable((await loadOverview(sql, {})).groups);
   return csvResponse("o.csv", columns, rows).text();
 };
 
@@ -63,11 +65,11 @@ describe("metron export / import", () => {
     // Values a naive copy would change: a REAL that is a whole number, an integer past 2^53.
     sqlite.prepare("UPDATE traces SET cost_usd = 3.0, input_tokens = 9007199254740993 WHERE id = ?").run(trace.id);
     dir = path.join(source.dir, "export");
-    await exportStore(sqlite, dir);
+    await exportStore(source.sql, dir);
   }, 120_000);
 
   it("moves the demo store whole: every table's rows and the Experiments CSV are the same on both sides", async () => {
-    const report = await importStore(target.db.$client, dir);
+    const report = await importStore(target.sql, dir);
     expect(report.tables.find((t) => t.name === "traces")!.rows).toBeGreaterThan(200);
     expect(report.missing_database_files).toEqual([]); // Spider-de's files, referenced in ../shared, are found
     expect(report.tables.find((t) => t.name === "questions")!.rows).toBeGreaterThan(1030);
@@ -77,7 +79,7 @@ describe("metron export / import", () => {
     const noVersion = (rows: string[]) => rows.map((r) => JSON.stringify({ ...JSON.parse(r), version: 0 }));
     expect(noVersion(after.runs)).toEqual(noVersion(before.runs));
     expect({ ...after, runs: [] }).toEqual({ ...before, runs: [] });
-    expect(await experimentsCsv(target.db)).toBe(await experimentsCsv(source.db));
+    expect(await experimentsCsv(target.sql)).toBe(await experimentsCsv(source.sql));
     const typed = target.db.$client
       .prepare(
         "SELECT typeof(cost_usd) AS t, cost_usd AS c, CAST(input_tokens AS TEXT) AS n FROM traces WHERE cost_usd = 3",
@@ -87,14 +89,14 @@ describe("metron export / import", () => {
   });
 
   it("refuses a store that already holds data, and keeps nothing of an export whose file was altered", async () => {
-    await expect(importStore(target.db.$client, dir)).rejects.toThrow(/already holds \d+ rows in \w+/);
+    await expect(importStore(target.sql, dir)).rejects.toThrow(/already holds \d+ rows in \w+/);
     const altered = path.join(spare.dir, "altered");
     cpSync(dir, altered, { recursive: true });
     const file = path.join(altered, "traces.jsonl");
     writeFileSync(file, readFileSync(file, "utf8").replace(`"submitted"`, `"no_submission"`));
-    await expect(importStore(spare.db.$client, altered)).rejects.toThrow(/traces.jsonl: its SHA-256 does not match/);
+    await expect(importStore(spare.sql, altered)).rejects.toThrow(/traces.jsonl: its SHA-256 does not match/);
     expect(spare.db.$client.prepare("SELECT count(*) AS n FROM runs").get()).toEqual({ n: 0 });
-    await expect(exportStore(source.db.$client, dir)).rejects.toThrow(TransferError); // not into a used folder
+    await expect(exportStore(source.sql, dir)).rejects.toThrow(TransferError); // not into a used folder
   });
 
   it("names the benchmark database files the store refers to that are not on this machine", async () => {
@@ -106,7 +108,7 @@ describe("metron export / import", () => {
       const manifest = JSON.parse(readFileSync(manifestFile, "utf8"));
       manifest.database_files.push("/nowhere/concert_singer.sqlite");
       writeFileSync(manifestFile, JSON.stringify(manifest));
-      const report = await importStore(moved.db.$client, copy);
+      const report = await importStore(moved.sql, copy);
       expect(report.missing_database_files).toEqual(["/nowhere/concert_singer.sqlite"]);
     } finally {
       moved.cleanup();
@@ -142,5 +144,69 @@ describe("metron export / import", () => {
     expect(typeof decodeCell(encodeCell(3), where)).toBe("number"); // a whole REAL stays REAL
     expect(typeof decodeCell(encodeCell(3n), where)).toBe("bigint");
     expect(() => decodeCell({ evil: 1 }, where)).toThrow(/a value Metron did not write/);
+  });
+});
+
+// The same moves between engines, on a real PostgreSQL server (METRON_TEST_DATABASE_URL; `.ci/run` starts one).
+describe.runIf(testPostgresUrl)("metron export / import between SQLite and PostgreSQL", () => {
+  let pg: Awaited<ReturnType<typeof tempPostgres>>;
+  let sourceDir: string;
+  beforeAll(async () => {
+    pg = await tempPostgres();
+    sourceDir = path.join(source.dir, "export-for-pg");
+    await exportStore(source.sql, sourceDir);
+  }, 120_000);
+  afterAll(async () => pg?.cleanup());
+
+  it("a SQLite export read into PostgreSQL gives every row and the same Experiments CSV", async () => {
+    const report = await importStore(pg.sql, sourceDir);
+    for (const t of report.tables) {
+      const n = (await pg.sql.get<{ n: number }>(`SELECT count(*) AS n FROM "${t.name}"`))!.n;
+      expect({ table: t.name, n }).toEqual({ table: t.name, n: t.rows });
+    }
+    expect(report.tables.find((t) => t.name === "traces")!.rows).toBeGreaterThan(200);
+    const csv = await experimentsCsv(source.sql);
+    expect(csv.split("\n").length).toBeGreaterThan(6);
+    expect(await experimentsCsv(pg.sql)).toBe(csv);
+    const typed = await pg.sql.get("SELECT cost_usd AS c, input_tokens::text AS n FROM traces WHERE cost_usd = 3");
+    expect(typed).toEqual({ c: 3, n: "9007199254740993" });
+    // An identity column continues after the imported ids.
+    const max = (await pg.sql.get<{ m: number | null }>("SELECT max(id) AS m FROM run_changes"))!.m ?? 0;
+    await pg.sql.run("INSERT INTO run_changes (run_id, who, change) VALUES ('r', 'test', 'x')");
+    expect((await pg.sql.get<{ m: number }>("SELECT max(id) AS m FROM run_changes"))!.m).toBe(max + 1);
+    await pg.sql.run("DELETE FROM run_changes WHERE who = 'test'");
+  });
+
+  it("exported again from PostgreSQL into a new SQLite store, every row is what it was", async () => {
+    const back = tempDb();
+    try {
+      const pgDir = path.join(spare.dir, "export-from-pg");
+      const manifest = await exportStore(pg.sql, pgDir);
+      expect(manifest.engine).toBe("postgres");
+      await importStore(back.sql, pgDir);
+      const before = contents(source.db);
+      const after = contents(back.db);
+      const noVersion = (rows: string[]) => rows.map((r) => JSON.stringify({ ...JSON.parse(r), version: 0 }));
+      expect(noVersion(after.runs)).toEqual(noVersion(before.runs));
+      expect({ ...after, runs: [] }).toEqual({ ...before, runs: [] });
+      expect(await experimentsCsv(back.sql)).toBe(await experimentsCsv(source.sql));
+    } finally {
+      back.cleanup();
+    }
+  });
+
+  it("keeps nothing of an altered export on PostgreSQL either", async () => {
+    const other = await tempPostgres();
+    try {
+      const altered = path.join(spare.dir, "altered-for-pg");
+      cpSync(sourceDir, altered, { recursive: true });
+      const file = path.join(altered, "steps.jsonl");
+      writeFileSync(file, readFileSync(file, "utf8") + "[]\n");
+      await expect(importStore(other.sql, altered)).rejects.toThrow(/steps.jsonl line \d+: expected \d+ values/);
+      expect(await other.sql.get("SELECT count(*) AS n FROM runs")).toEqual({ n: 0 });
+      expect(await other.sql.get("SELECT count(*) AS n FROM traces")).toEqual({ n: 0 });
+    } finally {
+      await other.cleanup();
+    }
   });
 });

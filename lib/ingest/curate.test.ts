@@ -63,7 +63,7 @@ describe("curating a run after upload", () => {
     await archiveRun(sqlite, runId, true, "alice");
     expect(listRuns(store.db, { sort: "name", dir: "asc" }).map((r) => r.id)).not.toContain(runId);
     expect(listRuns(store.db, { sort: "name", dir: "asc", archived: true }).map((r) => r.id)).toContain(runId);
-    expect(loadOverview(store.db, {}).runIds).not.toContain(runId);
+    expect((await loadOverview(store.sql, {})).runIds).not.toContain(runId);
     expect(listRunChanges(store.db, runId).map((c) => `${c.who}: ${c.change}`)).toEqual([
       "alice: archived",
       "alice: tags: paper, pilot",
@@ -100,12 +100,12 @@ describe("experiments are explicit", () => {
     const first = await ingest(trace({ name: "first", ...who }, "0"), trace({ name: "first", ...who }, "22"));
     const csvOf = async (runIds?: string[]) => {
       const { columns, rows } = overviewTable(
-        loadOverview(store.db, runIds ? { runIds } : { dataset: "spider-de" }).groups,
+        (await loadOverview(store.sql, runIds ? { runIds } : { dataset: "spider-de" })).groups,
       );
       return csvResponse("x.csv", columns, rows).text();
     };
     const experiment = createExperiment(sqlite, "paper table 3", [first, "no-such-run"]);
-    const savedRuns = getExperiment(store.db, experiment)!.runIds;
+    const savedRuns = (await getExperiment(store.sql, experiment))!.runIds;
     expect(savedRuns).toEqual([first]);
     const saved = await csvOf(savedRuns);
     const second = await ingest(
@@ -115,9 +115,9 @@ describe("experiments are explicit", () => {
     await ingest(
       trace({ name: "Reruns", ...who, config: { reruns: true } }, "0", { sample: 5, outcome: { correct: true } }),
     );
-    expect(await csvOf(getExperiment(store.db, experiment)!.runIds)).toBe(saved); // byte-identical
+    expect(await csvOf((await getExperiment(store.sql, experiment))!.runIds)).toBe(saved); // byte-identical
 
-    const { groups } = loadOverview(store.db, { dataset: "spider-de" });
+    const { groups } = await loadOverview(store.sql, { dataset: "spider-de" });
     const cell = groups[0].cells["gpt-x"]["Sophrosyne"];
     expect(cell.runs.map((r) => r.id)).toEqual([first, second]); // pooled, not replaced; the reruns stay out
     expect(cell.stats.questions).toBe(3); // 0, 22 (two samples) and 1

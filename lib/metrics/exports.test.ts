@@ -35,7 +35,7 @@ describe("CSV exports cannot attack a spreadsheet", () => {
     }));
     const report = await ingestStream(store.db.$client, chunksOf(jsonl(...lines)));
     expect(report.inserted).toBe(HOSTILE.length);
-    const overview = overviewTable(loadOverview(store.db, { withoutDataset: true }).groups);
+    const overview = overviewTable((await loadOverview(store.sql, { withoutDataset: true })).groups);
     const all = await cells(csvResponse("o.csv", overview.columns, overview.rows));
     for (const h of HOSTILE.slice(0, 4)) expect(all).toContain(`'${h}`); // kept, as text
     for (const run of report.runs) {

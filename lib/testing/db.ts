@@ -2,14 +2,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { openDb, type Db } from "@/lib/db/client";
+import { sqliteSql, type Sql } from "@/lib/db/sql";
 
-/** A store in a temporary file, migrated with the real migrations. */
-export function tempDb(): { db: Db; file: string; dir: string; cleanup: () => void } {
+/** A store in a temporary file, migrated with the real migrations; `sql` is the same connection behind `Sql`. */
+export function tempDb(): { db: Db; sql: Sql; file: string; dir: string; cleanup: () => void } {
   const dir = mkdtempSync(path.join(os.tmpdir(), "metron-test-"));
   const file = path.join(dir, "store.db");
   const db = openDb(file);
   return {
     db,
+    sql: sqliteSql(db.$client),
     file,
     dir,
     cleanup: () => {

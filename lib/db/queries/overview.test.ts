@@ -17,13 +17,13 @@ const line = (q: string, correct: boolean) =>
 describe("the Experiments overview, memoised by its runs' versions", () => {
   it("is served from memory while no run changes, and recomputed as soon as one does", async () => {
     await ingestStream(store.db.$client, chunksOf(line("1", true)));
-    const first = loadOverview(store.db, { withoutDataset: true });
-    expect(loadOverview(store.db, { withoutDataset: true }).groups).toBe(first.groups); // the same object: memoised
+    const first = await loadOverview(store.sql, { withoutDataset: true });
+    expect((await loadOverview(store.sql, { withoutDataset: true })).groups).toBe(first.groups); // the same object: memoised
     const ex = (o: typeof first) => Object.values(o.groups[0].cells.m)[0].stats.ex?.estimate;
     expect(ex(first)).toBe(1);
     // A new trace bumps the run's version: the next view sees it.
     await ingestStream(store.db.$client, chunksOf(line("2", false)));
-    const second = loadOverview(store.db, { withoutDataset: true });
+    const second = await loadOverview(store.sql, { withoutDataset: true });
     expect(second.groups).not.toBe(first.groups);
     expect(ex(second)).toBe(0.5);
   });

@@ -1,9 +1,11 @@
-import { memoByRuns } from "./run-cache";
-import type { Db } from "@/lib/db/client";
+/** The Experiments page's data, on either engine (lib/db/sql.ts). */
+import { cachedByRuns } from "./run-cache";
+import type { DialectSql, Sql } from "@/lib/db/sql";
 import type { RunAggregates } from "@/lib/metrics/run-metrics";
+import type { TraceUnit } from "@/lib/metrics/run-units";
 import { buildOverview, parseRunList, type OverviewGroup } from "@/lib/metrics/overview";
-import { RUN_AGGREGATES } from "./metrics-sql";
-import { listTraceUnits } from "./units";
+import { runAggregates } from "./metrics-sql";
+import { loadTraceUnits } from "./units";
 
 /** One cell of the Experiments matrix: the runs of one (dataset, model, system), pooled over their traces. */
 export interface OverviewCellRow extends RunAggregates {
@@ -28,21 +30,21 @@ export interface OverviewFilter {
 }
 
 /** Runs that hold reruns only (the "Reruns" run, `config.reruns`): outside every experiment unless named in one. */
-const NOT_RERUNS = "coalesce(json_extract(r.config, '$.reruns'), 0) = 0 AND r.name != 'Reruns'";
+const notReruns = (d: DialectSql) => `coalesce(${d.jsonValue("r.config", "reruns")}, 0) = 0 AND r.name != 'Reruns'`;
 
 /** Runs a sweep made (`config.sweep`): shown when the view asks for them, or named by an experiment. */
-const NOT_SWEEPS = "json_extract(r.config, '$.sweep') IS NULL";
+const notSweeps = (d: DialectSql) => `${d.jsonText("r.config", "sweep")} IS NULL`;
 
 /** The ids of the runs a view covers. */
-export function listExperimentRunIds(db: Db, filter: OverviewFilter): string[] {
+export async function listExperimentRunIds(sql: Sql, filter: OverviewFilter): Promise<string[]> {
   const where: string[] = [];
   const params: string[] = [];
   if (filter.runIds) {
     where.push(`r.id IN (${filter.runIds.map(() => "?").join(",") || "NULL"})`);
     params.push(...filter.runIds);
   } else {
-    where.push(NOT_RERUNS);
-    if (!filter.sweeps) where.push(NOT_SWEEPS);
+    where.push(notReruns(sql.d));
+    if (!filter.sweeps) where.push(notSweeps(sql.d));
     if (!filter.archived) where.push("r.archived_at IS NULL");
     if (!filter.withoutDataset) where.push("r.dataset_id IS NOT NULL");
   }
@@ -51,28 +53,37 @@ export function listExperimentRunIds(db: Db, filter: OverviewFilter): string[] {
     params.push(filter.dataset);
   }
   return (
-    db.$client
-      .prepare(`SELECT r.id FROM runs r WHERE ${where.join(" AND ")} ORDER BY r.created_at, r.id`)
-      .all(...params) as { id: string }[]
+    await sql.all<{ id: string }>(
+      `SELECT r.id FROM runs r WHERE ${where.join(" AND ")} ORDER BY r.created_at, ${sql.d.binary("r.id")}`,
+      params,
+    )
   ).map((r) => r.id);
 }
 
 /** The cells of a view: every (dataset, model, system) with the runs it pools and aggregates over all their traces. */
-export function listOverviewCells(db: Db, runIds: string[]): OverviewCellRow[] {
+export async function listOverviewCells(sql: Sql, runIds: string[]): Promise<OverviewCellRow[]> {
   if (runIds.length === 0) return [];
+  const { d } = sql;
   const placeholders = runIds.map(() => "?").join(",");
-  return db.$client
-    .prepare(
-      `
+  const sep = (n: number) => d.char(n);
+  const entry = `x.id || ${sep(1)} || x.name || ${sep(1)} || coalesce(${d.jsonValue("x.config", "simulated")}, 0)`;
+  const same = "x.grp = p.grp AND x.model = p.model AND x.system = p.system";
+  // The pooled runs in creation order: an ordered aggregate on PostgreSQL, an ordered subquery on SQLite.
+  const runList =
+    sql.dialect === "postgres"
+      ? `(SELECT string_agg(${entry}, ${sep(2)} ORDER BY x.created_at, ${d.binary("x.id")}) FROM pooled x WHERE ${same})`
+      : `(SELECT group_concat(${entry}, ${sep(2)}) FROM (SELECT * FROM pooled x2 WHERE x2.grp = p.grp AND x2.model = p.model AND x2.system = p.system ORDER BY x2.created_at, x2.id) x)`;
+  return sql.all<OverviewCellRow>(
+    `
     WITH pooled AS (SELECT r.*, coalesce(r.dataset_id, r.benchmark, '(no dataset)') AS grp FROM runs r WHERE r.id IN (${placeholders}))
-    SELECT p.grp AS "group", p.dataset_id AS datasetId, p.model, p.system,
-      (SELECT group_concat(x.id || char(1) || x.name || char(1) || coalesce(json_extract(x.config, '$.simulated'), 0), char(2)) FROM (SELECT * FROM pooled x2 WHERE x2.grp = p.grp AND x2.model = p.model AND x2.system = p.system ORDER BY x2.created_at, x2.id) x) AS runList,
-      ${RUN_AGGREGATES}
+    SELECT p.grp AS "group", min(p.dataset_id) AS datasetId, p.model, p.system,
+      ${runList} AS runList,
+      ${runAggregates(d)}
     FROM pooled p LEFT JOIN traces t ON t.run_id = p.id
     GROUP BY p.grp, p.model, p.system
-    ORDER BY p.grp, p.model, p.system`,
-    )
-    .all(...runIds) as OverviewCellRow[];
+    ORDER BY ${d.binary("p.grp")}, ${d.binary("p.model")}, ${d.binary("p.system")}`,
+    runIds,
+  );
 }
 
 export interface SavedExperiment {
@@ -83,41 +94,44 @@ export interface SavedExperiment {
   createdAt: string;
 }
 
-export function listExperiments(db: Db): SavedExperiment[] {
+export async function listExperiments(sql: Sql): Promise<SavedExperiment[]> {
   return (
-    db.$client
-      .prepare(
-        "SELECT id, name, dataset_id AS datasetId, run_ids AS runIds, created_at AS createdAt FROM experiments ORDER BY created_at DESC",
-      )
-      .all() as (Omit<SavedExperiment, "runIds"> & { runIds: string })[]
+    await sql.all<Omit<SavedExperiment, "runIds"> & { runIds: string }>(
+      "SELECT id, name, dataset_id AS datasetId, run_ids AS runIds, created_at AS createdAt FROM experiments ORDER BY created_at DESC",
+    )
   ).map((e) => ({ ...e, runIds: JSON.parse(e.runIds) }));
 }
 
-export function getExperiment(db: Db, id: string): SavedExperiment | undefined {
-  return listExperiments(db).find((e) => e.id === id);
+export async function getExperiment(sql: Sql, id: string): Promise<SavedExperiment | undefined> {
+  return (await listExperiments(sql)).find((e) => e.id === id);
 }
 
 /** A view of the Experiments page: the runs it covers and its groups (pooled cells, figures). */
-export function loadOverview(db: Db, filter: OverviewFilter): { runIds: string[]; groups: OverviewGroup[] } {
-  const runIds = listExperimentRunIds(db, filter);
+export async function loadOverview(
+  sql: Sql,
+  filter: OverviewFilter,
+): Promise<{ runIds: string[]; groups: OverviewGroup[] }> {
+  const runIds = await listExperimentRunIds(sql, filter);
   // Memoised by the runs' versions: a warm view is served without its GROUP BYs and bootstraps (issue 21).
-  const groups = memoByRuns(db, runIds, "overview", () => {
-    const cells = listOverviewCells(db, runIds).map(({ runList, datasetId: _d, ...c }) => {
+  const groups = await cachedByRuns(sql, runIds, "overview", async () => {
+    const cells = (await listOverviewCells(sql, runIds)).map(({ runList, datasetId: _d, ...c }) => {
       void _d;
       return { ...c, runs: parseRunList(runList) };
     });
-    return buildOverview(cells, (id) => listTraceUnits(db, id));
+    const units = new Map<string, TraceUnit[]>();
+    for (const id of runIds) units.set(id, await loadTraceUnits(sql, id));
+    return buildOverview(cells, (id) => units.get(id) ?? []);
   });
   return { runIds, groups };
 }
 
 /** The runs of an Experiments view (a saved experiment's, or the filtered default); null for an unknown experiment. */
-export function viewRunIds(
-  db: Db,
+export async function viewRunIds(
+  sql: Sql,
   p: { experiment: string | null; dataset: string | null; all: boolean; archived: boolean; sweeps: boolean },
-): string[] | null {
-  if (p.experiment) return getExperiment(db, p.experiment)?.runIds ?? null;
-  return listExperimentRunIds(db, {
+): Promise<string[] | null> {
+  if (p.experiment) return (await getExperiment(sql, p.experiment))?.runIds ?? null;
+  return listExperimentRunIds(sql, {
     dataset: p.dataset,
     withoutDataset: p.all,
     archived: p.archived,

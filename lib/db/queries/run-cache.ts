@@ -4,6 +4,7 @@
  * route bundles; a small LRU bounds its memory.
  */
 import type { Db } from "@/lib/db/client";
+import type { Sql } from "@/lib/db/sql";
 
 const LIMIT = 64;
 const g = globalThis as unknown as { metronRunCache?: Map<string, unknown> };
@@ -47,4 +48,33 @@ export function memoByRuns<T>(db: Db, runIds: string[], kind: string, compute: (
     `${db.$client.name}\u0000${kind}\u0000${versions.map((v) => `${v.id}:${v.version}`).join(",")}`,
     compute,
   );
+}
+
+/** `memoByRun` on either engine (lib/db/sql.ts): the same entries, keyed by the store's name. */
+export async function cachedByRun<T>(sql: Sql, runId: string, kind: string, compute: () => Promise<T>): Promise<T> {
+  const version = (await sql.get<{ version: number }>("SELECT version FROM runs WHERE id = ?", [runId]))?.version;
+  return rememberAsync(`${sql.name}\u0000${runId}\u0000${version}\u0000${kind}`, compute);
+}
+
+/** `memoByRuns` on either engine. */
+export async function cachedByRuns<T>(sql: Sql, runIds: string[], kind: string, compute: () => Promise<T>): Promise<T> {
+  const ids = [...runIds].sort();
+  const versions = ids.length
+    ? await sql.all<{ id: string; version: number }>(
+        `SELECT id, version FROM runs WHERE id IN (${ids.map(() => "?").join(",")}) ORDER BY id`,
+        ids,
+      )
+    : [];
+  versions.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return rememberAsync(
+    `${sql.name}\u0000${kind}\u0000${versions.map((v) => `${v.id}:${v.version}`).join(",")}`,
+    compute,
+  );
+}
+
+/** The same LRU, holding values; a computation that fails leaves nothing behind. */
+async function rememberAsync<T>(key: string, compute: () => Promise<T>): Promise<T> {
+  if (cache.has(key)) return remember(key, () => undefined as T);
+  const value = await compute();
+  return remember(key, () => value);
 }

@@ -1,22 +1,28 @@
 import type { Db } from "@/lib/db/client";
+import { dialects, type DialectSql, type Sql } from "@/lib/db/sql";
 import type { TraceUnit } from "@/lib/metrics/run-units";
 import { EFFECTIVE_CORRECT } from "./metrics-sql";
-import { memoByRun } from "./run-cache";
+import { cachedByRun, memoByRun } from "./run-cache";
 
 /** The small per-trace columns that intervals, breakdowns and comparisons need (memoised per run version). */
 export function listTraceUnits(db: Db, runId: string): TraceUnit[] {
   return memoByRun(db, runId, "units", () => readTraceUnits(db, runId));
 }
 
-function readTraceUnits(db: Db, runId: string): TraceUnit[] {
-  return db.$client
-    .prepare(
-      `SELECT question_id AS questionId, sample, db_id AS dbId, difficulty, ${EFFECTIVE_CORRECT} AS correct,
+/** `listTraceUnits` on either engine (lib/db/sql.ts). */
+export function loadTraceUnits(sql: Sql, runId: string): Promise<TraceUnit[]> {
+  return cachedByRun(sql, runId, "units", () => sql.all<TraceUnit>(traceUnitsSql(sql.d), [runId]));
+}
+
+/** In question order (the bootstraps resample questions in the order they first appear), on both engines. */
+const traceUnitsSql = (d: DialectSql) =>
+  `SELECT question_id AS questionId, sample, db_id AS dbId, difficulty, ${EFFECTIVE_CORRECT} AS correct,
       exploratory_calls AS exploratory, gold_count AS goldCount, extra_table_count AS extraTables, input_tokens AS inputTokens,
       output_tokens AS outputTokens, tokens_recorded AS tokensRecorded, substr(question_text, 1, 160) AS questionText, coalesce(cost_usd, cost_computed_usd) AS cost, ex_result_hash AS resultKey
-    FROM traces t WHERE run_id = ?`,
-    )
-    .all(runId) as TraceUnit[];
+    FROM traces t WHERE run_id = ? ORDER BY ${d.binary("question_id")}, sample`;
+
+function readTraceUnits(db: Db, runId: string): TraceUnit[] {
+  return db.$client.prepare(traceUnitsSql(dialects.sqlite)).all(runId) as TraceUnit[];
 }
 
 export function listRunToolCounts(db: Db, runId: string): { tool: string; role: string; calls: number }[] {

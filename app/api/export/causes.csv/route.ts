@@ -1,5 +1,6 @@
 import { connection } from "next/server";
 import { getDb } from "@/lib/db/client";
+import { getSql } from "@/lib/db/store";
 import { viewRunIds } from "@/lib/db/queries/overview";
 import { countLabels } from "@/lib/labels/labels";
 import { csvResponse } from "@/lib/metrics/csv";
@@ -11,7 +12,7 @@ export async function GET(request: Request) {
   await connection();
   const params = loadExperimentsParams(new URL(request.url).searchParams);
   const db = getDb();
-  const runIds = viewRunIds(db, params);
+  const runIds = await viewRunIds(await getSql(), params);
   if (!runIds) return Response.json({ error: `no experiment ${params.experiment}` }, { status: 404 });
   const { columns, rows } = causesTable(countLabels(db.$client, runIds));
   return csvResponse("metron-failure-causes.csv", columns, rows);

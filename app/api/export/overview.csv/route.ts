@@ -1,5 +1,5 @@
 import { connection } from "next/server";
-import { getDb } from "@/lib/db/client";
+import { getSql } from "@/lib/db/store";
 import { getExperiment, loadOverview } from "@/lib/db/queries/overview";
 import { csvResponse } from "@/lib/metrics/csv";
 import { overviewTable } from "@/lib/metrics/exports";
@@ -9,12 +9,12 @@ import { loadExperimentsParams } from "@/lib/url/experiments";
 export async function GET(request: Request) {
   await connection();
   const params = loadExperimentsParams(new URL(request.url).searchParams);
-  const db = getDb();
-  const saved = params.experiment ? getExperiment(db, params.experiment) : undefined;
+  const sql = await getSql();
+  const saved = params.experiment ? await getExperiment(sql, params.experiment) : undefined;
   if (params.experiment && !saved)
     return Response.json({ error: `no experiment ${params.experiment}` }, { status: 404 });
-  const { groups } = loadOverview(
-    db,
+  const { groups } = await loadOverview(
+    sql,
     saved
       ? { runIds: saved.runIds }
       : { dataset: params.dataset, withoutDataset: params.all, archived: params.archived, sweeps: params.sweeps },

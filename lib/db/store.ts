@@ -1,0 +1,62 @@
+/**
+ * Which store this process uses, behind `Sql` (lib/db/sql.ts): PostgreSQL when `DATABASE_URL` is a `postgres://`
+ * URL, else the SQLite file (`DATABASE_PATH`, default data/metron.db). Both are migrated on open: SQLite from
+ * `drizzle/`, PostgreSQL from `drizzle-pg/` (generated from the schema derived from the same description).
+ */
+import path from "node:path";
+import { getDb, migrationsFolder, openDb } from "./client";
+import { isPostgresUrl, postgresSql, sqliteSql, type Sql } from "./sql";
+
+/** The PostgreSQL URL this process uses, or undefined for the SQLite store. */
+export function postgresUrl(): string | undefined {
+  const url = process.env.DATABASE_URL;
+  return isPostgresUrl(url) ? url : undefined;
+}
+
+export function pgMigrationsFolder(): string {
+  return path.resolve(
+    /*turbopackIgnore: true*/ process.env.METRON_MIGRATIONS_PG ?? path.join(process.cwd(), "drizzle-pg"),
+  );
+}
+
+/**
+ * Applies `drizzle-pg/` to a PostgreSQL database. Several processes may start at once (a server and its workers):
+ * an advisory lock lets one migrate while the others wait.
+ */
+export async function migratePostgres(url: string): Promise<void> {
+  const pg = (await import("pg")).default;
+  const { drizzle } = await import("drizzle-orm/node-postgres");
+  const { migrate } = await import("drizzle-orm/node-postgres/migrator");
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query("SELECT pg_advisory_lock(hashtext('metron-migrate'))");
+    await migrate(drizzle(client), { migrationsFolder: pgMigrationsFolder() });
+  } finally {
+    await client.query("SELECT pg_advisory_unlock(hashtext('metron-migrate'))").catch(() => undefined);
+    await client.end();
+  }
+}
+
+/** Opens (creating and migrating) a store of its own: the caller closes it. */
+export async function openStore(url = postgresUrl()): Promise<Sql> {
+  if (url) {
+    await migratePostgres(url);
+    return postgresSql(url);
+  }
+  return sqliteSql(openDb().$client);
+}
+
+const g = globalThis as unknown as { metronSql?: Promise<Sql> };
+
+/** The process-wide store of pages, route handlers and long-lived loops (on SQLite: the same connection as getDb). */
+export function getSql(): Promise<Sql> {
+  if (!g.metronSql) {
+    const url = postgresUrl();
+    g.metronSql = url ? migratePostgres(url).then(() => postgresSql(url)) : Promise.resolve(sqliteSql(getDb().$client));
+    g.metronSql.catch(() => (g.metronSql = undefined));
+  }
+  return g.metronSql;
+}
+
+export { migrationsFolder };
