@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { openDb } from "@/lib/db/client";
+import { openStore } from "@/lib/db/store";
 import { ingestFile } from "@/lib/ingest/ingest-file";
 import type { AutoReport } from "@/lib/ingest/ingest-auto";
 import { FORMATS } from "@/lib/trace/adapters";
@@ -33,13 +33,13 @@ export async function runIngestCommand(argv: string[]): Promise<number> {
   if (positionals.length === 0) throw new UsageError("ingest needs at least one FILE");
   for (const file of positionals) if (!existsSync(file)) throw new UsageError(`no such file: ${file}`);
   const toolRoles = values.roles ? parseRoles(values.roles) : undefined;
-  const db = openDb();
+  const sql = await openStore();
   const defaults = { name: values.run, system: values.system, model: values.model, benchmark: values.benchmark };
   if (values.format !== "auto" && !(FORMATS as readonly string[]).includes(values.format!))
     throw new UsageError(`--format must be auto or one of ${FORMATS.join(", ")}`);
   const reports: (AutoReport & { file: string })[] = [];
   for (const file of positionals) {
-    const report = await ingestFile(db.$client, file, {
+    const report = await ingestFile(sql, file, {
       defaults,
       source: "cli",
       dataset: values.dataset,
@@ -50,7 +50,7 @@ export async function runIngestCommand(argv: string[]): Promise<number> {
     reports.push({ file, ...report });
     if (!values.json) printReport(file, report);
   }
-  db.$client.close();
+  await sql.close();
   if (values.json) console.log(JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2));
   return 0;
 }

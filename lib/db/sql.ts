@@ -41,6 +41,8 @@ export interface Sql {
   readonly d: DialectSql;
   /** A name for caches keyed by store (the file, or the URL without its password). */
   readonly name: string;
+  /** SQLite only: the connection itself, for the paths that keep their synchronous fast code (ingest). */
+  readonly connection?: Database.Database;
   all<T = Row>(text: string, params?: readonly Param[]): Promise<T[]>;
   get<T = Row>(text: string, params?: readonly Param[]): Promise<T | undefined>;
   run(text: string, params?: readonly Param[]): Promise<{ changes: number }>;
@@ -108,6 +110,7 @@ export function sqliteSql(
     dialect: "sqlite",
     d: sqliteDialect,
     name: db.name,
+    connection: db,
     async all<T>(text: string, params: readonly Param[] = []) {
       return prepare(text).all(...args(params)) as T[];
     },

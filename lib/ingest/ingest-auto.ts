@@ -5,6 +5,7 @@
  * and then stored through the same `ingestStream`, so every trace is validated and measured alike.
  */
 import type Database from "better-sqlite3";
+import { sqliteSql, type Sql } from "@/lib/db/sql";
 import { isUtf8 } from "node:buffer";
 import { positiveNumber } from "@/lib/config/env";
 import { adapt, detectFormat, LINE_FORMATS, looksCanonical } from "@/lib/trace/adapters";
@@ -44,7 +45,7 @@ async function* prepend(head: Uint8Array[], rest: AsyncIterator<Uint8Array>): As
 }
 
 export async function ingestAuto(
-  sqlite: Database.Database,
+  sqlite: Database.Database | Sql,
   chunks: AsyncIterable<Uint8Array>,
   options: AutoOptions = {},
 ): Promise<AutoReport> {
@@ -151,20 +152,20 @@ export async function ingestAuto(
  * then through the same `ingestStream` as canonical lines, so every trace is validated and measured alike.
  */
 export async function ingestAdapted(
-  sqlite: Database.Database,
+  sqlite: Database.Database | Sql,
   traces: AdaptedTrace[] | AsyncIterable<AdaptedTrace>,
   options: AutoOptions = {},
 ): Promise<Omit<AutoReport, "format">> {
   const datasetRef = options.dataset ?? options.defaults?.benchmark;
+  const store = "dialect" in sqlite ? sqlite : sqliteSql(sqlite);
   const dataset = datasetRef
-    ? (sqlite.prepare("SELECT id FROM datasets WHERE id = ? OR name = ?").get(datasetRef, datasetRef) as
-        { id: string } | undefined)
+    ? await store.get<{ id: string }>("SELECT id FROM datasets WHERE id = ? OR name = ?", [datasetRef, datasetRef])
     : undefined;
   const questions = dataset
-    ? (sqlite.prepare("SELECT question_id AS id, text FROM questions WHERE dataset_id = ?").all(dataset.id) as {
-        id: string;
-        text: string;
-      }[])
+    ? await store.all<{ id: string; text: string }>(
+        "SELECT question_id AS id, text FROM questions WHERE dataset_id = ?",
+        [dataset.id],
+      )
     : [];
   const links: AutoReport["links"] = {};
   // A question id given at upload names the question of a file of one session.

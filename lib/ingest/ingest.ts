@@ -10,9 +10,14 @@ import { Persister, type RunRef, type UploadInfo } from "./persist";
 import type { SplitProgress } from "./split-lines";
 import { readInWorker, workerForUpload } from "./in-worker";
 import { finalSqlCaveat, lineFailure, readTraces } from "./read-traces";
+import { mergeRoles } from "./measure";
+import type { RoleMap } from "@/lib/sql/classify-step";
 import { ingestLimits } from "./limits";
-import { TraceMeasurer } from "./measure";
+import { PreloadedLookups, TraceMeasurer } from "./measure";
 import { loadPrices } from "./prices-file";
+import type { Sql } from "@/lib/db/sql";
+import { SqlPersister } from "./persist-sql";
+import { prepareTrace } from "./prepare";
 
 export interface IngestError {
   line: number;
@@ -78,12 +83,19 @@ function withIngestLock<T>(fn: () => Promise<T>): Promise<T> {
   return next;
 }
 
+/** Ingests into a SQLite connection (its synchronous fast path) or any `Sql` store (PostgreSQL: batched writes). */
 export function ingestStream(
-  sqlite: Database.Database,
+  store: Database.Database | Sql,
   chunks: AsyncIterable<Uint8Array>,
   options: IngestOptions = {},
 ): Promise<IngestReport> {
-  return withIngestLock(() => runIngest(sqlite, chunks, options));
+  if ("dialect" in store) {
+    const { connection } = store;
+    return withIngestLock(() =>
+      connection ? runIngest(connection, chunks, options) : runIngestSql(store, chunks, options),
+    );
+  }
+  return withIngestLock(() => runIngest(store, chunks, options));
 }
 
 /** The ingest itself, outside this process's upload queue (other processes do not share that queue either). */
@@ -186,4 +198,103 @@ export async function runIngest(
   } finally {
     measurer.close();
   }
+}
+
+/**
+ * The ingest through `Sql` (the PostgreSQL store): the same reading, validation, measuring and report, in one
+ * transaction; traces are written in batches (persist-sql.ts). The lines are read on this thread: the ingest worker
+ * thread reads a SQLite store's file, which a PostgreSQL store does not have.
+ */
+export async function runIngestSql(
+  sql: Sql,
+  chunks: AsyncIterable<Uint8Array>,
+  options: IngestOptions,
+): Promise<IngestReport> {
+  const limits = ingestLimits();
+  const maxLineBytes = options.maxLineBytes ?? limits.maxLineBytes;
+  const upload: UploadInfo = { id: randomUUID(), source: options.source ?? "cli", fileName: options.fileName };
+  const fallbackName = options.fileName ? options.fileName.replace(/\.(jsonl|json|ndjson)$/i, "") : "unnamed run";
+  return sql.transaction(async (tx) => {
+    const lookups = await PreloadedLookups.load(tx);
+    let datasetId: string | undefined;
+    if (options.dataset) {
+      datasetId = lookups.datasetId(options.dataset) ?? undefined;
+      if (!datasetId) throw new UnknownDatasetError(options.dataset);
+      await lookups.prime(datasetId);
+    }
+    const stored = new Map(
+      (
+        await tx.all<{ id: string; roles: string }>(
+          "SELECT id, tool_roles AS roles FROM runs WHERE tool_roles IS NOT NULL",
+        )
+      ).map((r) => [r.id, JSON.parse(r.roles) as Record<string, string>]),
+    );
+    const roleMaps = new Map<string, RoleMap>();
+    const rolesFor = (runId: string) => {
+      let map = roleMaps.get(runId);
+      if (!map) roleMaps.set(runId, (map = mergeRoles(options.toolRoles ?? stored.get(runId) ?? null)));
+      return map;
+    };
+    const measurer = new TraceMeasurer(lookups, loadPrices(), datasetId);
+    const persister = new SqlPersister(tx, upload, options.toolRoles);
+    const progress: IngestProgress = { bytes: 0, lines: 0, traces: 0, errors: 0 };
+    const errors: IngestError[] = [];
+    const warnings: IngestError[] = [];
+    const failed: { line: number; message: string }[] = [];
+    const fail = (line: number, message: string) => {
+      progress.errors++;
+      if (errors.length < limits.maxReportedErrors) errors.push({ line, message });
+      failed.push({ line, message });
+    };
+    const every = options.progressEvery ?? 200;
+    try {
+      await persister.begin();
+      await readTraces(chunks, { defaults: options.defaults, fallbackName, maxLineBytes }, progress, {
+        trace: async (trace, line) => {
+          await lookups.prime(datasetId ?? trace.run.benchmark);
+          let prepared;
+          try {
+            prepared = prepareTrace(trace, measurer, rolesFor);
+          } catch (e) {
+            return fail(line, `this trace could not be stored: ${lineFailure(e)}`);
+          }
+          const caveat = finalSqlCaveat(trace);
+          await persister.add({
+            prepared,
+            line,
+            done: () => {
+              progress.traces++;
+              if (caveat && warnings.length < limits.maxReportedErrors)
+                warnings.push({ line, message: `${caveat}; the raw text is kept in the trace` });
+            },
+            fail: (message) => fail(line, message),
+          });
+        },
+        fail,
+        line: () => {
+          if (options.onProgress && progress.lines % every === 0) options.onProgress(progress);
+        },
+      });
+      if (progress.lines === 0) throw new EmptyInputError();
+      await persister.flush(); // a failing trace of the last batch is counted before the totals are written
+      for (const f of failed) await persister.addError(f.line, f.message);
+      options.onProgress?.(progress);
+      errors.sort((a, b) => a.line - b.line);
+      const runs = await persister.finish({ bytes: progress.bytes, lines: progress.lines, errors: progress.errors });
+      return {
+        upload_id: upload.id,
+        runs,
+        inserted: persister.inserted,
+        duplicates: persister.duplicates,
+        errors,
+        error_count: progress.errors,
+        warnings: warnings.sort((a, b) => a.line - b.line),
+        lines: progress.lines,
+        bytes: progress.bytes,
+        read_in_worker: false,
+      };
+    } finally {
+      measurer.close();
+    }
+  });
 }

@@ -15,6 +15,7 @@ import { costOf, type PriceTable } from "@/lib/metrics/prices";
 import { computeTraceMetrics, type TraceMetrics } from "@/lib/metrics/trace-metrics";
 import { linkingCounts, type LinkingCounts } from "@/lib/metrics/stats";
 import type { Trace } from "@/lib/trace/types";
+import type { Sql } from "@/lib/db/sql";
 
 /** What measuring needs of a trace: a stored one rebuilt from rows fits too. */
 export type MeasurableTrace = Pick<Trace, "question" | "final_sql" | "directives" | "usage"> & {
@@ -57,6 +58,81 @@ export interface Measurement {
   probes: ProbeMarks;
 }
 
+/**
+ * What measuring reads of the store: a dataset by id or name, a question, a registered database. Synchronous (the
+ * measurement runs inside the writer's loop); `storeLookups` reads SQLite as it goes, `PreloadedLookups` (the
+ * PostgreSQL path) is primed with a dataset's rows before its traces are measured.
+ */
+export interface MeasureLookups {
+  datasetId(idOrName: string): string | null;
+  question(
+    datasetId: string,
+    questionId: string,
+  ): (Omit<DatasetQuestionRef, "goldTables"> & { goldTables: string | null }) | undefined;
+  database(key: string): { path: string; tables: string } | undefined;
+}
+
+const QUESTION_COLUMNS = `db_id AS dbId, text, evidence, gold_sql AS goldSql, difficulty, gold_tables AS goldTables, gold_tables_method AS goldTablesMethod,
+        gold_tables_error AS goldTablesError`;
+
+/** The lookups straight from a SQLite connection. */
+export function storeLookups(sqlite: Database.Database): MeasureLookups {
+  const dataset = sqlite.prepare("SELECT id FROM datasets WHERE id = ? OR name = ?");
+  const question = sqlite.prepare(`SELECT ${QUESTION_COLUMNS} FROM questions WHERE dataset_id = ? AND question_id = ?`);
+  const database = sqlite.prepare("SELECT path, tables FROM databases WHERE id = ?");
+  return {
+    datasetId: (v) => (dataset.get(v, v) as { id: string } | undefined)?.id ?? null,
+    question: (d, q) => question.get(d, q) as ReturnType<MeasureLookups["question"]>,
+    database: (key) => database.get(key) as ReturnType<MeasureLookups["database"]>,
+  };
+}
+
+/** The lookups over any store: every dataset's id and name at once, a dataset's questions and databases on `prime`. */
+export class PreloadedLookups implements MeasureLookups {
+  private datasets = new Map<string, string>();
+  private questions = new Map<string, NonNullable<ReturnType<MeasureLookups["question"]>>>();
+  private databases = new Map<string, { path: string; tables: string }>();
+  private primed = new Set<string>();
+
+  private constructor(private sql: Sql) {}
+
+  static async load(sql: Sql): Promise<PreloadedLookups> {
+    const l = new PreloadedLookups(sql);
+    for (const d of await sql.all<{ id: string; name: string }>("SELECT id, name FROM datasets")) {
+      l.datasets.set(d.name, d.id);
+      l.datasets.set(d.id, d.id);
+    }
+    return l;
+  }
+
+  /** Reads a dataset's questions and databases (once) so that measuring its traces reads nothing more. */
+  async prime(idOrName: string | null | undefined): Promise<void> {
+    const id = idOrName ? this.datasetId(idOrName) : null;
+    if (!id || this.primed.has(id)) return;
+    this.primed.add(id);
+    const qs = await this.sql.all<NonNullable<ReturnType<MeasureLookups["question"]>> & { questionId: string }>(
+      `SELECT question_id AS questionId, ${QUESTION_COLUMNS} FROM questions WHERE dataset_id = ?`,
+      [id],
+    );
+    for (const { questionId, ...q } of qs) this.questions.set(`${id}\u0000${questionId}`, q);
+    for (const d of await this.sql.all<{ id: string; path: string; tables: string }>(
+      "SELECT id, path, tables FROM databases WHERE dataset_id = ?",
+      [id],
+    ))
+      this.databases.set(d.id, { path: d.path, tables: d.tables });
+  }
+
+  datasetId(v: string): string | null {
+    return this.datasets.get(v) ?? null;
+  }
+  question(d: string, q: string) {
+    return this.questions.get(`${d}\u0000${q}`);
+  }
+  database(key: string) {
+    return this.databases.get(key);
+  }
+}
+
 const CACHE_LIMIT = 20_000;
 const MEASURE_MAX_SQL_CHARS = 200_000;
 
@@ -66,20 +142,22 @@ export class TraceMeasurer {
   private databases = new Map<string, { tables: string[]; handle: Database.Database } | null>();
   private tablesCache = new Map<string, TablesResult>();
 
+  private lookups: MeasureLookups;
+
   constructor(
-    private sqlite: Database.Database,
+    store: Database.Database | MeasureLookups,
     private prices?: PriceTable,
     /** A dataset chosen at upload wins over the run's `benchmark` field. */
     private forcedDatasetId?: string,
-  ) {}
+  ) {
+    this.lookups = store instanceof Database ? storeLookups(store) : store;
+  }
 
   datasetFor(benchmark: string | undefined): string | null {
     if (this.forcedDatasetId) return this.forcedDatasetId;
     if (!benchmark) return null;
     if (!this.datasetIds.has(benchmark)) {
-      const row = this.sqlite.prepare("SELECT id FROM datasets WHERE id = ? OR name = ?").get(benchmark, benchmark) as
-        { id: string } | undefined;
-      this.datasetIds.set(benchmark, row?.id ?? null);
+      this.datasetIds.set(benchmark, this.lookups.datasetId(benchmark));
     }
     return this.datasetIds.get(benchmark)!;
   }
@@ -87,13 +165,7 @@ export class TraceMeasurer {
   private question(datasetId: string, questionId: string): DatasetQuestionRef | null {
     const key = `${datasetId}\u0000${questionId}`;
     if (!this.questions.has(key)) {
-      const row = this.sqlite
-        .prepare(
-          `SELECT db_id AS dbId, text, evidence, gold_sql AS goldSql, difficulty, gold_tables AS goldTables, gold_tables_method AS goldTablesMethod,
-        gold_tables_error AS goldTablesError FROM questions WHERE dataset_id = ? AND question_id = ?`,
-        )
-        .get(datasetId, questionId) as
-        (Omit<DatasetQuestionRef, "goldTables"> & { goldTables: string | null }) | undefined;
+      const row = this.lookups.question(datasetId, questionId);
       this.questions.set(key, row ? { ...row, goldTables: row.goldTables ? JSON.parse(row.goldTables) : null } : null);
     }
     return this.questions.get(key)!;
@@ -102,8 +174,7 @@ export class TraceMeasurer {
   private database(datasetId: string, dbId: string) {
     const key = `${datasetId}:${dbId}`;
     if (!this.databases.has(key)) {
-      const row = this.sqlite.prepare("SELECT path, tables FROM databases WHERE id = ?").get(key) as
-        { path: string; tables: string } | undefined;
+      const row = this.lookups.database(key);
       let value = null;
       if (row) {
         try {

@@ -10,7 +10,8 @@ import type { RunDefaults, Trace } from "@/lib/trace/types";
 import { splitLines, type SplitProgress } from "./split-lines";
 
 export interface TraceSink {
-  trace(trace: Trace, line: number): void;
+  /** May return a promise (a writer that awaits its store): the next trace waits for it. */
+  trace(trace: Trace, line: number): void | Promise<void>;
   fail(line: number, message: string): void;
   /** Called after every line. */
   line?(): void;
@@ -66,7 +67,10 @@ export async function readTraces(
         } catch (e) {
           sink.fail(parsed.lineNo, lineFailure(e));
         }
-        if (assembled) sink.trace(assembled.trace, parsed.lineNo);
+        if (assembled) {
+          const pending = sink.trace(assembled.trace, parsed.lineNo);
+          if (pending) await pending;
+        }
       }
     }
     sink.line?.();
@@ -74,5 +78,8 @@ export async function readTraces(
   if (progress.lines === 0) return;
   const assembled = assembler.finish();
   for (const err of assembled.errors) sink.fail(err.line, err.message);
-  for (const { trace, lineNo } of assembled.traces) sink.trace(trace, lineNo);
+  for (const { trace, lineNo } of assembled.traces) {
+    const pending = sink.trace(trace, lineNo);
+    if (pending) await pending;
+  }
 }

@@ -1,0 +1,214 @@
+/**
+ * Writes one upload through `Sql` (the PostgreSQL store), inside the caller's one transaction. Traces are written in
+ * batches of multi-row INSERTs: `ON CONFLICT (id) DO NOTHING RETURNING id` decides which are new, by content hash and
+ * under concurrent uploads of the same file (the primary key, not a read-then-write), and only their steps and blobs
+ * follow. A batch that fails is written again trace by trace, each in a savepoint, so that the one trace the store
+ * refuses (a NUL character in a text, an integer column given a fraction) fails alone with its line number.
+ */
+import type { Param, Sql } from "@/lib/db/sql";
+import { ToolCounter } from "./measure";
+import type { RunRef, UploadInfo } from "./persist";
+import { STEP_COLUMNS, TRACE_COLUMNS, type PreparedTrace } from "./prepare";
+
+/** Rows per statement: PostgreSQL takes at most 65,535 parameters. */
+const MAX_PARAMS = 30_000;
+/** Traces per batch. */
+export const SQL_BATCH_TRACES = 200;
+
+export interface Pending {
+  prepared: PreparedTrace;
+  line: number;
+  /** Called once its batch is written: whether it was new. */
+  done: (inserted: boolean) => void;
+  fail: (message: string) => void;
+}
+
+export function runRef(p: PreparedTrace): RunRef {
+  return {
+    id: p.run.id,
+    name: p.run.name,
+    system: p.run.system,
+    model: p.run.model,
+    unknown: [
+      ...(p.run.system === "unknown" ? ["system"] : []),
+      ...(p.run.model === "unknown" ? ["model"] : []),
+      ...(p.run.datasetId ? [] : ["dataset"]),
+    ],
+  };
+}
+
+async function insertRows(tx: Sql, head: string, rows: unknown[][], tail = ""): Promise<Record<string, unknown>[]> {
+  if (!rows.length) return [];
+  const width = rows[0].length;
+  const per = Math.max(1, Math.floor(MAX_PARAMS / width));
+  const tuple = `(${Array(width).fill("?").join(", ")})`;
+  const out: Record<string, unknown>[] = [];
+  for (let i = 0; i < rows.length; i += per) {
+    const chunk = rows.slice(i, i + per);
+    out.push(
+      ...(await tx.all(
+        `${head} VALUES ${Array(chunk.length).fill(tuple).join(", ")} ${tail}`,
+        chunk.flat() as Param[],
+      )),
+    );
+  }
+  return out;
+}
+
+export class SqlPersister {
+  inserted = 0;
+  duplicates = 0;
+  private runs = new Map<string, RunRef>();
+  private written = new Set<string>();
+  private pending: Pending[] = [];
+  private tools = new ToolCounter();
+
+  constructor(
+    private tx: Sql,
+    private upload: UploadInfo,
+    private toolRoles?: Record<string, string>,
+  ) {}
+
+  async begin(): Promise<void> {
+    await this.tx.run("INSERT INTO uploads (id, source, file_name) VALUES (?, ?, ?)", [
+      this.upload.id,
+      this.upload.source,
+      this.upload.fileName ?? null,
+    ]);
+  }
+
+  /** Queues a prepared trace; writes the batch when it is full. */
+  async add(item: Pending): Promise<void> {
+    this.pending.push(item);
+    if (this.pending.length >= SQL_BATCH_TRACES) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    const items = this.pending;
+    this.pending = [];
+    if (!items.length) return;
+    await this.tx.exec("SAVEPOINT batch");
+    try {
+      const effects = await this.write(items);
+      await this.tx.exec("RELEASE SAVEPOINT batch");
+      this.apply(items, effects);
+    } catch {
+      await this.tx.exec("ROLLBACK TO SAVEPOINT batch; RELEASE SAVEPOINT batch");
+      for (const item of items) {
+        await this.tx.exec("SAVEPOINT one");
+        try {
+          const effects = await this.write([item]);
+          await this.tx.exec("RELEASE SAVEPOINT one");
+          this.apply([item], effects);
+        } catch (e) {
+          await this.tx.exec("ROLLBACK TO SAVEPOINT one; RELEASE SAVEPOINT one");
+          item.fail(`this trace could not be stored: ${(e as Error).message}`);
+        }
+      }
+    }
+  }
+
+  /** Writes a batch; changes nothing in memory (a failed batch is written again). */
+  private async write(items: Pending[]): Promise<{ inserted: Set<string>; runs: RunRef[] }> {
+    const newRuns = new Map<string, PreparedTrace["run"]>();
+    for (const { prepared: p } of items) if (!this.runs.has(p.run.id)) newRuns.set(p.run.id, p.run);
+    const roles = this.toolRoles ? JSON.stringify(this.toolRoles) : null;
+    await insertRows(
+      this.tx,
+      "INSERT INTO runs (id, name, system, model, benchmark, config, dataset_id, tool_roles)",
+      [...newRuns.values()].map((r) => [r.id, r.name, r.system, r.model, r.benchmark, r.config, r.datasetId, roles]),
+      "ON CONFLICT (id) DO NOTHING",
+    );
+    if (roles && newRuns.size)
+      await this.tx.run(
+        `UPDATE runs SET tool_roles = ? WHERE id IN (${[...newRuns.keys()].map(() => "?").join(", ")})`,
+        [roles, ...newRuns.keys()],
+      );
+    // The same trace twice in one batch, or again after an earlier batch: a duplicate, written once.
+    const fresh = new Map<string, PreparedTrace>();
+    for (const { prepared: p } of items) if (!this.written.has(p.id) && !fresh.has(p.id)) fresh.set(p.id, p);
+    const inserted = new Set(
+      (
+        await insertRows(
+          this.tx,
+          `INSERT INTO traces (id, run_id, upload_id, ${TRACE_COLUMNS.join(", ")})`,
+          [...fresh.values()].map((p) => [p.id, p.run.id, this.upload.id, ...p.values]),
+          "ON CONFLICT (id) DO NOTHING RETURNING id",
+        )
+      ).map((r) => r.id as string),
+    );
+    const blobs = new Map<string, string>();
+    const steps: unknown[][] = [];
+    for (const p of fresh.values()) {
+      if (!inserted.has(p.id)) continue;
+      for (const [hash, content] of p.blobs) blobs.set(hash, content);
+      for (const row of p.steps) steps.push([p.id, ...row]);
+    }
+    await insertRows(
+      this.tx,
+      "INSERT INTO blobs (hash, content)",
+      [...blobs.entries()],
+      "ON CONFLICT (hash) DO NOTHING",
+    );
+    await insertRows(this.tx, `INSERT INTO steps (trace_id, ${STEP_COLUMNS.join(", ")})`, steps);
+    return {
+      inserted,
+      runs: [...newRuns.keys()].map((id) => runRef(items.find((i) => i.prepared.run.id === id)!.prepared)),
+    };
+  }
+
+  private apply(items: Pending[], effects: { inserted: Set<string>; runs: RunRef[] }): void {
+    for (const r of effects.runs) this.runs.set(r.id, r);
+    for (const item of items) {
+      const p = item.prepared;
+      const isNew = effects.inserted.has(p.id) && !this.written.has(p.id);
+      if (isNew) {
+        this.written.add(p.id);
+        this.tools.add(p.run.id, p.tools);
+        this.inserted++;
+      } else this.duplicates++;
+      item.done(isNew);
+    }
+  }
+
+  async addError(line: number, message: string): Promise<void> {
+    await this.tx.run("INSERT INTO upload_errors (upload_id, line, message) VALUES (?, ?, ?)", [
+      this.upload.id,
+      line,
+      message,
+    ]);
+  }
+
+  /** Writes what is queued, the tool counts, the runs' new versions and the upload's totals. */
+  async finish(totals: { bytes: number; lines: number; errors: number }): Promise<RunRef[]> {
+    await this.flush();
+    const runs = [...this.runs.values()];
+    const counts: unknown[][] = [];
+    for (const [runId, tools] of this.tools.counts)
+      for (const [tool, c] of tools) counts.push([runId, tool, c.role, c.calls]);
+    await insertRows(
+      this.tx,
+      "INSERT INTO run_tool_counts (run_id, tool, role, calls)",
+      counts,
+      "ON CONFLICT (run_id, tool) DO UPDATE SET calls = run_tool_counts.calls + excluded.calls, role = excluded.role",
+    );
+    if (runs.length)
+      await this.tx.run(
+        `UPDATE runs SET version = version + 1 WHERE id IN (${runs.map(() => "?").join(", ")})`,
+        runs.map((r) => r.id),
+      );
+    await this.tx.run(
+      "UPDATE uploads SET bytes = ?, lines = ?, inserted = ?, duplicates = ?, error_count = ?, run_ids = ? WHERE id = ?",
+      [
+        totals.bytes,
+        totals.lines,
+        this.inserted,
+        this.duplicates,
+        totals.errors,
+        JSON.stringify(runs.map((r) => r.id)),
+        this.upload.id,
+      ],
+    );
+    return runs;
+  }
+}
