@@ -110,7 +110,7 @@ async function Compare({ searchParams }: { searchParams: Promise<SearchParams> }
       </div>
       {runs[baseline].datasetId && (
         <SweepForm
-          {...sweepFormSetup(
+          {...await sweepFormSetup(
             db.$client,
             runs[baseline].datasetId!,
             runs[baseline],

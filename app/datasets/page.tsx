@@ -46,7 +46,7 @@ async function Datasets({ searchParams }: { searchParams: Promise<SearchParams> 
       <DatasetList datasets={datasets} selected={selected?.id ?? null} />
       {selected && questions && (
         <>
-          <SweepForm {...sweepFormSetup(db.$client, selected.id)} />
+          <SweepForm {...await sweepFormSetup(db.$client, selected.id)} />
           <section className="space-y-2">
             <h2 className="font-semibold">Databases of {selected.name}</h2>
             <DatabaseTable rows={listDatabases(db, selected.id)} />

@@ -17,10 +17,10 @@ import { createHash, randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { nonNegativeNumber, positiveNumber } from "@/lib/config/env";
 import { deleteTraces } from "@/lib/ingest/curate";
-import { withWriteTransaction } from "@/lib/db/write-lock";
+import { asSql, type Sql } from "@/lib/db/sql";
 import { ingestStream } from "@/lib/ingest/ingest";
 import { loadPrices } from "@/lib/ingest/prices-file";
-import { loadQuestion } from "@/lib/environment/database-info";
+import { loadQuestionFrom } from "@/lib/environment/database-info";
 import { directivesFor, SYSTEM_OF, type Variant } from "@/lib/environment/directives";
 import { SqlEnvironment } from "@/lib/environment/tools";
 import { evaluateRun } from "@/lib/eval/evaluate-run";
@@ -152,7 +152,13 @@ function releaseFinished(): void {
 }
 
 const now = () => Date.now();
-const iso = "strftime('%Y-%m-%dT%H:%M:%fZ','now')";
+/** Timestamps are written by the worker (the same text on both engines). */
+const isoNow = () => new Date().toISOString();
+
+/** A store a worker opens: a SQLite connection (wrapped), or a `Sql` store (the caller's to close). */
+export type StoreOpener = () => Database.Database | Sql | Promise<Sql>;
+const openSql = async (open: StoreOpener) => asSql(await open());
+const sameSweep = (sql: Sql) => (sql.dialect === "postgres" ? "sweep_id IS NOT DISTINCT FROM ?" : "sweep_id IS ?");
 
 function alive(pid: number): boolean {
   try {
@@ -165,7 +171,7 @@ function alive(pid: number): boolean {
 
 export class JobWorker {
   readonly id = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  private readonly db: Database.Database;
+  private store: Promise<Sql> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private ticking = false;
   private stopped = false;
@@ -174,16 +180,23 @@ export class JobWorker {
   private readonly waiters = new Set<() => void>();
 
   constructor(
-    private readonly openStore: () => Database.Database,
+    private readonly openStore: StoreOpener,
     /** Work on this sweep only (the CLI); the server's worker takes every sweep and rerun. */
     private readonly only?: string,
     /** At most this many jobs at once in this worker (`metron worker --concurrency`), over the sweeps' own limits. */
     private readonly maxJobs = Infinity,
-  ) {
-    this.db = openStore();
-    // The worker's own bookkeeping never waits for the lock (better-sqlite3 would wait synchronously, stopping the
-    // server): a busy store makes a pass fail quietly, and the next pass, half a second later, tries again.
-    this.db.pragma("busy_timeout = 0");
+  ) {}
+
+  /**
+   * The worker's own connection. On SQLite its bookkeeping never waits for the lock (better-sqlite3 would wait
+   * synchronously, stopping the server): a busy store makes a pass fail quietly, and the next pass tries again.
+   */
+  private db(): Promise<Sql> {
+    this.store ??= openSql(this.openStore).then((sql) => {
+      sql.connection?.pragma("busy_timeout = 0");
+      return sql;
+    });
+    return this.store;
   }
 
   /** Runs a pass now (after a job was queued or a sweep resumed) and keeps polling. */
@@ -208,7 +221,9 @@ export class JobWorker {
       job.controller.abort();
     }
     while (this.running.size) await new Promise((r) => setTimeout(r, 20));
-    this.db.close();
+    const store = this.store;
+    this.store = null;
+    if (store) await (await store).close();
   }
 
   private async tick(): Promise<void> {
@@ -216,10 +231,11 @@ export class JobWorker {
     this.ticking = true;
     let busy = false;
     try {
-      this.reclaim();
-      this.renewLeases();
-      busy = this.sweepPass() || busy;
-      if (!this.only) busy = this.rerunPass() || busy;
+      const db = await this.db();
+      await this.reclaim(db);
+      await this.renewLeases(db);
+      busy = (await this.sweepPass(db)) || busy;
+      if (!this.only) busy = (await this.rerunPass(db)) || busy;
       releaseFinished();
     } catch (e) {
       if ((e as { code?: string }).code !== "SQLITE_BUSY")
@@ -239,14 +255,11 @@ export class JobWorker {
   }
 
   /** Takes back jobs whose worker is gone: its process is dead on this machine, or its lease ran out. */
-  private reclaim(): void {
-    const held = this.db
-      .prepare("SELECT id, worker, lease_until AS leaseUntil FROM rerun_jobs WHERE state = 'running'")
-      .all() as { id: string; worker: string | null; leaseUntil: number | null }[];
-    const host = hostname();
-    const takeBack = this.db.prepare(
-      "UPDATE rerun_jobs SET state = 'queued', worker = NULL, lease_until = NULL, error = ? WHERE id = ? AND state = 'running' AND worker IS ?",
+  private async reclaim(db: Sql): Promise<void> {
+    const held = await db.all<{ id: string; worker: string | null; leaseUntil: number | null }>(
+      "SELECT id, worker, lease_until AS leaseUntil FROM rerun_jobs WHERE state = 'running'",
     );
+    const host = hostname();
     for (const j of held) {
       if (j.worker === this.id && this.running.has(j.id)) continue;
       const [h, pid] = (j.worker ?? "").split(":");
@@ -256,71 +269,79 @@ export class JobWorker {
         j.leaseUntil < now() ||
         (h === host && Number(pid) !== process.pid && !alive(Number(pid)));
       if (dead)
-        takeBack.run(
-          `taken back from ${j.worker ?? "no worker"}, which stopped; run again from scratch`,
-          j.id,
-          j.worker,
+        await db.run(
+          `UPDATE rerun_jobs SET state = 'queued', worker = NULL, lease_until = NULL, error = ? WHERE id = ? AND state = 'running' AND ${db.dialect === "postgres" ? "worker IS NOT DISTINCT FROM ?" : "worker IS ?"}`,
+          [`taken back from ${j.worker ?? "no worker"}, which stopped; run again from scratch`, j.id, j.worker],
         );
     }
   }
 
-  private renewLeases(): void {
-    if (!this.running.size) return;
-    const renew = this.db.prepare("UPDATE rerun_jobs SET lease_until = ? WHERE id = ? AND worker = ?");
-    for (const id of this.running.keys()) renew.run(now() + this.settings.leaseMs, id, this.id);
+  private async renewLeases(db: Sql): Promise<void> {
+    for (const id of this.running.keys())
+      await db.run("UPDATE rerun_jobs SET lease_until = ? WHERE id = ? AND worker = ?", [
+        now() + this.settings.leaseMs,
+        id,
+        this.id,
+      ]);
   }
 
   /** Claims the next queued job of a sweep (or of the single reruns) atomically; null when none is due. */
-  private claim(sweepId: string | null): JobRow | null {
+  /**
+   * Claims the next queued job of a sweep (or of the single reruns) atomically; null when none is due. SQLite: one
+   * UPDATE under its single writer. PostgreSQL: the row is locked with `FOR UPDATE SKIP LOCKED`, so workers on
+   * other machines claiming at the same moment each take a different job, never the same one.
+   */
+  private async claim(db: Sql, sweepId: string | null): Promise<JobRow | null> {
+    const pick =
+      db.dialect === "postgres"
+        ? `SELECT id FROM rerun_jobs WHERE state = 'queued' AND ${sameSweep(db)} AND coalesce(not_before, 0) <= ?
+           ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`
+        : `SELECT id FROM rerun_jobs WHERE state = 'queued' AND ${sameSweep(db)} AND coalesce(not_before, 0) <= ?
+           ORDER BY created_at, rowid LIMIT 1`;
     return (
-      (this.db
-        .prepare(
-          `UPDATE rerun_jobs SET state = 'running', worker = ?, lease_until = ?, attempts = attempts + 1, started_at = ${iso}
-           WHERE id = (SELECT id FROM rerun_jobs WHERE state = 'queued' AND sweep_id IS ? AND coalesce(not_before, 0) <= ?
-                       ORDER BY created_at, rowid LIMIT 1) AND state = 'queued'
-           RETURNING *`,
-        )
-        .get(this.id, now() + this.settings.leaseMs, sweepId, now()) as JobRow | undefined) ?? null
+      (await db.get<JobRow>(
+        `UPDATE rerun_jobs SET state = 'running', worker = ?, lease_until = ?, attempts = attempts + 1, started_at = ?
+         WHERE id = (${pick}) AND state = 'queued'
+         RETURNING *`,
+        [this.id, now() + this.settings.leaseMs, isoNow(), sweepId, now()],
+      )) ?? null
     );
   }
 
-  private runningCount(sweepId: string | null): number {
+  private async runningCount(db: Sql, sweepId: string | null): Promise<number> {
     return (
-      this.db
-        .prepare("SELECT count(*) AS n FROM rerun_jobs WHERE state = 'running' AND sweep_id IS ?")
-        .get(sweepId) as { n: number }
-    ).n;
+      (await db.get<{ n: number }>(`SELECT count(*) AS n FROM rerun_jobs WHERE state = 'running' AND ${sameSweep(db)}`, [
+        sweepId,
+      ]))?.n ?? 0
+    );
   }
 
-  private rerunPass(): boolean {
+  private async rerunPass(db: Sql): Promise<boolean> {
     let busy = false;
-    while (this.runningCount(null) < this.settings.rerunConcurrency && this.running.size < this.maxJobs) {
-      const job = this.claim(null);
+    while ((await this.runningCount(db, null)) < this.settings.rerunConcurrency && this.running.size < this.maxJobs) {
+      const job = await this.claim(db, null);
       if (!job) break;
       busy = true;
       this.start(job);
     }
-    const queued = (
-      this.db.prepare("SELECT count(*) AS n FROM rerun_jobs WHERE state = 'queued' AND sweep_id IS NULL").get() as {
-        n: number;
-      }
-    ).n;
+    const queued =
+      (await db.get<{ n: number }>("SELECT count(*) AS n FROM rerun_jobs WHERE state = 'queued' AND sweep_id IS NULL"))
+        ?.n ?? 0;
     return busy || queued > 0;
   }
 
-  private sweepPass(): boolean {
-    const sweeps = this.db
-      .prepare(
-        `SELECT run_id AS runId, state, concurrency, budget, provider, created_at AS createdAt FROM sweeps WHERE state IN ('running', 'paused', 'cancelled')${this.only ? " AND run_id = ?" : ""}`,
-      )
-      .all(...(this.only ? [this.only] : [])) as {
+  private async sweepPass(db: Sql): Promise<boolean> {
+    const sweeps = await db.all<{
       runId: string;
       state: string;
       concurrency: number;
       budget: string;
       provider: string;
       createdAt: string;
-    }[];
+    }>(
+      `SELECT run_id AS runId, state, concurrency, budget, provider, created_at AS createdAt FROM sweeps WHERE state IN ('running', 'paused', 'cancelled')${this.only ? " AND run_id = ?" : ""}`,
+      this.only ? [this.only] : [],
+    );
     let busy = false;
     for (const s of sweeps) {
       if (s.state !== "running") {
@@ -333,27 +354,30 @@ export class JobWorker {
             }
         continue;
       }
-      const stop = budgetReached(this.db, s.runId, JSON.parse(s.budget), s.createdAt, s.provider);
+      const stop = await budgetReached(db, s.runId, JSON.parse(s.budget), s.createdAt, s.provider);
       if (stop) {
-        stopSweep(this.db, s.runId, "budget", `not run: the sweep's budget was reached (${stop})`);
+        await stopSweep(db, s.runId, "budget", `not run: the sweep's budget was reached (${stop})`);
         continue;
       }
-      let running = this.runningCount(s.runId);
+      let running = await this.runningCount(db, s.runId);
       while (running < s.concurrency && this.running.size < this.maxJobs) {
-        const job = this.claim(s.runId);
+        const job = await this.claim(db, s.runId);
         if (!job) break;
         running++;
         this.start(job);
       }
-      const left = (
-        this.db
-          .prepare("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state IN ('queued', 'running')")
-          .get(s.runId) as { n: number }
-      ).n;
+      const left =
+        (
+          await db.get<{ n: number }>(
+            "SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state IN ('queued', 'running')",
+            [s.runId],
+          )
+        )?.n ?? 0;
       if (left === 0)
-        this.db
-          .prepare(`UPDATE sweeps SET state = 'done', finished_at = ${iso} WHERE run_id = ? AND state = 'running'`)
-          .run(s.runId);
+        await db.run("UPDATE sweeps SET state = 'done', finished_at = ? WHERE run_id = ? AND state = 'running'", [
+          isoNow(),
+          s.runId,
+        ]);
       else busy = true;
     }
     return busy;
@@ -376,18 +400,17 @@ export class JobWorker {
   }
 
   private async execute(row: JobRow, job: LiveJob): Promise<void> {
-    const sqlite = this.openStore();
+    const sql = await openSql(this.openStore);
     const mine = "id = ? AND state = 'running' AND worker = ?";
     /** Back to the queue; a pause or a rate limit does not count as an attempt. */
-    // Writes wait for the lock asynchronously (withWriteTransaction): an upload in this process may hold it.
+    // Writes are transactions: on SQLite their lock is awaited, not waited for (an upload in this process may hold it).
     const requeue = async (error: string, delayMs: number, why: "retry" | "rate-limit" | "pause") => {
-      await withWriteTransaction(sqlite, () =>
-        sqlite
-          .prepare(
-            `UPDATE rerun_jobs SET state = 'queued', worker = NULL, lease_until = NULL, error = ?, not_before = ?,
+      await sql.transaction((tx) =>
+        tx.run(
+          `UPDATE rerun_jobs SET state = 'queued', worker = NULL, lease_until = NULL, error = ?, not_before = ?,
            attempts = attempts - ?, rate_limited = rate_limited + ? WHERE ${mine}`,
-          )
-          .run(error, now() + delayMs, why === "retry" ? 0 : 1, why === "rate-limit" ? 1 : 0, row.id, this.id),
+          [error, now() + delayMs, why === "retry" ? 0 : 1, why === "rate-limit" ? 1 : 0, row.id, this.id],
+        ),
       );
       emit(job, { type: "status", status: "queued", retryInMs: delayMs });
       job.state = "queued";
@@ -397,31 +420,32 @@ export class JobWorker {
       error: string | null,
       extra: Partial<Finished> = {},
     ) =>
-      withWriteTransaction(
-        sqlite,
-        () =>
-          sqlite
-            .prepare(
+      sql.transaction(
+        async (tx) =>
+          (
+            await tx.run(
               `UPDATE rerun_jobs SET state = ?, error = ?, result_trace_id = ?, tokens = ?, cost_usd = ?, sample = coalesce(?, sample),
-           worker = NULL, lease_until = NULL, finished_at = ${iso} WHERE ${mine}`,
+           worker = NULL, lease_until = NULL, finished_at = ? WHERE ${mine}`,
+              [
+                state,
+                error,
+                extra.traceId ?? null,
+                extra.tokens ?? null,
+                extra.costUsd ?? null,
+                extra.sample ?? null,
+                isoNow(),
+                row.id,
+                this.id,
+              ],
             )
-            .run(
-              state,
-              error,
-              extra.traceId ?? null,
-              extra.tokens ?? null,
-              extra.costUsd ?? null,
-              extra.sample ?? null,
-              row.id,
-              this.id,
-            ).changes > 0,
+          ).changes > 0,
       );
     const end = () => {
       job.state = "finished";
       job.finishedAt = now();
     };
     try {
-      const result = await runJobLoop(sqlite, row, job, this.settings);
+      const result = await runJobLoop(sql, row, job, this.settings);
       const { failure } = result;
       const s = this.settings;
       if (result.status === "cancelled" && job.abortedFor === "pause") {
@@ -451,7 +475,7 @@ export class JobWorker {
         await requeue(`attempt ${row.attempts}: ${result.error}`, s.backoffMs * 2 ** (row.attempts - 1), "retry");
         return;
       }
-      const stored = await storeJobTrace(sqlite, row, result);
+      const stored = await storeJobTrace(sql, row, result);
       const failed = result.status === "error";
       const error = result.error ? scrubSecrets(result.error) : null;
       if (!(await finish(failed ? "failed" : "done", error, stored))) return end(); // taken back meanwhile
@@ -477,23 +501,24 @@ export class JobWorker {
       emit(job, { type: "failed", error: message });
       end();
     } finally {
-      sqlite.close();
+      await sql.close();
     }
   }
 }
 
 /** Runs one job's question through the agent loop (no store writes); the worker decides what to do with the result. */
 export async function runJobLoop(
-  sqlite: Database.Database,
+  store: Database.Database | Sql,
   row: JobRow,
   job: Pick<LiveJob, "controller" | "tokens" | "events" | "listeners">,
   settings: ReturnType<typeof jobSettings> = jobSettings(),
 ): Promise<LoopResult & Loaded> {
   if (!row.dataset_id || !row.question_id) throw new Error("the job names no dataset question");
-  const { question, database } = loadQuestion(sqlite, row.dataset_id, row.question_id);
+  const sql = asSql(store);
+  const { question, database } = await loadQuestionFrom(sql, row.dataset_id, row.question_id);
   const directives = await directivesFor(row.variant, question, database, { deps: directiveDeps() });
   const modelName = row.provider === "simulated" ? row.model : `${row.provider}:${row.model}`;
-  const run = targetRun(sqlite, row, modelName);
+  const run = await targetRun(sql, row, modelName);
   const env = new SqlEnvironment(question, database, { variant: row.variant, directives, run });
   const seed = parseInt(createHash("sha256").update(row.id).digest("hex").slice(0, 8), 16);
   const model =
@@ -554,10 +579,12 @@ interface Finished {
 }
 
 /** The run a job's trace goes to: its sweep's run, else the "Reruns" run of its system and model. */
-function targetRun(sqlite: Database.Database, row: JobRow, modelName: string) {
+async function targetRun(sql: Sql, row: JobRow, modelName: string) {
   if (row.sweep_id) {
-    const r = sqlite.prepare("SELECT name, system, model FROM runs WHERE id = ?").get(row.sweep_id) as
-      { name: string; system: string; model: string } | undefined;
+    const r = await sql.get<{ name: string; system: string; model: string }>(
+      "SELECT name, system, model FROM runs WHERE id = ?",
+      [row.sweep_id],
+    );
     if (!r) throw new Error(`the sweep's run ${row.sweep_id} is gone`);
     return r;
   }
@@ -566,30 +593,34 @@ function targetRun(sqlite: Database.Database, row: JobRow, modelName: string) {
 
 /** Stores a job's trace (replacing one an earlier attempt of the same job stored), evaluates it, and judges it. */
 export async function storeJobTrace(
-  sqlite: Database.Database,
+  store: Database.Database | Sql,
   row: JobRow,
   result: LoopResult & Loaded,
 ): Promise<Finished> {
+  const sql = asSql(store);
   const runId = runIdOf(result.run);
   const previous = (
-    sqlite
-      .prepare(
-        `SELECT id FROM traces WHERE json_extract(meta, '$.rerun_job') = ?${row.sweep_id ? " OR (run_id = ? AND question_id = ? AND sample = ?)" : ""}`,
-      )
-      .all(row.id, ...(row.sweep_id ? [runId, row.question_id, row.sample] : [])) as { id: string }[]
+    await sql.all<{ id: string }>(
+      `SELECT id FROM traces WHERE ${sql.d.jsonText("meta", "rerun_job")} = ?${row.sweep_id ? " OR (run_id = ? AND question_id = ? AND sample = ?)" : ""}`,
+      [row.id, ...(row.sweep_id ? [runId, row.question_id, row.sample] : [])],
+    )
   ).map((r) => r.id);
-  if (previous.length) await deleteTraces(sqlite, runId, previous);
+  if (previous.length) await deleteTraces(sql, runId, previous);
   const original = row.trace_id
-    ? (sqlite.prepare("SELECT id, run_id AS runId, sample FROM traces WHERE id = ?").get(row.trace_id) as
-        { id: string; runId: string; sample: number } | undefined)
+    ? await sql.get<{ id: string; runId: string; sample: number }>(
+        "SELECT id, run_id AS runId, sample FROM traces WHERE id = ?",
+        [row.trace_id],
+      )
     : undefined;
   const sample =
     row.sample ??
     (
-      sqlite
-        .prepare("SELECT coalesce(max(sample) + 1, 0) AS n FROM traces WHERE run_id = ? AND question_id = ?")
-        .get(runId, row.question_id) as { n: number }
-    ).n;
+      await sql.get<{ n: number }>(
+        "SELECT coalesce(max(sample) + 1, 0) AS n FROM traces WHERE run_id = ? AND question_id = ?",
+        [runId, row.question_id],
+      )
+    )?.n ??
+    0;
   const simulated = row.provider === "simulated";
   const trace = {
     ...result.trace,
@@ -610,17 +641,18 @@ export async function storeJobTrace(
   };
   // Nothing a provider echoed (its key, a bearer token) reaches the store.
   await ingestStream(
-    sqlite,
+    sql,
     (async function* () {
       yield Buffer.from(scrubSecrets(JSON.stringify(trace)) + "\n");
     })(),
     { source: "agent", fileName: `job-${row.id}.jsonl` },
   );
-  const stored = sqlite
-    .prepare("SELECT id FROM traces WHERE run_id = ? AND question_id = ? AND sample = ?")
-    .get(runId, row.question_id, sample) as { id: string } | undefined;
+  const stored = await sql.get<{ id: string }>(
+    "SELECT id FROM traces WHERE run_id = ? AND question_id = ? AND sample = ?",
+    [runId, row.question_id, sample],
+  );
   if (!stored) throw new Error("the job's trace was not stored: see the upload's errors");
-  await evaluateRun(sqlite, runId, { traceIds: [stored.id], sandbox: sharedSandbox() });
+  await evaluateRun(sql, runId, { traceIds: [stored.id], sandbox: sharedSandbox() });
   const u = result.usage;
   const tokens = u.input_tokens + u.output_tokens;
   const costUsd = simulated
@@ -637,34 +669,34 @@ export async function storeJobTrace(
     tokens,
     costUsd,
     ...(original ? { original: { runId: original.runId, sample: original.sample } } : {}),
-    ...(original ? { verdict: traceVerdict(sqlite, original.id, stored.id) } : {}),
+    ...(original ? { verdict: await traceVerdict(sql, original.id, stored.id) } : {}),
   };
 }
 
 /** Spent today (UTC) on reruns and sweeps with a real provider, from their stored traces: recorded cost, else priced tokens; null when unpriced. */
-export function spentToday(sqlite: Database.Database): { usd: number; unpriced: number } {
-  const r = sqlite
-    .prepare(
-      `SELECT sum(coalesce(cost_usd, cost_computed_usd)) AS usd, sum(CASE WHEN coalesce(cost_usd, cost_computed_usd) IS NULL THEN 1 ELSE 0 END) AS unpriced
-    FROM traces WHERE json_extract(meta, '$.rerun_job') IS NOT NULL AND created_at >= strftime('%Y-%m-%dT00:00:00Z', 'now') AND json_extract(meta, '$.agent.model') NOT LIKE 'sim-%'`,
-    )
-    .get() as { usd: number | null; unpriced: number | null };
-  return { usd: r.usd ?? 0, unpriced: r.unpriced ?? 0 };
+export async function spentToday(store: Database.Database | Sql): Promise<{ usd: number; unpriced: number }> {
+  const sql = asSql(store);
+  const { d } = sql;
+  const r = await sql.get<{ usd: number | null; unpriced: number | null }>(
+    `SELECT sum(coalesce(cost_usd, cost_computed_usd)) AS usd, sum(CASE WHEN coalesce(cost_usd, cost_computed_usd) IS NULL THEN 1 ELSE 0 END) AS unpriced
+    FROM traces WHERE ${d.jsonText("meta", "rerun_job")} IS NOT NULL AND created_at >= ? AND ${d.jsonText("meta", "agent.model")} NOT LIKE 'sim-%'`,
+    [`${new Date().toISOString().slice(0, 10)}T00:00:00Z`],
+  );
+  return { usd: r?.usd ?? 0, unpriced: r?.unpriced ?? 0 };
 }
 
 /** Which budget a sweep has reached, in words; null while it is within all of them. */
-export function budgetReached(
-  sqlite: Database.Database,
+export async function budgetReached(
+  sql: Sql,
   sweepId: string,
   budget: { maxCostUsd?: number; maxTokens?: number; maxWallMs?: number },
   createdAt: string,
   provider = "simulated",
-): string | null {
-  const spent = sqlite
-    .prepare(
-      "SELECT coalesce(sum(tokens), 0) AS tokens, coalesce(sum(cost_usd), 0) AS cost FROM rerun_jobs WHERE sweep_id = ?",
-    )
-    .get(sweepId) as { tokens: number; cost: number };
+): Promise<string | null> {
+  const spent = (await sql.get<{ tokens: number; cost: number }>(
+    "SELECT coalesce(sum(tokens), 0) AS tokens, coalesce(sum(cost_usd), 0) AS cost FROM rerun_jobs WHERE sweep_id = ?",
+    [sweepId],
+  ))!;
   if (budget.maxTokens !== undefined && spent.tokens >= budget.maxTokens)
     return `${spent.tokens} tokens of at most ${budget.maxTokens}`;
   if (budget.maxCostUsd !== undefined && spent.cost >= budget.maxCostUsd)
@@ -674,7 +706,7 @@ export function budgetReached(
   // The server's daily cap on spending (METRON_DAILY_BUDGET_USD) holds for sweeps too.
   const daily = process.env.METRON_DAILY_BUDGET_USD ? Number(process.env.METRON_DAILY_BUDGET_USD) : null;
   if (daily !== null && provider !== "simulated") {
-    const today = spentToday(sqlite).usd;
+    const today = (await spentToday(sql)).usd;
     if (today >= daily)
       return `today's spending of $${today.toFixed(2)} is at the daily budget of $${daily} (METRON_DAILY_BUDGET_USD)`;
   }
@@ -682,19 +714,23 @@ export function budgetReached(
 }
 
 /** Ends a sweep early: its queued jobs are cancelled with the reason; what runs finishes. */
-export function stopSweep(sqlite: Database.Database, sweepId: string, by: "budget" | "cancel", reason: string): void {
-  sqlite.transaction(() => {
-    sqlite
-      .prepare(
-        `UPDATE sweeps SET state = ?, stopped_by = ?, finished_at = ${iso} WHERE run_id = ? AND state IN ('running', 'paused')`,
-      )
-      .run(by === "budget" ? "stopped" : "cancelled", by, sweepId);
-    sqlite
-      .prepare(
-        `UPDATE rerun_jobs SET state = 'cancelled', error = ?, finished_at = ${iso} WHERE sweep_id = ? AND state = 'queued'`,
-      )
-      .run(reason, sweepId);
-  })();
+export async function stopSweep(
+  store: Database.Database | Sql,
+  sweepId: string,
+  by: "budget" | "cancel",
+  reason: string,
+): Promise<void> {
+  const at = isoNow();
+  await asSql(store).transaction(async (tx) => {
+    await tx.run(
+      "UPDATE sweeps SET state = ?, stopped_by = ?, finished_at = ? WHERE run_id = ? AND state IN ('running', 'paused')",
+      [by === "budget" ? "stopped" : "cancelled", by, at, sweepId],
+    );
+    await tx.run(
+      "UPDATE rerun_jobs SET state = 'cancelled', error = ?, finished_at = ? WHERE sweep_id = ? AND state = 'queued'",
+      [reason, at, sweepId],
+    );
+  });
 }
 
 /**
@@ -715,7 +751,7 @@ export function serverRunsWorker(env: Record<string, string | undefined> = proce
  * The server's worker (one per process), started on first use and at server start (instrumentation.ts); null when
  * the server leaves jobs to dedicated workers (`METRON_WORKERS=0`): a queued job then waits for one of them.
  */
-export function serverWorker(openStore: () => Database.Database): JobWorker | null {
+export function serverWorker(openStore: StoreOpener): JobWorker | null {
   if (!serverRunsWorker()) return null;
   if (!registry.worker) registry.worker = new JobWorker(openStore);
   registry.worker.kick();

@@ -64,7 +64,7 @@ describe("rerun spending limits", () => {
     let refused = 0;
     for (let i = 0; i < 1000; i++) {
       try {
-        accepted.push(startRerun(open, request()));
+        accepted.push(await startRerun(open, request()));
       } catch (e) {
         expect(e).toBeInstanceOf(RerunLimitError);
         expect((e as Error).message).toMatch(/METRON_RERUN_MAX_PER_CLIENT/);
@@ -81,7 +81,7 @@ describe("rerun spending limits", () => {
     await Promise.all(accepted.map(finished));
     expect(fake.requests.length).toBeLessThanOrEqual(4);
     // Another client still gets its turn.
-    const other = startRerun(open, request({ client: "alice" }));
+    const other = await startRerun(open, request({ client: "alice" }));
     await finished(other);
     expect(getRerun(other.id)!.events.at(-1)).toMatchObject({ type: "done", status: "submitted" });
     await fake.close();
@@ -101,7 +101,7 @@ describe("rerun spending limits", () => {
       }),
     );
     try {
-      const job = startRerun(open, request({ client: "echo" }));
+      const job = await startRerun(open, request({ client: "echo" }));
       await finished(job);
       expect(fake.requests[0].headers.authorization).toBe(`Bearer ${KEY}`); // the key was really used
       const events = JSON.stringify(job.events);

@@ -17,7 +17,18 @@ import { positiveNumber } from "@/lib/config/env";
 import { loadPrices } from "@/lib/ingest/prices-file";
 import { priceOf } from "@/lib/metrics/prices";
 import { defaultLimits, type AgentLimits } from "./loop";
-import { emit, liveJob, serverWorker, spentToday, trackJob, type JobEvent, type LiveJob, RERUN_RUN_NAME } from "./jobs";
+import {
+  emit,
+  liveJob,
+  serverWorker,
+  spentToday,
+  trackJob,
+  type JobEvent,
+  type LiveJob,
+  RERUN_RUN_NAME,
+  type StoreOpener,
+} from "./jobs";
+import { asSql, type Param } from "@/lib/db/sql";
 import { listProviders, type ProviderId, type ProviderInfo } from "./providers";
 import { SIMULATED_POLICIES } from "./simulated";
 
@@ -63,7 +74,7 @@ export function getRecordedRerun(
 }
 
 /** Checks the request against the limits, the store and the providers; returns the job, queued in the store. */
-export function startRerun(openStore: () => Database.Database, request: RerunRequest): RerunJob {
+export async function startRerun(openStore: StoreOpener, request: RerunRequest): Promise<RerunJob> {
   const provider = listProviders().find((p) => p.id === request.provider);
   if (!provider?.available)
     throw new RerunError(`provider ${request.provider} is not configured: ${provider?.enable ?? "unknown provider"}`);
@@ -78,69 +89,72 @@ export function startRerun(openStore: () => Database.Database, request: RerunReq
     wallTimeMs: Math.min(request.limits.wallTimeMs, max.wallTimeMs),
     maxOutputTokens: Math.min(request.limits.maxOutputTokens, max.maxOutputTokens),
   };
-  const sqlite = openStore();
-  // Never wait synchronously for the lock (it would stop the server while its own upload writes): a busy store
-  // answers "try again" instead.
-  sqlite.pragma("busy_timeout = 0");
-  let id: string;
-  let position: number;
+  const sql = asSql(await openStore());
+  // Never wait synchronously for the lock (it would stop the server while its own upload writes): the transaction
+  // below awaits it.
+  sql.connection?.pragma("busy_timeout = 0");
+  let id = "";
+  let position = 0;
+  // The caps are checked and the job queued in one transaction, so that requests arriving together cannot all pass.
   try {
-    const count = (where: string, ...params: unknown[]) =>
-      (
-        sqlite.prepare(`SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id IS NULL AND ${where}`).get(...params) as {
-          n: number;
-        }
-      ).n;
-    if (count("state IN ('queued', 'running') AND client = ?", client) >= limits.perClient)
-      throw new RerunLimitError(
-        `${client} already has ${limits.perClient} reruns queued or running (METRON_RERUN_MAX_PER_CLIENT): wait for one to finish`,
-      );
-    position = count("state = 'queued'") + 1;
-    if (position > limits.queued)
-      throw new RerunLimitError(`the server's rerun queue is full (${limits.queued} jobs, METRON_RERUN_MAX_QUEUED)`);
-    if (limits.dailyBudgetUsd !== null && request.provider !== "simulated") {
-      if (!priceOf(request.model, loadPrices()))
+    await sql.transaction(async (tx) => {
+      if (tx.dialect === "postgres") await tx.get("SELECT pg_advisory_xact_lock(hashtext('metron-reruns'))");
+      const count = async (where: string, ...params: Param[]) =>
+        (
+          await tx.get<{ n: number }>(
+            `SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id IS NULL AND ${where}`,
+            params,
+          )
+        )?.n ?? 0;
+      if ((await count("state IN ('queued', 'running') AND client = ?", client)) >= limits.perClient)
         throw new RerunLimitError(
-          `${request.model} has no price, so the daily budget (METRON_DAILY_BUDGET_USD) cannot be kept: add its price to METRON_PRICES`,
+          `${client} already has ${limits.perClient} reruns queued or running (METRON_RERUN_MAX_PER_CLIENT): wait for one to finish`,
         );
-      const spent = spentToday(sqlite);
-      if (spent.usd >= limits.dailyBudgetUsd)
-        throw new RerunLimitError(
-          `today's reruns cost $${spent.usd.toFixed(2)}, at the daily budget of $${limits.dailyBudgetUsd} (METRON_DAILY_BUDGET_USD)`,
-        );
-    }
-    const original = sqlite
-      .prepare(
+      position = (await count("state = 'queued'")) + 1;
+      if (position > limits.queued)
+        throw new RerunLimitError(`the server's rerun queue is full (${limits.queued} jobs, METRON_RERUN_MAX_QUEUED)`);
+      if (limits.dailyBudgetUsd !== null && request.provider !== "simulated") {
+        if (!priceOf(request.model, loadPrices()))
+          throw new RerunLimitError(
+            `${request.model} has no price, so the daily budget (METRON_DAILY_BUDGET_USD) cannot be kept: add its price to METRON_PRICES`,
+          );
+        const spent = await spentToday(tx);
+        if (spent.usd >= limits.dailyBudgetUsd)
+          throw new RerunLimitError(
+            `today's reruns cost $${spent.usd.toFixed(2)}, at the daily budget of $${limits.dailyBudgetUsd} (METRON_DAILY_BUDGET_USD)`,
+          );
+      }
+      const original = await tx.get<{ questionId: string; datasetId: string | null }>(
         "SELECT t.question_id AS questionId, r.dataset_id AS datasetId FROM traces t JOIN runs r ON r.id = t.run_id WHERE t.id = ?",
-      )
-      .get(request.traceId) as { questionId: string; datasetId: string | null } | undefined;
-    if (!original) throw new RerunError(`no trace ${request.traceId}`);
-    if (!original.datasetId)
-      throw new RerunError("the trace's run is not linked to a dataset: a rerun needs the question's database");
-    id = randomUUID();
-    sqlite
-      .prepare(
-        "INSERT INTO rerun_jobs (id, trace_id, dataset_id, question_id, client, provider, model, variant, limits, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued')",
-      )
-      .run(
-        id,
-        request.traceId,
-        original.datasetId,
-        original.questionId,
-        client,
-        request.provider,
-        request.model,
-        request.variant,
-        JSON.stringify(clamped),
+        [request.traceId],
       );
-    const job = trackJob(id, null, original.questionId, null);
-    emit(job, { type: "status", status: "queued", position });
+      if (!original) throw new RerunError(`no trace ${request.traceId}`);
+      if (!original.datasetId)
+        throw new RerunError("the trace's run is not linked to a dataset: a rerun needs the question's database");
+      id = randomUUID();
+      await tx.run(
+        "INSERT INTO rerun_jobs (id, trace_id, dataset_id, question_id, client, provider, model, variant, limits, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued')",
+        [
+          id,
+          request.traceId,
+          original.datasetId,
+          original.questionId,
+          client,
+          request.provider,
+          request.model,
+          request.variant,
+          JSON.stringify(clamped),
+        ],
+      );
+      const job = trackJob(id, null, original.questionId, null);
+      emit(job, { type: "status", status: "queued", position });
+    });
   } catch (e) {
     if ((e as { code?: string }).code === "SQLITE_BUSY")
       throw new RerunLimitError("the store is busy writing (an upload or an evaluation): try again in a moment");
     throw e;
   } finally {
-    sqlite.close();
+    await sql.close();
   }
   serverWorker(openStore);
   return liveJob(id)!;
@@ -149,20 +163,21 @@ export function startRerun(openStore: () => Database.Database, request: RerunReq
 export class RerunError extends Error {}
 
 /** Cancels a rerun: a queued one is dropped, a running one here stops and keeps its partial trace. */
-export function cancelRerun(openStore: () => Database.Database, id: string): boolean {
+export async function cancelRerun(openStore: StoreOpener, id: string): Promise<boolean> {
   const job = liveJob(id);
   if (job?.state === "running") {
     job.abortedFor = "cancel";
     job.controller.abort();
     return true;
   }
-  const sqlite = openStore();
+  const sql = asSql(await openStore());
   try {
-    const changed = sqlite
-      .prepare(
-        "UPDATE rerun_jobs SET state = 'cancelled', error = 'cancelled before it started', finished_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ? AND state = 'queued'",
+    const changed = (
+      await sql.run(
+        "UPDATE rerun_jobs SET state = 'cancelled', error = 'cancelled before it started', finished_at = ? WHERE id = ? AND state = 'queued'",
+        [new Date().toISOString(), id],
       )
-      .run(id).changes;
+    ).changes;
     if (changed && job) {
       job.state = "finished";
       job.finishedAt = Date.now();
@@ -170,7 +185,7 @@ export function cancelRerun(openStore: () => Database.Database, id: string): boo
     }
     return changed > 0;
   } finally {
-    sqlite.close();
+    await sql.close();
   }
 }
 

@@ -130,7 +130,7 @@ describe("sweeps", () => {
     expect(f.requests).toHaveLength(40);
     expect(count("SELECT count(*) AS n FROM traces WHERE run_id = ?", runId)).toBe(40);
     expect(count("SELECT count(*) AS n FROM traces WHERE run_id = ? AND ex_outcome IS NULL", runId)).toBe(0);
-    const status = sweepStatus(sqlite, runId)!;
+    const status = (await sweepStatus(sqlite, runId))!;
     expect(status).toMatchObject({ state: "done", stoppedBy: null, tokens: 40 * 120 });
     expect(status.jobs).toMatchObject({ total: 40, done: 40, failed: 0, queued: 0, running: 0 });
     expect(status.outcomes).toMatchObject({ fixed: 20, regressed: 20, "still right": 0, "still wrong": 0 });
@@ -169,7 +169,7 @@ describe("sweeps", () => {
     const original = sqlite
       .prepare("SELECT id FROM traces WHERE run_id = ? AND question_id = ?")
       .get(sourceRun, questions[1].id) as { id: string };
-    const job = startRerun(open, {
+    const job = await startRerun(open, {
       traceId: original.id,
       provider: "compatible",
       model: "fake",
@@ -214,7 +214,7 @@ describe("sweeps", () => {
     expect(
       sqlite.prepare("SELECT state, attempts, rate_limited AS rl FROM rerun_jobs WHERE sweep_id = ?").get(runId),
     ).toEqual({ state: "done", attempts: 1, rl: 1 });
-    expect(sweepStatus(sqlite, runId)!.outcomes.fixed).toBe(1);
+    expect((await sweepStatus(sqlite, runId))!.outcomes.fixed).toBe(1);
   });
 
   it("a 5xx is retried up to the attempts; past them the job fails and keeps its partial trace", async () => {
@@ -229,14 +229,14 @@ describe("sweeps", () => {
       attempts: 3,
     });
     expect(sqlite.prepare("SELECT status FROM traces WHERE run_id = ?").all(runId)).toEqual([{ status: "error" }]);
-    expect(sweepStatus(sqlite, runId)!.errors[0].error).toMatch(/overloaded/);
+    expect((await sweepStatus(sqlite, runId))!.errors[0].error).toMatch(/overloaded/);
   });
 
   it("a budget of N tokens stops the sweep before the job that would pass it starts", async () => {
     await fake(answer());
     const { runId } = await sweep({ name: "budget", concurrency: 1, budget: { maxTokens: 300 } });
     await workSweepToEnd(open, runId);
-    const status = sweepStatus(sqlite, runId)!;
+    const status = (await sweepStatus(sqlite, runId))!;
     // 120 tokens a job: after 2 jobs (240) a third may start; after it (360) none does.
     expect(status).toMatchObject({ state: "stopped", stoppedBy: "budget", tokens: 360 });
     expect(status.jobs).toMatchObject({ done: 3, cancelled: 37, queued: 0, running: 0 });
@@ -319,6 +319,6 @@ describe("sweeps", () => {
     expect(count("SELECT count(DISTINCT question_id || ':' || sample) AS n FROM traces WHERE run_id = ?", runId)).toBe(
       40,
     );
-    expect(sweepStatus(sqlite, runId)!.outcomes).toMatchObject({ fixed: 20, regressed: 20 });
+    expect((await sweepStatus(sqlite, runId))!.outcomes).toMatchObject({ fixed: 20, regressed: 20 });
   }, 120_000);
 });

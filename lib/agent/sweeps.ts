@@ -12,8 +12,8 @@ import { EFFECTIVE_CORRECT } from "@/lib/db/queries/metrics-sql";
 import { loadPrices } from "@/lib/ingest/prices-file";
 import { priceOf } from "@/lib/metrics/prices";
 import { runIdOf } from "@/lib/trace/hash";
-import { withWriteTransaction } from "@/lib/db/write-lock";
-import { JobWorker, liveJob, serverWorker, stopSweep } from "./jobs";
+import { asSql, type Param, type Sql } from "@/lib/db/sql";
+import { JobWorker, liveJob, serverWorker, stopSweep, type StoreOpener } from "./jobs";
 import { defaultLimits, type AgentLimits } from "./loop";
 import { listProviders, type ProviderId } from "./providers";
 import { rerunDefaults } from "./reruns";
@@ -64,26 +64,26 @@ export function sweepMaxima() {
 }
 
 /** Questions a run got wrong in every sample that was judged (never-judged questions are not failing: unknown). */
-export function failingQuestions(sqlite: Database.Database, runId: string): string[] {
+export async function failingQuestions(store: Database.Database | Sql, runId: string): Promise<string[]> {
   return (
-    sqlite
-      .prepare(
-        `SELECT t.question_id AS id FROM traces t WHERE t.run_id = ? GROUP BY t.question_id HAVING max(${EFFECTIVE_CORRECT}) = 0`,
-      )
-      .all(runId) as { id: string }[]
+    await asSql(store).all<{ id: string }>(
+      `SELECT t.question_id AS id FROM traces t WHERE t.run_id = ? GROUP BY t.question_id HAVING max(${EFFECTIVE_CORRECT}) = 0`,
+      [runId],
+    )
   ).map((r) => r.id);
 }
 
 /** Resolves a selection to question ids of the dataset, in the dataset's order. */
-function selectQuestions(sqlite: Database.Database, datasetId: string, selection: Selection): string[] {
+async function selectQuestions(sql: Sql, datasetId: string, selection: Selection): Promise<string[]> {
   const all = (
-    sqlite.prepare("SELECT question_id AS id FROM questions WHERE dataset_id = ? ORDER BY rowid").all(datasetId) as {
-      id: string;
-    }[]
+    await sql.all<{ id: string }>(
+      `SELECT question_id AS id FROM questions WHERE dataset_id = ? ORDER BY ${sql.dialect === "sqlite" ? "rowid" : "position"}`,
+      [datasetId],
+    )
   ).map((r) => r.id);
   if (selection.kind === "all") return all;
   if (selection.kind === "failing") {
-    const failing = new Set(failingQuestions(sqlite, selection.runId));
+    const failing = new Set(await failingQuestions(sql, selection.runId));
     return all.filter((id) => failing.has(id));
   }
   const known = new Set(all);
@@ -97,17 +97,19 @@ function selectQuestions(sqlite: Database.Database, datasetId: string, selection
 
 /** Creates the sweep's run and its jobs (question × sample), queued; returns the run's id. */
 export async function createSweep(
-  sqlite: Database.Database,
+  store: Database.Database | Sql,
   request: SweepRequest,
 ): Promise<{ runId: string; jobs: number }> {
+  const sql = asSql(store);
   const provider = listProviders().find((p) => p.id === request.provider);
   if (!provider?.available)
     throw new SweepError(`provider ${request.provider} is not configured: ${provider?.enable ?? "unknown provider"}`);
   if (request.provider === "simulated" && !SIMULATED_POLICIES[request.model])
     throw new SweepError(`the simulated provider has the models ${Object.keys(SIMULATED_POLICIES).join(", ")}`);
-  const dataset = sqlite
-    .prepare("SELECT id, name FROM datasets WHERE id = ? OR name = ?")
-    .get(request.dataset, request.dataset) as { id: string; name: string } | undefined;
+  const dataset = await sql.get<{ id: string; name: string }>("SELECT id, name FROM datasets WHERE id = ? OR name = ?", [
+    request.dataset,
+    request.dataset,
+  ]);
   if (!dataset) throw new SweepError(`no dataset "${request.dataset}"`);
   const max = sweepMaxima();
   const samples = request.samples ?? 1;
@@ -129,14 +131,16 @@ export async function createSweep(
     maxOutputTokens: Math.min(request.limits?.maxOutputTokens ?? max.maxOutputTokens, max.maxOutputTokens),
   };
   const source = request.sourceRunId
-    ? (sqlite.prepare("SELECT id, name, dataset_id AS datasetId FROM runs WHERE id = ?").get(request.sourceRunId) as
-        { id: string; name: string; datasetId: string | null } | undefined)
+    ? await sql.get<{ id: string; name: string; datasetId: string | null }>(
+        "SELECT id, name, dataset_id AS datasetId FROM runs WHERE id = ?",
+        [request.sourceRunId],
+      )
     : undefined;
   if (request.sourceRunId && !source) throw new SweepError(`no run ${request.sourceRunId}`);
   if (source && source.datasetId !== dataset.id)
     throw new SweepError(`run ${source.name} is not a run of dataset ${dataset.name}`);
   if (request.selection.kind === "failing" && !source) throw new SweepError("failing questions need a source run");
-  const questions = selectQuestions(sqlite, dataset.id, request.selection);
+  const questions = await selectQuestions(sql, dataset.id, request.selection);
   if (!questions.length) throw new SweepError("the selection has no questions");
   if (questions.length * samples > max.jobs)
     throw new SweepError(
@@ -148,7 +152,7 @@ export async function createSweep(
   const name = request.name?.trim() || `Sweep ${stamp} · ${system} · ${modelName}`;
   const run = { name, system, model: modelName };
   const runId = runIdOf(run);
-  if (sqlite.prepare("SELECT 1 FROM runs WHERE id = ?").get(runId))
+  if (await sql.get("SELECT 1 AS one FROM runs WHERE id = ?", [runId]))
     throw new SweepError(`a run named "${name}" with this system and model exists: choose another name`);
   const selection = {
     kind: request.selection.kind,
@@ -170,16 +174,19 @@ export async function createSweep(
     },
     ...(request.provider === "simulated" ? { simulated: true } : {}),
   };
-  const sourceTrace = sqlite.prepare(
-    "SELECT id FROM traces WHERE run_id = ? AND question_id = ? ORDER BY sample LIMIT 1",
-  );
+  // The source run's first trace of each question: what each job's outcome is judged against.
+  const sourceTraces = new Map<string, string>();
+  if (source)
+    for (const t of await sql.all<{ q: string; id: string }>(
+      "SELECT question_id AS q, id FROM traces WHERE run_id = ? ORDER BY sample DESC",
+      [source.id],
+    ))
+      sourceTraces.set(t.q, t.id);
   // The lock is awaited, not waited for synchronously: an upload may hold it (lib/db/write-lock.ts).
-  await withWriteTransaction(sqlite, () => {
-    sqlite
-      .prepare(
-        "INSERT INTO runs (id, name, system, model, benchmark, config, dataset_id, description) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-      )
-      .run(
+  await sql.transaction(async (tx) => {
+    await tx.run(
+      "INSERT INTO runs (id, name, system, model, benchmark, config, dataset_id, description) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      [
         runId,
         name,
         system,
@@ -188,12 +195,11 @@ export async function createSweep(
         JSON.stringify(config),
         dataset.id,
         `Sweep of ${questions.length} questions${source ? ` (${selection.kind === "failing" ? "failing in" : "compared with"} ${source.name})` : ""}, ${samples} sample${samples > 1 ? "s" : ""} each.`,
-      );
-    sqlite
-      .prepare(
-        "INSERT INTO sweeps (run_id, dataset_id, source_run_id, selection, provider, model, variant, limits, samples, concurrency, budget, state, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)",
-      )
-      .run(
+      ],
+    );
+    await tx.run(
+      "INSERT INTO sweeps (run_id, dataset_id, source_run_id, selection, provider, model, variant, limits, samples, concurrency, budget, state, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)",
+      [
         runId,
         dataset.id,
         source?.id ?? null,
@@ -206,14 +212,15 @@ export async function createSweep(
         concurrency,
         JSON.stringify(budget),
         request.createdBy ?? "local",
-      );
-    const job = sqlite.prepare(
-      "INSERT INTO rerun_jobs (id, trace_id, sweep_id, dataset_id, question_id, sample, client, provider, model, variant, limits, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued')",
+      ],
     );
+    // The jobs in order, many per INSERT (one round trip per batch on PostgreSQL); created_at orders their claims.
+    const base = Date.now();
+    const rows: Param[][] = [];
     for (const q of questions) {
-      const from = source ? (sourceTrace.get(source.id, q) as { id: string } | undefined)?.id : undefined;
+      const from = sourceTraces.get(q);
       for (let k = 0; k < samples; k++)
-        job.run(
+        rows.push([
           randomUUID(),
           from ?? null,
           runId,
@@ -225,7 +232,15 @@ export async function createSweep(
           request.model,
           request.variant,
           JSON.stringify(limits),
-        );
+          new Date(base + rows.length).toISOString(),
+        ]);
+    }
+    for (let i = 0; i < rows.length; i += 500) {
+      const chunk = rows.slice(i, i + 500);
+      await tx.run(
+        `INSERT INTO rerun_jobs (id, trace_id, sweep_id, dataset_id, question_id, sample, client, provider, model, variant, limits, created_at, state) VALUES ${chunk.map(() => "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued')").join(", ")}`,
+        chunk.flat(),
+      );
     }
   });
   return { runId, jobs: questions.length * samples };
@@ -277,18 +292,17 @@ function priceFor(provider: string, model: string): SweepStatus["price"] {
   return p ? { input: p.input, output: p.output, source: p.source ?? "METRON_PRICES" } : null;
 }
 
-export function sweepStatus(sqlite: Database.Database, runId: string): SweepStatus | null {
-  const s = sqlite
-    .prepare(
-      `SELECT s.*, r.name, src.name AS sourceName FROM sweeps s JOIN runs r ON r.id = s.run_id LEFT JOIN runs src ON src.id = s.source_run_id WHERE s.run_id = ?`,
-    )
-    .get(runId) as Record<string, string | number | null> | undefined;
+export async function sweepStatus(store: Database.Database | Sql, runId: string): Promise<SweepStatus | null> {
+  const sql = asSql(store);
+  const s = await sql.get<Record<string, string | number | null>>(
+    `SELECT s.*, r.name, src.name AS sourceName FROM sweeps s JOIN runs r ON r.id = s.run_id LEFT JOIN runs src ON src.id = s.source_run_id WHERE s.run_id = ?`,
+    [runId],
+  );
   if (!s) return null;
-  const jobs = sqlite
-    .prepare(
-      "SELECT state, count(*) AS n, sum(tokens) AS tokens, sum(cost_usd) AS cost, count(cost_usd) AS priced FROM rerun_jobs WHERE sweep_id = ? GROUP BY state",
-    )
-    .all(runId) as { state: string; n: number; tokens: number | null; cost: number | null; priced: number }[];
+  const jobs = await sql.all<{ state: string; n: number; tokens: number | null; cost: number | null; priced: number }>(
+    "SELECT state, count(*) AS n, sum(tokens) AS tokens, sum(cost_usd) AS cost, count(cost_usd) AS priced FROM rerun_jobs WHERE sweep_id = ? GROUP BY state",
+    [runId],
+  );
   const count = (state: string) => jobs.find((j) => j.state === state)?.n ?? 0;
   const finished = jobs.filter((j) => j.state === "done" || j.state === "failed");
   const tokens = finished.reduce((a, j) => a + (j.tokens ?? 0), 0);
@@ -301,25 +315,22 @@ export function sweepStatus(sqlite: Database.Database, runId: string): SweepStat
     "still wrong": 0,
     unknown: 0,
   };
-  const judged = sqlite
-    .prepare(
-      `SELECT (SELECT ${EFFECTIVE_CORRECT} FROM traces t WHERE t.id = j.trace_id) AS before,
+  const judged = await sql.all<{ before: number | null; after: number | null }>(
+    `SELECT (SELECT ${EFFECTIVE_CORRECT} FROM traces t WHERE t.id = j.trace_id) AS before,
               (SELECT ${EFFECTIVE_CORRECT} FROM traces t WHERE t.id = j.result_trace_id) AS after
        FROM rerun_jobs j WHERE j.sweep_id = ? AND j.state IN ('done', 'failed') AND j.result_trace_id IS NOT NULL`,
-    )
-    .all(runId) as { before: number | null; after: number | null }[];
+    [runId],
+  );
   for (const j of judged)
     outcomes[verdictOf(j.before === null ? null : j.before === 1, j.after === null ? null : j.after === 1)]++;
-  const errors = sqlite
-    .prepare(
-      "SELECT question_id AS questionId, sample, error FROM rerun_jobs WHERE sweep_id = ? AND state = 'failed' ORDER BY finished_at DESC LIMIT 20",
-    )
-    .all(runId) as SweepStatus["errors"];
-  const runningRows = sqlite
-    .prepare(
-      "SELECT id, question_id AS questionId, sample FROM rerun_jobs WHERE sweep_id = ? AND state = 'running' ORDER BY started_at",
-    )
-    .all(runId) as { id: string; questionId: string; sample: number }[];
+  const errors = await sql.all<SweepStatus["errors"][number]>(
+    "SELECT question_id AS questionId, sample, error FROM rerun_jobs WHERE sweep_id = ? AND state = 'failed' ORDER BY finished_at DESC LIMIT 20",
+    [runId],
+  );
+  const runningRows = await sql.all<{ id: string; questionId: string; sample: number }>(
+    "SELECT id, question_id AS questionId, sample FROM rerun_jobs WHERE sweep_id = ? AND state = 'running' ORDER BY started_at",
+    [runId],
+  );
   const running = runningRows.map((r) => {
     const live = liveJob(r.id);
     const steps = (live?.events ?? []).flatMap((e) => (e.type === "step" ? [e.step] : []));
@@ -379,52 +390,51 @@ export function sweepStatus(sqlite: Database.Database, runId: string): SweepStat
 
 /** Pause (nothing new starts; what runs finishes), resume, or cancel (queued jobs dropped, running ones stopped). */
 export async function controlSweep(
-  sqlite: Database.Database,
+  store: Database.Database | Sql,
   runId: string,
   action: "pause" | "resume" | "cancel",
 ): Promise<{ state: string }> {
-  const s = sqlite.prepare("SELECT state FROM sweeps WHERE run_id = ?").get(runId) as { state: string } | undefined;
+  const sql = asSql(store);
+  const stateOf = () => sql.get<{ state: string }>("SELECT state FROM sweeps WHERE run_id = ?", [runId]);
+  const s = await stateOf();
   if (!s) throw new SweepError(`run ${runId} is not a sweep`);
   if (action === "pause") {
     if (s.state !== "running") throw new SweepError(`the sweep is ${s.state}, not running`);
-    await withWriteTransaction(sqlite, () =>
-      sqlite.prepare("UPDATE sweeps SET state = 'paused' WHERE run_id = ?").run(runId),
-    );
+    await sql.transaction((tx) => tx.run("UPDATE sweeps SET state = 'paused' WHERE run_id = ?", [runId]));
   } else if (action === "resume") {
     if (s.state === "done") throw new SweepError("the sweep is done: there is nothing to resume");
     // A running sweep whose process was killed resumes as it is: its jobs are taken back by the next worker.
     if (s.state === "cancelled") throw new SweepError("the sweep was cancelled: start a new one");
     // A sweep stopped by its budget resumes only with a larger budget (sweep resume --max-…).
-    await withWriteTransaction(sqlite, () => {
-      sqlite
-        .prepare(
-          "UPDATE rerun_jobs SET state = 'queued', error = NULL, finished_at = NULL WHERE sweep_id = ? AND state = 'cancelled' AND error LIKE 'not run:%'",
-        )
-        .run(runId);
-      sqlite
-        .prepare("UPDATE sweeps SET state = 'running', stopped_by = NULL, finished_at = NULL WHERE run_id = ?")
-        .run(runId);
+    await sql.transaction(async (tx) => {
+      await tx.run(
+        "UPDATE rerun_jobs SET state = 'queued', error = NULL, finished_at = NULL WHERE sweep_id = ? AND state = 'cancelled' AND error LIKE 'not run:%'",
+        [runId],
+      );
+      await tx.run("UPDATE sweeps SET state = 'running', stopped_by = NULL, finished_at = NULL WHERE run_id = ?", [
+        runId,
+      ]);
     });
   } else {
     if (s.state === "done" || s.state === "cancelled") throw new SweepError(`the sweep is already ${s.state}`);
-    await withWriteTransaction(sqlite, () => stopSweep(sqlite, runId, "cancel", "not run: the sweep was cancelled"));
+    await stopSweep(sql, runId, "cancel", "not run: the sweep was cancelled");
   }
-  return { state: (sqlite.prepare("SELECT state FROM sweeps WHERE run_id = ?").get(runId) as { state: string }).state };
+  return { state: (await stateOf())!.state };
 }
 
 /** Raises a stopped sweep's budget before resuming it. */
-export async function setSweepBudget(sqlite: Database.Database, runId: string, budget: Budget): Promise<void> {
-  await withWriteTransaction(sqlite, () =>
-    sqlite.prepare("UPDATE sweeps SET budget = ? WHERE run_id = ?").run(JSON.stringify(budget), runId),
+export async function setSweepBudget(store: Database.Database | Sql, runId: string, budget: Budget): Promise<void> {
+  await asSql(store).transaction((tx) =>
+    tx.run("UPDATE sweeps SET budget = ? WHERE run_id = ?", [JSON.stringify(budget), runId]),
   );
 }
 
 /** The server starts its worker; the CLI works one sweep itself until nothing of it is left to take here. */
-export function startSweepWork(openStore: () => Database.Database): void {
+export function startSweepWork(openStore: StoreOpener): void {
   serverWorker(openStore);
 }
 
-export async function workSweepToEnd(openStore: () => Database.Database, runId: string): Promise<void> {
+export async function workSweepToEnd(openStore: StoreOpener, runId: string): Promise<void> {
   const worker = new JobWorker(openStore, runId);
   // The worker's timers do not hold a process open (a server's must not); this one does, until the sweep ends.
   const keepAlive = setInterval(() => {}, 60_000);
@@ -438,14 +448,18 @@ export async function workSweepToEnd(openStore: () => Database.Database, runId: 
 }
 
 /** What the sweep form of a page needs: the dataset's size, the source run's failing questions, providers, defaults. */
-export function sweepFormSetup(
-  sqlite: Database.Database,
+export async function sweepFormSetup(
+  store: Database.Database | Sql,
   datasetId: string,
   source?: { id: string; name: string; system: string; model: string },
   filter?: { ids: string[]; description: string },
 ) {
+  const sql = asSql(store);
   const max = sweepMaxima();
   const d = source ? rerunDefaults(source) : rerunDefaults({ system: "Sophrosyne", model: "sim-careful" });
+  const failing = source ? (await failingQuestions(sql, source.id)).length : 0;
+  const total = (await sql.get<{ n: number }>("SELECT count(*) AS n FROM questions WHERE dataset_id = ?", [datasetId]))
+    ?.n;
   return {
     datasetId,
     ...(source
@@ -453,14 +467,12 @@ export function sweepFormSetup(
           source: {
             id: source.id,
             name: source.name,
-            failing: failingQuestions(sqlite, source.id).length,
+            failing,
             ...(filter?.ids.length ? { filter } : {}),
           },
         }
       : {}),
-    totalQuestions: (
-      sqlite.prepare("SELECT count(*) AS n FROM questions WHERE dataset_id = ?").get(datasetId) as { n: number }
-    ).n,
+    totalQuestions: total ?? 0,
     providers: listProviders().map((p) => ({ id: p.id, label: p.label, available: p.available, models: p.models })),
     defaults: {
       provider: d.provider,

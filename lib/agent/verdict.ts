@@ -3,7 +3,7 @@
  * execution accuracy when evaluated, else its recorded outcome (EFFECTIVE_CORRECT); with either unknown there is
  * no verdict, and it says which side is missing. Deltas are the rerun's minus the original's.
  */
-import type Database from "better-sqlite3";
+import type { Sql } from "@/lib/db/sql";
 import { EFFECTIVE_CORRECT } from "@/lib/db/queries/metrics-sql";
 
 export type VerdictKind = "fixed" | "regressed" | "still right" | "still wrong" | "unknown";
@@ -31,14 +31,16 @@ interface Side {
   tokens: number | null;
 }
 
-export function traceVerdict(sqlite: Database.Database, originalId: string, rerunId: string): Verdict {
-  const side = sqlite.prepare(
-    `SELECT ${EFFECTIVE_CORRECT} AS correct, t.over_exploration AS overExploration,
-       CASE WHEN t.tokens_recorded THEN t.input_tokens + t.output_tokens END AS tokens
+export async function traceVerdict(sql: Sql, originalId: string, rerunId: string): Promise<Verdict> {
+  const side = (id: string) =>
+    sql.get<Side>(
+      `SELECT ${EFFECTIVE_CORRECT} AS correct, t.over_exploration AS overExploration,
+       CASE WHEN t.tokens_recorded = 1 THEN t.input_tokens + t.output_tokens END AS tokens
      FROM traces t WHERE t.id = ?`,
-  );
-  const a = side.get(originalId) as Side | undefined;
-  const b = side.get(rerunId) as Side | undefined;
+      [id],
+    );
+  const a = await side(originalId);
+  const b = await side(rerunId);
   const before = a?.correct == null ? null : a.correct === 1;
   const after = b?.correct == null ? null : b.correct === 1;
   const kind = verdictOf(before, after);

@@ -94,7 +94,7 @@ describe("metron worker", () => {
     expect(byWorker(b.child)).toBeGreaterThan(0);
     a.child.kill("SIGKILL");
     await a.exited;
-    await expect.poll(() => sweepStatus(sqlite, runId)!.state, { timeout: 60_000, interval: 100 }).toBe("done");
+    await expect.poll(async () => (await sweepStatus(sqlite, runId))!.state, { timeout: 60_000, interval: 100 }).toBe("done");
     expect(count("SELECT count(*) AS n FROM traces WHERE run_id = ?", runId)).toBe(200);
     expect(count("SELECT count(DISTINCT question_id || ':' || sample) AS n FROM traces WHERE run_id = ?", runId)).toBe(
       200,
@@ -119,7 +119,7 @@ describe("metron worker", () => {
       count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state IN ('failed', 'cancelled')", runId),
     ).toBe(0);
     const d = startWorker("d");
-    await expect.poll(() => sweepStatus(sqlite, runId)!.state, { timeout: 60_000, interval: 100 }).toBe("done");
+    await expect.poll(async () => (await sweepStatus(sqlite, runId))!.state, { timeout: 60_000, interval: 100 }).toBe("done");
     expect(count("SELECT count(*) AS n FROM traces WHERE run_id = ?", runId)).toBe(12);
     d.child.kill("SIGTERM");
     await d.exited;

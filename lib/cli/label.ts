@@ -22,7 +22,7 @@ export async function runLabelCommand(argv: string[]): Promise<number> {
   const db = openDb();
   const sqlite = db.$client;
   try {
-    const runId = values.run ? resolveRun(sqlite, values.run) : undefined;
+    const runId = values.run ? await resolveRun(sqlite, values.run) : undefined;
     switch (sub) {
       case "set":
       case "unset":

@@ -3,10 +3,11 @@ import { openDb } from "@/lib/db/client";
 import { compareModes, numericModes, type CompareMode, type NumericMode } from "@/lib/eval/compare";
 import { evaluateRun } from "@/lib/eval/evaluate-run";
 import { recomputeRun } from "@/lib/ingest/recompute";
+import { asSql, type Sql } from "@/lib/db/sql";
 import { UsageError } from "./args";
 
-export function resolveRun(sqlite: ReturnType<typeof openDb>["$client"], ref: string): string {
-  const rows = sqlite.prepare("SELECT id FROM runs WHERE id = ? OR name = ?").all(ref, ref) as { id: string }[];
+export async function resolveRun(store: ReturnType<typeof openDb>["$client"] | Sql, ref: string): Promise<string> {
+  const rows = await asSql(store).all<{ id: string }>("SELECT id FROM runs WHERE id = ? OR name = ?", [ref, ref]);
   if (rows.length === 0) throw new UsageError(`no run with id or name "${ref}"`);
   if (rows.length > 1)
     throw new UsageError(
@@ -28,9 +29,10 @@ export async function runRecomputeCommand(argv: string[]): Promise<number> {
   try {
     const ids = values.all
       ? (db.$client.prepare("SELECT id FROM runs").all() as { id: string }[]).map((r) => r.id)
-      : (values.run ?? []).map((r) => resolveRun(db.$client, r));
+      : await Promise.all((values.run ?? []).map((r) => resolveRun(db.$client, r)));
     if (ids.length === 0) throw new UsageError("give --run R (repeatable) or --all");
-    const out = ids.map((id) => ({ run_id: id, ...recomputeRun(db.$client, id) }));
+    const out = [];
+    for (const id of ids) out.push({ run_id: id, ...(await recomputeRun(db.$client, id)) });
     console.log(
       values.json
         ? JSON.stringify(out, null, 2)
@@ -59,7 +61,7 @@ export async function runEvaluateCommand(argv: string[]): Promise<number> {
     throw new UsageError(`--numeric must be one of ${numericModes.join(", ")}`);
   const db = openDb();
   try {
-    const runId = resolveRun(db.$client, values.run);
+    const runId = await resolveRun(db.$client, values.run);
     let last = 0;
     const { counts } = await evaluateRun(db.$client, runId, {
       mode: values.mode as CompareMode,

@@ -38,7 +38,7 @@ export async function runRunCommand(argv: string[]): Promise<number> {
   const db = openDb();
   const sqlite = db.$client;
   try {
-    const runId = resolveRun(sqlite, ref);
+    const runId = await resolveRun(sqlite, ref);
     const out: Record<string, unknown> = { run_id: runId };
     if (sub === "archive" || sub === "unarchive") {
       await archiveRun(sqlite, runId, sub === "archive", "cli");

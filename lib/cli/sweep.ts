@@ -4,7 +4,7 @@
  * `metron sweep status|pause|resume|cancel RUN`.
  */
 import { parseArgs } from "node:util";
-import { openConnection, openDb } from "@/lib/db/client";
+import { openStore, storeOpener } from "@/lib/db/store";
 import { variants, type Variant } from "@/lib/environment/directives";
 import { providerIds, type ProviderId } from "@/lib/agent/providers";
 import {
@@ -111,11 +111,11 @@ export async function runSweepCommand(argv: string[]): Promise<number> {
     throw new UsageError(`--variant must be one of ${variants.join(", ")}`);
   const chosen = [values.failing, values.questions !== undefined, values.all].filter(Boolean).length;
   if (chosen !== 1) throw new UsageError("choose the questions with exactly one of --failing, --questions, --all");
-  const db = openDb();
+  const sql = await openStore();
   let runId: string;
   let sourceRunId: string | undefined;
   try {
-    sourceRunId = values["from-run"] ? resolveRun(db.$client, values["from-run"]) : undefined;
+    sourceRunId = values["from-run"] ? await resolveRun(sql, values["from-run"]) : undefined;
     if (values.failing && !sourceRunId) throw new UsageError("--failing needs --from-run R");
     const selection: Selection = values.failing
       ? { kind: "failing", runId: sourceRunId! }
@@ -129,7 +129,7 @@ export async function runSweepCommand(argv: string[]): Promise<number> {
               .filter(Boolean),
           };
     const maxSteps = number("max-steps", values["max-steps"], true);
-    ({ runId } = await createSweep(db.$client, {
+    ({ runId } = await createSweep(sql, {
       dataset: values.dataset,
       sourceRunId,
       selection,
@@ -147,7 +147,7 @@ export async function runSweepCommand(argv: string[]): Promise<number> {
     if (e instanceof SweepError) throw new UsageError(e.message);
     throw e;
   } finally {
-    db.$client.close();
+    await sql.close();
   }
   console.error(`sweep started: run ${runId}${values.detach ? " (a running server works it)" : ""}`);
   if (!values.detach) await work(runId);
@@ -156,18 +156,18 @@ export async function runSweepCommand(argv: string[]): Promise<number> {
 
 async function work(runId: string): Promise<void> {
   try {
-    await workSweepToEnd(() => openConnection(), runId);
+    await workSweepToEnd(storeOpener(), runId);
   } finally {
     await closeSharedSandbox();
   }
 }
 
-function printStatus(runId: string, json: boolean): number {
-  const db = openDb();
+async function printStatus(runId: string, json: boolean): Promise<number> {
+  const sql = await openStore();
   try {
-    print(sweepStatus(db.$client, runId)!, json);
+    print((await sweepStatus(sql, runId))!, json);
   } finally {
-    db.$client.close();
+    await sql.close();
   }
   return 0;
 }
@@ -185,23 +185,23 @@ async function control(action: "status" | "pause" | "resume" | "cancel", argv: s
     },
   });
   if (positionals.length !== 1) throw new UsageError(`sweep ${action} takes one run (id or name)`);
-  const db = openDb();
+  const sql = await openStore();
   let runId: string;
   try {
-    runId = resolveRun(db.$client, positionals[0]);
-    const status = sweepStatus(db.$client, runId);
+    runId = await resolveRun(sql, positionals[0]);
+    const status = await sweepStatus(sql, runId);
     if (!status) throw new UsageError(`run ${positionals[0]} is not a sweep`);
     if (action !== "status") {
       const raised = budgetOf(values);
       if (action === "resume" && Object.keys(raised).length)
-        await setSweepBudget(db.$client, runId, { ...status.budget, ...raised });
-      await controlSweep(db.$client, runId, action);
+        await setSweepBudget(sql, runId, { ...status.budget, ...raised });
+      await controlSweep(sql, runId, action);
     }
   } catch (e) {
     if (e instanceof SweepError) throw new UsageError(e.message);
     throw e;
   } finally {
-    db.$client.close();
+    await sql.close();
   }
   if (action === "resume" && !values.detach) await work(runId);
   return printStatus(runId, values.json);

@@ -7,7 +7,8 @@
  */
 import { parseArgs } from "node:util";
 import { JobWorker } from "@/lib/agent/jobs";
-import { databasePath, openConnection, openDb } from "@/lib/db/client";
+import { databasePath } from "@/lib/db/client";
+import { openStore, postgresUrl, storeOpener } from "@/lib/db/store";
 import { closeSharedSandbox } from "@/lib/sql/sandbox/sandbox";
 import { UsageError } from "./args";
 
@@ -19,10 +20,12 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
   const concurrency = values.concurrency === undefined ? Infinity : Number(values.concurrency);
   if (!(concurrency === Infinity || (Number.isInteger(concurrency) && concurrency > 0)))
     throw new UsageError("--concurrency must be a whole number ≥ 1");
-  openDb().$client.close(); // migrated before the worker opens its connections
-  const worker = new JobWorker(() => openConnection(), undefined, concurrency);
+  const migrated = await openStore(); // migrated before the worker opens its connections
+  const where = postgresUrl() ? migrated.name : databasePath();
+  await migrated.close();
+  const worker = new JobWorker(storeOpener(), undefined, concurrency);
   console.error(
-    `metron worker ${worker.id}: taking sweep jobs and reruns from ${databasePath()}${concurrency === Infinity ? "" : `, at most ${concurrency} at once`} (Ctrl-C stops it; its running jobs go back to the queue)`,
+    `metron worker ${worker.id}: taking sweep jobs and reruns from ${where}${concurrency === Infinity ? "" : `, at most ${concurrency} at once`} (Ctrl-C stops it; its running jobs go back to the queue)`,
   );
   worker.kick();
   const keepAlive = setInterval(() => undefined, 1 << 30);

@@ -259,7 +259,7 @@ export async function importDataset(db: Db, opts: ImportOptions, filesDir = data
     for (const r of linked) link.run(datasetId, r.id);
     return linked.map((r) => r.id);
   })();
-  for (const runId of linkedRuns) recomputeRun(sqlite, runId);
+  for (const runId of linkedRuns) await recomputeRun(sqlite, runId);
 
   return {
     dataset: opts.name,

@@ -204,12 +204,15 @@ interface PgQueryable {
 }
 
 /** A PostgreSQL store behind `Sql`: a pool of connections (`METRON_PG_POOL`, default 10). */
-export async function postgresSql(url: string): Promise<Sql> {
+export async function postgresSql(url: string, options: { max?: number } = {}): Promise<Sql> {
   const pg = (await import("pg")).default;
   // bigint (20), numeric (1700): numbers, as SQLite gives them. Counts and sums of bigint are numeric in PostgreSQL.
   pg.types.setTypeParser(20, (v: string) => Number(v));
   pg.types.setTypeParser(1700, (v: string) => Number(v));
-  const pool = new pg.Pool({ connectionString: url, max: Number(process.env.METRON_PG_POOL ?? 10) || 10 });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? (Number(process.env.METRON_PG_POOL ?? 10) || 10),
+  });
   let cursors = 0;
   const name = url.replace(/:[^:@/]*@/, ":***@");
   const over = (q: PgQueryable, close: () => Promise<void>): Sql => {
@@ -268,4 +271,14 @@ export async function postgresSql(url: string): Promise<Sql> {
 
 export function isPostgresUrl(url: string | undefined): url is string {
   return !!url && /^postgres(ql)?:\/\//.test(url);
+}
+
+const wrapped = new WeakMap<Database.Database, Sql>();
+
+/** A store as `Sql`: itself, or a SQLite connection wrapped (once per connection). */
+export function asSql(store: Database.Database | Sql): Sql {
+  if ("dialect" in store) return store;
+  let sql = wrapped.get(store);
+  if (!sql) wrapped.set(store, (sql = sqliteSql(store)));
+  return sql;
 }

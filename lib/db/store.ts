@@ -4,7 +4,7 @@
  * `drizzle/`, PostgreSQL from `drizzle-pg/` (generated from the schema derived from the same description).
  */
 import path from "node:path";
-import { getDb, migrationsFolder, openDb } from "./client";
+import { getDb, migrationsFolder, openConnection, openDb } from "./client";
 import { isPostgresUrl, postgresSql, sqliteSql, type Sql } from "./sql";
 
 /** The PostgreSQL URL this process uses, or undefined for the SQLite store. */
@@ -45,6 +45,15 @@ export async function openStore(url = postgresUrl()): Promise<Sql> {
     return postgresSql(url);
   }
   return sqliteSql(openDb().$client);
+}
+
+/**
+ * How job workers, reruns and background tasks open a store of their own (they close it): a new SQLite connection,
+ * or a small pool on the PostgreSQL server (`METRON_PG_POOL` does not apply: two connections each).
+ */
+export function storeOpener(): () => Promise<Sql> {
+  const url = postgresUrl();
+  return url ? () => postgresSql(url, { max: 2 }) : async () => sqliteSql(openConnection());
 }
 
 const g = globalThis as unknown as { metronSql?: Promise<Sql> };

@@ -1,6 +1,7 @@
 /** A registered database of a dataset, as the environment's tools and directive strategies see it. */
 import type Database from "better-sqlite3";
 import type { ForeignKey, TableInfo } from "@/lib/db/schema";
+import type { Sql } from "@/lib/db/sql";
 
 export interface DatabaseInfo {
   datasetId: string;
@@ -21,41 +22,57 @@ export interface QuestionInfo {
   goldTables: string[] | null;
 }
 
-export function loadQuestion(
-  sqlite: Database.Database,
-  datasetRef: string,
-  questionId: string,
-): { question: QuestionInfo; database: DatabaseInfo } {
-  const dataset = sqlite.prepare("SELECT id FROM datasets WHERE id = ? OR name = ?").get(datasetRef, datasetRef) as
-    { id: string } | undefined;
+const DATASET_SQL = "SELECT id FROM datasets WHERE id = ? OR name = ?";
+const QUESTION_SQL =
+  "SELECT question_id AS id, db_id AS dbId, text, evidence, gold_sql AS goldSql, gold_tables AS goldTables FROM questions WHERE dataset_id = ? AND question_id = ?";
+const DATABASE_SQL =
+  "SELECT path, sha256, schema_only AS schemaOnly, tables, foreign_keys AS foreignKeys FROM databases WHERE id = ?";
+type QuestionRow = Omit<QuestionInfo, "goldTables"> & { goldTables: string | null };
+type DatabaseRow = { path: string; sha256: string; schemaOnly: number; tables: string; foreignKeys: string };
+
+function questionInfo(datasetRef: string, dataset: { id: string } | undefined, questionId: string, q?: QuestionRow) {
   if (!dataset) throw new Error(`no dataset "${datasetRef}": import it first (metron dataset import)`);
-  const q = sqlite
-    .prepare(
-      "SELECT question_id AS id, db_id AS dbId, text, evidence, gold_sql AS goldSql, gold_tables AS goldTables FROM questions WHERE dataset_id = ? AND question_id = ?",
-    )
-    .get(dataset.id, questionId) as (Omit<QuestionInfo, "goldTables"> & { goldTables: string | null }) | undefined;
   if (!q) throw new Error(`dataset ${dataset.id} has no question "${questionId}"`);
-  return {
-    question: { ...q, goldTables: q.goldTables ? JSON.parse(q.goldTables) : null },
-    database: loadDatabase(sqlite, dataset.id, q.dbId),
-  };
+  return { ...q, goldTables: q.goldTables ? (JSON.parse(q.goldTables) as string[]) : null };
 }
 
-export function loadDatabase(sqlite: Database.Database, datasetId: string, dbId: string): DatabaseInfo {
-  const d = sqlite
-    .prepare(
-      "SELECT path, sha256, schema_only AS schemaOnly, tables, foreign_keys AS foreignKeys FROM databases WHERE id = ?",
-    )
-    .get(`${datasetId}:${dbId}`) as
-    { path: string; sha256: string; schemaOnly: number; tables: string; foreignKeys: string } | undefined;
+function databaseInfo(datasetId: string, dbId: string, d: DatabaseRow | undefined): DatabaseInfo {
   if (!d) throw new Error(`database ${dbId} is not registered in dataset ${datasetId}`);
   return {
     datasetId,
     dbId,
     path: d.path,
     sha256: d.sha256,
-    schemaOnly: d.schemaOnly === 1,
+    schemaOnly: Number(d.schemaOnly) === 1,
     tables: JSON.parse(d.tables),
     foreignKeys: JSON.parse(d.foreignKeys),
   };
+}
+
+export function loadQuestion(
+  sqlite: Database.Database,
+  datasetRef: string,
+  questionId: string,
+): { question: QuestionInfo; database: DatabaseInfo } {
+  const dataset = sqlite.prepare(DATASET_SQL).get(datasetRef, datasetRef) as { id: string } | undefined;
+  const q = dataset ? (sqlite.prepare(QUESTION_SQL).get(dataset.id, questionId) as QuestionRow | undefined) : undefined;
+  const question = questionInfo(datasetRef, dataset, questionId, q);
+  return { question, database: loadDatabase(sqlite, dataset!.id, question.dbId) };
+}
+
+export function loadDatabase(sqlite: Database.Database, datasetId: string, dbId: string): DatabaseInfo {
+  return databaseInfo(datasetId, dbId, sqlite.prepare(DATABASE_SQL).get(`${datasetId}:${dbId}`) as DatabaseRow);
+}
+
+/** `loadQuestion` on either engine (lib/db/sql.ts). */
+export async function loadQuestionFrom(
+  sql: Sql,
+  datasetRef: string,
+  questionId: string,
+): Promise<{ question: QuestionInfo; database: DatabaseInfo }> {
+  const dataset = await sql.get<{ id: string }>(DATASET_SQL, [datasetRef, datasetRef]);
+  const q = dataset ? await sql.get<QuestionRow>(QUESTION_SQL, [dataset.id, questionId]) : undefined;
+  const question = questionInfo(datasetRef, dataset, questionId, q);
+  const d = await sql.get<DatabaseRow>(DATABASE_SQL, [`${dataset!.id}:${question.dbId}`]);
+  return { question, database: databaseInfo(dataset!.id, question.dbId, d) };
 }

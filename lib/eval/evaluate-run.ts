@@ -6,7 +6,7 @@
 import type Database from "better-sqlite3";
 import { createHash } from "node:crypto";
 import { extractSql } from "@/lib/sql/extract-sql";
-import { withWriteTransaction } from "@/lib/db/write-lock";
+import { asSql, type Sql } from "@/lib/db/sql";
 import { resultsMatch, rowKey, type CompareMode, type NumericMode } from "./compare";
 import { SqlSandbox, type QueryResult, type SqlValue } from "@/lib/sql/sandbox/sandbox";
 import { exOutcomes, type ExOutcome } from "./outcomes";
@@ -49,49 +49,56 @@ export interface EvaluateOptions {
 }
 
 export async function evaluateRun(
-  sqlite: Database.Database,
+  store: Database.Database | Sql,
   runId: string,
   options: EvaluateOptions = {},
 ): Promise<{ run_id: string; counts: ExCounts }> {
-  const run = sqlite.prepare("SELECT id, dataset_id AS datasetId FROM runs WHERE id = ?").get(runId) as
-    { id: string; datasetId: string | null } | undefined;
+  const sql = asSql(store);
+  const run = await sql.get<{ id: string; datasetId: string | null }>(
+    "SELECT id, dataset_id AS datasetId FROM runs WHERE id = ?",
+    [runId],
+  );
   if (!run) throw new Error(`no run ${runId}`);
   const mode = options.mode ?? "set";
   const numeric = options.numeric ?? "exact";
   const sandbox = options.sandbox ?? new SqlSandbox();
   const only = options.traceIds;
-  const traces = sqlite
-    .prepare(
-      `SELECT id, question_id, db_id, final_sql, gold_sql FROM traces WHERE run_id = ?${only ? ` AND id IN (${only.map(() => "?").join(",") || "NULL"})` : ""}`,
-    )
-    .all(runId, ...(only ?? [])) as TraceRow[];
-  const dbOf = sqlite.prepare("SELECT path, sha256, schema_only FROM databases WHERE id = ?");
-  const cachedGold = sqlite.prepare("SELECT result, error FROM gold_results WHERE db_sha256 = ? AND sql_hash = ?");
-  const saveGold = sqlite.prepare(
-    "INSERT OR REPLACE INTO gold_results (db_sha256, sql_hash, result, error) VALUES (?, ?, ?, ?)",
+  const traces = await sql.all<TraceRow>(
+    `SELECT id, question_id, db_id, final_sql, gold_sql FROM traces WHERE run_id = ?${only ? ` AND id IN (${only.map(() => "?").join(",") || "NULL"})` : ""}`,
+    [runId, ...(only ?? [])],
   );
-  const save = sqlite.prepare(
-    "UPDATE traces SET ex_outcome = ?, ex_error = ?, ex_result_hash = ?, evaluated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?",
-  );
+  const dbOf = (id: string) => sql.get<DbRow>("SELECT path, sha256, schema_only FROM databases WHERE id = ?", [id]);
+  const cachedGold = (sha: string, key: string) =>
+    sql.get<{ result: string | null; error: string | null }>(
+      "SELECT result, error FROM gold_results WHERE db_sha256 = ? AND sql_hash = ?",
+      [sha, key],
+    );
+  const saveGold = (sha: string, key: string, result: string | null, error: string | null) =>
+    sql.run(
+      `INSERT INTO gold_results (db_sha256, sql_hash, result, error) VALUES (?, ?, ?, ?)
+       ON CONFLICT (db_sha256, sql_hash) DO UPDATE SET result = excluded.result, error = excluded.error`,
+      [sha, key, result, error],
+    );
   const counts = Object.fromEntries(exOutcomes.map((o) => [o, 0])) as ExCounts;
   const inFlight = new Map<string, Promise<GoldResult>>();
 
-  const goldResult = (db: DbRow, sql: string): Promise<GoldResult> => {
-    const key = createHash("sha256").update(sql).digest("hex");
+  const goldResult = async (db: DbRow, goldSql: string): Promise<GoldResult> => {
+    const key = createHash("sha256").update(goldSql).digest("hex");
     const cacheKey = `${db.sha256}:${key}`;
-    const cached = cachedGold.get(db.sha256, key) as { result: string | null; error: string | null } | undefined;
-    if (cached) return Promise.resolve(cached.error !== null ? { error: cached.error } : decode(cached.result!));
     let pending = inFlight.get(cacheKey);
     if (!pending) {
-      pending = sandbox.run(db.path, sql).then((r) => {
+      pending = (async () => {
+        const cached = await cachedGold(db.sha256, key);
+        if (cached) return cached.error !== null ? { error: cached.error } : (decode(cached.result!) as GoldResult);
+        const r = await sandbox.run(db.path, goldSql);
         const value: GoldResult = r.ok
           ? { rows: r.rows, truncated: r.truncated }
           : { error: r.kind === "timeout" ? `timeout: ${r.error}` : r.error };
         // Time-outs depend on the machine: not cached.
         if (r.ok || r.kind !== "timeout")
-          saveGold.run(db.sha256, key, r.ok ? encode(value) : null, r.ok ? null : (value as { error: string }).error);
+          await saveGold(db.sha256, key, r.ok ? encode(value) : null, r.ok ? null : (value as { error: string }).error);
         return value;
-      });
+      })();
       inFlight.set(cacheKey, pending);
     }
     return pending;
@@ -108,9 +115,9 @@ export async function evaluateRun(
     if (!t.final_sql) return ["no_submission", null, null];
     if (!run.datasetId) return ["not_evaluated", "the run is not linked to a dataset", null];
     if (!t.db_id) return ["not_evaluated", "the trace names no database", null];
-    const db = dbOf.get(`${run.datasetId}:${t.db_id}`) as DbRow | undefined;
+    const db = await dbOf(`${run.datasetId}:${t.db_id}`);
     if (!db) return ["not_evaluated", `database ${t.db_id} is not registered in the dataset`, null];
-    if (db.schema_only) return ["not_evaluated", "schema-only database: every result would be empty", null];
+    if (Number(db.schema_only)) return ["not_evaluated", "schema-only database: every result would be empty", null];
     if (!t.gold_sql) return ["not_evaluated", "no gold SQL", null];
     const gold = await goldResult(db, t.gold_sql);
     if ("error" in gold) return ["gold_error", gold.error, null];
@@ -148,16 +155,19 @@ export async function evaluateRun(
   } finally {
     if (!options.sandbox) await sandbox.close();
   }
-  await withWriteTransaction(sqlite, () => {
+  const at = new Date().toISOString();
+  await sql.transaction(async (tx) => {
     for (const [id, [outcome, error, hash]] of results) {
       counts[outcome]++;
-      save.run(outcome, error, hash, id);
+      await tx.run(
+        "UPDATE traces SET ex_outcome = ?, ex_error = ?, ex_result_hash = ?, evaluated_at = ? WHERE id = ?",
+        [outcome, error, hash, at, id],
+      );
     }
-    sqlite
-      .prepare(
-        `UPDATE runs SET version = version + 1, ex_settings = ${only ? "coalesce(ex_settings, ?)" : "?"} WHERE id = ?`,
-      )
-      .run(JSON.stringify({ mode, numeric, evaluated_at: new Date().toISOString() }), runId);
+    await tx.run(
+      `UPDATE runs SET version = version + 1, ex_settings = ${only ? "coalesce(ex_settings, ?)" : "?"} WHERE id = ?`,
+      [JSON.stringify({ mode, numeric, evaluated_at: at }), runId],
+    );
   });
   return { run_id: runId, counts };
 }

@@ -6,6 +6,7 @@
  * never rewritten except by delete; derived columns are recomputed.
  */
 import type Database from "better-sqlite3";
+import { asSql, type Sql } from "@/lib/db/sql";
 import { randomUUID } from "node:crypto";
 import { withWriteTransaction } from "@/lib/db/write-lock";
 import { stepRoles, type StepRole } from "@/lib/sql/classify-step";
@@ -146,7 +147,7 @@ export async function linkRunDataset(
         : `unlinked from dataset ${run.datasetId ?? "(none)"}`,
     );
   });
-  recomputeRun(sqlite, runId);
+  await recomputeRun(sqlite, runId);
   return { traces: traces.length, linked };
 }
 
@@ -201,7 +202,7 @@ export async function setRunRoles(
       } (${preview.changed} calls changed role)`,
     );
   });
-  recomputeRun(sqlite, runId);
+  await recomputeRun(sqlite, runId);
   return { changed: preview.changed };
 }
 
@@ -224,24 +225,23 @@ export async function archiveRun(
 }
 
 /** Deletes traces with their steps and the blobs no other step uses (inside the caller's transaction). */
-function removeTraces(sqlite: Database.Database, where: string, params: string[]) {
-  removeFromSearchIndex(sqlite, where, params);
+async function removeTraces(tx: Sql, where: string, params: string[]) {
+  // The search index lives in the SQLite store only (PostgreSQL's search is not built yet: docs/deployment.md).
+  if (tx.connection) removeFromSearchIndex(tx.connection, where, params);
   const blobs = (
-    sqlite
-      .prepare(
-        `SELECT DISTINCT s.result_blob AS h FROM steps s WHERE s.trace_id IN (SELECT id FROM traces WHERE ${where}) AND s.result_blob IS NOT NULL`,
-      )
-      .all(...params) as { h: string }[]
+    await tx.all<{ h: string }>(
+      `SELECT DISTINCT s.result_blob AS h FROM steps s WHERE s.trace_id IN (SELECT id FROM traces WHERE ${where}) AND s.result_blob IS NOT NULL`,
+      params,
+    )
   ).map((r) => r.h);
-  const steps = sqlite
-    .prepare(`DELETE FROM steps WHERE trace_id IN (SELECT id FROM traces WHERE ${where})`)
-    .run(...params).changes;
-  const traces = sqlite.prepare(`DELETE FROM traces WHERE ${where}`).run(...params).changes;
-  const unused = sqlite.prepare(
-    "DELETE FROM blobs WHERE hash = ? AND NOT EXISTS (SELECT 1 FROM steps WHERE result_blob = ?)",
-  );
+  const steps = (await tx.run(`DELETE FROM steps WHERE trace_id IN (SELECT id FROM traces WHERE ${where})`, params))
+    .changes;
+  const traces = (await tx.run(`DELETE FROM traces WHERE ${where}`, params)).changes;
   let freed = 0;
-  for (const h of blobs) freed += unused.run(h, h).changes;
+  for (const h of blobs)
+    freed += (
+      await tx.run("DELETE FROM blobs WHERE hash = ? AND NOT EXISTS (SELECT 1 FROM steps WHERE result_blob = ?)", [h, h])
+    ).changes;
   return { traces, steps, blobs: freed };
 }
 
@@ -251,11 +251,10 @@ export async function deleteRun(
   runId: string,
 ): Promise<{ traces: number; steps: number; blobs: number }> {
   runOf(sqlite, runId);
-  return withWriteTransaction(sqlite, () => {
-    const removed = removeTraces(sqlite, "run_id = ?", [runId]);
-    for (const table of ["run_tool_counts", "run_changes"])
-      sqlite.prepare(`DELETE FROM ${table} WHERE run_id = ?`).run(runId);
-    sqlite.prepare("DELETE FROM runs WHERE id = ?").run(runId);
+  return asSql(sqlite).transaction(async (tx) => {
+    const removed = await removeTraces(tx, "run_id = ?", [runId]);
+    for (const table of ["run_tool_counts", "run_changes"]) await tx.run(`DELETE FROM ${table} WHERE run_id = ?`, [runId]);
+    await tx.run("DELETE FROM runs WHERE id = ?", [runId]);
     return removed;
   });
 }
@@ -264,13 +263,13 @@ export async function deleteRun(
  * Deletes some traces of a run (a job's earlier attempt, replaced by its rerun) and recounts the run's tools and
  * metrics from what stays.
  */
-export async function deleteTraces(sqlite: Database.Database, runId: string, traceIds: string[]): Promise<number> {
+export async function deleteTraces(store: Database.Database | Sql, runId: string, traceIds: string[]): Promise<number> {
   if (!traceIds.length) return 0;
-  const removed = await withWriteTransaction(
-    sqlite,
-    () => removeTraces(sqlite, `id IN (${traceIds.map(() => "?").join(",")})`, traceIds).traces,
+  const sql = asSql(store);
+  const removed = await sql.transaction(
+    async (tx) => (await removeTraces(tx, `id IN (${traceIds.map(() => "?").join(",")})`, traceIds)).traces,
   );
-  if (sqlite.prepare("SELECT 1 FROM runs WHERE id = ?").get(runId)) recomputeRun(sqlite, runId);
+  if (await sql.get("SELECT 1 AS one FROM runs WHERE id = ?", [runId])) await recomputeRun(sql, runId);
   return removed;
 }
 
@@ -359,7 +358,7 @@ export async function promoteTrace(
     return next;
   });
   // Tool counts and versions of both runs follow their traces.
-  recomputeRun(sqlite, t.runId);
-  recomputeRun(sqlite, runId);
+  await recomputeRun(sqlite, t.runId);
+  await recomputeRun(sqlite, runId);
   return { runId, sample };
 }

@@ -327,6 +327,17 @@ export class ToolCounter {
     }
   }
 
+  /** `flush` on either engine. */
+  async flushTo(sql: Sql): Promise<void> {
+    for (const [runId, tools] of this.counts)
+      for (const [tool, c] of tools)
+        await sql.run(
+          "INSERT INTO run_tool_counts (run_id, tool, role, calls) VALUES (?, ?, ?, ?) ON CONFLICT (run_id, tool) DO UPDATE SET calls = run_tool_counts.calls + excluded.calls, role = excluded.role",
+          [runId, tool, c.role, c.calls],
+        );
+    this.counts.clear();
+  }
+
   /** Adds the counts to `run_tool_counts` (inside the caller's transaction). */
   flush(sqlite: Database.Database): void {
     const upsert = sqlite.prepare(

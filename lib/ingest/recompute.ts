@@ -4,7 +4,9 @@
  * stay as uploaded; only the derived columns are rewritten, in one transaction per run.
  */
 import type Database from "better-sqlite3";
+import { asSql, type Param, type Sql } from "@/lib/db/sql";
 import {
+  PreloadedLookups,
   MEASURED_COLUMNS,
   measuredValues,
   TraceMeasurer,
@@ -26,40 +28,46 @@ interface TraceRow {
   cached_input_tokens: number;
 }
 
-export function recomputeRun(sqlite: Database.Database, runId: string): { traces: number } {
-  const run = sqlite
-    .prepare("SELECT id, model, benchmark, dataset_id AS datasetId, tool_roles AS roles FROM runs WHERE id = ?")
-    .get(runId) as
-    { id: string; model: string; benchmark: string | null; datasetId: string | null; roles: string | null } | undefined;
+export async function recomputeRun(store: Database.Database | Sql, runId: string): Promise<{ traces: number }> {
+  const sql = asSql(store);
+  const run = await sql.get<{
+    id: string;
+    model: string;
+    benchmark: string | null;
+    datasetId: string | null;
+    roles: string | null;
+  }>("SELECT id, model, benchmark, dataset_id AS datasetId, tool_roles AS roles FROM runs WHERE id = ?", [runId]);
   if (!run) throw new Error(`no run ${runId}`);
-  const measurer = new TraceMeasurer(sqlite, loadPrices(), run.datasetId ?? undefined);
+  let lookups: Database.Database | PreloadedLookups;
+  if (sql.connection) lookups = sql.connection;
+  else {
+    const preloaded = await PreloadedLookups.load(sql);
+    await preloaded.prime(run.datasetId ?? run.benchmark);
+    lookups = preloaded;
+  }
+  const measurer = new TraceMeasurer(lookups, loadPrices(), run.datasetId ?? undefined);
   const roles = mergeRoles(run.roles ? JSON.parse(run.roles) : null);
-  const traces = sqlite
-    .prepare(
-      "SELECT id, question_id, db_id, gold_sql, final_sql, directives, input_tokens, output_tokens, cached_input_tokens FROM traces WHERE run_id = ?",
-    )
-    .all(runId) as TraceRow[];
-  const stepsOf = sqlite.prepare(
-    "SELECT seq, type, tool, args, empty_result AS empty FROM steps WHERE trace_id = ? ORDER BY seq",
+  const traces = await sql.all<TraceRow>(
+    "SELECT id, question_id, db_id, gold_sql, final_sql, directives, input_tokens, output_tokens, cached_input_tokens FROM traces WHERE run_id = ?",
+    [runId],
   );
-  const updateTrace = sqlite.prepare(`UPDATE traces SET ${MEASURED_COLUMNS.map((c) => `${c} = ?`).join(", ")},
+  const updateTrace = `UPDATE traces SET ${MEASURED_COLUMNS.map((c) => `${c} = ?`).join(", ")},
     db_id = coalesce(db_id, ?), question_text = coalesce(question_text, ?), evidence = coalesce(evidence, ?), gold_sql = coalesce(gold_sql, ?), difficulty = coalesce(difficulty, ?)
-    WHERE id = ?`);
-  const updateStep = sqlite.prepare(
-    "UPDATE steps SET tool_role = ?, tables = ?, exploratory = ?, empty_result = ?, refines = ? WHERE trace_id = ? AND seq = ?",
-  );
+    WHERE id = ?`;
+  const updateStep =
+    "UPDATE steps SET tool_role = ?, tables = ?, exploratory = ?, empty_result = ?, refines = ? WHERE trace_id = ? AND seq = ?";
   const tools = new ToolCounter();
   try {
-    sqlite.transaction(() => {
-      sqlite.prepare("DELETE FROM run_tool_counts WHERE run_id = ?").run(runId);
+    await sql.transaction(async (tx) => {
+      await tx.run("DELETE FROM run_tool_counts WHERE run_id = ?", [runId]);
       for (const t of traces) {
-        const steps = stepsOf.all(t.id) as {
+        const steps = await tx.all<{
           seq: number;
           type: string;
           tool: string | null;
           args: string | null;
           empty: number | null;
-        }[];
+        }>("SELECT seq, type, tool, args, empty_result AS empty FROM steps WHERE trace_id = ? ORDER BY seq", [t.id]);
         const trace: MeasurableTrace = {
           run: { benchmark: run.benchmark ?? undefined, model: run.model },
           question: { id: t.question_id, db_id: t.db_id ?? undefined, gold_sql: t.gold_sql ?? undefined },
@@ -83,21 +91,22 @@ export function recomputeRun(sqlite: Database.Database, runId: string): { traces
           runId,
           classes.filter((c) => c !== null).map((c) => [c.tool, c.role]),
         );
-        updateTrace.run(
-          ...measuredValues(measurement),
+        await tx.run(updateTrace, [
+          ...(measuredValues(measurement) as Param[]),
           dq?.dbId ?? null,
           dq?.text ?? null,
           dq?.evidence ?? null,
           dq?.goldSql ?? null,
           dq?.difficulty ?? null,
           t.id,
-        );
-        steps.forEach((s, i) => {
+        ]);
+        for (let i = 0; i < steps.length; i++) {
+          const s = steps[i];
           const c = classes[i];
           const refined = probes.refines[i];
           // A step that stopped being a probe (its role changed) keeps its stored emptiness for when it is one again.
           const e = empty[i] ?? (s.empty === null ? null : s.empty === 1);
-          updateStep.run(
+          await tx.run(updateStep, [
             c?.role ?? null,
             c && c.tables.length ? JSON.stringify(c.tables) : null,
             c?.exploratory ? 1 : 0,
@@ -105,12 +114,12 @@ export function recomputeRun(sqlite: Database.Database, runId: string): { traces
             refined === null ? null : steps[refined].seq,
             t.id,
             s.seq,
-          );
-        });
+          ]);
+        }
       }
-      tools.flush(sqlite);
-      sqlite.prepare("UPDATE runs SET version = version + 1 WHERE id = ?").run(runId);
-    })();
+      await tools.flushTo(tx);
+      await tx.run("UPDATE runs SET version = version + 1 WHERE id = ?", [runId]);
+    });
   } finally {
     measurer.close();
   }

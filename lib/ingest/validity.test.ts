@@ -138,7 +138,7 @@ describe("measured on Spider-de through ingest", () => {
       ],
     };
     expect(read()).toEqual(expected);
-    recomputeRun(sqlite, runId);
+    await recomputeRun(sqlite, runId);
     expect(read()).toEqual(expected);
   });
 

@@ -54,7 +54,7 @@ describe("labels and notes", () => {
         .sort(),
     ).toEqual([ids[0], ids[1]].sort());
 
-    recomputeRun(sqlite, runId);
+    await recomputeRun(sqlite, runId);
     expect(counts()).toEqual([
       ["join", 2],
       ["wrong column", 1],

@@ -86,7 +86,7 @@ export async function benchSweep(argv: string[]): Promise<number> {
     const t1 = performance.now();
     await workSweepToEnd(open, queued.runId);
     const queueMs = performance.now() - t1;
-    const status = sweepStatus(db.$client, queued.runId)!;
+    const status = (await sweepStatus(db.$client, queued.runId))!;
     if (status.jobs.done !== rows.length) throw new Error(`the sweep finished ${status.jobs.done} of ${rows.length}`);
 
     const n = rows.length;

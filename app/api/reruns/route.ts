@@ -2,7 +2,8 @@ import { z } from "zod";
 import { defaultLimits } from "@/lib/agent/loop";
 import { providerIds } from "@/lib/agent/providers";
 import { RerunError, RerunLimitError, startRerun } from "@/lib/agent/reruns";
-import { getDb, openConnection } from "@/lib/db/client";
+import { getDb } from "@/lib/db/client";
+import { storeOpener } from "@/lib/db/store";
 import { variants } from "@/lib/environment/directives";
 import { invalidBody } from "@/lib/http/invalid";
 
@@ -29,7 +30,7 @@ export async function POST(request: Request) {
       request.headers.get("x-metron-principal") ??
       request.headers.get("x-forwarded-for")?.split(",")[0].trim() ??
       "local";
-    const job = startRerun(() => openConnection(), {
+    const job = await startRerun(storeOpener(), {
       traceId,
       provider,
       model,

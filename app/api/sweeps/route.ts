@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { providerIds } from "@/lib/agent/providers";
 import { createSweep, startSweepWork, SweepError } from "@/lib/agent/sweeps";
-import { getDb, openConnection } from "@/lib/db/client";
+import { getDb } from "@/lib/db/client";
+import { storeOpener } from "@/lib/db/store";
 import { variants } from "@/lib/environment/directives";
 import { invalidBody } from "@/lib/http/invalid";
 
@@ -46,7 +47,7 @@ export async function POST(request: Request) {
       ...(maxSteps ? { limits: { maxSteps } } : {}),
       createdBy: request.headers.get("x-metron-principal") ?? "local",
     });
-    startSweepWork(() => openConnection());
+    startSweepWork(storeOpener());
     return Response.json({ runId, jobs });
   } catch (e) {
     if (e instanceof SweepError) return Response.json({ error: e.message }, { status: 400 });

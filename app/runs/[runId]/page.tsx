@@ -68,7 +68,7 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
   const savings = await getDirectiveSavings(db, run.id);
   const changes = listRunChanges(db, run.id);
   const datasets = listDatasets(db).map((d) => ({ id: d.id, name: d.name }));
-  const sweep = sweepStatus(db.$client, run.id);
+  const sweep = await sweepStatus(db.$client, run.id);
   const filterParts = [
     query.failing && "failing",
     query.extra && "extra tables",
@@ -179,7 +179,7 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
       />
       {run.datasetId && (
         <SweepForm
-          {...sweepFormSetup(
+          {...await sweepFormSetup(
             db.$client,
             run.datasetId,
             run,

@@ -11,7 +11,7 @@ import { getDb } from "@/lib/db/client";
 import { experimentsQuery } from "@/lib/url/experiments";
 
 export async function generateMetadata({ params }: PageProps<"/sweeps/[runId]">): Promise<Metadata> {
-  const s = sweepStatus(getDb().$client, (await params).runId);
+  const s = await sweepStatus(getDb().$client, (await params).runId);
   return { title: s ? `${s.name} — Metron` : "Sweep not found — Metron" };
 }
 
@@ -19,7 +19,7 @@ export async function generateMetadata({ params }: PageProps<"/sweeps/[runId]">)
 export default async function SweepPage({ params }: PageProps<"/sweeps/[runId]">) {
   await connection();
   const { runId } = await params;
-  const status = sweepStatus(getDb().$client, runId);
+  const status = await sweepStatus(getDb().$client, runId);
   if (!status) notFound();
   return (
     <div className="space-y-4">

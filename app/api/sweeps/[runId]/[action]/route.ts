@@ -1,5 +1,6 @@
 import { controlSweep, startSweepWork, SweepError } from "@/lib/agent/sweeps";
-import { getDb, openConnection } from "@/lib/db/client";
+import { getDb } from "@/lib/db/client";
+import { storeOpener } from "@/lib/db/store";
 
 const actions = ["pause", "resume", "cancel"] as const;
 
@@ -10,7 +11,7 @@ export async function POST(_request: Request, ctx: RouteContext<"/api/sweeps/[ru
     return Response.json({ error: `unknown action ${action}: ${actions.join(", ")}` }, { status: 404 });
   try {
     const result = await controlSweep(getDb().$client, runId, action as (typeof actions)[number]);
-    if (action === "resume") startSweepWork(() => openConnection());
+    if (action === "resume") startSweepWork(storeOpener());
     return Response.json(result);
   } catch (e) {
     if (e instanceof SweepError) return Response.json({ error: e.message }, { status: 409 });

@@ -10,12 +10,22 @@ import { sseResponse } from "@/lib/http/sse";
 export async function GET(request: Request, ctx: RouteContext<"/api/sweeps/[runId]/events">) {
   const { runId } = await ctx.params;
   const db = getDb();
-  if (!sweepStatus(db.$client, runId)) return Response.json({ error: `run ${runId} is not a sweep` }, { status: 404 });
+  if (!(await sweepStatus(db.$client, runId))) return Response.json({ error: `run ${runId} is not a sweep` }, { status: 404 });
   const every = positiveNumber("METRON_SWEEP_EVENTS_MS", 500);
   return sseResponse(request, ({ send, close }) => {
     let last = "";
-    const push = () => {
-      const status = sweepStatus(db.$client, runId);
+    let pushing = false;
+    const push = async () => {
+      if (pushing) return; // the previous snapshot is still being read
+      pushing = true;
+      try {
+        await pushOnce();
+      } finally {
+        pushing = false;
+      }
+    };
+    const pushOnce = async () => {
+      const status = await sweepStatus(db.$client, runId);
       if (!status) return close();
       // Elapsed time and ETA change every tick: a snapshot is sent when anything else changed.
       const key = JSON.stringify({ ...status, elapsedMs: 0, etaMs: 0 });
@@ -25,8 +35,8 @@ export async function GET(request: Request, ctx: RouteContext<"/api/sweeps/[runI
       }
       if (status.state !== "running" && status.jobs.running === 0) close();
     };
-    push();
-    const timer = setInterval(push, every);
+    void push();
+    const timer = setInterval(() => void push(), every);
     return () => clearInterval(timer);
   });
 }

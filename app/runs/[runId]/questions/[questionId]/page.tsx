@@ -21,6 +21,7 @@ import { SqlCompare } from "@/components/traces/sql-compare";
 import { TraceExplorer } from "@/components/traces/trace-explorer";
 import { isSimulated, SimulatedBadge } from "@/components/ui/simulated-badge";
 import { getDb } from "@/lib/db/client";
+import { getSql } from "@/lib/db/store";
 import {
   getNeighbours,
   getQuestionTrace,
@@ -77,7 +78,10 @@ async function Question({ params, searchParams }: PageProps<"/runs/[runId]/quest
   const nav = getNeighbours(db, runId, questionId);
   const others = listOtherRuns(db, runId, questionId);
   const samples = listSamples(db, runId, questionId);
-  const reruns = listRerunsOf(db, trace.id);
+  const sql = await getSql();
+  const reruns = await Promise.all(
+    listRerunsOf(db, trace.id).map(async (r) => ({ ...r, verdict: await traceVerdict(sql, trace.id, r.traceId) })),
+  );
   const href = (q?: string) => (q === undefined ? undefined : questionPath(runId, q));
   return (
     <div className="space-y-5">
@@ -202,7 +206,7 @@ async function Question({ params, searchParams }: PageProps<"/runs/[runId]/quest
                   {r.simulated ? " (simulated)" : ""} #{r.sample}
                 </Link>
                 <LocalTime iso={r.createdAt} />
-                <VerdictLine verdict={traceVerdict(db.$client, trace.id, r.traceId)} />
+                <VerdictLine verdict={r.verdict} />
                 {r.runName === RERUN_RUN_NAME && <PromoteRerun traceId={r.traceId} />}
               </li>
             ))}
