@@ -1,24 +1,29 @@
 /**
  * Dedicated workers (`metron worker`): two processes share one store's sweep; one is killed with SIGKILL half-way;
- * the other takes its jobs back and the sweep ends with exactly one trace per job.
+ * the other takes its jobs back and the sweep ends with exactly one trace per job. On the SQLite store, and on a
+ * PostgreSQL server when METRON_TEST_DATABASE_URL names one (`npm test` starts a private one).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import path from "node:path";
+import type { Sql } from "@/lib/db/sql";
+import { exportStore, importStore } from "@/lib/db/transfer";
 import { tempDb } from "@/lib/testing/db";
+import { tempPostgres, testPostgresUrl } from "@/lib/testing/postgres";
 import { startFakeOpenAI, type FakeServer } from "@/lib/testing/fake-openai";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { serverRunsWorker } from "./jobs";
 import { createSweep, sweepStatus } from "./sweeps";
 
-const store = tempDb();
-const sqlite = store.db.$client;
+const lite = tempDb();
 let fake: FakeServer;
 const children: ChildProcess[] = [];
-const count = (sql: string, ...params: unknown[]) => (sqlite.prepare(sql).get(...params) as { n: number }).n;
+let exported: string;
 
 beforeAll(async () => {
-  await importSpiderDe(store);
+  await importSpiderDe(lite);
+  exported = path.join(lite.dir, "dataset-export");
+  await exportStore(lite.sql, exported);
   // Each answer takes a moment, so that a worker is killed in the middle of its jobs.
   fake = await startFakeOpenAI(() => ({
     delayMs: 60,
@@ -31,51 +36,72 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const c of children) c.kill("SIGKILL");
   await fake.close();
-  store.cleanup();
+  lite.cleanup();
 });
 
-function startWorker(name: string) {
-  const child = spawn(process.execPath, [path.resolve("scripts/metron.mjs"), "worker", "--concurrency", "4"], {
-    env: {
-      ...process.env,
-      DATABASE_PATH: store.file,
-      METRON_OPENAI_COMPATIBLE_URL: fake.url,
-      METRON_JOB_POLL_MS: "50",
-    },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let log = "";
-  child.stderr!.on("data", (d: Buffer) => (log += d));
-  children.push(child);
-  const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
-  return { name, child, exited, log: () => log };
-}
+it("METRON_WORKERS=0 leaves the jobs to dedicated workers", () => {
+  expect(serverRunsWorker({})).toBe(true);
+  expect(serverRunsWorker({ METRON_WORKERS: "0" })).toBe(false);
+  expect(serverRunsWorker({ METRON_JOBS: "off" })).toBe(false);
+  expect(() => serverRunsWorker({ METRON_WORKERS: "many" })).toThrow(/METRON_WORKERS/);
+});
 
-/** A sweep of Spider-de's first `questions` questions, answered by the fake model. */
-function sweepOf(questions: number, options: { samples?: number; concurrency: number; name: string }) {
-  const ids = (
-    sqlite
-      .prepare("SELECT question_id AS id FROM questions WHERE dataset_id = 'spider-de' ORDER BY rowid LIMIT ?")
-      .all(questions) as { id: string }[]
-  ).map((q) => q.id);
-  process.env.METRON_OPENAI_COMPATIBLE_URL = fake.url; // the provider is configured where the sweep is created
-  return createSweep(sqlite, {
-    dataset: "spider-de",
-    selection: { kind: "ids", ids },
-    provider: "compatible",
-    model: "fake",
-    variant: "none",
-    ...options,
-  });
-}
+const engines = ["SQLite", ...(testPostgresUrl ? ["PostgreSQL"] : [])];
 
-describe("metron worker", () => {
-  it("METRON_WORKERS=0 leaves the jobs to dedicated workers", () => {
-    expect(serverRunsWorker({})).toBe(true);
-    expect(serverRunsWorker({ METRON_WORKERS: "0" })).toBe(false);
-    expect(serverRunsWorker({ METRON_JOBS: "off" })).toBe(false);
-    expect(() => serverRunsWorker({ METRON_WORKERS: "many" })).toThrow(/METRON_WORKERS/);
-  });
+describe.each(engines)("metron worker on %s", (engine) => {
+  let sql: Sql;
+  let env: Record<string, string>;
+  let cleanup: () => Promise<void> | void;
+  beforeAll(async () => {
+    if (engine === "PostgreSQL") {
+      const pg = await tempPostgres();
+      await importStore(pg.sql, exported); // Spider-de, moved with metron export / import
+      sql = pg.sql;
+      env = { DATABASE_URL: pg.url };
+      cleanup = pg.cleanup;
+    } else {
+      sql = lite.sql;
+      env = { DATABASE_PATH: lite.file };
+      cleanup = () => undefined;
+    }
+  }, 120_000);
+  afterAll(() => cleanup());
+
+  const count = async (text: string, ...params: (string | number)[]) => (await sql.get<{ n: number }>(text, params))!.n;
+
+  function startWorker(name: string) {
+    const { DATABASE_URL: _u, DATABASE_PATH: _p, ...inherited } = process.env;
+    void _u;
+    void _p;
+    const child = spawn(process.execPath, [path.resolve("scripts/metron.mjs"), "worker", "--concurrency", "4"], {
+      env: { ...inherited, ...env, METRON_OPENAI_COMPATIBLE_URL: fake.url, METRON_JOB_POLL_MS: "50" },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let log = "";
+    child.stderr!.on("data", (d: Buffer) => (log += d));
+    children.push(child);
+    const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+    return { name, child, exited, log: () => log };
+  }
+
+  /** A sweep of Spider-de's first `questions` questions, answered by the fake model. */
+  async function sweepOf(questions: number, options: { samples?: number; concurrency: number; name: string }) {
+    const ids = (
+      await sql.all<{ id: string }>(
+        "SELECT question_id AS id FROM questions WHERE dataset_id = 'spider-de' ORDER BY position, question_id LIMIT ?",
+        [questions],
+      )
+    ).map((q) => q.id);
+    process.env.METRON_OPENAI_COMPATIBLE_URL = fake.url; // the provider is configured where the sweep is created
+    return createSweep(sql, {
+      dataset: "spider-de",
+      selection: { kind: "ids", ids },
+      provider: "compatible",
+      model: "fake",
+      variant: "none",
+      ...options,
+    });
+  }
 
   it("two workers, one killed with SIGKILL half-way through a 200-job sweep: exactly 200 traces", async () => {
     const { runId, jobs } = await sweepOf(40, { samples: 5, concurrency: 8, name: "two workers" });
@@ -90,18 +116,26 @@ describe("metron worker", () => {
         `%:${w.pid}:%`,
       );
     // Both take jobs; kill one once about half are done, while it holds jobs.
-    await expect.poll(() => done() >= 100 && byWorker(a.child) > 0, { timeout: 60_000, interval: 10 }).toBe(true);
-    expect(byWorker(b.child)).toBeGreaterThan(0);
+    await expect
+      .poll(async () => (await done()) >= 100 && (await byWorker(a.child)) > 0, { timeout: 60_000, interval: 10 })
+      .toBe(true);
+    expect(await byWorker(b.child)).toBeGreaterThan(0);
     a.child.kill("SIGKILL");
     await a.exited;
-    await expect.poll(async () => (await sweepStatus(sqlite, runId))!.state, { timeout: 60_000, interval: 100 }).toBe("done");
-    expect(count("SELECT count(*) AS n FROM traces WHERE run_id = ?", runId)).toBe(200);
-    expect(count("SELECT count(DISTINCT question_id || ':' || sample) AS n FROM traces WHERE run_id = ?", runId)).toBe(
-      200,
-    );
-    expect(count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state = 'done'", runId)).toBe(200);
+    await expect
+      .poll(async () => (await sweepStatus(sql, runId))!.state, { timeout: 60_000, interval: 100 })
+      .toBe("done");
+    expect(await count("SELECT count(*) AS n FROM traces WHERE run_id = ?", runId)).toBe(200);
+    expect(
+      await count("SELECT count(DISTINCT question_id || ':' || sample) AS n FROM traces WHERE run_id = ?", runId),
+    ).toBe(200);
+    expect(await count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state = 'done'", runId)).toBe(200);
     // Jobs the killed worker held were taken back and run again, and say so.
-    expect(count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND attempts > 1", runId)).toBeGreaterThan(0);
+    expect(
+      await count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND attempts > 1", runId),
+    ).toBeGreaterThan(0);
+    // Every trace was judged (execution accuracy) where it was stored.
+    expect(await count("SELECT count(*) AS n FROM traces WHERE run_id = ? AND ex_outcome IS NULL", runId)).toBe(0);
     b.child.kill("SIGTERM");
     expect(await b.exited).toBe(0);
   }, 180_000);
@@ -114,13 +148,18 @@ describe("metron worker", () => {
     c.child.kill("SIGTERM");
     expect(await c.exited).toBe(0);
     expect(c.log()).toContain("stopped");
-    expect(running()).toBe(0);
+    expect(await running()).toBe(0);
     expect(
-      count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state IN ('failed', 'cancelled')", runId),
+      await count(
+        "SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state IN ('failed', 'cancelled')",
+        runId,
+      ),
     ).toBe(0);
     const d = startWorker("d");
-    await expect.poll(async () => (await sweepStatus(sqlite, runId))!.state, { timeout: 60_000, interval: 100 }).toBe("done");
-    expect(count("SELECT count(*) AS n FROM traces WHERE run_id = ?", runId)).toBe(12);
+    await expect
+      .poll(async () => (await sweepStatus(sql, runId))!.state, { timeout: 60_000, interval: 100 })
+      .toBe("done");
+    expect(await count("SELECT count(*) AS n FROM traces WHERE run_id = ?", runId)).toBe(12);
     d.child.kill("SIGTERM");
     await d.exited;
   }, 120_000);
