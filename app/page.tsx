@@ -3,7 +3,7 @@ import { Suspense } from "react";
 import { createLoader, type SearchParams } from "nuqs/server";
 import { RunsTable } from "@/components/runs/runs-table";
 import { UploadPanel } from "@/components/runs/upload-panel";
-import { getDb } from "@/lib/db/client";
+import { getSql } from "@/lib/db/store";
 import { listRunFacets, listRuns } from "@/lib/db/queries/runs";
 import { runsSearchParams } from "@/lib/url/runs";
 import type { Metadata } from "next";
@@ -29,8 +29,8 @@ export default function HomePage({ searchParams }: { searchParams: Promise<Searc
 async function Runs({ searchParams }: { searchParams: Promise<SearchParams> }) {
   await connection();
   const params = await loadParams(searchParams);
-  const db = getDb();
-  const rows = listRuns(db, params);
-  const { systems, models } = listRunFacets(db);
+  const sql = await getSql();
+  const rows = await listRuns(sql, params);
+  const { systems, models } = await listRunFacets(sql);
   return <RunsTable rows={rows} systems={systems} models={models} />;
 }

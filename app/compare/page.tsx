@@ -11,6 +11,7 @@ import { CompareTable } from "@/components/compare/compare-table";
 import { CompareHeadline, compareTableRows } from "@/components/compare/compare-view";
 import { RunPicker } from "@/components/compare/run-picker";
 import { getDb } from "@/lib/db/client";
+import { getSql } from "@/lib/db/store";
 import { listComparableRuns, loadComparison } from "@/lib/db/queries/compare";
 import { filterCompareRows } from "@/lib/metrics/compare-runs";
 import { labelledKeys, listRunLabels } from "@/lib/labels/labels";
@@ -44,7 +45,8 @@ async function Compare({ searchParams }: { searchParams: Promise<SearchParams> }
   await connection();
   const params = await loadParams(searchParams);
   const db = getDb();
-  const { runs, missing, baseline, comparison } = loadComparison(db, params.runs, params.baseline);
+  const sql = await getSql();
+  const { runs, missing, baseline, comparison } = await loadComparison(sql, params.runs, params.baseline);
   if (!comparison) {
     return (
       <>
@@ -54,7 +56,7 @@ async function Compare({ searchParams }: { searchParams: Promise<SearchParams> }
             Choose at least one more run to compare with {runs[0].system} · {runs[0].model}.
           </p>
         )}
-        <RunPicker runs={listComparableRuns(db)} selected={runs.map((r) => r.id)} />
+        <RunPicker runs={await listComparableRuns(sql)} selected={runs.map((r) => r.id)} />
       </>
     );
   }

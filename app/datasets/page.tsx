@@ -9,6 +9,7 @@ import { createLoader, type SearchParams } from "nuqs/server";
 import { DatabaseTable, DatasetList, QuestionTable } from "@/components/datasets/dataset-view";
 import { DatasetImport } from "@/components/datasets/dataset-import";
 import { getDb } from "@/lib/db/client";
+import { getSql } from "@/lib/db/store";
 import { listDatabases, listDatasets, listQuestions } from "@/lib/db/queries/datasets";
 import { datasetsSearchParams, QUESTIONS_PAGE_SIZE } from "@/lib/url/datasets";
 
@@ -20,7 +21,7 @@ export const metadata: Metadata = { title: "Datasets — Metron" };
 export default async function DatasetsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   await connection();
   const { dataset } = await loadParams(searchParams);
-  if (dataset && !listDatasets(getDb()).some((d) => d.id === dataset)) notFound();
+  if (dataset && !(await listDatasets(await getSql())).some((d) => d.id === dataset)) notFound();
   return (
     <div className="space-y-6">
       <h1 className="text-xl font-semibold">Datasets</h1>
@@ -36,9 +37,10 @@ async function Datasets({ searchParams }: { searchParams: Promise<SearchParams> 
   await connection();
   const { dataset, page } = await loadParams(searchParams);
   const db = getDb();
-  const datasets = listDatasets(db);
+  const sql = await getSql();
+  const datasets = await listDatasets(sql);
   const selected = datasets.find((d) => d.id === dataset) ?? datasets[0];
-  const questions = selected ? listQuestions(db, selected.id, page, QUESTIONS_PAGE_SIZE) : null;
+  const questions = selected ? await listQuestions(sql, selected.id, page, QUESTIONS_PAGE_SIZE) : null;
   const pages = questions ? Math.max(1, Math.ceil(questions.total / QUESTIONS_PAGE_SIZE)) : 1;
   const href = (p: number) => `/datasets?dataset=${encodeURIComponent(selected!.id)}&page=${p}`;
   return (
@@ -49,7 +51,7 @@ async function Datasets({ searchParams }: { searchParams: Promise<SearchParams> 
           <SweepForm {...await sweepFormSetup(db.$client, selected.id)} />
           <section className="space-y-2">
             <h2 className="font-semibold">Databases of {selected.name}</h2>
-            <DatabaseTable rows={listDatabases(db, selected.id)} />
+            <DatabaseTable rows={await listDatabases(sql, selected.id)} />
           </section>
           <section className="space-y-2">
             <h2 className="font-semibold">Questions</h2>

@@ -70,7 +70,7 @@ async function Overview({ searchParams }: PageProps<"/experiments">) {
       </div>
       <ExperimentControls
         params={params}
-        datasets={listDatasets(db).map((d) => ({ id: d.id, name: d.name }))}
+        datasets={(await listDatasets(sql)).map((d) => ({ id: d.id, name: d.name }))}
         experiments={(await listExperiments(sql)).map((e) => ({ id: e.id, name: e.name }))}
         runIds={runIds}
         saved={Boolean(saved)}

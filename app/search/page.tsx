@@ -5,6 +5,7 @@ import { Suspense } from "react";
 import { Snippet } from "@/components/search/snippet";
 import { OutcomeBadge } from "@/components/ui/outcome-badge";
 import { getDb, openConnection } from "@/lib/db/client";
+import { getSql } from "@/lib/db/store";
 import { listSearchFacets } from "@/lib/db/queries/search-facets";
 import { indexInBackground, searchTraces } from "@/lib/search";
 import { OUTCOME_VALUES } from "@/lib/search/query";
@@ -33,7 +34,8 @@ async function Results({ searchParams }: PageProps<"/search">) {
   await connection();
   const params = await loadSearchParams(searchParams);
   const db = getDb();
-  const facets = listSearchFacets(db);
+  const sql = await getSql();
+  const facets = await listSearchFacets(sql);
   const options: Record<(typeof FILTERS)[number], readonly string[]> = {
     dataset: facets.datasets,
     system: facets.systems,

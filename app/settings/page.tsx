@@ -3,7 +3,7 @@ import { Suspense } from "react";
 import { defaultLimits } from "@/lib/agent/loop";
 import { listProviders } from "@/lib/agent/providers";
 import type { Metadata } from "next";
-import { getDb } from "@/lib/db/client";
+import { getSql } from "@/lib/db/store";
 import { listRunModels } from "@/lib/db/queries/runs";
 import { loadPrices } from "@/lib/ingest/prices-file";
 import { PRICE_CATALOGUE, priceOf } from "@/lib/metrics/prices";
@@ -72,7 +72,7 @@ async function Prices() {
   const table = loadPrices();
   const models = [
     ...new Set([
-      ...listRunModels(getDb()),
+      ...(await listRunModels(await getSql())),
       ...listProviders()
         .filter((p) => p.available && p.id !== "simulated")
         .flatMap((p) => p.models.map((m) => `${p.id}:${m}`)),

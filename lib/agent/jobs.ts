@@ -310,9 +310,12 @@ export class JobWorker {
 
   private async runningCount(db: Sql, sweepId: string | null): Promise<number> {
     return (
-      (await db.get<{ n: number }>(`SELECT count(*) AS n FROM rerun_jobs WHERE state = 'running' AND ${sameSweep(db)}`, [
-        sweepId,
-      ]))?.n ?? 0
+      (
+        await db.get<{ n: number }>(
+          `SELECT count(*) AS n FROM rerun_jobs WHERE state = 'running' AND ${sameSweep(db)}`,
+          [sweepId],
+        )
+      )?.n ?? 0
     );
   }
 

@@ -134,7 +134,7 @@ describe("sweeps", () => {
     expect(status).toMatchObject({ state: "done", stoppedBy: null, tokens: 40 * 120 });
     expect(status.jobs).toMatchObject({ total: 40, done: 40, failed: 0, queued: 0, running: 0 });
     expect(status.outcomes).toMatchObject({ fixed: 20, regressed: 20, "still right": 0, "still wrong": 0 });
-    const { comparison } = loadComparison(store.db, [sourceRun, runId], sourceRun);
+    const { comparison } = await loadComparison(store.sql, [sourceRun, runId], sourceRun);
     expect(comparison!.versus[1]).toMatchObject({ fixed: 20, regressed: 20 });
     // The sweep's run records its configuration.
     const config = JSON.parse(

@@ -106,10 +106,10 @@ export async function createSweep(
     throw new SweepError(`provider ${request.provider} is not configured: ${provider?.enable ?? "unknown provider"}`);
   if (request.provider === "simulated" && !SIMULATED_POLICIES[request.model])
     throw new SweepError(`the simulated provider has the models ${Object.keys(SIMULATED_POLICIES).join(", ")}`);
-  const dataset = await sql.get<{ id: string; name: string }>("SELECT id, name FROM datasets WHERE id = ? OR name = ?", [
-    request.dataset,
-    request.dataset,
-  ]);
+  const dataset = await sql.get<{ id: string; name: string }>(
+    "SELECT id, name FROM datasets WHERE id = ? OR name = ?",
+    [request.dataset, request.dataset],
+  );
   if (!dataset) throw new SweepError(`no dataset "${request.dataset}"`);
   const max = sweepMaxima();
   const samples = request.samples ?? 1;

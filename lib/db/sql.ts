@@ -34,6 +34,16 @@ export interface DialectSql {
   char(code: number): string;
   /** Text ordered by code point, as SQLite orders it (PostgreSQL's default collation may not). */
   binary(expr: string): string;
+  /** Text compared without case (ASCII), as SQLite's NOCASE. */
+  nocase(expr: string): string;
+  /** Whether a text is an integer written plainly ("12", not "012" or "1e3"). */
+  isInteger(expr: string): string;
+  /** That integer (NULL for other text). */
+  asInteger(expr: string): string;
+  /** `expr IN` the elements of a JSON array given as one parameter. */
+  inJsonArray(expr: string): string;
+  /** The distinct values of a text column, comma-separated (NULL when none). */
+  distinctList(expr: string): string;
 }
 
 export interface Sql {
@@ -65,7 +75,15 @@ const sqliteDialect: DialectSql = {
   groupConcat: (e, s) => `group_concat(${e}, ${s})`,
   char: (n) => `char(${n})`,
   binary: (e) => e,
+  nocase: (e) => `${e} COLLATE NOCASE`,
+  isInteger: (e) => `(CAST(${e} AS INTEGER) = ${e})`,
+  asInteger: (e) => `CAST(${e} AS INTEGER)`,
+  inJsonArray: (e) => `${e} IN (SELECT value FROM json_each(?))`,
+  distinctList: (e) => `group_concat(DISTINCT ${e})`,
 };
+
+/** What SQLite's `CAST(x AS INTEGER) = x` accepts: an integer without leading zeros, within bigint. */
+const PLAIN_INTEGER = "^(0|-?[1-9][0-9]{0,17})$";
 
 const pgPath = (p: string) => `'{${p.split(".").join(",")}}'`;
 
@@ -79,6 +97,11 @@ const postgresDialect: DialectSql = {
   groupConcat: (e, s) => `string_agg(${e}, ${s})`,
   char: (n) => `chr(${n})`,
   binary: (e) => `${e} COLLATE "C"`,
+  nocase: (e) => `lower(${e})`,
+  isInteger: (e) => `(${e} ~ '${PLAIN_INTEGER}')`,
+  asInteger: (e) => `(CASE WHEN ${e} ~ '${PLAIN_INTEGER}' THEN (${e})::bigint END)`,
+  inJsonArray: (e) => `${e} IN (SELECT jsonb_array_elements_text(?::jsonb))`,
+  distinctList: (e) => `string_agg(DISTINCT ${e}, ',')`,
 };
 
 export const dialects: Record<Dialect, DialectSql> = { sqlite: sqliteDialect, postgres: postgresDialect };

@@ -73,6 +73,10 @@ export async function loadQuestionFrom(
   const dataset = await sql.get<{ id: string }>(DATASET_SQL, [datasetRef, datasetRef]);
   const q = dataset ? await sql.get<QuestionRow>(QUESTION_SQL, [dataset.id, questionId]) : undefined;
   const question = questionInfo(datasetRef, dataset, questionId, q);
-  const d = await sql.get<DatabaseRow>(DATABASE_SQL, [`${dataset!.id}:${question.dbId}`]);
-  return { question, database: databaseInfo(dataset!.id, question.dbId, d) };
+  return { question, database: await loadDatabaseFrom(sql, dataset!.id, question.dbId) };
+}
+
+/** `loadDatabase` on either engine. */
+export async function loadDatabaseFrom(sql: Sql, datasetId: string, dbId: string): Promise<DatabaseInfo> {
+  return databaseInfo(datasetId, dbId, await sql.get<DatabaseRow>(DATABASE_SQL, [`${datasetId}:${dbId}`]));
 }

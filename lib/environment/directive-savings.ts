@@ -6,7 +6,8 @@
 import type Database from "better-sqlite3";
 import { estimateSavings, type SavingsEstimate, type SavingsTrace } from "@/lib/metrics/directive-savings";
 import { overExploration } from "@/lib/metrics/stats";
-import { loadDatabase, type DatabaseInfo } from "./database-info";
+import { loadDatabaseFrom, type DatabaseInfo } from "./database-info";
+import { asSql, type Sql } from "@/lib/db/sql";
 import { directivesFor, SYSTEM_OF } from "./directives";
 
 export interface DirectiveSavings {
@@ -25,25 +26,25 @@ export interface DirectiveSavings {
 }
 
 export async function computeDirectiveSavings(
-  sqlite: Database.Database,
+  store: Database.Database | Sql,
   runId: string,
   options: { indexDir?: string } = {},
 ): Promise<DirectiveSavings | null> {
-  const run = sqlite.prepare("SELECT dataset_id AS datasetId, model FROM runs WHERE id = ?").get(runId) as
+  const sql = asSql(store);
+  const run = (await sql.get("SELECT dataset_id AS datasetId, model FROM runs WHERE id = ?", [runId])) as
     { datasetId: string | null; model: string } | undefined;
   if (!run?.datasetId) return null;
   const withDirectives = (
-    sqlite.prepare("SELECT count(*) AS n FROM traces WHERE run_id = ? AND directives IS NOT NULL").get(runId) as {
+    (await sql.get("SELECT count(*) AS n FROM traces WHERE run_id = ? AND directives IS NOT NULL", [runId])) as {
       n: number;
     }
   ).n;
   if (withDirectives > 0) return null;
-  const traces = sqlite
-    .prepare(
-      `SELECT t.id, t.question_id AS questionId, q.db_id AS dbId, q.text, q.evidence, q.gold_sql AS goldSql, q.gold_tables AS goldTables
+  const traces = (await sql.all(
+    `SELECT t.id, t.question_id AS questionId, q.db_id AS dbId, q.text, q.evidence, q.gold_sql AS goldSql, q.gold_tables AS goldTables
     FROM traces t JOIN questions q ON q.dataset_id = ? AND q.question_id = t.question_id WHERE t.run_id = ?`,
-    )
-    .all(run.datasetId, runId) as {
+    [run.datasetId, runId],
+  )) as {
     id: string;
     questionId: string;
     dbId: string;
@@ -52,12 +53,15 @@ export async function computeDirectiveSavings(
     goldSql: string | null;
     goldTables: string | null;
   }[];
-  const callsOf = sqlite.prepare("SELECT tables FROM steps WHERE trace_id = ? AND exploratory = 1 ORDER BY seq");
+  const callsOf = (traceId: string) =>
+    sql.all<{ tables: string | null }>("SELECT tables FROM steps WHERE trace_id = ? AND exploratory = 1 ORDER BY seq", [
+      traceId,
+    ]);
   const databases = new Map<string, DatabaseInfo | null>();
-  const database = (dbId: string) => {
+  const database = async (dbId: string) => {
     if (!databases.has(dbId)) {
       try {
-        databases.set(dbId, loadDatabase(sqlite, run.datasetId!, dbId));
+        databases.set(dbId, await loadDatabaseFrom(sql, run.datasetId!, dbId));
       } catch {
         databases.set(dbId, null);
       }
@@ -68,10 +72,8 @@ export async function computeDirectiveSavings(
   const computed: SavingsTrace[] = [];
   for (const t of traces) {
     const gold = t.goldTables ? (JSON.parse(t.goldTables) as string[]) : null;
-    const calls = (callsOf.all(t.id) as { tables: string | null }[]).map((r) =>
-      r.tables ? (JSON.parse(r.tables) as string[]) : [],
-    );
-    const db = database(t.dbId);
+    const calls = (await callsOf(t.id)).map((r) => (r.tables ? (JSON.parse(r.tables) as string[]) : []));
+    const db = await database(t.dbId);
     const question = {
       id: t.questionId,
       dbId: t.dbId,
@@ -85,15 +87,15 @@ export async function computeDirectiveSavings(
     oracle.push({ gold, exploratoryCalls: calls, flagged: o?.irrelevant ?? null });
     computed.push({ gold, exploratoryCalls: calls, flagged: c?.irrelevant ?? null });
   }
-  const rows = sqlite
-    .prepare(
-      `SELECT r.id, r.name, r.system, r.model, json_extract(t.directives, '$.strategy') AS strategy, count(*) AS traces,
+  const rows = (await sql.all(
+    `SELECT r.id, r.name, r.system, r.model, ${sql.d.jsonText("t.directives", "strategy")} AS strategy, count(*) AS traces,
       sum(CASE WHEN t.gold_count IS NOT NULL THEN t.exploratory_calls END) AS exploratory, sum(t.gold_count) AS gold
     FROM runs r JOIN traces t ON t.run_id = r.id
     WHERE r.dataset_id = ? AND r.id != ? AND t.directives IS NOT NULL
-    GROUP BY r.id, strategy ORDER BY (r.model = ?) DESC, r.system, r.name`,
-    )
-    .all(run.datasetId, runId, run.model) as {
+    GROUP BY r.id, r.name, r.system, r.model, ${sql.d.jsonText("t.directives", "strategy")}
+    ORDER BY (r.model = ?) DESC, ${sql.d.binary("r.system")}, ${sql.d.binary("r.name")}`,
+    [run.datasetId, runId, run.model],
+  )) as {
     id: string;
     name: string;
     system: string;

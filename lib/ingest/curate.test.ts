@@ -37,10 +37,10 @@ describe("curating a run after upload", () => {
       trace({ name: "no dataset", system: "s", model: "m" }, "0"),
       trace({ name: "no dataset", system: "s", model: "m" }, "22"),
     );
-    expect(getRunAggregates(store.db, runId)).toMatchObject({ goldSum: null, failedWithExtra: null });
+    expect(await getRunAggregates(store.sql, runId)).toMatchObject({ goldSum: null, failedWithExtra: null });
 
     expect(await linkRunDataset(sqlite, runId, "spider-de", "alice")).toEqual({ traces: 2, linked: 2 });
-    const linked = getRunAggregates(store.db, runId);
+    const linked = await getRunAggregates(store.sql, runId);
     expect(linked.goldSum).toBe(1 + 2); // question 0: sänger; 22: konzert, stadion
     expect(linked.exploratoryWithGold).toBe(2);
 
@@ -61,10 +61,10 @@ describe("curating a run after upload", () => {
       "tags: paper, pilot",
     ]);
     await archiveRun(sqlite, runId, true, "alice");
-    expect(listRuns(store.db, { sort: "name", dir: "asc" }).map((r) => r.id)).not.toContain(runId);
-    expect(listRuns(store.db, { sort: "name", dir: "asc", archived: true }).map((r) => r.id)).toContain(runId);
+    expect((await listRuns(store.sql, { sort: "name", dir: "asc" })).map((r) => r.id)).not.toContain(runId);
+    expect((await listRuns(store.sql, { sort: "name", dir: "asc", archived: true })).map((r) => r.id)).toContain(runId);
     expect((await loadOverview(store.sql, {})).runIds).not.toContain(runId);
-    expect(listRunChanges(store.db, runId).map((c) => `${c.who}: ${c.change}`)).toEqual([
+    expect((await listRunChanges(store.sql, runId)).map((c) => `${c.who}: ${c.change}`)).toEqual([
       "alice: archived",
       "alice: tags: paper, pilot",
       'alice: name: "no dataset" → "renamed"',

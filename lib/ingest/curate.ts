@@ -240,7 +240,10 @@ async function removeTraces(tx: Sql, where: string, params: string[]) {
   let freed = 0;
   for (const h of blobs)
     freed += (
-      await tx.run("DELETE FROM blobs WHERE hash = ? AND NOT EXISTS (SELECT 1 FROM steps WHERE result_blob = ?)", [h, h])
+      await tx.run("DELETE FROM blobs WHERE hash = ? AND NOT EXISTS (SELECT 1 FROM steps WHERE result_blob = ?)", [
+        h,
+        h,
+      ])
     ).changes;
   return { traces, steps, blobs: freed };
 }
@@ -253,7 +256,8 @@ export async function deleteRun(
   runOf(sqlite, runId);
   return asSql(sqlite).transaction(async (tx) => {
     const removed = await removeTraces(tx, "run_id = ?", [runId]);
-    for (const table of ["run_tool_counts", "run_changes"]) await tx.run(`DELETE FROM ${table} WHERE run_id = ?`, [runId]);
+    for (const table of ["run_tool_counts", "run_changes"])
+      await tx.run(`DELETE FROM ${table} WHERE run_id = ?`, [runId]);
     await tx.run("DELETE FROM runs WHERE id = ?", [runId]);
     return removed;
   });

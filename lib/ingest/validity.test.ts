@@ -55,14 +55,16 @@ describe("measured on Spider-de through ingest", () => {
     expect(rows[0]).toMatchObject({ q: "0", gold: 1, over: 1, extra: 0 });
     expect(rows[1]).toMatchObject({ q: "2", gold: null, over: null, extra: null });
     expect(JSON.parse(rows[1].sets)).toMatchObject({ gold: null, goldError: expect.stringMatching(/near "alter"/) });
-    const a = getRunAggregates(store.db, report.runs[0].id);
+    const a = await getRunAggregates(store.sql, report.runs[0].id);
     expect({ exploratory: a.exploratoryWithGold, gold: a.goldSum }).toEqual({ exploratory: 2, gold: 1 }); // question 2 left out
-    const listed = listTraces(store.db, report.runs[0].id, {
-      sort: "question",
-      dir: "asc",
-      page: 1,
-      pageSize: 10,
-    }).rows;
+    const listed = (
+      await listTraces(store.sql, report.runs[0].id, {
+        sort: "question",
+        dir: "asc",
+        page: 1,
+        pageSize: 10,
+      })
+    ).rows;
     expect(listed.find((r) => r.questionId === "2")).toMatchObject({ goldCount: null, overExploration: null });
   });
 

@@ -40,8 +40,8 @@ describe("CSV exports cannot attack a spreadsheet", () => {
     for (const h of HOSTILE.slice(0, 4)) expect(all).toContain(`'${h}`); // kept, as text
     for (const run of report.runs) {
       const t = tracesTable(
-        listTraces(store.db, run.id, { sort: "question", dir: "asc", page: 1, pageSize: 100 }).rows,
-        listTraceTexts(store.db, run.id),
+        (await listTraces(store.sql, run.id, { sort: "question", dir: "asc", page: 1, pageSize: 100 })).rows,
+        await listTraceTexts(store.sql, run.id),
       );
       all.push(...(await cells(csvResponse("t.csv", t.columns, t.rows))));
     }

@@ -17,9 +17,10 @@ import { getDirectiveSavings } from "@/lib/db/queries/directive-savings";
 import { TracesTable } from "@/components/runs/traces-table";
 import { isSimulated, SimulatedBadge } from "@/components/ui/simulated-badge";
 import { getDb } from "@/lib/db/client";
+import { getSql } from "@/lib/db/store";
 import { getRun, getRunAggregates, listRunChanges } from "@/lib/db/queries/runs";
 import { listTraceFacets, listTraces } from "@/lib/db/queries/traces";
-import { listRunToolCounts, listTraceUnits } from "@/lib/db/queries/units";
+import { listRunToolCounts, loadTraceUnits } from "@/lib/db/queries/units";
 import { callsBars, exOverBreakdown, explorationScatter } from "@/lib/metrics/run-charts";
 import { difficultyOrder, sampleStats } from "@/lib/metrics/run-units";
 import { ROLE_LABELS } from "@/lib/metrics/run-metrics";
@@ -33,14 +34,14 @@ const loadParams = createLoader(tracesSearchParams);
 const serialize = createSerializer(tracesSearchParams);
 
 export async function generateMetadata({ params }: PageProps<"/runs/[runId]">): Promise<Metadata> {
-  const run = await getRun(getDb(), (await params).runId);
+  const run = await getRun(await getSql(), (await params).runId);
   return { title: run ? `${run.name} · ${run.system} · ${run.model} — Metron` : "Run not found — Metron" };
 }
 
 // An unknown run answers 404: checked before the streamed body starts, so the status is the real one.
 export default async function RunPage(props: PageProps<"/runs/[runId]">) {
   await connection();
-  if (!(await getRun(getDb(), (await props.params).runId))) notFound();
+  if (!(await getRun(await getSql(), (await props.params).runId))) notFound();
   return (
     <Suspense fallback={<p className="text-sm text-zinc-500">Loading run…</p>}>
       <Run {...props} />
@@ -52,23 +53,24 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
   await connection();
   const { runId } = await params;
   const db = getDb();
-  const run = await getRun(db, runId);
+  const sql = await getSql();
+  const run = await getRun(sql, runId);
   if (!run) notFound();
   const query = await loadParams(searchParams);
   const traceIds = query.q?.trim() ? searchRunTraceIds(db.$client, run.id, query.q) : null;
-  const { rows, total } = listTraces(db, run.id, { ...query, traceIds, pageSize: TRACES_PAGE_SIZE });
-  const aggregates = getRunAggregates(db, run.id);
-  const units = listTraceUnits(db, run.id);
-  const tools = listRunToolCounts(db, run.id);
+  const { rows, total } = await listTraces(sql, run.id, { ...query, traceIds, pageSize: TRACES_PAGE_SIZE });
+  const aggregates = await getRunAggregates(sql, run.id);
+  const units = await loadTraceUnits(sql, run.id);
+  const tools = await listRunToolCounts(sql, run.id);
   const roleTotals = Object.entries(ROLE_LABELS).map(([role, label]) => ({
     label,
     calls: tools.filter((t) => t.role === role).reduce((s, t) => s + t.calls, 0),
   }));
-  const facets = listTraceFacets(db, run.id);
-  const savings = await getDirectiveSavings(db, run.id);
-  const changes = listRunChanges(db, run.id);
-  const datasets = listDatasets(db).map((d) => ({ id: d.id, name: d.name }));
-  const sweep = await sweepStatus(db.$client, run.id);
+  const facets = await listTraceFacets(sql, run.id);
+  const savings = await getDirectiveSavings(sql, run.id);
+  const changes = await listRunChanges(sql, run.id);
+  const datasets = (await listDatasets(sql)).map((d) => ({ id: d.id, name: d.name }));
+  const sweep = await sweepStatus(sql, run.id);
   const filterParts = [
     query.failing && "failing",
     query.extra && "extra tables",
@@ -81,7 +83,9 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
   const filtered = filterParts.length
     ? [
         ...new Set(
-          listTraces(db, run.id, { ...query, traceIds, page: 1, pageSize: 100_000 }).rows.map((r) => r.questionId),
+          (await listTraces(sql, run.id, { ...query, traceIds, page: 1, pageSize: 100_000 })).rows.map(
+            (r) => r.questionId,
+          ),
         ),
       ]
     : [];
@@ -180,7 +184,7 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
       {run.datasetId && (
         <SweepForm
           {...await sweepFormSetup(
-            db.$client,
+            sql,
             run.datasetId,
             run,
             filtered.length ? { ids: filtered, description: filterParts.join(", ") } : undefined,

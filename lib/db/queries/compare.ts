@@ -1,7 +1,8 @@
-import type { Db } from "@/lib/db/client";
 import type { Run } from "@/lib/db/schema";
+import type { Sql } from "@/lib/db/sql";
 import { compareRuns, type Comparison } from "@/lib/metrics/compare-runs";
-import { listTraceUnits } from "./units";
+import { getRun } from "./runs";
+import { loadTraceUnits } from "./units";
 
 export interface LoadedComparison {
   runs: Run[];
@@ -11,11 +12,11 @@ export interface LoadedComparison {
 }
 
 /** Loads the runs named in the URL (unknown ids are reported) and compares them against the baseline. */
-export function loadComparison(db: Db, runIds: string[], baselineId: string | null): LoadedComparison {
+export async function loadComparison(sql: Sql, runIds: string[], baselineId: string | null): Promise<LoadedComparison> {
   const runs: Run[] = [];
   const missing: string[] = [];
   for (const id of [...new Set(runIds)]) {
-    const run = db.query.runs.findFirst({ where: (r, { eq }) => eq(r.id, id) }).sync();
+    const run = await getRun(sql, id);
     if (run) runs.push(run);
     else missing.push(id);
   }
@@ -28,22 +29,13 @@ export function loadComparison(db: Db, runIds: string[], baselineId: string | nu
     missing,
     baseline,
     comparison:
-      runs.length >= 2
-        ? compareRuns(
-            runs.map((r) => listTraceUnits(db, r.id)),
-            baseline,
-          )
-        : null,
+      runs.length >= 2 ? compareRuns(await Promise.all(runs.map((r) => loadTraceUnits(sql, r.id))), baseline) : null,
   };
 }
 
-export function listComparableRuns(
-  db: Db,
-): { id: string; name: string; system: string; model: string; group: string; traces: number }[] {
-  return db.$client
-    .prepare(
-      `SELECT r.id, r.name, r.system, r.model, coalesce(r.dataset_id, r.benchmark, '(no dataset)') AS "group", count(t.id) AS traces
-    FROM runs r LEFT JOIN traces t ON t.run_id = r.id GROUP BY r.id ORDER BY "group", r.model, r.system`,
-    )
-    .all() as never;
+export async function listComparableRuns(
+  sql: Sql,
+): Promise<{ id: string; name: string; system: string; model: string; group: string; traces: number }[]> {
+  return (await sql.all(`SELECT r.id, r.name, r.system, r.model, coalesce(r.dataset_id, r.benchmark, '(no dataset)') AS "group", count(t.id) AS traces
+    FROM runs r LEFT JOIN traces t ON t.run_id = r.id GROUP BY r.id ORDER BY ${sql.d.binary("coalesce(r.dataset_id, r.benchmark, '(no dataset)')")}, ${sql.d.binary("r.model")}, ${sql.d.binary("r.system")}`)) as never;
 }

@@ -1,4 +1,4 @@
-import type { Db } from "@/lib/db/client";
+import type { Sql } from "@/lib/db/sql";
 
 export interface DatasetListRow {
   id: string;
@@ -11,16 +11,12 @@ export interface DatasetListRow {
   createdAt: string;
 }
 
-export function listDatasets(db: Db): DatasetListRow[] {
-  return db.$client
-    .prepare(
-      `SELECT d.id, d.name, d.format, d.question_count AS questionCount, d.created_at AS createdAt,
+export async function listDatasets(sql: Sql): Promise<DatasetListRow[]> {
+  return (await sql.all(`SELECT d.id, d.name, d.format, d.question_count AS questionCount, d.created_at AS createdAt,
       (SELECT count(*) FROM databases b WHERE b.dataset_id = d.id) AS databases,
-      (SELECT count(*) FROM databases b WHERE b.dataset_id = d.id AND b.schema_only) AS schemaOnly,
+      (SELECT count(*) FROM databases b WHERE b.dataset_id = d.id AND b.schema_only = 1) AS schemaOnly,
       (SELECT count(*) FROM runs r WHERE r.dataset_id = d.id) AS runs
-    FROM datasets d ORDER BY d.name`,
-    )
-    .all() as DatasetListRow[];
+    FROM datasets d ORDER BY ${sql.d.binary("d.name")}`)) as DatasetListRow[];
 }
 
 export interface DatabaseListRow {
@@ -36,15 +32,14 @@ export interface DatabaseListRow {
   questions: number;
 }
 
-export function listDatabases(db: Db, datasetId: string): DatabaseListRow[] {
-  return db.$client
-    .prepare(
-      `SELECT b.db_id AS dbId, b.path, b.sha256, b.size_bytes AS sizeBytes, b.schema_only AS schemaOnly, b.source,
+export async function listDatabases(sql: Sql, datasetId: string): Promise<DatabaseListRow[]> {
+  return (await sql.all(
+    `SELECT b.db_id AS dbId, b.path, b.sha256, b.size_bytes AS sizeBytes, b.schema_only AS schemaOnly, b.source,
       b.table_count AS tableCount, b.column_count AS columnCount, b.row_count AS rowCount,
       (SELECT count(*) FROM questions q WHERE q.dataset_id = b.dataset_id AND q.db_id = b.db_id) AS questions
-    FROM databases b WHERE b.dataset_id = ? ORDER BY b.db_id`,
-    )
-    .all(datasetId) as DatabaseListRow[];
+    FROM databases b WHERE b.dataset_id = ? ORDER BY ${sql.d.binary("b.db_id")}`,
+    [datasetId],
+  )) as DatabaseListRow[];
 }
 
 export interface QuestionListRow {
@@ -57,27 +52,24 @@ export interface QuestionListRow {
   goldTablesError: string | null;
 }
 
-export function listQuestions(
-  db: Db,
+export async function listQuestions(
+  sql: Sql,
   datasetId: string,
   page: number,
   pageSize: number,
-): { rows: QuestionListRow[]; total: number } {
+): Promise<{ rows: QuestionListRow[]; total: number }> {
   const total = (
-    db.$client.prepare("SELECT count(*) AS n FROM questions WHERE dataset_id = ?").get(datasetId) as { n: number }
+    (await sql.get("SELECT count(*) AS n FROM questions WHERE dataset_id = ?", [datasetId])) as { n: number }
   ).n;
-  const rows = db.$client
-    .prepare(
-      `SELECT question_id AS questionId, db_id AS dbId, text, difficulty, gold_tables AS goldTables,
+  const rows = (await sql.all(
+    `SELECT question_id AS questionId, db_id AS dbId, text, difficulty, gold_tables AS goldTables,
       gold_tables_method AS goldTablesMethod, gold_tables_error AS goldTablesError
     FROM questions WHERE dataset_id = ? ORDER BY position LIMIT ? OFFSET ?`,
-    )
-    .all(datasetId, pageSize, (Math.max(1, page) - 1) * pageSize) as QuestionListRow[];
+    [datasetId, pageSize, (Math.max(1, page) - 1) * pageSize],
+  )) as QuestionListRow[];
   return { rows, total };
 }
 
-export function countQuestions(db: Db, datasetId: string): number {
-  return (
-    db.$client.prepare("SELECT count(*) AS n FROM questions WHERE dataset_id = ?").get(datasetId) as { n: number }
-  ).n;
+export async function countQuestions(sql: Sql, datasetId: string): Promise<number> {
+  return ((await sql.get("SELECT count(*) AS n FROM questions WHERE dataset_id = ?", [datasetId])) as { n: number }).n;
 }

@@ -1,21 +1,25 @@
-import type { Db } from "@/lib/db/client";
+import { findRow } from "@/lib/db/rows";
+import { traces } from "@/lib/db/schema";
+import type { Sql } from "@/lib/db/sql";
 import type { TraceRow } from "@/lib/db/schema";
 import { EFFECTIVE_CORRECT } from "./metrics-sql";
 
 /** The trace of one question (and sample) in a run, every column. */
-export function getQuestionTrace(db: Db, runId: string, questionId: string, sample: number): TraceRow | undefined {
-  return db.query.traces
-    .findFirst({
-      where: (t, { and, eq }) => and(eq(t.runId, runId), eq(t.questionId, questionId), eq(t.sample, sample)),
-    })
-    .sync();
+export function getQuestionTrace(
+  sql: Sql,
+  runId: string,
+  questionId: string,
+  sample: number,
+): Promise<TraceRow | undefined> {
+  return findRow(sql, traces, "traces", "run_id = ? AND question_id = ? AND sample = ?", [runId, questionId, sample]);
 }
 
-export function listSamples(db: Db, runId: string, questionId: string): number[] {
+export async function listSamples(sql: Sql, runId: string, questionId: string): Promise<number[]> {
   return (
-    db.$client
-      .prepare("SELECT sample FROM traces WHERE run_id = ? AND question_id = ? ORDER BY sample")
-      .all(runId, questionId) as { sample: number }[]
+    (await sql.all("SELECT sample FROM traces WHERE run_id = ? AND question_id = ? ORDER BY sample", [
+      runId,
+      questionId,
+    ])) as { sample: number }[]
   ).map((r) => r.sample);
 }
 
@@ -29,13 +33,12 @@ export interface Neighbours {
 }
 
 /** Previous/next question and previous/next failing question in the run's question order. */
-export function getNeighbours(db: Db, runId: string, questionId: string): Neighbours {
-  const rows = db.$client
-    .prepare(
-      `SELECT question_id AS q, min(${EFFECTIVE_CORRECT}) AS correct FROM traces t WHERE t.run_id = ?
-    GROUP BY question_id ORDER BY (CAST(question_id AS INTEGER) = question_id) DESC, CAST(question_id AS INTEGER), question_id`,
-    )
-    .all(runId) as { q: string; correct: number | null }[];
+export async function getNeighbours(sql: Sql, runId: string, questionId: string): Promise<Neighbours> {
+  const rows = (await sql.all(
+    `SELECT question_id AS q, min(${EFFECTIVE_CORRECT}) AS correct FROM traces t WHERE t.run_id = ?
+    GROUP BY question_id ORDER BY ${sql.d.isInteger("question_id")} DESC, ${sql.d.asInteger("question_id")}, ${sql.d.binary("question_id")}`,
+    [runId],
+  )) as { q: string; correct: number | null }[];
   const i = rows.findIndex((r) => r.q === questionId);
   const failing = (r: { correct: number | null }) => r.correct === 0;
   const before = rows.slice(0, Math.max(0, i));
@@ -51,26 +54,27 @@ export function getNeighbours(db: Db, runId: string, questionId: string): Neighb
 }
 
 /** The same question in the other runs of the same dataset (or benchmark, when no dataset is linked). */
-export function listOtherRuns(
-  db: Db,
+export async function listOtherRuns(
+  sql: Sql,
   runId: string,
   questionId: string,
-): {
-  id: string;
-  name: string;
-  system: string;
-  model: string;
-  exOutcome: string | null;
-  recordedCorrect: number | null;
-}[] {
-  return db.$client
-    .prepare(
-      `SELECT r.id, r.name, r.system, r.model, min(t.ex_outcome) AS exOutcome, min(t.recorded_correct) AS recordedCorrect
+): Promise<
+  {
+    id: string;
+    name: string;
+    system: string;
+    model: string;
+    exOutcome: string | null;
+    recordedCorrect: number | null;
+  }[]
+> {
+  return (await sql.all(
+    `SELECT r.id, r.name, r.system, r.model, min(t.ex_outcome) AS exOutcome, min(t.recorded_correct) AS recordedCorrect
     FROM runs r JOIN traces t ON t.run_id = r.id JOIN runs me ON me.id = ?
     WHERE r.id != me.id AND t.question_id = ? AND ((me.dataset_id IS NOT NULL AND r.dataset_id = me.dataset_id) OR (me.dataset_id IS NULL AND me.benchmark IS NOT NULL AND r.benchmark = me.benchmark))
-    GROUP BY r.id ORDER BY r.system, r.model, r.name`,
-    )
-    .all(runId, questionId) as never;
+    GROUP BY r.id, r.name, r.system, r.model ORDER BY ${sql.d.binary("r.system")}, ${sql.d.binary("r.model")}, ${sql.d.binary("r.name")}`,
+    [runId, questionId],
+  )) as never;
 }
 
 export interface RerunRow {
@@ -87,15 +91,14 @@ export interface RerunRow {
 }
 
 /** The reruns of a trace (its children, `meta.rerun_of`), newest first. */
-export function listRerunsOf(db: Db, traceId: string, limit = 20): RerunRow[] {
+export async function listRerunsOf(sql: Sql, traceId: string, limit = 20): Promise<RerunRow[]> {
   return (
-    db.$client
-      .prepare(
-        `SELECT t.id AS traceId, r.id AS runId, r.name AS runName, r.system, r.model, t.sample, t.status, t.ex_outcome AS exOutcome,
-           t.created_at AS createdAt, coalesce(json_extract(r.config, '$.simulated'), 0) AS simulated
+    (await sql.all(
+      `SELECT t.id AS traceId, r.id AS runId, r.name AS runName, r.system, r.model, t.sample, t.status, t.ex_outcome AS exOutcome,
+           t.created_at AS createdAt, coalesce(${sql.d.jsonValue("r.config", "simulated")}, 0) AS simulated
          FROM traces t JOIN runs r ON r.id = t.run_id
-         WHERE json_extract(t.meta, '$.rerun_of.trace_id') = ? ORDER BY t.created_at DESC LIMIT ?`,
-      )
-      .all(traceId, limit) as (Omit<RerunRow, "simulated"> & { simulated: number })[]
+         WHERE ${sql.d.jsonText("t.meta", "rerun_of.trace_id")} = ? ORDER BY t.created_at DESC LIMIT ?`,
+      [traceId, limit],
+    )) as (Omit<RerunRow, "simulated"> & { simulated: number })[]
   ).map((r) => ({ ...r, simulated: Boolean(r.simulated) }));
 }

@@ -1,8 +1,9 @@
-import { sql } from "drizzle-orm";
-import type { Db } from "@/lib/db/client";
+import { findRow } from "@/lib/db/rows";
+import { runs } from "@/lib/db/schema";
+import type { DialectSql, Sql } from "@/lib/db/sql";
 import type { RunSortKey } from "@/lib/url/runs";
-import { RUN_AGGREGATES, type RunAggregates } from "./metrics-sql";
-import { memoByRun } from "./run-cache";
+import { runAggregates, type RunAggregates } from "./metrics-sql";
+import { cachedByRun } from "./run-cache";
 
 export interface RunListRow extends RunAggregates {
   id: string;
@@ -15,22 +16,23 @@ export interface RunListRow extends RunAggregates {
   simulated: number | null;
 }
 
-const ORDER: Record<RunSortKey, string> = {
-  name: "r.name COLLATE NOCASE",
-  system: "r.system COLLATE NOCASE",
-  model: "r.model COLLATE NOCASE",
-  traces: "traces",
-  questions: "questions",
-  correct: "CASE WHEN judged > 0 THEN 1.0 * correct / judged END",
-  over: "CASE WHEN goldSum > 0 THEN 1.0 * (exploratoryWithGold - goldSum) / goldSum END",
-  tokens: "inputTokens + outputTokens",
-  created: "r.created_at",
+/** Sort keys over the listed rows (a subquery, so that PostgreSQL too can order by expressions of its columns). */
+const ORDER: Record<RunSortKey, (d: DialectSql) => string> = {
+  name: (d) => d.nocase("x.name"),
+  system: (d) => d.nocase("x.system"),
+  model: (d) => d.nocase("x.model"),
+  traces: () => "x.traces",
+  questions: () => "x.questions",
+  correct: () => "CASE WHEN x.judged > 0 THEN 1.0 * x.correct / x.judged END",
+  over: () => 'CASE WHEN x."goldSum" > 0 THEN 1.0 * (x."exploratoryWithGold" - x."goldSum") / x."goldSum" END',
+  tokens: () => 'x."inputTokens" + x."outputTokens"',
+  created: () => 'x."createdAt"',
 };
 
-export function listRuns(
-  db: Db,
+export async function listRuns(
+  sql: Sql,
   opts: { sort: RunSortKey; dir: "asc" | "desc"; system?: string | null; model?: string | null; archived?: boolean },
-): RunListRow[] {
+): Promise<RunListRow[]> {
   const where: string[] = opts.archived ? [] : ["r.archived_at IS NULL"];
   const params: string[] = [];
   if (opts.system) {
@@ -42,54 +44,55 @@ export function listRuns(
     params.push(opts.model);
   }
   const dir = opts.dir === "asc" ? "ASC" : "DESC";
-  return db.$client
-    .prepare(
-      `
-    SELECT r.id, r.name, r.system, r.model, r.dataset_id AS datasetId, r.created_at AS createdAt, r.archived_at AS archivedAt, json_extract(r.config, '$.simulated') AS simulated, ${RUN_AGGREGATES}
+  return sql.all<RunListRow>(
+    `SELECT * FROM (
+    SELECT r.id, r.name, r.system, r.model, r.dataset_id AS datasetId, r.created_at AS createdAt, r.archived_at AS archivedAt,
+      ${sql.d.jsonValue("r.config", "simulated")} AS simulated, ${runAggregates(sql.d)}
     FROM runs r LEFT JOIN traces t ON t.run_id = r.id
     ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
-    GROUP BY r.id
-    ORDER BY ${ORDER[opts.sort]} ${dir} NULLS LAST, r.id`,
-    )
-    .all(...params) as RunListRow[];
-}
-
-export function listRunFacets(db: Db): { systems: string[]; models: string[] } {
-  const systems = db.all<{ v: string }>(sql`SELECT DISTINCT system AS v FROM runs ORDER BY v`).map((r) => r.v);
-  const models = db.all<{ v: string }>(sql`SELECT DISTINCT model AS v FROM runs ORDER BY v`).map((r) => r.v);
-  return { systems, models };
-}
-
-export function getRun(db: Db, id: string) {
-  return db.query.runs.findFirst({ where: (r, { eq }) => eq(r.id, id) });
-}
-
-export function getRunAggregates(db: Db, runId: string): RunAggregates {
-  return memoByRun(
-    db,
-    runId,
-    "aggregates",
-    () => db.$client.prepare(`SELECT ${RUN_AGGREGATES} FROM traces t WHERE t.run_id = ?`).get(runId) as RunAggregates,
+    GROUP BY r.id) x
+    ORDER BY ${ORDER[opts.sort](sql.d)} ${dir} NULLS LAST, ${sql.d.binary("x.id")}`,
+    params,
   );
 }
 
-export function countOutcomes(db: Db, runId: string): { outcome: string; n: number }[] {
-  return db.$client
-    .prepare(
-      "SELECT coalesce(ex_outcome, 'not evaluated yet') AS outcome, count(*) AS n FROM traces WHERE run_id = ? GROUP BY 1 ORDER BY 2 DESC",
-    )
-    .all(runId) as { outcome: string; n: number }[];
+export async function listRunFacets(sql: Sql): Promise<{ systems: string[]; models: string[] }> {
+  const col = async (c: string) =>
+    (await sql.all<{ v: string }>(`SELECT DISTINCT ${c} AS v FROM runs ORDER BY ${sql.d.binary(c)}`)).map((r) => r.v);
+  return { systems: await col("system"), models: await col("model") };
 }
 
-export function listRunChanges(db: Db, runId: string): { at: string; who: string; change: string }[] {
-  return db.$client
-    .prepare("SELECT created_at AS at, who, change FROM run_changes WHERE run_id = ? ORDER BY id DESC LIMIT 200")
-    .all(runId) as { at: string; who: string; change: string }[];
+export function getRun(sql: Sql, id: string) {
+  return findRow(sql, runs, "runs", "id = ?", [id]);
+}
+
+export function getRunAggregates(sql: Sql, runId: string): Promise<RunAggregates> {
+  return cachedByRun(
+    sql,
+    runId,
+    "aggregates",
+    async () =>
+      (await sql.get(`SELECT ${runAggregates(sql.d)} FROM traces t WHERE t.run_id = ?`, [runId])) as RunAggregates,
+  );
+}
+
+export async function countOutcomes(sql: Sql, runId: string): Promise<{ outcome: string; n: number }[]> {
+  return (await sql.all(
+    "SELECT coalesce(ex_outcome, 'not evaluated yet') AS outcome, count(*) AS n FROM traces WHERE run_id = ? GROUP BY 1 ORDER BY 2 DESC",
+    [runId],
+  )) as { outcome: string; n: number }[];
+}
+
+export async function listRunChanges(sql: Sql, runId: string): Promise<{ at: string; who: string; change: string }[]> {
+  return (await sql.all(
+    "SELECT created_at AS at, who, change FROM run_changes WHERE run_id = ? ORDER BY id DESC LIMIT 200",
+    [runId],
+  )) as { at: string; who: string; change: string }[];
 }
 
 /** The distinct models of the stored runs. */
-export function listRunModels(db: Db): string[] {
-  return (db.$client.prepare("SELECT DISTINCT model FROM runs ORDER BY model").all() as { model: string }[]).map(
-    (r) => r.model,
-  );
+export async function listRunModels(sql: Sql): Promise<string[]> {
+  return (
+    (await sql.all(`SELECT DISTINCT model FROM runs ORDER BY ${sql.d.binary("model")}`)) as { model: string }[]
+  ).map((r) => r.model);
 }

@@ -1,7 +1,7 @@
-import type { Db } from "@/lib/db/client";
+import type { DialectSql, Sql } from "@/lib/db/sql";
 import type { TraceFilters, TraceSortKey } from "@/lib/url/runs";
 import { EFFECTIVE_CORRECT } from "./metrics-sql";
-import { memoByRun } from "./run-cache";
+import { cachedByRun } from "./run-cache";
 
 export interface TraceListRow {
   id: string;
@@ -30,28 +30,28 @@ export interface TraceListRow {
 }
 
 // Question ids are text, but most benchmarks number them: sort numbers numerically, then text.
-const questionOrder = (d = "ASC") =>
-  `(CAST(question_id AS INTEGER) = question_id) DESC, CAST(question_id AS INTEGER) ${d}, question_id ${d}, sample`;
-const QUESTION_ORDER = questionOrder();
+/** Numeric question ids in numeric order, then the others by text. */
+const questionOrder = (q: DialectSql, d = "ASC") =>
+  `${q.isInteger("question_id")} DESC, ${q.asInteger("question_id")} ${d}, ${q.binary("question_id")} ${d}, sample`;
 
-const ORDER: Record<TraceSortKey, (dir: string) => string> = {
-  question: (d) => questionOrder(d),
-  db: (d) => `db_id ${d}, ${QUESTION_ORDER}`,
-  steps: (d) => `step_count ${d}, ${QUESTION_ORDER}`,
-  tools: (d) => `tool_call_count ${d}, ${QUESTION_ORDER}`,
-  exploratory: (d) => `exploratory_calls ${d}, ${QUESTION_ORDER}`,
-  over: (d) => `over_exploration ${d} NULLS LAST, ${QUESTION_ORDER}`,
-  extra: (d) => `extra_table_count ${d} NULLS LAST, ${QUESTION_ORDER}`,
-  empty: (d) => `empty_probe_count ${d} NULLS LAST, ${QUESTION_ORDER}`,
-  tokens: (d) => `input_tokens + output_tokens ${d}, ${QUESTION_ORDER}`,
-  outcome: (d) => `ex_outcome ${d} NULLS LAST, recorded_correct ${d} NULLS LAST, status ${d}, ${QUESTION_ORDER}`,
+const ORDER: Record<TraceSortKey, (q: DialectSql, dir: string) => string> = {
+  question: (q, d) => questionOrder(q, d),
+  db: (q, d) => `${q.binary("db_id")} ${d}, ${questionOrder(q)}`,
+  steps: (q, d) => `step_count ${d}, ${questionOrder(q)}`,
+  tools: (q, d) => `tool_call_count ${d}, ${questionOrder(q)}`,
+  exploratory: (q, d) => `exploratory_calls ${d}, ${questionOrder(q)}`,
+  over: (q, d) => `over_exploration ${d} NULLS LAST, ${questionOrder(q)}`,
+  extra: (q, d) => `extra_table_count ${d} NULLS LAST, ${questionOrder(q)}`,
+  empty: (q, d) => `empty_probe_count ${d} NULLS LAST, ${questionOrder(q)}`,
+  tokens: (q, d) => `input_tokens + output_tokens ${d}, ${questionOrder(q)}`,
+  outcome: (q, d) => `ex_outcome ${d} NULLS LAST, recorded_correct ${d} NULLS LAST, status ${d}, ${questionOrder(q)}`,
 };
 
-export function listTraces(
-  db: Db,
+export async function listTraces(
+  sql: Sql,
   runId: string,
   opts: { sort: TraceSortKey; dir: "asc" | "desc"; page: number; pageSize: number } & Partial<TraceFilters>,
-): { rows: TraceListRow[]; total: number } {
+): Promise<{ rows: TraceListRow[]; total: number }> {
   const dir = opts.dir === "asc" ? "ASC" : "DESC";
   const where = ["run_id = ?"];
   const params: (string | number)[] = [runId];
@@ -67,7 +67,7 @@ export function listTraces(
     params.push(opts.difficulty);
   }
   if (opts.traceIds) {
-    where.push(`id IN (SELECT value FROM json_each(?))`);
+    where.push(sql.d.inJsonArray("id"));
     params.push(JSON.stringify(opts.traceIds));
   }
   if (opts.label) {
@@ -75,45 +75,48 @@ export function listTraces(
     params.push(opts.label);
   }
   const clause = where.join(" AND ");
-  const total = (
-    db.$client.prepare(`SELECT count(*) AS n FROM traces t WHERE ${clause}`).get(...params) as { n: number }
-  ).n;
-  const rows = db.$client
-    .prepare(
-      `
+  const total = ((await sql.get(`SELECT count(*) AS n FROM traces t WHERE ${clause}`, params)) as { n: number }).n;
+  const rows = (await sql.all(
+    `
     SELECT id, run_id AS runId, question_id AS questionId, substr(question_text, 1, 300) AS questionText, sample, db_id AS dbId, difficulty, step_count AS stepCount,
-      tool_call_count AS toolCallCount, CASE WHEN tokens_recorded THEN input_tokens + output_tokens END AS tokens, status, recorded_correct AS recordedCorrect,
+      tool_call_count AS toolCallCount, CASE WHEN tokens_recorded = 1 THEN input_tokens + output_tokens END AS tokens, status, recorded_correct AS recordedCorrect,
       ex_outcome AS exOutcome, ex_error AS exError, exploratory_calls AS exploratoryCalls, gold_count AS goldCount,
       over_exploration AS overExploration, extra_table_count AS extraTableCount, empty_probe_count AS emptyProbeCount,
-      (SELECT group_concat(DISTINCT l.label) FROM labels l WHERE l.trace_id = t.id) AS labels
+      (SELECT ${sql.d.distinctList("l.label")} FROM labels l WHERE l.trace_id = t.id) AS labels
     FROM traces t WHERE ${clause}
-    ORDER BY ${ORDER[opts.sort](dir)}
+    ORDER BY ${ORDER[opts.sort](sql.d, dir)}
     LIMIT ? OFFSET ?`,
-    )
-    .all(...params, opts.pageSize, (Math.max(1, opts.page) - 1) * opts.pageSize) as TraceListRow[];
+    [...params, opts.pageSize, (Math.max(1, opts.page) - 1) * opts.pageSize],
+  )) as TraceListRow[];
   return { rows, total };
 }
 
-export function listTraceFacets(db: Db, runId: string): { databases: string[]; difficulties: string[] } {
-  const col = (c: string) =>
+export async function listTraceFacets(
+  sql: Sql,
+  runId: string,
+): Promise<{ databases: string[]; difficulties: string[] }> {
+  const col = async (c: string) =>
     (
-      db.$client
-        .prepare(`SELECT DISTINCT ${c} AS v FROM traces WHERE run_id = ? AND ${c} IS NOT NULL ORDER BY v`)
-        .all(runId) as { v: string }[]
+      (await sql.all(
+        `SELECT DISTINCT ${c} AS v FROM traces WHERE run_id = ? AND ${c} IS NOT NULL ORDER BY ${sql.d.binary("v")}`,
+        [runId],
+      )) as { v: string }[]
     ).map((r) => r.v);
-  return memoByRun(db, runId, "facets", () => ({ databases: col("db_id"), difficulties: col("difficulty") }));
+  return cachedByRun(sql, runId, "facets", async () => ({
+    databases: await col("db_id"),
+    difficulties: await col("difficulty"),
+  }));
 }
 
 /** Question text, gold SQL and final SQL of a run's traces, by (question, sample): what CSV exports carry in full. */
-export function listTraceTexts(
-  db: Db,
+export async function listTraceTexts(
+  sql: Sql,
   runId: string,
-): Map<string, { questionText: string | null; goldSql: string | null; finalSql: string | null }> {
-  const rows = db.$client
-    .prepare(
-      "SELECT question_id AS q, sample AS s, question_text AS questionText, gold_sql AS goldSql, final_sql AS finalSql FROM traces WHERE run_id = ?",
-    )
-    .all(runId) as {
+): Promise<Map<string, { questionText: string | null; goldSql: string | null; finalSql: string | null }>> {
+  const rows = (await sql.all(
+    "SELECT question_id AS q, sample AS s, question_text AS questionText, gold_sql AS goldSql, final_sql AS finalSql FROM traces WHERE run_id = ?",
+    [runId],
+  )) as {
     q: string;
     s: number;
     questionText: string | null;
@@ -123,19 +126,25 @@ export function listTraceTexts(
   return new Map(rows.map(({ q, s, ...t }) => [`${q}\u0000${s}`, t]));
 }
 
-export function traceExists(db: Db, traceId: string): boolean {
-  return db.$client.prepare("SELECT 1 FROM traces WHERE id = ?").get(traceId) !== undefined;
+export async function traceExists(sql: Sql, traceId: string): Promise<boolean> {
+  return (await sql.get("SELECT 1 AS one FROM traces WHERE id = ?", [traceId])) !== undefined;
 }
 
 /** Whether any of the runs has a trace of the question (the side-by-side view needs one). */
-export function anyRunHasQuestion(db: Db, runIds: string[], questionId: string): boolean {
-  const has = db.$client.prepare("SELECT 1 FROM traces WHERE run_id = ? AND question_id = ?");
-  return runIds.some((id) => has.get(id, questionId) !== undefined);
+export async function anyRunHasQuestion(sql: Sql, runIds: string[], questionId: string): Promise<boolean> {
+  for (const id of runIds)
+    if (await sql.get("SELECT 1 AS one FROM traces WHERE run_id = ? AND question_id = ?", [id, questionId]))
+      return true;
+  return false;
 }
 
 /** A trace's final or gold SQL as recorded (the raw text, before any extraction), for `/api/traces/<id>/text`. */
-export function getTraceSql(db: Db, traceId: string, field: "final_sql" | "gold_sql"): string | null | undefined {
-  const row = db.$client.prepare(`SELECT ${field} AS text FROM traces WHERE id = ?`).get(traceId) as
+export async function getTraceSql(
+  sql: Sql,
+  traceId: string,
+  field: "final_sql" | "gold_sql",
+): Promise<string | null | undefined> {
+  const row = (await sql.get(`SELECT ${field} AS text FROM traces WHERE id = ?`, [traceId])) as
     { text: string | null } | undefined;
   return row ? row.text : undefined;
 }

@@ -1,15 +1,9 @@
-import type { Db } from "@/lib/db/client";
-import { dialects, type DialectSql, type Sql } from "@/lib/db/sql";
+import type { DialectSql, Sql } from "@/lib/db/sql";
 import type { TraceUnit } from "@/lib/metrics/run-units";
 import { EFFECTIVE_CORRECT } from "./metrics-sql";
-import { cachedByRun, memoByRun } from "./run-cache";
+import { cachedByRun } from "./run-cache";
 
 /** The small per-trace columns that intervals, breakdowns and comparisons need (memoised per run version). */
-export function listTraceUnits(db: Db, runId: string): TraceUnit[] {
-  return memoByRun(db, runId, "units", () => readTraceUnits(db, runId));
-}
-
-/** `listTraceUnits` on either engine (lib/db/sql.ts). */
 export function loadTraceUnits(sql: Sql, runId: string): Promise<TraceUnit[]> {
   return cachedByRun(sql, runId, "units", () => sql.all<TraceUnit>(traceUnitsSql(sql.d), [runId]));
 }
@@ -21,18 +15,15 @@ const traceUnitsSql = (d: DialectSql) =>
       output_tokens AS outputTokens, tokens_recorded AS tokensRecorded, substr(question_text, 1, 160) AS questionText, coalesce(cost_usd, cost_computed_usd) AS cost, ex_result_hash AS resultKey
     FROM traces t WHERE run_id = ? ORDER BY ${d.binary("question_id")}, sample`;
 
-function readTraceUnits(db: Db, runId: string): TraceUnit[] {
-  return db.$client.prepare(traceUnitsSql(dialects.sqlite)).all(runId) as TraceUnit[];
-}
-
-export function listRunToolCounts(db: Db, runId: string): { tool: string; role: string; calls: number }[] {
-  return memoByRun(
-    db,
+export function listRunToolCounts(sql: Sql, runId: string): Promise<{ tool: string; role: string; calls: number }[]> {
+  return cachedByRun(
+    sql,
     runId,
     "tools",
-    () =>
-      db.$client
-        .prepare("SELECT tool, role, calls FROM run_tool_counts WHERE run_id = ? ORDER BY calls DESC, tool")
-        .all(runId) as { tool: string; role: string; calls: number }[],
+    async () =>
+      (await sql.all(
+        `SELECT tool, role, calls FROM run_tool_counts WHERE run_id = ? ORDER BY calls DESC, ${sql.d.binary("tool")}`,
+        [runId],
+      )) as { tool: string; role: string; calls: number }[],
   );
 }

@@ -1,11 +1,14 @@
-import type { Db } from "@/lib/db/client";
+import { findRow } from "@/lib/db/rows";
+import { uploads } from "@/lib/db/schema";
+import type { Sql } from "@/lib/db/sql";
 
-export function listUploadErrors(db: Db, uploadId: string): { line: number; message: string }[] {
-  return db.$client
-    .prepare("SELECT line, message FROM upload_errors WHERE upload_id = ? ORDER BY line")
-    .all(uploadId) as { line: number; message: string }[];
+export async function listUploadErrors(sql: Sql, uploadId: string): Promise<{ line: number; message: string }[]> {
+  return (await sql.all("SELECT line, message FROM upload_errors WHERE upload_id = ? ORDER BY line", [uploadId])) as {
+    line: number;
+    message: string;
+  }[];
 }
 
-export function getUpload(db: Db, id: string) {
-  return db.query.uploads.findFirst({ where: (u, { eq }) => eq(u.id, id) });
+export function getUpload(sql: Sql, id: string) {
+  return findRow(sql, uploads, "uploads", "id = ?", [id]);
 }

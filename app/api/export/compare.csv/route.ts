@@ -1,5 +1,6 @@
 import { createLoader } from "nuqs/server";
 import { getDb } from "@/lib/db/client";
+import { getSql } from "@/lib/db/store";
 import { loadComparison } from "@/lib/db/queries/compare";
 import { listTraceTexts } from "@/lib/db/queries/traces";
 import { filterCompareRows } from "@/lib/metrics/compare-runs";
@@ -13,10 +14,11 @@ const loadParams = createLoader(compareSearchParams);
 /** The compare table as CSV, with the page's filters: one row per (question, sample), columns per run. */
 export async function GET(request: Request) {
   const params = loadParams(new URL(request.url).searchParams);
-  const { runs, baseline, comparison } = loadComparison(getDb(), params.runs, params.baseline);
+  const { runs, baseline, comparison } = await loadComparison(await getSql(), params.runs, params.baseline);
   if (!comparison) return Response.json({ error: "give at least two known run ids: ?runs=A,B" }, { status: 400 });
   const label = (i: number) => `${runs[i].system} · ${runs[i].model}`.replace(/[^\w.-]+/g, "_");
-  const texts = runs.map((r) => listTraceTexts(getDb(), r.id));
+  const sql = await getSql();
+  const texts = await Promise.all(runs.map((r) => listTraceTexts(sql, r.id)));
   const labels = runs.map((r) => labelsByQuestion(getDb().$client, r.id));
   const columns = [
     "question_id",

@@ -11,7 +11,7 @@ import { OutcomeBadge } from "@/components/ui/outcome-badge";
 import { isSimulated, SimulatedBadge } from "@/components/ui/simulated-badge";
 import { SqlCompare } from "@/components/traces/sql-compare";
 import { TraceExplorer } from "@/components/traces/trace-explorer";
-import { getDb } from "@/lib/db/client";
+import { getSql } from "@/lib/db/store";
 import { getQuestionTrace } from "@/lib/db/queries/question-traces";
 import { getRun } from "@/lib/db/queries/runs";
 import { getStepStats, listAlignSteps, listStepSummaries, listStripSteps } from "@/lib/db/queries/steps";
@@ -37,8 +37,8 @@ export default async function SideBySidePage(props: PageProps<"/compare/question
   await connection();
   const questionId = decodeURIComponent((await props.params).questionId);
   const { runs } = await loadParams(props.searchParams);
-  const db = getDb();
-  if (!anyRunHasQuestion(db, runs, questionId)) notFound();
+  const sql = await getSql();
+  if (!(await anyRunHasQuestion(sql, runs, questionId))) notFound();
   return (
     <Suspense fallback={<p className="text-sm text-zinc-500">Loading…</p>}>
       <SideBySide {...props} />
@@ -51,16 +51,29 @@ async function SideBySide({ params, searchParams }: PageProps<"/compare/question
   const f = await readerFormats();
   const questionId = decodeURIComponent((await params).questionId);
   const { runs: runIds, sample, samples } = await loadParams(searchParams);
-  const db = getDb();
+  const sql = await getSql();
   const columns = [];
   for (const [i, id] of runIds.entries()) {
-    const run = await getRun(db, id);
+    const run = await getRun(sql, id);
     const s = samples?.[i] ?? sample;
-    const trace = run && getQuestionTrace(db, id, questionId, s);
+    const trace = run && (await getQuestionTrace(sql, id, questionId, s));
     columns.push({ id, run, trace, sample: s });
   }
-  const found = columns.filter((c) => c.run && c.trace);
+  const found = await Promise.all(
+    columns
+      .filter((c) => c.run && c.trace)
+      .map(async (c) => ({
+        ...c,
+        strip: await listStripSteps(sql, c.trace!.id),
+        stats: await getStepStats(sql, c.trace!.id),
+        steps: await listStepSummaries(sql, c.trace!.id, 0),
+      })),
+  );
   if (found.length === 0) notFound();
+  const alignment =
+    found.length >= 2
+      ? alignSteps(await listAlignSteps(sql, found[0].trace!.id), await listAlignSteps(sql, found[1].trace!.id))
+      : null;
   const text = found[0].trace!.questionText;
   return (
     <div className="space-y-4">
@@ -82,7 +95,7 @@ async function SideBySide({ params, searchParams }: PageProps<"/compare/question
         ))}
       {found.length >= 2 && (
         <AlignedSteps
-          alignment={alignSteps(listAlignSteps(db, found[0].trace!.id), listAlignSteps(db, found[1].trace!.id))}
+          alignment={alignment!}
           left={{
             label: `${found[0].run!.system} · ${found[0].run!.model}${found[0].sample ? ` #${found[0].sample}` : ""}`,
             href: (seq) => questionPath(found[0].run!.id, questionId, { sample: found[0].sample, step: seq }),
@@ -100,11 +113,9 @@ async function SideBySide({ params, searchParams }: PageProps<"/compare/question
           style={{ gridTemplateColumns: `repeat(${found.length}, minmax(0, 1fr))` }}
           data-testid="side-by-side"
         >
-          {found.map(({ run, trace, sample: s }) => {
+          {found.map(({ run, trace, sample: s, strip, stats, steps }) => {
             const t = trace!;
             const sets = t.tableSets ?? null;
-            const strip = listStripSteps(db, t.id);
-            const stats = getStepStats(db, t.id);
             return (
               <section key={run!.id} className="min-w-0 space-y-2">
                 <header className="text-sm">
@@ -130,7 +141,7 @@ async function SideBySide({ params, searchParams }: PageProps<"/compare/question
                 <TraceExplorer
                   traceId={t.id}
                   total={stats.count}
-                  initialSteps={listStepSummaries(db, t.id, 0)}
+                  initialSteps={steps}
                   initialDetail={null}
                   chips={buildTableStrip({
                     databaseTables: sets?.database ?? null,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { getDb } from "@/lib/db/client";
+import { getSql } from "@/lib/db/store";
 import { getRun } from "@/lib/db/queries/runs";
 import { compareModes, numericModes } from "@/lib/eval/compare";
 import { evaluateRun } from "@/lib/eval/evaluate-run";
@@ -15,7 +16,8 @@ export async function POST(request: Request, ctx: RouteContext<"/api/runs/[runId
   const parsed = body.safeParse(await request.json().catch(() => ({})));
   if (!parsed.success) return invalidBody(parsed.error);
   const db = getDb();
-  if (!(await getRun(db, runId))) return Response.json({ error: `no run ${runId}` }, { status: 404 });
+  const sql = await getSql();
+  if (!(await getRun(sql, runId))) return Response.json({ error: `no run ${runId}` }, { status: 404 });
   if (running.has(runId)) return Response.json({ error: "this run is being evaluated already" }, { status: 409 });
   running.add(runId);
   return sseResponse(request, ({ send, close }) => {

@@ -1,5 +1,6 @@
 import { createLoader } from "nuqs/server";
 import { getDb } from "@/lib/db/client";
+import { getSql } from "@/lib/db/store";
 import { getRun } from "@/lib/db/queries/runs";
 import { listTraces, listTraceTexts } from "@/lib/db/queries/traces";
 import { csvResponse } from "@/lib/metrics/csv";
@@ -14,11 +15,16 @@ const loadParams = createLoader(tracesSearchParams);
 export async function GET(request: Request, ctx: RouteContext<"/api/runs/[runId]/traces.csv">) {
   const { runId } = await ctx.params;
   const db = getDb();
-  const run = await getRun(db, runId);
+  const sql = await getSql();
+  const run = await getRun(sql, runId);
   if (!run) return Response.json({ error: `no run ${runId}` }, { status: 404 });
   const params = loadParams(new URL(request.url).searchParams);
   const traceIds = params.q?.trim() ? searchRunTraceIds(db.$client, runId, params.q) : null;
-  const { rows } = listTraces(db, runId, { ...params, traceIds, page: 1, pageSize: 1_000_000 });
-  const { columns, rows: table } = tracesTable(rows, listTraceTexts(db, runId), labelsByQuestion(db.$client, runId));
+  const { rows } = await listTraces(sql, runId, { ...params, traceIds, page: 1, pageSize: 1_000_000 });
+  const { columns, rows: table } = tracesTable(
+    rows,
+    await listTraceTexts(sql, runId),
+    labelsByQuestion(db.$client, runId),
+  );
   return csvResponse(`${run.name}-${run.system}-${run.model}-questions.csv`, columns, table);
 }

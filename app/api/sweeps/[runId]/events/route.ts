@@ -10,7 +10,8 @@ import { sseResponse } from "@/lib/http/sse";
 export async function GET(request: Request, ctx: RouteContext<"/api/sweeps/[runId]/events">) {
   const { runId } = await ctx.params;
   const db = getDb();
-  if (!(await sweepStatus(db.$client, runId))) return Response.json({ error: `run ${runId} is not a sweep` }, { status: 404 });
+  if (!(await sweepStatus(db.$client, runId)))
+    return Response.json({ error: `run ${runId} is not a sweep` }, { status: 404 });
   const every = positiveNumber("METRON_SWEEP_EVENTS_MS", 500);
   return sseResponse(request, ({ send, close }) => {
     let last = "";

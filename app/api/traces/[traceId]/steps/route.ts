@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { getDb } from "@/lib/db/client";
+import { getSql } from "@/lib/db/store";
 import { listStepSummaries } from "@/lib/db/queries/steps";
 import { traceExists } from "@/lib/db/queries/traces";
 import { invalidBody } from "@/lib/http/invalid";
@@ -14,7 +14,7 @@ export async function GET(request: Request, ctx: RouteContext<"/api/traces/[trac
   const { traceId } = await ctx.params;
   const parsed = query.safeParse(Object.fromEntries(new URL(request.url).searchParams));
   if (!parsed.success) return invalidBody(parsed.error);
-  const db = getDb();
-  if (!traceExists(db, traceId)) return Response.json({ error: `no trace ${traceId}` }, { status: 404 });
-  return Response.json({ steps: listStepSummaries(db, traceId, parsed.data.from, parsed.data.limit) });
+  const sql = await getSql();
+  if (!(await traceExists(sql, traceId))) return Response.json({ error: `no trace ${traceId}` }, { status: 404 });
+  return Response.json({ steps: await listStepSummaries(sql, traceId, parsed.data.from, parsed.data.limit) });
 }

@@ -1,4 +1,4 @@
-import { getDb } from "@/lib/db/client";
+import { getSql } from "@/lib/db/store";
 import { getStepDetail } from "@/lib/db/queries/steps";
 import { getTraceSql } from "@/lib/db/queries/traces";
 
@@ -11,12 +11,12 @@ export async function GET(request: Request, ctx: RouteContext<"/api/traces/[trac
   const params = new URL(request.url).searchParams;
   const field = params.get("field");
   let text: string | null | undefined;
-  if (field === "final_sql" || field === "gold_sql") text = getTraceSql(getDb(), traceId, field);
+  if (field === "final_sql" || field === "gold_sql") text = await getTraceSql(await getSql(), traceId, field);
   else if (field === "args" || field === "result") {
     const seq = Number(params.get("seq"));
     if (!Number.isInteger(seq) || seq < 0)
       return Response.json({ error: `seq must be a step number, got "${params.get("seq")}"` }, { status: 400 });
-    const step = getStepDetail(getDb(), traceId, seq);
+    const step = await getStepDetail(await getSql(), traceId, seq);
     text = step ? step[field] : undefined;
   } else
     return Response.json(

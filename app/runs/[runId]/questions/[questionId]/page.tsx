@@ -42,7 +42,7 @@ export async function generateMetadata({
   params,
 }: PageProps<"/runs/[runId]/questions/[questionId]">): Promise<Metadata> {
   const { runId, questionId } = await params;
-  const run = await getRun(getDb(), runId);
+  const run = await getRun(await getSql(), runId);
   return {
     title: run ? `Question ${decodeURIComponent(questionId)} · ${run.name} — Metron` : "Question not found — Metron",
   };
@@ -53,7 +53,7 @@ export default async function QuestionPage(props: PageProps<"/runs/[runId]/quest
   await connection();
   const { runId, questionId } = await props.params;
   const { sample } = await loadParams(props.searchParams);
-  if (!getQuestionTrace(getDb(), runId, decodeURIComponent(questionId), sample)) notFound();
+  if (!(await getQuestionTrace(await getSql(), runId, decodeURIComponent(questionId), sample))) notFound();
   return (
     <Suspense fallback={<p className="text-sm text-zinc-500">Loading question…</p>}>
       <Question {...props} />
@@ -67,20 +67,23 @@ async function Question({ params, searchParams }: PageProps<"/runs/[runId]/quest
   const questionId = decodeURIComponent(rawId);
   const { sample, step } = await loadParams(searchParams);
   const db = getDb();
-  const run = await getRun(db, runId);
-  const trace = run && getQuestionTrace(db, runId, questionId, sample);
+  const sql = await getSql();
+  const run = await getRun(sql, runId);
+  const trace = run && (await getQuestionTrace(sql, runId, questionId, sample));
   if (!run || !trace) notFound();
   const sets = trace.tableSets ?? null;
-  const stripSteps = listStripSteps(db, trace.id);
-  const stats = getStepStats(db, trace.id);
+  const stripSteps = await listStripSteps(sql, trace.id);
+  const stats = await getStepStats(sql, trace.id);
   const from = step !== null ? Math.max(0, step - STEP_PAGE_SIZE / 2) : 0;
-  const detail = step !== null ? getStepDetail(db, trace.id, step) : undefined;
-  const nav = getNeighbours(db, runId, questionId);
-  const others = listOtherRuns(db, runId, questionId);
-  const samples = listSamples(db, runId, questionId);
-  const sql = await getSql();
+  const detail = step !== null ? await getStepDetail(sql, trace.id, step) : undefined;
+  const nav = await getNeighbours(sql, runId, questionId);
+  const others = await listOtherRuns(sql, runId, questionId);
+  const samples = await listSamples(sql, runId, questionId);
   const reruns = await Promise.all(
-    listRerunsOf(db, trace.id).map(async (r) => ({ ...r, verdict: await traceVerdict(sql, trace.id, r.traceId) })),
+    (await listRerunsOf(sql, trace.id)).map(async (r) => ({
+      ...r,
+      verdict: await traceVerdict(sql, trace.id, r.traceId),
+    })),
   );
   const href = (q?: string) => (q === undefined ? undefined : questionPath(runId, q));
   return (
@@ -144,7 +147,7 @@ async function Question({ params, searchParams }: PageProps<"/runs/[runId]/quest
       <TraceExplorer
         traceId={trace.id}
         total={stats.count}
-        initialSteps={listStepSummaries(db, trace.id, from)}
+        initialSteps={await listStepSummaries(sql, trace.id, from)}
         initialDetail={detail ? await renderStepDetail(detail, trace.id) : null}
         chips={buildTableStrip({
           databaseTables: sets?.database ?? null,

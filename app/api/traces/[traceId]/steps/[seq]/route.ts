@@ -1,4 +1,4 @@
-import { getDb } from "@/lib/db/client";
+import { getSql } from "@/lib/db/store";
 import { getStepDetail } from "@/lib/db/queries/steps";
 import { renderStepDetail } from "@/lib/highlight/step-detail";
 
@@ -8,7 +8,7 @@ export async function GET(_request: Request, ctx: RouteContext<"/api/traces/[tra
   const n = Number(seq);
   if (!Number.isInteger(n) || n < 0)
     return Response.json({ error: `step must be a non-negative integer, got "${seq}"` }, { status: 400 });
-  const detail = getStepDetail(getDb(), traceId, n);
+  const detail = await getStepDetail(await getSql(), traceId, n);
   if (!detail) return Response.json({ error: `no step ${n} in trace ${traceId}` }, { status: 404 });
   return Response.json(await renderStepDetail(detail, traceId));
 }
