@@ -6,9 +6,8 @@
  * never rewritten except by delete; derived columns are recomputed.
  */
 import type Database from "better-sqlite3";
-import { asSql, type Sql } from "@/lib/db/sql";
+import { asSql, type Param, type Sql } from "@/lib/db/sql";
 import { randomUUID } from "node:crypto";
-import { withWriteTransaction } from "@/lib/db/write-lock";
 import { stepRoles, type StepRole } from "@/lib/sql/classify-step";
 import { linkQuestion } from "@/lib/trace/adapters/link-questions";
 import { mergeRoles } from "./measure";
@@ -26,15 +25,16 @@ export interface RunIdentityEdit {
   tags?: string[];
 }
 
-const record = (sqlite: Database.Database, runId: string, who: string, change: string) =>
-  sqlite.prepare("INSERT INTO run_changes (run_id, who, change) VALUES (?, ?, ?)").run(runId, who, change);
+type Store = Database.Database | Sql;
 
-function runOf(sqlite: Database.Database, runId: string) {
-  const run = sqlite
-    .prepare(
-      "SELECT id, name, system, model, description, tags, dataset_id AS datasetId, tool_roles AS toolRoles, archived_at AS archivedAt FROM runs WHERE id = ?",
-    )
-    .get(runId) as
+const record = async (sql: Sql, runId: string, who: string, change: string) =>
+  await sql.run("INSERT INTO run_changes (run_id, who, change) VALUES (?, ?, ?)", [runId, who, change]);
+
+async function runOf(sql: Sql, runId: string) {
+  const run = (await sql.get(
+    "SELECT id, name, system, model, description, tags, dataset_id AS datasetId, tool_roles AS toolRoles, archived_at AS archivedAt FROM runs WHERE id = ?",
+    [runId],
+  )) as
     | {
         id: string;
         name: string;
@@ -51,15 +51,11 @@ function runOf(sqlite: Database.Database, runId: string) {
   return run;
 }
 
-export async function editRun(
-  sqlite: Database.Database,
-  runId: string,
-  edit: RunIdentityEdit,
-  who: string,
-): Promise<string[]> {
-  const run = runOf(sqlite, runId);
+export async function editRun(store: Store, runId: string, edit: RunIdentityEdit, who: string): Promise<string[]> {
+  const sql = asSql(store);
+  const run = await runOf(sql, runId);
   const changes: string[] = [];
-  const set: [string, unknown][] = [];
+  const set: [string, Param][] = [];
   for (const key of ["name", "system", "model"] as const) {
     const v = edit[key]?.trim();
     if (v === undefined) continue;
@@ -83,11 +79,12 @@ export async function editRun(
     }
   }
   if (set.length === 0) return [];
-  await withWriteTransaction(sqlite, () => {
-    sqlite
-      .prepare(`UPDATE runs SET ${set.map(([k]) => `${k} = ?`).join(", ")}, version = version + 1 WHERE id = ?`)
-      .run(...set.map(([, v]) => v), runId);
-    for (const c of changes) record(sqlite, runId, who, c);
+  await sql.transaction(async (sql) => {
+    await sql.run(`UPDATE runs SET ${set.map(([k]) => `${k} = ?`).join(", ")}, version = version + 1 WHERE id = ?`, [
+      ...set.map(([, v]) => v),
+      runId,
+    ]);
+    for (const c of changes) await record(sql, runId, who, c);
   });
   return changes;
 }
@@ -98,28 +95,30 @@ export async function editRun(
  * again. Returns how many of the run's traces are linked to a question of the dataset.
  */
 export async function linkRunDataset(
-  sqlite: Database.Database,
+  store: Store,
   runId: string,
   datasetRef: string | null,
   who: string,
 ): Promise<{ traces: number; linked: number }> {
-  const run = runOf(sqlite, runId);
+  const sql = asSql(store);
+  const run = await runOf(sql, runId);
   let datasetId: string | null = null;
   if (datasetRef) {
-    const d = sqlite.prepare("SELECT id FROM datasets WHERE id = ? OR name = ?").get(datasetRef, datasetRef) as
+    const d = (await sql.get("SELECT id FROM datasets WHERE id = ? OR name = ?", [datasetRef, datasetRef])) as
       { id: string } | undefined;
     if (!d) throw new CurationError(`no dataset named "${datasetRef}"`);
     datasetId = d.id;
   }
-  const traces = sqlite
-    .prepare("SELECT id, question_id AS questionId, question_text AS text FROM traces WHERE run_id = ?")
-    .all(runId) as { id: string; questionId: string; text: string | null }[];
+  const traces = (await sql.all(
+    "SELECT id, question_id AS questionId, question_text AS text FROM traces WHERE run_id = ?",
+    [runId],
+  )) as { id: string; questionId: string; text: string | null }[];
   let linked = 0;
   const relinks: [string, string][] = [];
   if (datasetId) {
-    const questions = sqlite
-      .prepare("SELECT question_id AS id, text FROM questions WHERE dataset_id = ?")
-      .all(datasetId) as { id: string; text: string }[];
+    const questions = (await sql.all("SELECT question_id AS id, text FROM questions WHERE dataset_id = ?", [
+      datasetId,
+    ])) as { id: string; text: string }[];
     const ids = new Set(questions.map((q) => q.id));
     for (const t of traces) {
       if (ids.has(t.questionId)) {
@@ -133,13 +132,13 @@ export async function linkRunDataset(
       }
     }
   }
-  await withWriteTransaction(sqlite, () => {
-    sqlite.prepare("UPDATE runs SET dataset_id = ?, version = version + 1 WHERE id = ?").run(datasetId, runId);
+  await sql.transaction(async (sql) => {
+    await sql.run("UPDATE runs SET dataset_id = ?, version = version + 1 WHERE id = ?", [datasetId, runId]);
     // A relinked trace whose (question, sample) is taken by another trace of the run keeps its id: nothing is merged.
-    const relink = sqlite.prepare("UPDATE OR IGNORE traces SET question_id = ? WHERE id = ?");
-    for (const [questionId, traceId] of relinks) relink.run(questionId, traceId);
-    record(
-      sqlite,
+    for (const [questionId, traceId] of relinks)
+      await sql.run("UPDATE traces SET question_id = ? WHERE id = ?", [questionId, traceId]);
+    await record(
+      sql,
       runId,
       who,
       datasetId
@@ -147,7 +146,7 @@ export async function linkRunDataset(
         : `unlinked from dataset ${run.datasetId ?? "(none)"}`,
     );
   });
-  await recomputeRun(sqlite, runId);
+  await recomputeRun(sql, runId);
   return { traces: traces.length, linked };
 }
 
@@ -164,16 +163,17 @@ export function parseRoles(value: unknown): Record<string, StepRole> {
 }
 
 /** How many of the run's tool calls a new mapping would move to another role, per tool. */
-export function previewRoles(
-  sqlite: Database.Database,
+export async function previewRoles(
+  store: Store,
   runId: string,
   roles: Record<string, StepRole>,
-): { changed: number; tools: { tool: string; calls: number; from: string; to: string }[] } {
-  runOf(sqlite, runId);
+): Promise<{ changed: number; tools: { tool: string; calls: number; from: string; to: string }[] }> {
+  const sql = asSql(store);
+  await runOf(sql, runId);
   const merged = mergeRoles(roles);
-  const counts = sqlite
-    .prepare("SELECT tool, role, calls FROM run_tool_counts WHERE run_id = ? ORDER BY calls DESC")
-    .all(runId) as { tool: string; role: string; calls: number }[];
+  const counts = (await sql.all("SELECT tool, role, calls FROM run_tool_counts WHERE run_id = ? ORDER BY calls DESC", [
+    runId,
+  ])) as { tool: string; role: string; calls: number }[];
   const tools = counts
     .map((c) => ({ tool: c.tool, calls: c.calls, from: c.role, to: merged[c.tool] ?? "other" }))
     .filter((c) => c.from !== c.to);
@@ -181,18 +181,20 @@ export function previewRoles(
 }
 
 export async function setRunRoles(
-  sqlite: Database.Database,
+  store: Store,
   runId: string,
   roles: Record<string, StepRole>,
   who: string,
 ): Promise<{ changed: number }> {
-  const preview = previewRoles(sqlite, runId, roles);
-  await withWriteTransaction(sqlite, () => {
-    sqlite
-      .prepare("UPDATE runs SET tool_roles = ? WHERE id = ?")
-      .run(Object.keys(roles).length ? JSON.stringify(roles) : null, runId);
-    record(
-      sqlite,
+  const sql = asSql(store);
+  const preview = await previewRoles(sql, runId, roles);
+  await sql.transaction(async (sql) => {
+    await sql.run("UPDATE runs SET tool_roles = ? WHERE id = ?", [
+      Object.keys(roles).length ? JSON.stringify(roles) : null,
+      runId,
+    ]);
+    await record(
+      sql,
       runId,
       who,
       `tool roles: ${
@@ -202,25 +204,20 @@ export async function setRunRoles(
       } (${preview.changed} calls changed role)`,
     );
   });
-  await recomputeRun(sqlite, runId);
+  await recomputeRun(sql, runId);
   return { changed: preview.changed };
 }
 
-export async function archiveRun(
-  sqlite: Database.Database,
-  runId: string,
-  archived: boolean,
-  who: string,
-): Promise<void> {
-  const run = runOf(sqlite, runId);
+export async function archiveRun(store: Store, runId: string, archived: boolean, who: string): Promise<void> {
+  const sql = asSql(store);
+  const run = await runOf(sql, runId);
   if (Boolean(run.archivedAt) === archived) return;
-  await withWriteTransaction(sqlite, () => {
-    sqlite
-      .prepare(
-        "UPDATE runs SET archived_at = CASE WHEN ? THEN strftime('%Y-%m-%dT%H:%M:%fZ','now') END, version = version + 1 WHERE id = ?",
-      )
-      .run(archived ? 1 : 0, runId);
-    record(sqlite, runId, who, archived ? "archived" : "unarchived");
+  await sql.transaction(async (sql) => {
+    await sql.run(
+      "UPDATE runs SET archived_at = ?, version = version + 1 WHERE id = ?",
+      [archived ? new Date().toISOString() : null, runId],
+    );
+    await record(sql, runId, who, archived ? "archived" : "unarchived");
   });
 }
 
@@ -250,11 +247,12 @@ async function removeTraces(tx: Sql, where: string, params: string[]) {
 
 /** Deletes a run with its traces, steps, tool counts and the blobs no other step uses, in one transaction. */
 export async function deleteRun(
-  sqlite: Database.Database,
+  store: Store,
   runId: string,
 ): Promise<{ traces: number; steps: number; blobs: number }> {
-  runOf(sqlite, runId);
-  return asSql(sqlite).transaction(async (tx) => {
+  const sql = asSql(store);
+  await runOf(sql, runId);
+  return sql.transaction(async (tx) => {
     const removed = await removeTraces(tx, "run_id = ?", [runId]);
     for (const table of ["run_tool_counts", "run_changes"])
       await tx.run(`DELETE FROM ${table} WHERE run_id = ?`, [runId]);
@@ -278,18 +276,23 @@ export async function deleteTraces(store: Database.Database | Sql, runId: string
 }
 
 /** Saves a named experiment: exactly these runs (unknown ids dropped), whose figures then change only with them. */
-export function createExperiment(sqlite: Database.Database, name: string, runIds: string[]): string {
+export async function createExperiment(store: Store, name: string, runIds: string[]): Promise<string> {
+  const sql = asSql(store);
   const clean = name.trim().slice(0, 200);
   if (!clean || runIds.length === 0) throw new CurationError("an experiment needs a name and at least one run");
-  const known = sqlite
-    .prepare(`SELECT id, dataset_id AS d FROM runs WHERE id IN (${runIds.map(() => "?").join(",")})`)
-    .all(...runIds) as { id: string; d: string | null }[];
+  const known = (await sql.all(
+    `SELECT id, dataset_id AS d FROM runs WHERE id IN (${runIds.map(() => "?").join(",")})`,
+    runIds,
+  )) as { id: string; d: string | null }[];
   if (known.length === 0) throw new CurationError("none of these runs exists");
   const datasets = [...new Set(known.map((r) => r.d))];
   const id = randomUUID().slice(0, 8);
-  sqlite
-    .prepare("INSERT INTO experiments (id, name, dataset_id, run_ids) VALUES (?, ?, ?, ?)")
-    .run(id, clean, datasets.length === 1 ? datasets[0] : null, JSON.stringify(known.map((r) => r.id)));
+  await sql.run("INSERT INTO experiments (id, name, dataset_id, run_ids) VALUES (?, ?, ?, ?)", [
+    id,
+    clean,
+    datasets.length === 1 ? datasets[0] : null,
+    JSON.stringify(known.map((r) => r.id)),
+  ]);
   return id;
 }
 
@@ -299,20 +302,20 @@ export function createExperiment(sqlite: Database.Database, name: string, runIds
  * is created when it does not exist; the trace keeps its steps, metrics and labels. Recorded in both runs' history.
  */
 export async function promoteTrace(
-  sqlite: Database.Database,
+  store: Store,
   traceId: string,
   runName: string,
   who: string,
 ): Promise<{ runId: string; sample: number }> {
+  const sql = asSql(store);
   const name = runName.trim().slice(0, 200);
   if (!name) throw new CurationError("the run needs a name");
-  const t = sqlite
-    .prepare(
-      `SELECT t.id, t.question_id AS questionId, t.run_id AS runId, r.system, r.model, r.benchmark, r.dataset_id AS datasetId,
-         coalesce(json_extract(r.config, '$.reruns'), 0) AS reruns, json_extract(r.config, '$.simulated') AS simulated
+  const t = (await sql.get(
+    `SELECT t.id, t.question_id AS questionId, t.run_id AS runId, r.system, r.model, r.benchmark, r.dataset_id AS datasetId,
+         coalesce(${sql.d.jsonValue("r.config", "reruns")}, 0) AS reruns, ${sql.d.jsonValue("r.config", "simulated")} AS simulated
        FROM traces t JOIN runs r ON r.id = t.run_id WHERE t.id = ?`,
-    )
-    .get(traceId) as
+    [traceId],
+  )) as
     | {
         id: string;
         questionId: string;
@@ -330,18 +333,16 @@ export async function promoteTrace(
     throw new CurationError("only a rerun can be promoted: this trace already belongs to a run of its own");
   const runId = runIdOf({ name, system: t.system, model: t.model });
   if (runId === t.runId) throw new CurationError("that is the run it is in");
-  const target = sqlite.prepare("SELECT dataset_id AS datasetId, config FROM runs WHERE id = ?").get(runId) as
+  const target = (await sql.get("SELECT dataset_id AS datasetId, config FROM runs WHERE id = ?", [runId])) as
     { datasetId: string | null; config: string | null } | undefined;
   if (target && target.datasetId !== t.datasetId)
     throw new CurationError(`run "${name}" is of another dataset (${target.datasetId ?? "none"})`);
   if (target && JSON.parse(target.config ?? "{}").reruns) throw new CurationError(`run "${name}" is a run of reruns`);
-  const sample = await withWriteTransaction(sqlite, () => {
+  const sample = await sql.transaction(async (sql) => {
     if (!target)
-      sqlite
-        .prepare(
-          "INSERT INTO runs (id, name, system, model, benchmark, config, dataset_id, description) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .run(
+      await sql.run(
+        "INSERT INTO runs (id, name, system, model, benchmark, config, dataset_id, description) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
           runId,
           name,
           t.system,
@@ -350,19 +351,21 @@ export async function promoteTrace(
           JSON.stringify({ promoted: true, ...(t.simulated ? { simulated: true } : {}) }),
           t.datasetId,
           "Reruns promoted from the question pages.",
-        );
+        ],
+      );
     const next = (
-      sqlite
-        .prepare("SELECT coalesce(max(sample) + 1, 0) AS n FROM traces WHERE run_id = ? AND question_id = ?")
-        .get(runId, t.questionId) as { n: number }
+      (await sql.get("SELECT coalesce(max(sample) + 1, 0) AS n FROM traces WHERE run_id = ? AND question_id = ?", [
+        runId,
+        t.questionId,
+      ])) as { n: number }
     ).n;
-    sqlite.prepare("UPDATE traces SET run_id = ?, sample = ? WHERE id = ?").run(runId, next, traceId);
-    record(sqlite, runId, who, `promoted the rerun of question ${t.questionId} (trace ${traceId}) into this run`);
-    record(sqlite, t.runId, who, `promoted its trace of question ${t.questionId} into run "${name}"`);
+    await sql.run("UPDATE traces SET run_id = ?, sample = ? WHERE id = ?", [runId, next, traceId]);
+    await record(sql, runId, who, `promoted the rerun of question ${t.questionId} (trace ${traceId}) into this run`);
+    await record(sql, t.runId, who, `promoted its trace of question ${t.questionId} into run "${name}"`);
     return next;
   });
   // Tool counts and versions of both runs follow their traces.
-  await recomputeRun(sqlite, t.runId);
-  await recomputeRun(sqlite, runId);
+  await recomputeRun(sql, t.runId);
+  await recomputeRun(sql, runId);
   return { runId, sample };
 }

@@ -39,12 +39,12 @@ describe("labels and notes", () => {
     await setLabel(sqlite, ids[2], "join");
     await setLabel(sqlite, ids[2], "join", { on: false });
     await setNote(sqlite, ids[0], "joins singer twice");
-    expect(listLabels(sqlite, ids[1])).toEqual([
+    expect((await listLabels(sqlite, ids[1]))).toEqual([
       { seq: -1, label: "join", who: "local", at: expect.any(String) },
       { seq: 0, label: "wrong column", who: "local", at: expect.any(String) },
     ]);
-    const counts = () => countLabels(sqlite, [runId]).map((c) => [c.label, c.traces]);
-    expect(counts()).toEqual([
+    const counts = async () => (await countLabels(sqlite, [runId])).map((c) => [c.label, c.traces]);
+    expect(await counts()).toEqual([
       ["join", 2],
       ["wrong column", 1],
     ]);
@@ -55,22 +55,22 @@ describe("labels and notes", () => {
     ).toEqual([ids[0], ids[1]].sort());
 
     await recomputeRun(sqlite, runId);
-    expect(counts()).toEqual([
+    expect(await counts()).toEqual([
       ["join", 2],
       ["wrong column", 1],
     ]);
     await deleteRun(sqlite, runId);
-    expect(countLabels(sqlite, [runId])).toEqual([]);
+    expect((await countLabels(sqlite, [runId]))).toEqual([]);
     expect(await ingest()).toBe(runId); // the same file again: the same traces, the same labels
-    expect(counts()).toEqual([
+    expect(await counts()).toEqual([
       ["join", 2],
       ["wrong column", 1],
     ]);
-    expect(listNotes(sqlite, ids[0])[0].note).toBe("joins singer twice");
+    expect((await listNotes(sqlite, ids[0]))[0].note).toBe("joins singer twice");
   });
 
   it("exports JSONL and merges it back: nothing twice, unknown traces and bad lines reported by line", async () => {
-    const out = exportLabels(sqlite, runId);
+    const out = (await exportLabels(sqlite, runId));
     expect(out).toHaveLength(4); // three labels and a note
     const first = await importLabels(sqlite, out);
     expect(first).toMatchObject({ labels: 0, notes: 0, unknownTraces: 0, errors: [] }); // already there
@@ -84,6 +84,6 @@ describe("labels and notes", () => {
     expect(merged.labels).toBe(2);
     expect(merged.unknownTraces).toBe(1);
     expect(merged.errors.map((e) => e.line)).toEqual([6, 7]);
-    expect(listLabels(sqlite, ids[0]).map((l) => [l.label, l.who])).toEqual([["join", "ana"]]); // who and when kept
+    expect((await listLabels(sqlite, ids[0])).map((l) => [l.label, l.who])).toEqual([["join", "ana"]]); // who and when kept
   });
 });

@@ -11,9 +11,9 @@ import { loadExperimentsParams } from "@/lib/url/experiments";
 export async function GET(request: Request) {
   await connection();
   const params = loadExperimentsParams(new URL(request.url).searchParams);
-  const db = getDb();
-  const runIds = await viewRunIds(await getSql(), params);
+  const sql = await getSql();
+  const runIds = await viewRunIds(sql, params);
   if (!runIds) return Response.json({ error: `no experiment ${params.experiment}` }, { status: 404 });
-  const { columns, rows } = causesTable(countLabels(db.$client, runIds));
+  const { columns, rows } = causesTable((await countLabels(sql, runIds)));
   return csvResponse("metron-failure-causes.csv", columns, rows);
 }

@@ -19,7 +19,7 @@ export async function GET(request: Request) {
   const label = (i: number) => `${runs[i].system} · ${runs[i].model}`.replace(/[^\w.-]+/g, "_");
   const sql = await getSql();
   const texts = await Promise.all(runs.map((r) => listTraceTexts(sql, r.id)));
-  const labels = runs.map((r) => labelsByQuestion(getDb().$client, r.id));
+  const labels = await Promise.all(runs.map((r) => labelsByQuestion(sql, r.id)));
   const columns = [
     "question_id",
     "sample",
@@ -40,7 +40,7 @@ export async function GET(request: Request) {
   const rows = filterCompareRows(
     comparison.rows,
     params,
-    params.label ? labelledKeys(getDb().$client, params.runs, params.label) : null,
+    params.label ? (await labelledKeys(await getSql(), params.runs, params.label)) : null,
   ).map((r) => {
     const key = `${r.questionId}\u0000${r.sample}`;
     const first = texts[baseline].get(key);

@@ -24,7 +24,7 @@ export async function GET(request: Request, ctx: RouteContext<"/api/runs/[runId]
   const { columns, rows: table } = tracesTable(
     rows,
     await listTraceTexts(sql, runId),
-    labelsByQuestion(db.$client, runId),
+    (await labelsByQuestion(sql, runId)),
   );
   return csvResponse(`${run.name}-${run.system}-${run.model}-questions.csv`, columns, table);
 }

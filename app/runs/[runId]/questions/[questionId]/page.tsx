@@ -108,12 +108,12 @@ async function Question({ params, searchParams }: PageProps<"/runs/[runId]/quest
       <LabelPanel
         key={trace.id}
         traceId={trace.id}
-        initial={listLabels(db.$client, trace.id)}
+        initial={(await listLabels(sql, trace.id))}
         causes={[
           ...PRESET_CAUSES.map((c) => ({ key: c.key, label: c.label })),
-          ...listRunCauses(db.$client, run.id).map((label) => ({ label })),
+          ...(await listRunCauses(sql, run.id)).map((label) => ({ label })),
         ]}
-        note={listNotes(db.$client, trace.id).find((n) => n.seq === -1)?.note ?? ""}
+        note={(await listNotes(sql, trace.id)).find((n) => n.seq === -1)?.note ?? ""}
       />
       {samples.length > 1 && (
         <p className="flex gap-2 text-sm">
