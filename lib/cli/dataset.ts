@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { openDb } from "@/lib/db/client";
+import { openStore } from "@/lib/db/store";
 import { datasetFormats, type DatasetFormat } from "@/lib/datasets/question-formats";
 import { importDataset, importReportJson } from "@/lib/datasets/import-dataset";
 import { UsageError } from "./args";
@@ -27,9 +27,9 @@ export async function runDatasetCommand(argv: string[]): Promise<number> {
   if (!values.questions) throw new UsageError("--questions FILE is required");
   if ([values.databases, values.tables, values.ddl].filter(Boolean).length !== 1)
     throw new UsageError("give exactly one of --databases DIR, --tables FILE, --ddl DIR");
-  const db = openDb();
+  const sql = await openStore();
   try {
-    const r = await importDataset(db, {
+    const r = await importDataset(sql, {
       name: values.name,
       format: values.format as DatasetFormat,
       questions: values.questions,
@@ -55,7 +55,7 @@ export async function runDatasetCommand(argv: string[]): Promise<number> {
       if (r.linkedRuns.length) console.log(`linked and recomputed ${r.linkedRuns.length} runs`);
     }
   } finally {
-    db.$client.close();
+    await sql.close();
   }
   return 0;
 }

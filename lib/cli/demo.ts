@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { openDb } from "@/lib/db/client";
+import { openStore } from "@/lib/db/store";
 import { seedDemo } from "@/lib/demo/seed";
 
 /** `metron demo [--force] [--json]`: seeds the simulated demo (once; --force seeds it again). */
@@ -8,9 +8,9 @@ export async function runDemoCommand(argv: string[]): Promise<number> {
     args: argv,
     options: { json: { type: "boolean", default: false }, force: { type: "boolean", default: false } },
   });
-  const db = openDb();
+  const sql = await openStore();
   try {
-    const r = await seedDemo(db, { force: values.force, log: values.json ? undefined : (s) => console.log(s) });
+    const r = await seedDemo(sql, { force: values.force, log: values.json ? undefined : (s) => console.log(s) });
     if (values.json) console.log(JSON.stringify({ dataset: r.dataset, seeded: r.seeded, runs: r.runs }, null, 2));
     else
       console.log(
@@ -19,7 +19,7 @@ export async function runDemoCommand(argv: string[]): Promise<number> {
           : `simulated demo already there (${r.runs.length} runs); --force seeds it again`,
       );
   } finally {
-    db.$client.close();
+    await sql.close();
   }
   return 0;
 }

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { openDb } from "@/lib/db/client";
+import { openStore } from "@/lib/db/store";
 import { addRunCause, exportLabels, importLabels, LabelError, setLabel, setNote } from "@/lib/labels/labels";
 import { UsageError } from "./args";
 import { resolveRun } from "./run-commands";
@@ -19,8 +19,8 @@ export async function runLabelCommand(argv: string[]): Promise<number> {
   });
   const seq = values.step === undefined ? undefined : Number(values.step);
   if (seq !== undefined && !(Number.isInteger(seq) && seq >= 0)) throw new UsageError("--step must be a step number");
-  const db = openDb();
-  const sqlite = db.$client;
+  const sql = await openStore();
+  const sqlite = sql;
   try {
     const runId = values.run ? await resolveRun(sqlite, values.run) : undefined;
     switch (sub) {

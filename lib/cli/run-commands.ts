@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { openStore } from "@/lib/db/store";
 import { openDb } from "@/lib/db/client";
 import { compareModes, numericModes, type CompareMode, type NumericMode } from "@/lib/eval/compare";
 import { evaluateRun } from "@/lib/eval/evaluate-run";
@@ -25,21 +26,21 @@ export async function runRecomputeCommand(argv: string[]): Promise<number> {
       json: { type: "boolean", default: false },
     },
   });
-  const db = openDb();
+  const sql = await openStore();
   try {
     const ids = values.all
-      ? (db.$client.prepare("SELECT id FROM runs").all() as { id: string }[]).map((r) => r.id)
-      : await Promise.all((values.run ?? []).map((r) => resolveRun(db.$client, r)));
+      ? ((await sql.all("SELECT id FROM runs")) as { id: string }[]).map((r) => r.id)
+      : await Promise.all((values.run ?? []).map((r) => resolveRun(sql, r)));
     if (ids.length === 0) throw new UsageError("give --run R (repeatable) or --all");
     const out = [];
-    for (const id of ids) out.push({ run_id: id, ...(await recomputeRun(db.$client, id)) });
+    for (const id of ids) out.push({ run_id: id, ...(await recomputeRun(sql, id)) });
     console.log(
       values.json
         ? JSON.stringify(out, null, 2)
         : out.map((r) => `run ${r.run_id}: ${r.traces} traces recomputed`).join("\n"),
     );
   } finally {
-    db.$client.close();
+    await sql.close();
   }
   return 0;
 }
@@ -59,11 +60,11 @@ export async function runEvaluateCommand(argv: string[]): Promise<number> {
     throw new UsageError(`--mode must be one of ${compareModes.join(", ")}`);
   if (!(numericModes as readonly string[]).includes(values.numeric!))
     throw new UsageError(`--numeric must be one of ${numericModes.join(", ")}`);
-  const db = openDb();
+  const sql = await openStore();
   try {
-    const runId = await resolveRun(db.$client, values.run);
+    const runId = await resolveRun(sql, values.run);
     let last = 0;
-    const { counts } = await evaluateRun(db.$client, runId, {
+    const { counts } = await evaluateRun(sql, runId, {
       mode: values.mode as CompareMode,
       numeric: values.numeric as NumericMode,
       onProgress: (done, total) => {
@@ -83,7 +84,7 @@ export async function runEvaluateCommand(argv: string[]): Promise<number> {
       );
     }
   } finally {
-    db.$client.close();
+    await sql.close();
   }
   return 0;
 }

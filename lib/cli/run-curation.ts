@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
+import { openStore } from "@/lib/db/store";
 import { parseArgs } from "node:util";
-import { openDb } from "@/lib/db/client";
 import {
   archiveRun,
   CurationError,
@@ -35,8 +35,8 @@ export async function runRunCommand(argv: string[]): Promise<number> {
       json: { type: "boolean", default: false },
     },
   });
-  const db = openDb();
-  const sqlite = db.$client;
+  const sql = await openStore();
+  const sqlite = sql;
   try {
     const runId = await resolveRun(sqlite, ref);
     const out: Record<string, unknown> = { run_id: runId };
@@ -44,7 +44,7 @@ export async function runRunCommand(argv: string[]): Promise<number> {
       await archiveRun(sqlite, runId, sub === "archive", "cli");
       out.archived = sub === "archive";
     } else if (sub === "delete") {
-      const traces = (sqlite.prepare("SELECT count(*) AS n FROM traces WHERE run_id = ?").get(runId) as { n: number })
+      const traces = ((await sql.get("SELECT count(*) AS n FROM traces WHERE run_id = ?", [runId])) as { n: number })
         .n;
       if (!values.yes)
         throw new UsageError(`run delete removes the run and its ${traces} traces for good: add --yes to confirm`);
@@ -81,7 +81,7 @@ export async function runRunCommand(argv: string[]): Promise<number> {
       );
     return 0;
   } finally {
-    sqlite.close();
+    await sql.close();
   }
 }
 
@@ -92,9 +92,9 @@ async function promote(traceId: string | undefined, argv: string[]): Promise<num
     options: { into: { type: "string" }, json: { type: "boolean", default: false } },
   });
   if (!traceId || !values.into) throw new UsageError("run promote TRACE --into RUN_NAME");
-  const db = openDb();
+  const sql = await openStore();
   try {
-    const r = await promoteTrace(db.$client, traceId, values.into, "cli");
+    const r = await promoteTrace(sql, traceId, values.into, "cli");
     console.log(
       values.json ? JSON.stringify({ run_id: r.runId, sample: r.sample }) : `run ${r.runId}, sample ${r.sample}`,
     );
@@ -103,6 +103,6 @@ async function promote(traceId: string | undefined, argv: string[]): Promise<num
     if (e instanceof CurationError) throw new UsageError(e.message);
     throw e;
   } finally {
-    db.$client.close();
+    await sql.close();
   }
 }

@@ -8,6 +8,7 @@ import Database from "better-sqlite3";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { dataDir, type Db } from "@/lib/db/client";
+import { asSql, isSql, type Param, type Sql } from "@/lib/db/sql";
 import type { DatabaseRow, ForeignKey } from "@/lib/db/schema";
 import { extractTables } from "@/lib/sql/extract-tables";
 import { recomputeRun } from "@/lib/ingest/recompute";
@@ -141,7 +142,7 @@ function dedupeQuestions(all: DatasetQuestion[]): { questions: DatasetQuestion[]
 }
 
 /** `filesDir` holds the schema-only databases built here; by default the store's folder. */
-export async function importDataset(db: Db, opts: ImportOptions, filesDir = dataDir()): Promise<ImportResult> {
+export async function importDataset(store: Db | Sql, opts: ImportOptions, filesDir = dataDir()): Promise<ImportResult> {
   const datasetId = datasetIdOf(opts.name);
   const { questions, duplicates } = dedupeQuestions(readQuestions(opts));
   const planned = planDatabases(opts, datasetId, filesDir);
@@ -206,20 +207,25 @@ export async function importDataset(db: Db, opts: ImportOptions, filesDir = data
   });
   for (const h of handles.values()) h.close();
 
-  const sqlite = db.$client;
-  const linkedRuns = sqlite.transaction(() => {
-    sqlite.prepare("DELETE FROM questions WHERE dataset_id = ?").run(datasetId);
-    sqlite.prepare("DELETE FROM databases WHERE dataset_id = ?").run(datasetId);
-    sqlite
-      .prepare(
-        "INSERT INTO datasets (id, name, format, question_count) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name, format = excluded.format, question_count = excluded.question_count",
-      )
-      .run(datasetId, opts.name, opts.format, questions.length);
-    const insertDb =
-      sqlite.prepare(`INSERT INTO databases (id, dataset_id, db_id, path, sha256, size_bytes, schema_only, source, tables, foreign_keys, table_count, column_count, row_count)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-    for (const r of rows)
-      insertDb.run(
+  const sql = isSql(store) ? store : asSql(store.$client);
+  const insertMany = async (tx: Sql, head: string, tuples: Param[][], tail = "") => {
+    for (let i = 0; i < tuples.length; i += 500) {
+      const chunk = tuples.slice(i, i + 500);
+      const one = `(${chunk[0].map(() => "?").join(", ")})`;
+      await tx.run(`${head} VALUES ${chunk.map(() => one).join(", ")} ${tail}`, chunk.flat());
+    }
+  };
+  const linkedRuns = await sql.transaction(async (tx) => {
+    await tx.run("DELETE FROM questions WHERE dataset_id = ?", [datasetId]);
+    await tx.run("DELETE FROM databases WHERE dataset_id = ?", [datasetId]);
+    await tx.run(
+      "INSERT INTO datasets (id, name, format, question_count) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name, format = excluded.format, question_count = excluded.question_count",
+      [datasetId, opts.name, opts.format, questions.length],
+    );
+    await insertMany(
+      tx,
+      "INSERT INTO databases (id, dataset_id, db_id, path, sha256, size_bytes, schema_only, source, tables, foreign_keys, table_count, column_count, row_count)",
+      rows.map((r) => [
         r.id,
         r.datasetId,
         r.dbId,
@@ -233,12 +239,13 @@ export async function importDataset(db: Db, opts: ImportOptions, filesDir = data
         r.tableCount,
         r.columnCount,
         r.rowCount,
-      );
-    const insertQ =
-      sqlite.prepare(`INSERT OR REPLACE INTO questions (dataset_id, question_id, db_id, text, evidence, gold_sql, difficulty, gold_tables, gold_tables_method, gold_tables_error, position)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-    for (const q of questionRows)
-      insertQ.run(
+      ]),
+    );
+    // The questions were deleted above and are unique by id (dedupeQuestions): plain inserts.
+    await insertMany(
+      tx,
+      "INSERT INTO questions (dataset_id, question_id, db_id, text, evidence, gold_sql, difficulty, gold_tables, gold_tables_method, gold_tables_error, position)",
+      questionRows.map((q) => [
         q.datasetId,
         q.questionId,
         q.dbId,
@@ -250,16 +257,17 @@ export async function importDataset(db: Db, opts: ImportOptions, filesDir = data
         q.goldTablesMethod,
         q.goldTablesError,
         q.position,
-      );
+      ]),
+    );
     // Runs already linked (a re-import) and runs whose benchmark names this dataset.
-    const linked = sqlite
-      .prepare("SELECT id FROM runs WHERE dataset_id = ? OR (dataset_id IS NULL AND (benchmark = ? OR benchmark = ?))")
-      .all(datasetId, opts.name, datasetId) as { id: string }[];
-    const link = sqlite.prepare("UPDATE runs SET dataset_id = ? WHERE id = ?");
-    for (const r of linked) link.run(datasetId, r.id);
+    const linked = await tx.all<{ id: string }>(
+      "SELECT id FROM runs WHERE dataset_id = ? OR (dataset_id IS NULL AND (benchmark = ? OR benchmark = ?))",
+      [datasetId, opts.name, datasetId],
+    );
+    for (const r of linked) await tx.run("UPDATE runs SET dataset_id = ? WHERE id = ?", [datasetId, r.id]);
     return linked.map((r) => r.id);
-  })();
-  for (const runId of linkedRuns) await recomputeRun(sqlite, runId);
+  });
+  for (const runId of linkedRuns) await recomputeRun(sql, runId);
 
   return {
     dataset: opts.name,

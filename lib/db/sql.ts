@@ -298,9 +298,14 @@ export function isPostgresUrl(url: string | undefined): url is string {
 
 const wrapped = new WeakMap<Database.Database, Sql>();
 
+/** Whether a value is a `Sql` store (not a better-sqlite3 connection, nor drizzle's database object). */
+export function isSql(x: unknown): x is Sql {
+  return typeof x === "object" && x !== null && typeof (x as Sql).rows === "function" && "d" in x;
+}
+
 /** A store as `Sql`: itself, or a SQLite connection wrapped (once per connection). */
 export function asSql(store: Database.Database | Sql): Sql {
-  if ("dialect" in store) return store;
+  if (isSql(store)) return store;
   let sql = wrapped.get(store);
   if (!sql) wrapped.set(store, (sql = sqliteSql(store)));
   return sql;

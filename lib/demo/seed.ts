@@ -10,9 +10,10 @@ import path from "node:path";
 import { createSimulatedModel, SIMULATED_POLICIES } from "@/lib/agent/simulated";
 import { runAgentLoop } from "@/lib/agent/loop";
 import { dataDir, type Db } from "@/lib/db/client";
+import { asSql, isSql, type Sql } from "@/lib/db/sql";
 import { deleteRun } from "@/lib/ingest/curate";
 import { importDataset } from "@/lib/datasets/import-dataset";
-import { loadQuestion } from "@/lib/environment/database-info";
+import { loadQuestionFrom } from "@/lib/environment/database-info";
 import { SYSTEM_OF, directivesFor, variants } from "@/lib/environment/directives";
 import { SqlEnvironment } from "@/lib/environment/tools";
 import { evaluateRun } from "@/lib/eval/evaluate-run";
@@ -73,22 +74,21 @@ function writeDemoFiles(dir: string): { questions: string; databases: string; de
 }
 
 export async function seedDemo(
-  db: Db,
+  store: Db | Sql,
   opts: { force?: boolean; dir?: string; log?: (s: string) => void } = {},
 ): Promise<DemoResult> {
-  const sqlite = db.$client;
+  const sql = isSql(store) ? store : asSql(store.$client);
   const listRuns = () =>
-    sqlite
-      .prepare(
-        "SELECT id, name, system, model FROM runs WHERE json_extract(config, '$.demo') = 1 ORDER BY system, model",
-      )
-      .all() as DemoResult["runs"];
-  const exists = sqlite.prepare("SELECT 1 FROM datasets WHERE id = ?").get(DEMO_DATASET);
-  if (exists && !opts.force && listRuns().length > 0) return { dataset: DEMO_DATASET, seeded: false, runs: listRuns() };
+    sql.all<DemoResult["runs"][number]>(
+      `SELECT id, name, system, model FROM runs WHERE ${sql.d.jsonValue("config", "demo")} = 1 ORDER BY ${sql.d.binary("system")}, ${sql.d.binary("model")}`,
+    );
+  const exists = await sql.get("SELECT 1 AS one FROM datasets WHERE id = ?", [DEMO_DATASET]);
+  if (exists && !opts.force && (await listRuns()).length > 0)
+    return { dataset: DEMO_DATASET, seeded: false, runs: await listRuns() };
   const log = opts.log ?? (() => undefined);
-  for (const run of listRuns()) await deleteRun(sqlite, run.id); // --force: the new demo replaces the old one
+  for (const run of await listRuns()) await deleteRun(sql, run.id); // --force: the new demo replaces the old one
   const files = writeDemoFiles(opts.dir ?? path.join(dataDir(), "demo"));
-  await importDataset(db, { name: DEMO_DATASET, format: "bird", ...files });
+  await importDataset(sql, { name: DEMO_DATASET, format: "bird", ...files });
   log(`demo dataset: ${DEMO_QUESTIONS.length} questions over ${DEMO_TABLES.length} tables`);
   const sandbox = new SqlSandbox();
   const lines: string[] = [];
@@ -96,7 +96,7 @@ export async function seedDemo(
     for (const variant of variants) {
       for (const model of Object.keys(SIMULATED_POLICIES)) {
         for (const dq of DEMO_QUESTIONS) {
-          const { question, database } = loadQuestion(sqlite, DEMO_DATASET, String(dq.id));
+          const { question, database } = await loadQuestionFrom(sql, DEMO_DATASET, String(dq.id));
           const directives = await directivesFor(variant, question, database);
           const env = new SqlEnvironment(question, database, {
             variant,
@@ -127,13 +127,13 @@ export async function seedDemo(
     await sandbox.close();
   }
   const report = await ingestStream(
-    sqlite,
+    sql,
     (async function* () {
       yield Buffer.from(lines.join("\n") + "\n");
     })(),
     { fileName: "simulated-demo.jsonl" },
   );
-  for (const run of report.runs) await evaluateRun(sqlite, run.id);
+  for (const run of report.runs) await evaluateRun(sql, run.id);
   log(`ingested and evaluated ${report.inserted} simulated traces in ${report.runs.length} runs`);
-  return { dataset: DEMO_DATASET, seeded: true, runs: listRuns() };
+  return { dataset: DEMO_DATASET, seeded: true, runs: await listRuns() };
 }

@@ -5,7 +5,7 @@
  * and then stored through the same `ingestStream`, so every trace is validated and measured alike.
  */
 import type Database from "better-sqlite3";
-import { sqliteSql, type Sql } from "@/lib/db/sql";
+import { asSql, type Sql } from "@/lib/db/sql";
 import { isUtf8 } from "node:buffer";
 import { positiveNumber } from "@/lib/config/env";
 import { adapt, detectFormat, LINE_FORMATS, looksCanonical } from "@/lib/trace/adapters";
@@ -157,7 +157,7 @@ export async function ingestAdapted(
   options: AutoOptions = {},
 ): Promise<Omit<AutoReport, "format">> {
   const datasetRef = options.dataset ?? options.defaults?.benchmark;
-  const store = "dialect" in sqlite ? sqlite : sqliteSql(sqlite);
+  const store = asSql(sqlite);
   const dataset = datasetRef
     ? await store.get<{ id: string }>("SELECT id FROM datasets WHERE id = ? OR name = ?", [datasetRef, datasetRef])
     : undefined;

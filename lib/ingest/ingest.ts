@@ -15,7 +15,7 @@ import type { RoleMap } from "@/lib/sql/classify-step";
 import { ingestLimits } from "./limits";
 import { PreloadedLookups, TraceMeasurer } from "./measure";
 import { loadPrices } from "./prices-file";
-import type { Sql } from "@/lib/db/sql";
+import { isSql, type Sql } from "@/lib/db/sql";
 import { SqlPersister } from "./persist-sql";
 import { prepareTrace } from "./prepare";
 
@@ -89,7 +89,7 @@ export function ingestStream(
   chunks: AsyncIterable<Uint8Array>,
   options: IngestOptions = {},
 ): Promise<IngestReport> {
-  if ("dialect" in store) {
+  if (isSql(store)) {
     const { connection } = store;
     return withIngestLock(() =>
       connection ? runIngest(connection, chunks, options) : runIngestSql(store, chunks, options),
