@@ -63,7 +63,7 @@ async function Compare({ searchParams }: { searchParams: Promise<SearchParams> }
   const filtered = filterCompareRows(
     comparison.rows,
     params,
-    params.label ? (await labelledKeys(await getSql(), params.runs, params.label)) : null,
+    params.label ? await labelledKeys(await getSql(), params.runs, params.label) : null,
   );
   const pages = Math.max(1, Math.ceil(filtered.length / COMPARE_PAGE_SIZE));
   const page = Math.min(params.page, pages);
@@ -98,10 +98,10 @@ async function Compare({ searchParams }: { searchParams: Promise<SearchParams> }
           difficulties={[
             ...new Set(comparison.rows.map((r) => r.difficulty).filter((d): d is string => d !== null)),
           ].sort()}
-          labels={(await listRunLabels(
+          labels={await listRunLabels(
             sql,
             runs.map((r) => r.id),
-          ))}
+          )}
         />
         <a
           className="text-sm text-blue-700 hover:underline"

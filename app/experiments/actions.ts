@@ -8,6 +8,6 @@ import { createExperiment } from "@/lib/ingest/curate";
 export async function saveExperiment(form: FormData): Promise<void> {
   const runIds = JSON.parse(String(form.get("runIds") ?? "[]")) as unknown;
   const ids = Array.isArray(runIds) ? runIds.filter((r): r is string => typeof r === "string") : [];
-  const id = (await createExperiment(getDb().$client, String(form.get("name") ?? ""), ids));
+  const id = await createExperiment(getDb().$client, String(form.get("name") ?? ""), ids);
   redirect(`/experiments?experiment=${id}`);
 }

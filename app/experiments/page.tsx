@@ -47,7 +47,7 @@ async function Overview({ searchParams }: PageProps<"/experiments">) {
       ? { runIds: saved.runIds }
       : { dataset: params.dataset, withoutDataset: params.all, archived: params.archived, sweeps: params.sweeps },
   );
-  const causes = (await countLabels(sql, runIds));
+  const causes = await countLabels(sql, runIds);
   return (
     <>
       <div>

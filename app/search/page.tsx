@@ -45,7 +45,7 @@ async function Results({ searchParams }: PageProps<"/search">) {
     label: facets.labels,
   };
   const filters = Object.fromEntries(FILTERS.map((f) => [f, params[f] ?? undefined]));
-  const result = searchTraces(db.$client, params.q, {
+  const result = await searchTraces(sql, params.q, {
     filters: { ...filters, role: params.role ?? undefined },
     limit: SEARCH_PAGE_SIZE,
     offset: (params.page - 1) * SEARCH_PAGE_SIZE,

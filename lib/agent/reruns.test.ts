@@ -135,7 +135,9 @@ describe("rerun spending limits", () => {
       )
       .run(`${hostname()}:999999:dead`, Date.now() + 600_000, traceId);
     serverWorker(open)!.kick();
-    await vi.waitFor(() => expect(getRecordedRerun(sqlite, "from-before")?.state).toBe("done"), { timeout: 20_000 });
+    await vi.waitFor(async () => expect((await getRecordedRerun(sqlite, "from-before"))?.state).toBe("done"), {
+      timeout: 20_000,
+    });
     const row = sqlite
       .prepare("SELECT attempts, result_trace_id AS t FROM rerun_jobs WHERE id = 'from-before'")
       .get() as { attempts: number; t: string };

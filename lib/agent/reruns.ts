@@ -28,7 +28,7 @@ import {
   RERUN_RUN_NAME,
   type StoreOpener,
 } from "./jobs";
-import { asSql, type Param } from "@/lib/db/sql";
+import { asSql, type Param, type Sql } from "@/lib/db/sql";
 import { listProviders, type ProviderId, type ProviderInfo } from "./providers";
 import { SIMULATED_POLICIES } from "./simulated";
 
@@ -64,13 +64,13 @@ export function rerunLimits() {
 export class RerunLimitError extends Error {}
 
 /** What the store says of a job this process does not hold (finished and released, or run by another process). */
-export function getRecordedRerun(
-  sqlite: Database.Database,
+export async function getRecordedRerun(
+  store: Database.Database | Sql,
   id: string,
-): { state: string; error: string | null; resultTraceId: string | null } | undefined {
-  return sqlite
-    .prepare("SELECT state, error, result_trace_id AS resultTraceId FROM rerun_jobs WHERE id = ?")
-    .get(id) as { state: string; error: string | null; resultTraceId: string | null } | undefined;
+): Promise<{ state: string; error: string | null; resultTraceId: string | null } | undefined> {
+  return (await asSql(store).get("SELECT state, error, result_trace_id AS resultTraceId FROM rerun_jobs WHERE id = ?", [
+    id,
+  ])) as { state: string; error: string | null; resultTraceId: string | null } | undefined;
 }
 
 /** Checks the request against the limits, the store and the providers; returns the job, queued in the store. */

@@ -36,11 +36,11 @@ export async function runLabelCommand(argv: string[]): Promise<number> {
       case "cause": {
         // A failure cause of a run's own, offered beside the preset ones on its question pages.
         if (!runId || !positionals.length) throw new UsageError("label cause --run R LABEL");
-        (await addRunCause(sqlite, runId, positionals.join(" ")));
+        await addRunCause(sqlite, runId, positionals.join(" "));
         return 0;
       }
       case "export":
-        for (const line of (await exportLabels(sqlite, runId))) console.log(line);
+        for (const line of await exportLabels(sqlite, runId)) console.log(line);
         return 0;
       case "list": {
         const rows = (await exportLabels(sqlite, runId)).map((l) => JSON.parse(l) as Record<string, unknown>);

@@ -1,6 +1,6 @@
 /** `metron search "QUERY" [--limit N] [--json]`: full-text search over the stored traces (docs/search.md). */
 import { parseArgs } from "node:util";
-import { openDb } from "@/lib/db/client";
+import { openStore } from "@/lib/db/store";
 import { MARK_END, MARK_START, searchTraces } from "@/lib/search";
 import { UsageError } from "./args";
 
@@ -14,9 +14,9 @@ export async function runSearchCommand(argv: string[]): Promise<number> {
   if (!q) throw new UsageError('give a query: metron search "describe_table table:frpm outcome:wrong"');
   const limit = Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError("--limit must be a positive integer");
-  const db = openDb();
+  const sql = await openStore();
   try {
-    const r = searchTraces(db.$client, q, { limit });
+    const r = await searchTraces(sql, q, { limit });
     if (values.json) {
       const plain = (s: string) => s.replaceAll(MARK_START, "[").replaceAll(MARK_END, "]");
       console.log(
@@ -57,7 +57,7 @@ export async function runSearchCommand(argv: string[]): Promise<number> {
         );
     }
   } finally {
-    db.$client.close();
+    await sql.close();
   }
   return 0;
 }

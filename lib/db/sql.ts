@@ -303,10 +303,20 @@ export function isSql(x: unknown): x is Sql {
   return typeof x === "object" && x !== null && typeof (x as Sql).rows === "function" && "d" in x;
 }
 
-/** A store as `Sql`: itself, or a SQLite connection wrapped (once per connection). */
+/** A store as `Sql`: itself, or a SQLite connection wrapped (once per connection: one transaction queue each). */
 export function asSql(store: Database.Database | Sql): Sql {
   if (isSql(store)) return store;
   let sql = wrapped.get(store);
   if (!sql) wrapped.set(store, (sql = sqliteSql(store)));
+  return sql;
+}
+
+/** Wraps a connection with options (the server's shared one), so that `asSql` of it gives this wrapper. */
+export function wrapConnection(
+  db: Database.Database,
+  options: { transactionConnection?: () => Database.Database },
+): Sql {
+  const sql = sqliteSql(db, options);
+  wrapped.set(db, sql);
   return sql;
 }

@@ -5,7 +5,7 @@
  */
 import path from "node:path";
 import { getDb, migrationsFolder, openConnection, openDb } from "./client";
-import { isPostgresUrl, postgresSql, sqliteSql, type Sql } from "./sql";
+import { isPostgresUrl, postgresSql, sqliteSql, wrapConnection, type Sql } from "./sql";
 
 /** The PostgreSQL URL this process uses, or undefined for the SQLite store. */
 export function postgresUrl(): string | undefined {

@@ -1,6 +1,7 @@
 /** Runs a trace's final SQL and its gold SQL side by side (through the sandbox) and diffs their results. */
 import { extractSql } from "@/lib/sql/extract-sql";
 import type Database from "better-sqlite3";
+import { asSql, type Sql } from "@/lib/db/sql";
 import { diffResults, type ResultDiff } from "./result-diff";
 import { sharedSandbox, type SqlSandbox, type QueryResult } from "@/lib/sql/sandbox/sandbox";
 
@@ -13,24 +14,23 @@ const MAX_ROWS = 10_000;
 
 /** With no sandbox given, the process-wide one (a server's requests share its workers and queue); a given one stays open. */
 export async function compareTraceResults(
-  sqlite: Database.Database,
+  store: Database.Database | Sql,
   traceId: string,
   given?: SqlSandbox,
 ): Promise<TraceResults> {
   const sandbox = given ?? sharedSandbox();
-  const t = sqlite
-    .prepare(
-      `SELECT t.final_sql AS finalSql, t.gold_sql AS goldSql, t.db_id AS dbId, r.dataset_id AS datasetId FROM traces t JOIN runs r ON r.id = t.run_id WHERE t.id = ?`,
-    )
-    .get(traceId) as
-    { finalSql: string | null; goldSql: string | null; dbId: string | null; datasetId: string | null } | undefined;
+  const sql = asSql(store);
+  const t = (await sql.get(
+    `SELECT t.final_sql AS finalSql, t.gold_sql AS goldSql, t.db_id AS dbId, r.dataset_id AS datasetId FROM traces t JOIN runs r ON r.id = t.run_id WHERE t.id = ?`,
+    [traceId],
+  )) as { finalSql: string | null; goldSql: string | null; dbId: string | null; datasetId: string | null } | undefined;
   if (!t) return { ok: false, reason: "no such trace" };
   if (!t.finalSql) return { ok: false, reason: "the trace has no final SQL" };
   if (!t.goldSql) return { ok: false, reason: "the question has no gold SQL" };
   if (!t.datasetId || !t.dbId) return { ok: false, reason: "the run is not linked to a dataset with this database" };
-  const db = sqlite
-    .prepare("SELECT path, schema_only AS schemaOnly FROM databases WHERE id = ?")
-    .get(`${t.datasetId}:${t.dbId}`) as { path: string; schemaOnly: number } | undefined;
+  const db = (await sql.get("SELECT path, schema_only AS schemaOnly FROM databases WHERE id = ?", [
+    `${t.datasetId}:${t.dbId}`,
+  ])) as { path: string; schemaOnly: number } | undefined;
   if (!db) return { ok: false, reason: `database ${t.dbId} is not registered` };
   const [gold, pred] = await Promise.all([
     sandbox.run(db.path, t.goldSql, MAX_ROWS),
@@ -38,5 +38,5 @@ export async function compareTraceResults(
   ]);
   const diff = gold.ok && pred.ok ? diffResults(gold.rows, pred.rows, PREVIEW_ROWS) : null;
   const preview = (r: QueryResult): QueryResult => (r.ok ? { ...r, rows: r.rows.slice(0, PREVIEW_ROWS) } : r);
-  return { ok: true, gold: preview(gold), pred: preview(pred), diff, schemaOnly: db.schemaOnly === 1 };
+  return { ok: true, gold: preview(gold), pred: preview(pred), diff, schemaOnly: Number(db.schemaOnly) === 1 };
 }

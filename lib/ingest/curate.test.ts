@@ -45,7 +45,7 @@ describe("curating a run after upload", () => {
     expect(linked.exploratoryWithGold).toBe(2);
 
     const roles = { peek_table: "schema_exploration" as const };
-    expect((await previewRoles(sqlite, runId, roles))).toMatchObject({
+    expect(await previewRoles(sqlite, runId, roles)).toMatchObject({
       changed: 4,
       tools: [{ tool: "peek_table", calls: 4, from: "other", to: "schema_exploration" }],
     });
@@ -104,7 +104,7 @@ describe("experiments are explicit", () => {
       );
       return csvResponse("x.csv", columns, rows).text();
     };
-    const experiment = (await createExperiment(sqlite, "paper table 3", [first, "no-such-run"]));
+    const experiment = await createExperiment(sqlite, "paper table 3", [first, "no-such-run"]);
     const savedRuns = (await getExperiment(store.sql, experiment))!.runIds;
     expect(savedRuns).toEqual([first]);
     const saved = await csvOf(savedRuns);

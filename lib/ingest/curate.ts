@@ -13,7 +13,7 @@ import { linkQuestion } from "@/lib/trace/adapters/link-questions";
 import { mergeRoles } from "./measure";
 import { recomputeRun } from "./recompute";
 import { runIdOf } from "@/lib/trace/hash";
-import { removeFromSearchIndex } from "@/lib/search";
+import { removeTracesFromSearch } from "@/lib/search";
 
 export class CurationError extends Error {}
 
@@ -213,18 +213,17 @@ export async function archiveRun(store: Store, runId: string, archived: boolean,
   const run = await runOf(sql, runId);
   if (Boolean(run.archivedAt) === archived) return;
   await sql.transaction(async (sql) => {
-    await sql.run(
-      "UPDATE runs SET archived_at = ?, version = version + 1 WHERE id = ?",
-      [archived ? new Date().toISOString() : null, runId],
-    );
+    await sql.run("UPDATE runs SET archived_at = ?, version = version + 1 WHERE id = ?", [
+      archived ? new Date().toISOString() : null,
+      runId,
+    ]);
     await record(sql, runId, who, archived ? "archived" : "unarchived");
   });
 }
 
 /** Deletes traces with their steps and the blobs no other step uses (inside the caller's transaction). */
 async function removeTraces(tx: Sql, where: string, params: string[]) {
-  // The search index lives in the SQLite store only (PostgreSQL's search is not built yet: docs/deployment.md).
-  if (tx.connection) removeFromSearchIndex(tx.connection, where, params);
+  await removeTracesFromSearch(tx, where, params);
   const blobs = (
     await tx.all<{ h: string }>(
       `SELECT DISTINCT s.result_blob AS h FROM steps s WHERE s.trace_id IN (SELECT id FROM traces WHERE ${where}) AND s.result_blob IS NOT NULL`,

@@ -5,6 +5,7 @@
  * A canonical file is previewed from its first lines; a foreign file is adapted whole (as its ingest will be).
  */
 import type Database from "better-sqlite3";
+import { asSql, type Sql } from "@/lib/db/sql";
 import { createReadStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { DEFAULT_ROLE_MAP } from "@/lib/sql/classify-step";
@@ -39,11 +40,12 @@ const PREVIEW_LINES = 5000;
 type Json = Record<string, unknown>;
 
 export async function previewFile(
-  sqlite: Database.Database,
+  store: Database.Database | Sql,
   file: string,
   options: { format?: string; fileName?: string } = {},
 ): Promise<UploadPreview> {
-  const datasets = sqlite.prepare("SELECT id, name FROM datasets ORDER BY name").all() as {
+  const sql = asSql(store);
+  const datasets = (await sql.all(`SELECT id, name FROM datasets ORDER BY ${sql.d.binary("name")}`)) as {
     id: string;
     name: string;
   }[];

@@ -39,7 +39,7 @@ describe("labels and notes", () => {
     await setLabel(sqlite, ids[2], "join");
     await setLabel(sqlite, ids[2], "join", { on: false });
     await setNote(sqlite, ids[0], "joins singer twice");
-    expect((await listLabels(sqlite, ids[1]))).toEqual([
+    expect(await listLabels(sqlite, ids[1])).toEqual([
       { seq: -1, label: "join", who: "local", at: expect.any(String) },
       { seq: 0, label: "wrong column", who: "local", at: expect.any(String) },
     ]);
@@ -48,11 +48,9 @@ describe("labels and notes", () => {
       ["join", 2],
       ["wrong column", 1],
     ]);
-    expect(
-      searchTraces(sqlite, "label:join")
-        .hits.map((h) => h.traceId)
-        .sort(),
-    ).toEqual([ids[0], ids[1]].sort());
+    expect((await searchTraces(sqlite, "label:join")).hits.map((h) => h.traceId).sort()).toEqual(
+      [ids[0], ids[1]].sort(),
+    );
 
     await recomputeRun(sqlite, runId);
     expect(await counts()).toEqual([
@@ -60,7 +58,7 @@ describe("labels and notes", () => {
       ["wrong column", 1],
     ]);
     await deleteRun(sqlite, runId);
-    expect((await countLabels(sqlite, [runId]))).toEqual([]);
+    expect(await countLabels(sqlite, [runId])).toEqual([]);
     expect(await ingest()).toBe(runId); // the same file again: the same traces, the same labels
     expect(await counts()).toEqual([
       ["join", 2],
@@ -70,7 +68,7 @@ describe("labels and notes", () => {
   });
 
   it("exports JSONL and merges it back: nothing twice, unknown traces and bad lines reported by line", async () => {
-    const out = (await exportLabels(sqlite, runId));
+    const out = await exportLabels(sqlite, runId);
     expect(out).toHaveLength(4); // three labels and a note
     const first = await importLabels(sqlite, out);
     expect(first).toMatchObject({ labels: 0, notes: 0, unknownTraces: 0, errors: [] }); // already there

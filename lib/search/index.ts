@@ -5,8 +5,14 @@
  * before every search (an upload does not pay for it), and a deleted trace's documents go with it (one rowid range
  * per trace, recorded in `search_indexed`). Structured terms (lib/search/query.ts) filter by the rows themselves:
  * `table:` by the tables a step touched, `outcome:` by effective correctness, `label:` by labels.
+ *
+ * On PostgreSQL the same documents live in a table with a `tsvector` and a GIN index (drizzle-pg/0001_search.sql),
+ * matched with `phraseto_tsquery('simple', …)` per word or phrase and highlighted with `ts_headline`. Its `simple`
+ * configuration splits words as PostgreSQL's parser does and keeps accents (FTS5 here removes them): `résumé` does
+ * not find `resume` there.
  */
 import type Database from "better-sqlite3";
+import { asSql, type Param, type Sql } from "@/lib/db/sql";
 import { positiveNumber } from "@/lib/config/env";
 import { EFFECTIVE_CORRECT } from "@/lib/db/queries/metrics-sql";
 import { summarizeArgs } from "@/lib/trace/step-summary";
@@ -37,7 +43,62 @@ const TEXT_OF = (x: string) =>
  * Indexes the traces not in the index yet, oldest first, in transactions of 200; stops after `budgetMs` (the rest
  * waits for the next call). Returns how many it indexed and how many are left.
  */
-export function syncSearchIndex(
+export async function syncSearchIndex(
+  store: Database.Database | Sql,
+  opts: { budgetMs?: number } = {},
+): Promise<{ indexed: number; pending: number }> {
+  const sql = asSql(store);
+  return sql.connection ? syncSqliteIndex(sql.connection, opts) : syncPostgresIndex(sql, opts);
+}
+
+async function syncPostgresIndex(sql: Sql, opts: { budgetMs?: number }): Promise<{ indexed: number; pending: number }> {
+  const { maxChars } = searchLimits();
+  const started = performance.now();
+  const missing = async () =>
+    (await sql.get<{ n: number }>("SELECT (SELECT count(*) FROM traces) - (SELECT count(*) FROM search_indexed) AS n"))!
+      .n;
+  if ((await missing()) <= 0) return { indexed: 0, pending: 0 };
+  let indexed = 0;
+  for (;;) {
+    const n = await sql.transaction(async (tx) => {
+      // One indexer at a time (a server and a worker may both try): the bases must not overlap.
+      await tx.get("SELECT pg_advisory_xact_lock(hashtext('metron-search-index'))");
+      const batch = await tx.all<{ id: string }>(
+        `SELECT t.id FROM traces t WHERE NOT EXISTS (SELECT 1 FROM search_indexed si WHERE si.trace_id = t.id)
+         ORDER BY t.created_at, t.id LIMIT 200`,
+      );
+      let base = (await tx.get<{ b: number }>("SELECT coalesce(max(base), 0) AS b FROM search_indexed"))!.b;
+      for (const { id } of batch) {
+        base += SEARCH_SPAN;
+        await tx.run(
+          `INSERT INTO search_docs (rowid, content, trace_id, seq, field)
+           SELECT ?::bigint + 0, substr(coalesce(question_text, '') || ' ' || coalesce(evidence, ''), 1, ?), id, NULL::bigint, 'question' FROM traces WHERE id = ?
+           UNION ALL SELECT ?::bigint + 1, substr(final_sql, 1, ?), id, NULL, 'final_sql' FROM traces WHERE id = ? AND final_sql IS NOT NULL
+           UNION ALL SELECT ?::bigint + 2, substr(gold_sql, 1, ?), id, NULL, 'gold_sql' FROM traces WHERE id = ? AND gold_sql IS NOT NULL`,
+          [base, maxChars, id, base, maxChars, id, base, maxChars, id],
+        );
+        await tx.run(
+          `INSERT INTO search_docs (rowid, content, trace_id, seq, field)
+           SELECT ?::bigint + 3 + x.seq, substr(x.tool || ' ' || metron_text_of(x.args) || ' ' || x.content || ' ' || x.error || ' ' || metron_text_of(x.res), 1, ?),
+             x.trace_id, x.seq, x.type
+           FROM (SELECT s.seq, coalesce(s.tool, '') AS tool, s.args, coalesce(s.content, '') AS content, coalesce(s.error, '') AS error,
+                   CASE WHEN s.result IS NOT NULL THEN s.result WHEN length(b.content) <= 200000 THEN b.content ELSE substr(b.content, 1, ?) END AS res,
+                   s.trace_id, s.type
+                 FROM steps s LEFT JOIN blobs b ON b.hash = s.result_blob WHERE s.trace_id = ? AND s.seq < ?) x`,
+          [base, maxChars, maxChars, id, SEARCH_SPAN - 3],
+        );
+        await tx.run("INSERT INTO search_indexed (trace_id, base) VALUES (?, ?)", [id, base]);
+      }
+      return batch.length;
+    });
+    if (!n) break;
+    indexed += n;
+    if (opts.budgetMs !== undefined && performance.now() - started > opts.budgetMs) break;
+  }
+  return { indexed, pending: Math.max(0, await missing()) };
+}
+
+function syncSqliteIndex(
   sqlite: Database.Database,
   opts: { budgetMs?: number } = {},
 ): { indexed: number; pending: number } {
@@ -109,6 +170,13 @@ export function syncSearchIndex(
   return { indexed, pending: Math.max(0, missing()) };
 }
 
+/** Removes traces' documents (inside the caller's transaction), on either engine. */
+export async function removeTracesFromSearch(tx: Sql, where: string, params: Param[]): Promise<void> {
+  if (tx.connection) return removeFromSearchIndex(tx.connection, where, params);
+  await tx.run(`DELETE FROM search_docs WHERE trace_id IN (SELECT id FROM traces WHERE ${where})`, params);
+  await tx.run(`DELETE FROM search_indexed WHERE trace_id IN (SELECT id FROM traces WHERE ${where})`, params);
+}
+
 /** Removes traces' documents (inside the caller's transaction). */
 export function removeFromSearchIndex(sqlite: Database.Database, where: string, params: unknown[]): void {
   const bases = sqlite
@@ -166,9 +234,9 @@ export type SearchFilters = Partial<
   Record<"dataset" | "run" | "system" | "model" | "outcome" | "tool" | "role" | "label", string>
 >;
 
-function traceConditions(terms: ParsedQuery["terms"]): { sql: string[]; params: unknown[] } {
+function traceConditions(terms: ParsedQuery["terms"]): { sql: string[]; params: Param[] } {
   const sql: string[] = [];
-  const params: unknown[] = [];
+  const params: Param[] = [];
   for (const { key, value } of terms) {
     if (key === "system" || key === "model") {
       sql.push(`r.${key} = ?`);
@@ -201,9 +269,13 @@ function traceConditions(terms: ParsedQuery["terms"]): { sql: string[]; params: 
   return { sql, params };
 }
 
-function stepConditions(terms: ParsedQuery["terms"], alias: string): { sql: string[]; params: unknown[] } {
+function stepConditions(
+  terms: ParsedQuery["terms"],
+  alias: string,
+  postgres: boolean,
+): { sql: string[]; params: Param[] } {
   const sql: string[] = [];
-  const params: unknown[] = [];
+  const params: Param[] = [];
   for (const { key, value } of terms) {
     if (key === "tool") {
       sql.push(`${alias}.tool = ?`);
@@ -212,7 +284,11 @@ function stepConditions(terms: ParsedQuery["terms"], alias: string): { sql: stri
       sql.push(`${alias}.tool_role = ?`);
       params.push(value);
     } else if (key === "table") {
-      sql.push(`EXISTS (SELECT 1 FROM json_each(${alias}.tables) j WHERE lower(j.value) = lower(?))`);
+      sql.push(
+        postgres
+          ? `EXISTS (SELECT 1 FROM jsonb_array_elements_text(${alias}.tables::jsonb) j WHERE lower(j) = lower(?))`
+          : `EXISTS (SELECT 1 FROM json_each(${alias}.tables) j WHERE lower(j.value) = lower(?))`,
+      );
       params.push(value);
     }
   }
@@ -236,12 +312,14 @@ const phrase = (v: string) => `"${v.replace(/"/g, '""')}"`;
  * walks its index from the newest document, so a common word is as quick as a rare one). `tool:` and `table:` use
  * the index to find candidate steps (the name appears in the step's text) and the step's own columns to decide.
  */
-export function searchTraces(
-  sqlite: Database.Database,
+export async function searchTraces(
+  store: Database.Database | Sql,
   q: string,
   opts: { filters?: SearchFilters; limit?: number; offset?: number; indexBudgetMs?: number } = {},
-): SearchResult {
-  const sync = syncSearchIndex(sqlite, { budgetMs: opts.indexBudgetMs });
+): Promise<SearchResult> {
+  const sql = asSql(store);
+  const pg = sql.dialect === "postgres";
+  const sync = await syncSearchIndex(sql, { budgetMs: opts.indexBudgetMs });
   const query = parseQuery(q);
   const extra = Object.entries(opts.filters ?? {})
     .filter(([, v]) => v)
@@ -252,42 +330,50 @@ export function searchTraces(
   const { maxDocs } = searchLimits();
   const trace = traceConditions(terms);
   const stepTerms = terms.filter((t) => t.key === "tool" || t.key === "role" || t.key === "table");
-  const prefilter = stepTerms.filter((t) => t.key !== "role").map((t) => phrase(t.value));
-  const match = [query.match, ...prefilter].filter(Boolean).join(" AND ") || null;
+  const prefilter = stepTerms.filter((t) => t.key !== "role").map((t) => t.value);
+  const match = [query.match, ...prefilter.map(phrase)].filter(Boolean).join(" AND ") || null;
+  // PostgreSQL: the same words, phrases and exclusions as a tsquery (each a phrase of its own).
+  const excluded =
+    pg && query.match ? [...query.match.matchAll(/NOT "((?:[^"]|"")*)"/g)].map((m) => m[1].replaceAll('""', '"')) : [];
+  const positive = pg ? [...query.words.filter((w) => !excluded.includes(w)), ...prefilter] : [];
+  const tsquery = [
+    ...positive.map(() => "phraseto_tsquery('simple', ?)"),
+    ...excluded.map(() => "!! phraseto_tsquery('simple', ?)"),
+  ].join(" && ");
+  const matchSql = pg ? `d.tsv @@ (${tsquery})` : "search_docs MATCH ?";
+  const matchParams: Param[] = pg ? [...positive, ...excluded] : [match];
+  const newest = pg ? "t.created_at DESC, t.id DESC" : "t.rowid DESC";
   let docs: DocRow[];
   if (match) {
-    const step = stepConditions(stepTerms, "s");
+    const step = stepConditions(stepTerms, "s", pg);
     const joinTraces = trace.sql.length > 0;
-    docs = sqlite
-      .prepare(
-        `SELECT d.rowid AS rowid, d.trace_id AS traceId, d.seq AS seq, d.field AS field
+    docs = await sql.all<DocRow>(
+      `SELECT d.rowid AS rowid, d.trace_id AS traceId, d.seq AS seq, d.field AS field
          FROM search_docs d
          ${joinTraces ? "JOIN traces t ON t.id = d.trace_id JOIN runs r ON r.id = t.run_id" : ""}
          ${stepTerms.length ? "JOIN steps s ON s.trace_id = d.trace_id AND s.seq = d.seq" : ""}
-         WHERE search_docs MATCH ? ${[...trace.sql, ...step.sql].map((c) => `AND ${c}`).join(" ")}
+         WHERE ${matchSql} ${[...trace.sql, ...step.sql].map((c) => `AND ${c}`).join(" ")}
          ORDER BY d.rowid DESC LIMIT ?`,
-      )
-      .all(match, ...trace.params, ...step.params, maxDocs) as DocRow[];
+      [...matchParams, ...trace.params, ...step.params, maxDocs],
+    );
   } else if (stepTerms.length) {
-    const step = stepConditions(stepTerms, "s");
+    const step = stepConditions(stepTerms, "s", pg);
     docs = (
-      sqlite
-        .prepare(
-          `SELECT NULL AS rowid, s.trace_id AS traceId, s.seq AS seq, s.type AS field, s.tool AS tool, s.args AS args
+      await sql.all<DocRow & { tool: string | null; args: string | null }>(
+        `SELECT NULL AS rowid, s.trace_id AS traceId, s.seq AS seq, s.type AS field, s.tool AS tool, s.args AS args
            FROM steps s JOIN traces t ON t.id = s.trace_id JOIN runs r ON r.id = t.run_id
            WHERE ${[...step.sql, ...trace.sql].join(" AND ")}
-           ORDER BY t.rowid DESC, s.seq LIMIT ?`,
-        )
-        .all(...step.params, ...trace.params, maxDocs) as (DocRow & { tool: string | null; args: string | null })[]
+           ORDER BY ${newest}, s.seq LIMIT ?`,
+        [...step.params, ...trace.params, maxDocs],
+      )
     ).map((d) => ({ ...d, text: `${d.tool ?? d.field} ${summarizeArgs(d.args)}` }));
   } else if (terms.length) {
     docs = (
-      sqlite
-        .prepare(
-          `SELECT t.id AS traceId FROM traces t JOIN runs r ON r.id = t.run_id WHERE ${trace.sql.join(" AND ")}
-           ORDER BY t.rowid DESC LIMIT ?`,
-        )
-        .all(...trace.params, maxDocs) as { traceId: string }[]
+      await sql.all<{ traceId: string }>(
+        `SELECT t.id AS traceId FROM traces t JOIN runs r ON r.id = t.run_id WHERE ${trace.sql.join(" AND ")}
+           ORDER BY ${newest} LIMIT ?`,
+        [...trace.params, maxDocs],
+      )
     ).map((d) => ({ ...d, rowid: null, seq: null, field: "trace", text: "" }));
   } else docs = [];
 
@@ -303,44 +389,41 @@ export function searchTraces(
   }
   const page = order.slice(offset, offset + limit);
   // Snippets only for the hits shown, in step order.
-  const snippet = match
-    ? sqlite.prepare(
-        `SELECT snippet(search_docs, 0, '${MARK_START}', '${MARK_END}', '…', 14) AS text FROM search_docs WHERE search_docs MATCH ? AND rowid = ?`,
+  const snippetOf = async (rowid: number) =>
+    (
+      await sql.get<{ text: string }>(
+        pg
+          ? `SELECT ts_headline('simple', content, (${tsquery}), 'StartSel=${MARK_START}, StopSel=${MARK_END}, MaxWords=14, MinWords=5, MaxFragments=1, FragmentDelimiter=…') AS text
+             FROM search_docs d WHERE rowid = ?`
+          : `SELECT snippet(search_docs, 0, '${MARK_START}', '${MARK_END}', '…', 14) AS text FROM search_docs WHERE search_docs MATCH ? AND rowid = ?`,
+        [...matchParams, rowid],
       )
-    : null;
-  const info = sqlite.prepare(
-    `SELECT t.id AS traceId, r.id AS runId, r.name AS runName, r.system, r.model,
-       coalesce(json_extract(r.config, '$.simulated'), 0) AS simulated, t.question_id AS questionId, t.sample,
+    )?.text ?? "";
+  const labelList = pg
+    ? '(SELECT string_agg(label, chr(1) ORDER BY label COLLATE "C") FROM (SELECT DISTINCT label FROM labels WHERE trace_id = t.id) x)'
+    : "(SELECT group_concat(label, char(1)) FROM (SELECT DISTINCT label FROM labels WHERE trace_id = t.id ORDER BY label))";
+  const hits: TraceHit[] = [];
+  for (const id of page) {
+    const row = (await sql.get(
+      `SELECT t.id AS traceId, r.id AS runId, r.name AS runName, r.system, r.model,
+       coalesce(${sql.d.jsonValue("r.config", "simulated")}, 0) AS simulated, t.question_id AS questionId, t.sample,
        substr(t.question_text, 1, 300) AS questionText, t.ex_outcome AS exOutcome, t.recorded_correct AS recordedCorrect, t.status,
-       ${EFFECTIVE_CORRECT} AS correct,
-       (SELECT group_concat(label, char(1)) FROM (SELECT DISTINCT label FROM labels WHERE trace_id = t.id ORDER BY label)) AS labels
+       ${EFFECTIVE_CORRECT} AS correct, ${labelList} AS labels
      FROM traces t JOIN runs r ON r.id = t.run_id WHERE t.id = ?`,
-  );
-  const hits = page.map((id) => {
-    const row = info.get(id) as Omit<TraceHit, "snippets" | "labels" | "simulated"> & {
-      labels: string | null;
-      simulated: number;
-    };
-    const snippets = byTrace
-      .get(id)!
-      .sort((a, b) => (a.seq ?? -1) - (b.seq ?? -1))
-      .map((d) => ({
-        seq: d.seq,
-        field: d.field,
-        text:
-          d.text ??
-          (snippet && d.rowid !== null
-            ? ((snippet.get(match, d.rowid) as { text: string } | undefined)?.text ?? "")
-            : ""),
-      }))
-      .filter((s) => s.text);
-    return {
+      [id],
+    )) as Omit<TraceHit, "snippets" | "labels" | "simulated"> & { labels: string | null; simulated: number };
+    const snippets: SearchSnippet[] = [];
+    for (const d of byTrace.get(id)!.sort((a, b) => (a.seq ?? -1) - (b.seq ?? -1))) {
+      const text = d.text ?? (match && d.rowid !== null ? await snippetOf(d.rowid) : "");
+      if (text) snippets.push({ seq: d.seq, field: d.field, text });
+    }
+    hits.push({
       ...row,
       simulated: Boolean(row.simulated),
       labels: row.labels ? row.labels.split("\u0001") : [],
       snippets,
-    };
-  });
+    });
+  }
   return {
     query,
     total: order.length,
@@ -352,8 +435,10 @@ export function searchTraces(
 }
 
 /** The traces of a run that match a search (for the run page's question table and its CSV). */
-export function searchRunTraceIds(sqlite: Database.Database, runId: string, q: string): string[] {
-  return searchTraces(sqlite, `${q} run:${runId}`, { limit: Number.MAX_SAFE_INTEGER }).hits.map((h) => h.traceId);
+export async function searchRunTraceIds(store: Database.Database | Sql, runId: string, q: string): Promise<string[]> {
+  return (await searchTraces(store, `${q} run:${runId}`, { limit: Number.MAX_SAFE_INTEGER })).hits.map(
+    (h) => h.traceId,
+  );
 }
 
 interface Background {
@@ -365,26 +450,31 @@ const bg = globalThis as unknown as { metronSearchIndexing?: Background };
  * Indexes what is left in the background of a long-running server, a batch at a time between requests, so the first
  * search after a large upload does not wait for all of it.
  */
-export function indexInBackground(openStore: () => Database.Database): void {
+export function indexInBackground(openStore: () => Database.Database | Sql | Promise<Sql>): void {
   const state = (bg.metronSearchIndexing ??= {});
   if (state.running) return;
   state.running = true;
-  const sqlite = openStore();
-  const step = () => {
+  const store = Promise.resolve(openStore()).then(asSql);
+  const done = async () => {
+    await (await store).close();
+    state.running = false;
+  };
+  const step = async () => {
     try {
       // Short slices with pauses between them: the server keeps answering pages while a big store is indexed (a
       // request waits at most one slice).
-      const { indexed, pending } = syncSearchIndex(sqlite, { budgetMs: positiveNumber("METRON_INDEX_SLICE_MS", 30) });
+      const { indexed, pending } = await syncSearchIndex(await store, {
+        budgetMs: positiveNumber("METRON_INDEX_SLICE_MS", 30),
+      });
       if (pending > 0) {
         // A busy store (an upload writing) indexes nothing: look again a little later.
-        setTimeout(step, indexed ? 15 : 500).unref();
+        setTimeout(() => void step(), indexed ? 15 : 500).unref();
         return;
       }
     } catch (e) {
       console.error(`metron search index: ${(e as Error).message}`);
     }
-    sqlite.close();
-    state.running = false;
+    await done();
   };
-  setTimeout(step, 0).unref();
+  setTimeout(() => void step(), 0).unref();
 }

@@ -1,4 +1,10 @@
+import type Database from "better-sqlite3";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Sql } from "@/lib/db/sql";
+import { exportStore, importStore } from "@/lib/db/transfer";
+import { setLabel } from "@/lib/labels/labels";
+import { tempPostgres, testPostgresUrl } from "@/lib/testing/postgres";
 import { evaluateRun } from "@/lib/eval/evaluate-run";
 import { deleteRun } from "@/lib/ingest/curate";
 import { ingestStream } from "@/lib/ingest/ingest";
@@ -59,7 +65,7 @@ const touching = (table: string) =>
   ).map((r) => r.id);
 
 describe("full-text search", () => {
-  it("parses words, phrases, exclusions and structured terms, and says what it did not understand", () => {
+  it("parses words, phrases, exclusions and structured terms, and says what it did not understand", async () => {
     const p = parseQuery('tool:describe_table table:frpm outcome:wrong "free meal" rate -charter colour:red');
     expect(p.terms).toEqual([
       { key: "tool", value: "describe_table" },
@@ -71,7 +77,7 @@ describe("full-text search", () => {
     expect(parseQuery('say "hi" AND NEAR(x)').match).toBe('"say" AND "hi" AND "AND" AND "NEAR(x)"'); // never FTS syntax
   });
 
-  it("table:T finds exactly the traces whose steps touched T, as counted from the rows", () => {
+  it("table:T finds exactly the traces whose steps touched T, as counted from the rows", async () => {
     const counts = sqlite
       .prepare(
         "SELECT lower(j.value) AS t, count(DISTINCT s.trace_id) AS n FROM steps s, json_each(s.tables) j GROUP BY 1 ORDER BY n DESC LIMIT 5",
@@ -79,13 +85,13 @@ describe("full-text search", () => {
       .all() as { t: string; n: number }[];
     expect(counts.length).toBeGreaterThan(2);
     for (const { t, n } of counts) {
-      const r = searchTraces(sqlite, `table:${t}`, { limit: 1000 });
+      const r = await searchTraces(sqlite, `table:${t}`, { limit: 1000 });
       expect(r.total).toBe(n);
       expect(r.hits.map((h) => h.traceId).sort()).toEqual(touching(t));
     }
   });
 
-  it("a word finds every trace whose content has it as a token, with highlighted snippets and the step", () => {
+  it("a word finds every trace whose content has it as a token, with highlighted snippets and the step", async () => {
     const word = "execute_sql"; // a LiveSQLBench tool, an identifier with an underscore
     const expected = (
       sqlite
@@ -95,14 +101,14 @@ describe("full-text search", () => {
         .all(`%${word}%`) as { id: string }[]
     ).map((r) => r.id);
     expect(expected.length).toBeGreaterThan(0);
-    const r = searchTraces(sqlite, word, { limit: 1000 });
+    const r = await searchTraces(sqlite, word, { limit: 1000 });
     expect(r.hits.map((h) => h.traceId).sort()).toEqual(expected.sort());
     const snippet = r.hits[0].snippets[0];
     expect(snippet.seq).not.toBeNull();
     expect(snippet.text).toContain(`${MARK_START}${word}${MARK_END}`);
   });
 
-  it("combines step terms, words and trace terms: describe_table calls on a table in wrong traces", () => {
+  it("combines step terms, words and trace terms: describe_table calls on a table in wrong traces", async () => {
     const [{ t }] = sqlite
       .prepare(
         "SELECT lower(j.value) AS t, count(*) AS n FROM steps s, json_each(s.tables) j WHERE s.trace_id IN (SELECT id FROM traces WHERE run_id = ?) GROUP BY 1 ORDER BY n DESC LIMIT 1",
@@ -116,7 +122,7 @@ describe("full-text search", () => {
         )
         .all(t) as { id: string }[]
     ).map((r) => r.id);
-    const r = searchTraces(sqlite, `tool:describe_table table:${t} outcome:wrong`, { limit: 1000 });
+    const r = await searchTraces(sqlite, `tool:describe_table table:${t} outcome:wrong`, { limit: 1000 });
     expect(r.hits.map((h) => h.traceId).sort()).toEqual(expected.sort());
     expect(r.hits.every((h) => h.correct === 0)).toBe(true);
     const plain = (t: string) => t.replaceAll(MARK_START, "").replaceAll(MARK_END, "");
@@ -131,18 +137,18 @@ describe("full-text search", () => {
         "SELECT lower(j.value) AS t FROM steps s, json_each(s.tables) j WHERE s.trace_id IN (SELECT id FROM traces WHERE run_id = ?) LIMIT 1",
       )
       .all(spiderRun) as { t: string }[];
-    const before = searchTraces(sqlite, `table:${t} run:"spider search"`).total;
+    const before = (await searchTraces(sqlite, `table:${t} run:"spider search"`)).total;
     expect(before).toBeGreaterThan(0);
     const docs = () => (sqlite.prepare("SELECT count(*) AS n FROM search_docs").get() as { n: number }).n;
     const withRun = docs();
     await deleteRun(sqlite, spiderRun);
-    expect(searchTraces(sqlite, `table:${t} run:"spider search"`).total).toBe(0);
-    expect(searchTraces(sqlite, 'describe_table run:"spider search"').total).toBe(0);
+    expect((await searchTraces(sqlite, `table:${t} run:"spider search"`)).total).toBe(0);
+    expect((await searchTraces(sqlite, 'describe_table run:"spider search"')).total).toBe(0);
     expect(docs()).toBeLessThan(withRun);
     await ingestStream(sqlite, chunksOf(jsonl(...spiderLines), 1 << 16));
-    expect(syncSearchIndex(sqlite)).toEqual({ indexed: spiderLines.length, pending: 0 });
+    expect(await syncSearchIndex(sqlite)).toEqual({ indexed: spiderLines.length, pending: 0 });
     expect(docs()).toBe(withRun);
-    expect(searchTraces(sqlite, 'describe_table run:"spider search"').total).toBe(spiderLines.length);
+    expect((await searchTraces(sqlite, 'describe_table run:"spider search"')).total).toBe(spiderLines.length);
   });
 
   it("never waits for a lock another connection holds (an upload in the same server): it leaves the work for later", async () => {
@@ -157,12 +163,71 @@ describe("full-text search", () => {
     await beginImmediate(upload); // held, as an upload holds it across its chunks
     try {
       // better-sqlite3 waits synchronously: waiting here would stop the server for METRON_BUSY_TIMEOUT_MS (300 s).
-      expect(syncSearchIndex(sqlite)).toEqual({ indexed: 0, pending: 1 });
-      expect(searchTraces(sqlite, "list_tables run:late").notIndexed).toBe(1);
+      expect(await syncSearchIndex(sqlite)).toEqual({ indexed: 0, pending: 1 });
+      expect((await searchTraces(sqlite, "list_tables run:late")).notIndexed).toBe(1);
     } finally {
       upload.exec("ROLLBACK");
       upload.close();
     }
-    expect(syncSearchIndex(sqlite)).toEqual({ indexed: 1, pending: 0 }); // the lock free, the trace is indexed
+    expect(await syncSearchIndex(sqlite)).toEqual({ indexed: 1, pending: 0 }); // the lock free, the trace is indexed
+  });
+});
+
+// The same store moved to PostgreSQL (METRON_TEST_DATABASE_URL; `npm test` starts one): its own index (a tsvector with
+// a GIN index) finds the same traces for the same queries.
+describe.runIf(testPostgresUrl)("full-text search on PostgreSQL", () => {
+  let pg: Awaited<ReturnType<typeof tempPostgres>>;
+  beforeAll(async () => {
+    pg = await tempPostgres();
+    const dir = path.join(store.dir, "export-for-search");
+    await exportStore(store.sql, dir);
+    await importStore(pg.sql, dir);
+  }, 120_000);
+  afterAll(async () => pg?.cleanup());
+
+  const ids = async (s: Database.Database | Sql, q: string) =>
+    (await searchTraces(s, q, { limit: 1000 })).hits.map((h) => h.traceId).sort();
+
+  it("indexes every trace, and finds what SQLite finds for words, tables, tools, outcomes and labels", async () => {
+    const traces = (await pg.sql.get<{ n: number }>("SELECT count(*) AS n FROM traces"))!.n;
+    const labelled = (await pg.sql.get<{ id: string }>("SELECT id FROM traces ORDER BY id LIMIT 1"))!.id;
+    await setLabel(pg.sql, labelled, "join");
+    await setLabel(sqlite, labelled, "join");
+    expect(await syncSearchIndex(pg.sql)).toEqual({ indexed: traces, pending: 0 });
+    const [{ t }] = sqlite
+      .prepare(
+        "SELECT lower(j.value) AS t FROM steps s, json_each(s.tables) j GROUP BY 1 ORDER BY count(*) DESC LIMIT 1",
+      )
+      .all() as { t: string }[];
+    for (const q of [
+      "execute_sql",
+      `table:${t}`,
+      `tool:describe_table table:${t}`,
+      `describe_table table:${t} outcome:unjudged`,
+      "describe_table -execute_sql",
+      '"CREATE TABLE"',
+      "label:join",
+    ]) {
+      const expected = await ids(sqlite, q);
+      expect({ q, n: expected.length > 0 }).toEqual({ q, n: true });
+      expect({ q, hits: await ids(pg.sql, q) }).toEqual({ q, hits: expected });
+    }
+    const hit = (await searchTraces(pg.sql, "execute_sql", { limit: 1 })).hits[0];
+    // PostgreSQL's parser splits the identifier at its underscore: both parts are marked.
+    const text = hit.snippets[0].text;
+    expect(text).toContain(`${MARK_START}execute${MARK_END}`);
+    expect(text.replaceAll(MARK_START, "").replaceAll(MARK_END, "")).toContain("execute_sql");
+  });
+
+  it("follows a deleted run", async () => {
+    const run = (await pg.sql.get<{ id: string }>("SELECT id FROM runs WHERE name = 'spider search'"))!.id;
+    expect((await searchTraces(pg.sql, 'describe_table run:"spider search"')).total).toBeGreaterThan(0);
+    await deleteRun(pg.sql, run);
+    expect((await searchTraces(pg.sql, 'describe_table run:"spider search"')).total).toBe(0);
+    expect(
+      (await pg.sql.get<{ n: number }>(
+        "SELECT count(*) AS n FROM search_docs WHERE trace_id NOT IN (SELECT id FROM traces)",
+      ))!.n,
+    ).toBe(0);
   });
 });

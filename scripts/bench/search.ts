@@ -49,7 +49,7 @@ export async function benchSearch(argv: string[]): Promise<number> {
     );
 
     const t1 = performance.now();
-    const { indexed } = syncSearchIndex(db.$client);
+    const { indexed } = await syncSearchIndex(db.$client);
     const indexMs = performance.now() - t1;
     db.$client.pragma("wal_checkpoint(TRUNCATE)");
     const withIndex = statSync(file).size;
@@ -73,7 +73,7 @@ export async function benchSearch(argv: string[]): Promise<number> {
       let total = 0;
       for (let i = 0; i < 20; i++) {
         const s = performance.now();
-        total = searchTraces(db.$client, q, { limit: 25 }).total;
+        total = (await searchTraces(db.$client, q, { limit: 25 })).total;
         times.push(performance.now() - s);
       }
       console.log(

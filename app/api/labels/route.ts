@@ -5,7 +5,7 @@ import { exportLabels, importLabels } from "@/lib/labels/labels";
 /** Labels and notes as JSONL (`?run=` for one run's): a team's triage, to merge elsewhere. */
 export async function GET(request: Request) {
   const run = new URL(request.url).searchParams.get("run") ?? undefined;
-  const lines = (await exportLabels(await getSql(), run));
+  const lines = await exportLabels(await getSql(), run);
   return new Response(lines.join("\n") + (lines.length ? "\n" : ""), {
     headers: {
       "Content-Type": "application/x-ndjson; charset=utf-8",

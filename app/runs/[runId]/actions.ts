@@ -71,7 +71,7 @@ export async function linkDataset(runId: string, dataset: string): Promise<Actio
 
 export async function previewRunRoles(runId: string, roles: string): Promise<ActionResult> {
   try {
-    const p = (await previewRoles(getDb().$client, runId, parseRoles(JSON.parse(roles))));
+    const p = await previewRoles(getDb().$client, runId, parseRoles(JSON.parse(roles)));
     return {
       ok: true,
       changed: p.changed,

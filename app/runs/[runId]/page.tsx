@@ -57,7 +57,7 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
   const run = await getRun(sql, runId);
   if (!run) notFound();
   const query = await loadParams(searchParams);
-  const traceIds = query.q?.trim() ? searchRunTraceIds(db.$client, run.id, query.q) : null;
+  const traceIds = query.q?.trim() ? await searchRunTraceIds(sql, run.id, query.q) : null;
   const { rows, total } = await listTraces(sql, run.id, { ...query, traceIds, pageSize: TRACES_PAGE_SIZE });
   const aggregates = await getRunAggregates(sql, run.id);
   const units = await loadTraceUnits(sql, run.id);

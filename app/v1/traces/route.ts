@@ -1,4 +1,4 @@
-import { getDb, openConnection } from "@/lib/db/client";
+import { getSql, storeOpener } from "@/lib/db/store";
 import { positiveNumber } from "@/lib/config/env";
 import { decodeExportRequest, encodeExportResponse, OtlpDecodeError } from "@/lib/otel/decode";
 import { assembleGroups, receiveSpans, startAssembler } from "@/lib/otel/receiver";
@@ -33,13 +33,10 @@ export async function POST(request: NextRequest) {
       return Response.json({ error: e.message }, { status: /Content-Type/.test(e.message) ? 415 : 400 });
     throw e;
   }
-  const db = getDb().$client;
-  startAssembler(
-    () => getDb().$client,
-    () => openConnection(),
-  );
-  const report = await receiveSpans(db, doc);
-  if (report.complete.length) await assembleGroups(db, () => openConnection(), { groups: report.complete });
+  const sql = await getSql();
+  startAssembler(getSql, storeOpener());
+  const report = await receiveSpans(sql, doc);
+  if (report.complete.length) await assembleGroups(sql, storeOpener(), { groups: report.complete });
   const refused = report.rejected
     ? {
         rejectedSpans: report.rejected,

@@ -14,6 +14,6 @@ export async function GET(request: Request) {
   const sql = await getSql();
   const runIds = await viewRunIds(sql, params);
   if (!runIds) return Response.json({ error: `no experiment ${params.experiment}` }, { status: 404 });
-  const { columns, rows } = causesTable((await countLabels(sql, runIds)));
+  const { columns, rows } = causesTable(await countLabels(sql, runIds));
   return csvResponse("metron-failure-causes.csv", columns, rows);
 }

@@ -40,7 +40,7 @@ export async function GET(request: Request) {
   const rows = filterCompareRows(
     comparison.rows,
     params,
-    params.label ? (await labelledKeys(await getSql(), params.runs, params.label)) : null,
+    params.label ? await labelledKeys(await getSql(), params.runs, params.label) : null,
   ).map((r) => {
     const key = `${r.questionId}\u0000${r.sample}`;
     const first = texts[baseline].get(key);

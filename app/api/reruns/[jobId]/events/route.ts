@@ -1,5 +1,5 @@
 import { getRecordedRerun, getRerun, type RerunEvent } from "@/lib/agent/reruns";
-import { getDb } from "@/lib/db/client";
+import { getSql } from "@/lib/db/store";
 import { sseResponse } from "@/lib/http/sse";
 
 /** Server-sent events of a rerun, replayed from `Last-Event-ID` (or ?from=) so a reconnect loses nothing. */
@@ -7,7 +7,7 @@ export async function GET(request: Request, ctx: RouteContext<"/api/reruns/[jobI
   const { jobId } = await ctx.params;
   const job = getRerun(jobId);
   if (!job) {
-    const recorded = getRecordedRerun(getDb().$client, jobId);
+    const recorded = await getRecordedRerun(await getSql(), jobId);
     if (!recorded) return Response.json({ error: `no rerun ${jobId}` }, { status: 404 });
     // Finished and released, or lost in a restart: the record says how it ended.
     return Response.json(

@@ -19,12 +19,12 @@ export async function GET(request: Request, ctx: RouteContext<"/api/runs/[runId]
   const run = await getRun(sql, runId);
   if (!run) return Response.json({ error: `no run ${runId}` }, { status: 404 });
   const params = loadParams(new URL(request.url).searchParams);
-  const traceIds = params.q?.trim() ? searchRunTraceIds(db.$client, runId, params.q) : null;
+  const traceIds = params.q?.trim() ? await searchRunTraceIds(sql, runId, params.q) : null;
   const { rows } = await listTraces(sql, runId, { ...params, traceIds, page: 1, pageSize: 1_000_000 });
   const { columns, rows: table } = tracesTable(
     rows,
     await listTraceTexts(sql, runId),
-    (await labelsByQuestion(sql, runId)),
+    await labelsByQuestion(sql, runId),
   );
   return csvResponse(`${run.name}-${run.system}-${run.model}-questions.csv`, columns, table);
 }

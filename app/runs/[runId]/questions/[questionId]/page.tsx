@@ -108,7 +108,7 @@ async function Question({ params, searchParams }: PageProps<"/runs/[runId]/quest
       <LabelPanel
         key={trace.id}
         traceId={trace.id}
-        initial={(await listLabels(sql, trace.id))}
+        initial={await listLabels(sql, trace.id)}
         causes={[
           ...PRESET_CAUSES.map((c) => ({ key: c.key, label: c.label })),
           ...(await listRunCauses(sql, run.id)).map((label) => ({ label })),
