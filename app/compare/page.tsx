@@ -10,7 +10,6 @@ import { CompareFilters } from "@/components/compare/compare-filters";
 import { CompareTable } from "@/components/compare/compare-table";
 import { CompareHeadline, compareTableRows } from "@/components/compare/compare-view";
 import { RunPicker } from "@/components/compare/run-picker";
-import { getDb } from "@/lib/db/client";
 import { getSql } from "@/lib/db/store";
 import { listComparableRuns, loadComparison } from "@/lib/db/queries/compare";
 import { filterCompareRows } from "@/lib/metrics/compare-runs";
@@ -44,7 +43,6 @@ export default function ComparePage({ searchParams }: { searchParams: Promise<Se
 async function Compare({ searchParams }: { searchParams: Promise<SearchParams> }) {
   await connection();
   const params = await loadParams(searchParams);
-  const db = getDb();
   const sql = await getSql();
   const { runs, missing, baseline, comparison } = await loadComparison(sql, params.runs, params.baseline);
   if (!comparison) {
@@ -113,7 +111,7 @@ async function Compare({ searchParams }: { searchParams: Promise<SearchParams> }
       {runs[baseline].datasetId && (
         <SweepForm
           {...await sweepFormSetup(
-            db.$client,
+            sql,
             runs[baseline].datasetId!,
             runs[baseline],
             params.show !== "all" || params.db || params.difficulty

@@ -8,7 +8,6 @@ import { Suspense } from "react";
 import { createLoader, type SearchParams } from "nuqs/server";
 import { DatabaseTable, DatasetList, QuestionTable } from "@/components/datasets/dataset-view";
 import { DatasetImport } from "@/components/datasets/dataset-import";
-import { getDb } from "@/lib/db/client";
 import { getSql } from "@/lib/db/store";
 import { listDatabases, listDatasets, listQuestions } from "@/lib/db/queries/datasets";
 import { datasetsSearchParams, QUESTIONS_PAGE_SIZE } from "@/lib/url/datasets";
@@ -36,7 +35,6 @@ export default async function DatasetsPage({ searchParams }: { searchParams: Pro
 async function Datasets({ searchParams }: { searchParams: Promise<SearchParams> }) {
   await connection();
   const { dataset, page } = await loadParams(searchParams);
-  const db = getDb();
   const sql = await getSql();
   const datasets = await listDatasets(sql);
   const selected = datasets.find((d) => d.id === dataset) ?? datasets[0];
@@ -48,7 +46,7 @@ async function Datasets({ searchParams }: { searchParams: Promise<SearchParams> 
       <DatasetList datasets={datasets} selected={selected?.id ?? null} />
       {selected && questions && (
         <>
-          <SweepForm {...await sweepFormSetup(db.$client, selected.id)} />
+          <SweepForm {...await sweepFormSetup(sql, selected.id)} />
           <section className="space-y-2">
             <h2 className="font-semibold">Databases of {selected.name}</h2>
             <DatabaseTable rows={await listDatabases(sql, selected.id)} />

@@ -11,7 +11,6 @@ import { Suspense } from "react";
 import { ExperimentControls } from "@/components/compare/experiment-controls";
 import { OverviewCharts } from "@/components/compare/overview-charts";
 import { OverviewMatrix } from "@/components/compare/overview-matrix";
-import { getDb } from "@/lib/db/client";
 import { getSql } from "@/lib/db/store";
 import { listDatasets } from "@/lib/db/queries/datasets";
 import { getExperiment, listExperiments, loadOverview } from "@/lib/db/queries/overview";
@@ -37,7 +36,6 @@ export default async function ExperimentsPage(props: PageProps<"/experiments">) 
 async function Overview({ searchParams }: PageProps<"/experiments">) {
   await connection();
   const params = await loadExperimentsParams(searchParams);
-  const db = getDb();
   const sql = await getSql();
   const saved = params.experiment ? await getExperiment(sql, params.experiment) : undefined;
   if (params.experiment && !saved) notFound();

@@ -4,8 +4,7 @@ import { connection } from "next/server";
 import { Suspense } from "react";
 import { Snippet } from "@/components/search/snippet";
 import { OutcomeBadge } from "@/components/ui/outcome-badge";
-import { getDb, openConnection } from "@/lib/db/client";
-import { getSql } from "@/lib/db/store";
+import { getSql, storeOpener } from "@/lib/db/store";
 import { listSearchFacets } from "@/lib/db/queries/search-facets";
 import { indexInBackground, searchTraces } from "@/lib/search";
 import { OUTCOME_VALUES } from "@/lib/search/query";
@@ -33,7 +32,6 @@ const FILTERS = ["dataset", "system", "model", "outcome", "tool", "label"] as co
 async function Results({ searchParams }: PageProps<"/search">) {
   await connection();
   const params = await loadSearchParams(searchParams);
-  const db = getDb();
   const sql = await getSql();
   const facets = await listSearchFacets(sql);
   const options: Record<(typeof FILTERS)[number], readonly string[]> = {
@@ -51,7 +49,7 @@ async function Results({ searchParams }: PageProps<"/search">) {
     offset: (params.page - 1) * SEARCH_PAGE_SIZE,
     indexBudgetMs: 2000,
   });
-  if (result.notIndexed > 0) indexInBackground(() => openConnection());
+  if (result.notIndexed > 0) indexInBackground(storeOpener());
   const pages = Math.max(1, Math.ceil(result.total / SEARCH_PAGE_SIZE));
   const asked = params.q.trim() || FILTERS.some((f) => params[f]);
   return (

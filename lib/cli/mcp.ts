@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { directiveDeps } from "@/lib/agent/directive-models";
-import { openDb } from "@/lib/db/client";
-import { loadQuestion } from "@/lib/environment/database-info";
+import { openStore } from "@/lib/db/store";
+import { loadQuestionFrom } from "@/lib/environment/database-info";
 import { directivesFor, variants, type Variant } from "@/lib/environment/directives";
 import { createMcpServer, serveHttp, serveStdio } from "@/lib/environment/mcp-server";
 import { SqlEnvironment } from "@/lib/environment/tools";
@@ -24,8 +24,8 @@ export async function runMcpCommand(argv: string[]): Promise<number> {
   if (!values.dataset || !values.question) throw new UsageError("mcp needs --dataset NAME and --question ID");
   if (!(variants as readonly string[]).includes(values.variant!))
     throw new UsageError(`--variant must be one of ${variants.join(", ")}`);
-  const db = openDb();
-  const { question, database } = loadQuestion(db.$client, values.dataset, values.question);
+  const sql = await openStore();
+  const { question, database } = await loadQuestionFrom(sql, values.dataset, values.question);
   const variant = values.variant as Variant;
   const directives = await directivesFor(variant, question, database, { deps: directiveDeps() });
   const env = new SqlEnvironment(question, database, {
@@ -36,7 +36,7 @@ export async function runMcpCommand(argv: string[]): Promise<number> {
   const server = createMcpServer(env, values["trace-out"]);
   const stop = async () => {
     await env.close();
-    db.$client.close();
+    await sql.close();
     process.exit(0);
   };
   process.on("SIGINT", () => void stop());

@@ -62,7 +62,10 @@ const g = globalThis as unknown as { metronSql?: Promise<Sql> };
 export function getSql(): Promise<Sql> {
   if (!g.metronSql) {
     const url = postgresUrl();
-    g.metronSql = url ? migratePostgres(url).then(() => postgresSql(url)) : Promise.resolve(sqliteSql(getDb().$client));
+    g.metronSql = url
+      ? migratePostgres(url).then(() => postgresSql(url))
+      : // Its transactions run on connections of their own: their uncommitted rows stay invisible to the pages.
+        Promise.resolve(wrapConnection(getDb().$client, { transactionConnection: () => openConnection() }));
     g.metronSql.catch(() => (g.metronSql = undefined));
   }
   return g.metronSql;

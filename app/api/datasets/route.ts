@@ -1,5 +1,5 @@
+import { getSql } from "@/lib/db/store";
 import { z } from "zod";
-import { getDb } from "@/lib/db/client";
 import { DatasetUploadError, importPaths } from "@/lib/datasets/browser-import";
 import { importDataset, importReportJson } from "@/lib/datasets/import-dataset";
 import { datasetFormats } from "@/lib/datasets/question-formats";
@@ -17,7 +17,7 @@ export async function POST(request: Request) {
   if (!parsed.success) return invalidBody(parsed.error);
   try {
     const paths = importPaths(parsed.data.upload);
-    const r = await importDataset(getDb(), { name: parsed.data.name, format: parsed.data.format, ...paths });
+    const r = await importDataset(await getSql(), { name: parsed.data.name, format: parsed.data.format, ...paths });
     return Response.json(importReportJson(r));
   } catch (e) {
     return Response.json(

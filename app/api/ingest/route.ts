@@ -1,6 +1,7 @@
+import { getSql, storeOpener } from "@/lib/db/store";
 import { rm } from "node:fs/promises";
 import { z } from "zod";
-import { getDb, openConnection } from "@/lib/db/client";
+import type { Sql } from "@/lib/db/sql";
 import { EmptyInputError, UnknownDatasetError } from "@/lib/ingest/ingest";
 import { ForeignFileTooLargeError } from "@/lib/ingest/ingest-auto";
 import { ingestFile } from "@/lib/ingest/ingest-file";
@@ -61,10 +62,10 @@ export async function POST(request: NextRequest) {
     toolRoles = Object.keys(r.data).length ? r.data : undefined;
   }
   const blank = (s?: string) => (s && s.trim() ? s.trim() : undefined);
-  getDb(); // migrates the store before a second connection writes to it
+  await getSql(); // migrates the store before a second connection writes to it
   let file: string | null = null;
   let keep = false;
-  let sqlite: ReturnType<typeof openConnection> | undefined;
+  let store: Sql | undefined;
   try {
     if (staged) {
       file = stagedFile(staged);
@@ -81,13 +82,14 @@ export async function POST(request: NextRequest) {
         const s = await stageUpload(request.body, onBytes);
         file = s.file;
         keep = true;
-        const preview = await previewFile(getDb().$client, s.file, { format, fileName: filename });
+        const preview = await previewFile(await getSql(), s.file, { format, fileName: filename });
         return Response.json({ staged: s.id, bytes: s.bytes, preview });
       }
       file = (await receiveToFile(request.body, { onBytes })).file;
     }
-    sqlite = openConnection();
-    const report = await ingestFile(sqlite, file, {
+    // An upload writes on a connection of its own (SQLite), or a pooled one per transaction (PostgreSQL).
+    store = await storeOpener()();
+    const report = await ingestFile(store, file, {
       source: "browser",
       format,
       dataset: blank(dataset),
@@ -109,7 +111,7 @@ export async function POST(request: NextRequest) {
         },
         true,
       );
-    if (report.inserted > 0) indexInBackground(() => openConnection()); // searchable soon, without a wait
+    if (report.inserted > 0) indexInBackground(storeOpener()); // searchable soon, without a wait
     return Response.json(report);
   } catch (e) {
     keep = Boolean(staged); // a staged file that failed to store can be stored again with other settings
@@ -124,7 +126,7 @@ export async function POST(request: NextRequest) {
       { status: 500 },
     );
   } finally {
-    sqlite?.close();
+    await store?.close();
     if (file && !keep) await rm(file, { force: true });
   }
 }

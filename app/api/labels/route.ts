@@ -1,4 +1,3 @@
-import { getDb } from "@/lib/db/client";
 import { getSql } from "@/lib/db/store";
 import { exportLabels, importLabels } from "@/lib/labels/labels";
 
@@ -18,5 +17,5 @@ export async function GET(request: Request) {
 export async function POST(request: Request) {
   const text = await request.text();
   if (text.length > 20_000_000) return Response.json({ error: "over 20 MB of labels" }, { status: 413 });
-  return Response.json(await importLabels(getDb().$client, text.split("\n")));
+  return Response.json(await importLabels(await getSql(), text.split("\n")));
 }

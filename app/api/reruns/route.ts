@@ -2,8 +2,7 @@ import { z } from "zod";
 import { defaultLimits } from "@/lib/agent/loop";
 import { providerIds } from "@/lib/agent/providers";
 import { RerunError, RerunLimitError, startRerun } from "@/lib/agent/reruns";
-import { getDb } from "@/lib/db/client";
-import { storeOpener } from "@/lib/db/store";
+import { getSql, storeOpener } from "@/lib/db/store";
 import { variants } from "@/lib/environment/directives";
 import { invalidBody } from "@/lib/http/invalid";
 
@@ -22,7 +21,7 @@ export async function POST(request: Request) {
   const parsed = body.safeParse(await request.json().catch(() => null));
   if (!parsed.success) return invalidBody(parsed.error);
   const { traceId, provider, model, variant, ...limits } = parsed.data;
-  getDb(); // migrated before the job opens its own connection
+  await getSql(); // migrated before the job opens its own connection
   const d = defaultLimits();
   try {
     // The per-client cap counts by access token when there is one, else by the client's address.

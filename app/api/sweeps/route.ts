@@ -1,8 +1,7 @@
 import { z } from "zod";
 import { providerIds } from "@/lib/agent/providers";
 import { createSweep, startSweepWork, SweepError } from "@/lib/agent/sweeps";
-import { getDb } from "@/lib/db/client";
-import { storeOpener } from "@/lib/db/store";
+import { getSql, storeOpener } from "@/lib/db/store";
 import { variants } from "@/lib/environment/directives";
 import { invalidBody } from "@/lib/http/invalid";
 
@@ -40,9 +39,9 @@ export async function POST(request: Request) {
   const parsed = body.safeParse(await request.json().catch(() => null));
   if (!parsed.success) return invalidBody(parsed.error);
   const { maxSteps, ...rest } = parsed.data;
-  const db = getDb();
+  const sql = await getSql();
   try {
-    const { runId, jobs } = await createSweep(db.$client, {
+    const { runId, jobs } = await createSweep(sql, {
       ...rest,
       ...(maxSteps ? { limits: { maxSteps } } : {}),
       createdBy: request.headers.get("x-metron-principal") ?? "local",

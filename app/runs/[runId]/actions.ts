@@ -1,9 +1,9 @@
 "use server";
+import { getSql } from "@/lib/db/store";
 
 import { headers } from "next/headers";
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
-import { getDb } from "@/lib/db/client";
 import {
   archiveRun,
   CurationError,
@@ -42,7 +42,7 @@ export async function saveRunIdentity(
 ): Promise<ActionResult> {
   return attempt(runId, async () => {
     const changes = await editRun(
-      getDb().$client,
+      await getSql(),
       runId,
       {
         name: form.name,
@@ -59,7 +59,7 @@ export async function saveRunIdentity(
 
 export async function linkDataset(runId: string, dataset: string): Promise<ActionResult> {
   return attempt(runId, async () => {
-    const r = await linkRunDataset(getDb().$client, runId, dataset || null, await who());
+    const r = await linkRunDataset(await getSql(), runId, dataset || null, await who());
     return {
       ok: true,
       message: dataset
@@ -71,7 +71,7 @@ export async function linkDataset(runId: string, dataset: string): Promise<Actio
 
 export async function previewRunRoles(runId: string, roles: string): Promise<ActionResult> {
   try {
-    const p = await previewRoles(getDb().$client, runId, parseRoles(JSON.parse(roles)));
+    const p = await previewRoles(await getSql(), runId, parseRoles(JSON.parse(roles)));
     return {
       ok: true,
       changed: p.changed,
@@ -86,7 +86,7 @@ export async function previewRunRoles(runId: string, roles: string): Promise<Act
 
 export async function applyRunRoles(runId: string, roles: string): Promise<ActionResult> {
   return attempt(runId, async () => {
-    const r = await setRunRoles(getDb().$client, runId, parseRoles(JSON.parse(roles)), await who());
+    const r = await setRunRoles(await getSql(), runId, parseRoles(JSON.parse(roles)), await who());
     return {
       ok: true,
       changed: r.changed,
@@ -97,7 +97,7 @@ export async function applyRunRoles(runId: string, roles: string): Promise<Actio
 
 export async function setRunArchived(runId: string, archived: boolean): Promise<ActionResult> {
   return attempt(runId, async () => {
-    await archiveRun(getDb().$client, runId, archived, await who());
+    await archiveRun(await getSql(), runId, archived, await who());
     return {
       ok: true,
       message: archived ? "Archived: hidden from the run list and the Experiments page" : "Unarchived",
@@ -107,7 +107,7 @@ export async function setRunArchived(runId: string, archived: boolean): Promise<
 
 export async function removeRun(runId: string): Promise<ActionResult> {
   const r = await attempt(runId, async () => {
-    const d = await deleteRun(getDb().$client, runId);
+    const d = await deleteRun(await getSql(), runId);
     return { ok: true, message: `Deleted ${d.traces} traces, ${d.steps} steps, ${d.blobs} unreferenced results` };
   });
   if (r.ok) redirect(`/?deleted=${encodeURIComponent(r.message)}`);

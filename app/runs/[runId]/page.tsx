@@ -16,7 +16,6 @@ import { DirectiveSavingsPanel } from "@/components/runs/directive-savings";
 import { getDirectiveSavings } from "@/lib/db/queries/directive-savings";
 import { TracesTable } from "@/components/runs/traces-table";
 import { isSimulated, SimulatedBadge } from "@/components/ui/simulated-badge";
-import { getDb } from "@/lib/db/client";
 import { getSql } from "@/lib/db/store";
 import { getRun, getRunAggregates, listRunChanges } from "@/lib/db/queries/runs";
 import { listTraceFacets, listTraces } from "@/lib/db/queries/traces";
@@ -52,7 +51,6 @@ export default async function RunPage(props: PageProps<"/runs/[runId]">) {
 async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
   await connection();
   const { runId } = await params;
-  const db = getDb();
   const sql = await getSql();
   const run = await getRun(sql, runId);
   if (!run) notFound();

@@ -1,3 +1,4 @@
+import { getSql } from "@/lib/db/store";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
@@ -7,11 +8,10 @@ import { SimulatedBadge } from "@/components/ui/simulated-badge";
 import { LocalTime } from "@/components/ui/local-time";
 import { serverRunsWorker } from "@/lib/agent/jobs";
 import { sweepStatus } from "@/lib/agent/sweeps";
-import { getDb } from "@/lib/db/client";
 import { experimentsQuery } from "@/lib/url/experiments";
 
 export async function generateMetadata({ params }: PageProps<"/sweeps/[runId]">): Promise<Metadata> {
-  const s = await sweepStatus(getDb().$client, (await params).runId);
+  const s = await sweepStatus(await getSql(), (await params).runId);
   return { title: s ? `${s.name} — Metron` : "Sweep not found — Metron" };
 }
 
@@ -19,7 +19,7 @@ export async function generateMetadata({ params }: PageProps<"/sweeps/[runId]">)
 export default async function SweepPage({ params }: PageProps<"/sweeps/[runId]">) {
   await connection();
   const { runId } = await params;
-  const status = await sweepStatus(getDb().$client, runId);
+  const status = await sweepStatus(await getSql(), runId);
   if (!status) notFound();
   return (
     <div className="space-y-4">

@@ -1,5 +1,4 @@
 import { connection } from "next/server";
-import { getDb } from "@/lib/db/client";
 import { getSql } from "@/lib/db/store";
 import { viewRunIds } from "@/lib/db/queries/overview";
 import { countLabels } from "@/lib/labels/labels";

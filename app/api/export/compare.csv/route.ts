@@ -1,5 +1,4 @@
 import { createLoader } from "nuqs/server";
-import { getDb } from "@/lib/db/client";
 import { getSql } from "@/lib/db/store";
 import { loadComparison } from "@/lib/db/queries/compare";
 import { listTraceTexts } from "@/lib/db/queries/traces";

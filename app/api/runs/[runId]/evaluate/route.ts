@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { getDb } from "@/lib/db/client";
 import { getSql } from "@/lib/db/store";
 import { getRun } from "@/lib/db/queries/runs";
 import { compareModes, numericModes } from "@/lib/eval/compare";
@@ -15,14 +14,13 @@ export async function POST(request: Request, ctx: RouteContext<"/api/runs/[runId
   const { runId } = await ctx.params;
   const parsed = body.safeParse(await request.json().catch(() => ({})));
   if (!parsed.success) return invalidBody(parsed.error);
-  const db = getDb();
   const sql = await getSql();
   if (!(await getRun(sql, runId))) return Response.json({ error: `no run ${runId}` }, { status: 404 });
   if (running.has(runId)) return Response.json({ error: "this run is being evaluated already" }, { status: 409 });
   running.add(runId);
   return sseResponse(request, ({ send, close }) => {
     let last = 0;
-    void evaluateRun(db.$client, runId, {
+    void evaluateRun(sql, runId, {
       mode: parsed.data.mode,
       numeric: parsed.data.numeric,
       onProgress: (done, total) => {

@@ -1,5 +1,4 @@
 import { createLoader } from "nuqs/server";
-import { getDb } from "@/lib/db/client";
 import { getSql } from "@/lib/db/store";
 import { getRun } from "@/lib/db/queries/runs";
 import { listTraces, listTraceTexts } from "@/lib/db/queries/traces";
@@ -14,7 +13,6 @@ const loadParams = createLoader(tracesSearchParams);
 /** The run's questions table as CSV: every row that the page's filters select, all pages. */
 export async function GET(request: Request, ctx: RouteContext<"/api/runs/[runId]/traces.csv">) {
   const { runId } = await ctx.params;
-  const db = getDb();
   const sql = await getSql();
   const run = await getRun(sql, runId);
   if (!run) return Response.json({ error: `no run ${runId}` }, { status: 404 });

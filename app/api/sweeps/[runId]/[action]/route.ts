@@ -1,6 +1,5 @@
 import { controlSweep, startSweepWork, SweepError } from "@/lib/agent/sweeps";
-import { getDb } from "@/lib/db/client";
-import { storeOpener } from "@/lib/db/store";
+import { getSql, storeOpener } from "@/lib/db/store";
 
 const actions = ["pause", "resume", "cancel"] as const;
 
@@ -10,7 +9,7 @@ export async function POST(_request: Request, ctx: RouteContext<"/api/sweeps/[ru
   if (!(actions as readonly string[]).includes(action))
     return Response.json({ error: `unknown action ${action}: ${actions.join(", ")}` }, { status: 404 });
   try {
-    const result = await controlSweep(getDb().$client, runId, action as (typeof actions)[number]);
+    const result = await controlSweep(await getSql(), runId, action as (typeof actions)[number]);
     if (action === "resume") startSweepWork(storeOpener());
     return Response.json(result);
   } catch (e) {

@@ -1,6 +1,6 @@
+import { getSql } from "@/lib/db/store";
 import { sweepStatus } from "@/lib/agent/sweeps";
 import { positiveNumber } from "@/lib/config/env";
-import { getDb } from "@/lib/db/client";
 import { sseResponse } from "@/lib/http/sse";
 
 /**
@@ -9,9 +9,8 @@ import { sseResponse } from "@/lib/http/sse";
  */
 export async function GET(request: Request, ctx: RouteContext<"/api/sweeps/[runId]/events">) {
   const { runId } = await ctx.params;
-  const db = getDb();
-  if (!(await sweepStatus(db.$client, runId)))
-    return Response.json({ error: `run ${runId} is not a sweep` }, { status: 404 });
+  const sql = await getSql();
+  if (!(await sweepStatus(sql, runId))) return Response.json({ error: `run ${runId} is not a sweep` }, { status: 404 });
   const every = positiveNumber("METRON_SWEEP_EVENTS_MS", 500);
   return sseResponse(request, ({ send, close }) => {
     let last = "";
@@ -26,7 +25,7 @@ export async function GET(request: Request, ctx: RouteContext<"/api/sweeps/[runI
       }
     };
     const pushOnce = async () => {
-      const status = await sweepStatus(db.$client, runId);
+      const status = await sweepStatus(sql, runId);
       if (!status) return close();
       // Elapsed time and ETA change every tick: a snapshot is sent when anything else changed.
       const key = JSON.stringify({ ...status, elapsedMs: 0, etaMs: 0 });

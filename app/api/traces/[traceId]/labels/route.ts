@@ -1,5 +1,5 @@
+import { getSql } from "@/lib/db/store";
 import { z } from "zod";
-import { getDb } from "@/lib/db/client";
 import { LabelError, listLabels, setLabel } from "@/lib/labels/labels";
 import { invalidBody } from "@/lib/http/invalid";
 
@@ -11,7 +11,7 @@ const body = z.object({
 
 export async function GET(_request: Request, ctx: RouteContext<"/api/traces/[traceId]/labels">) {
   const { traceId } = await ctx.params;
-  return Response.json(listLabels(getDb().$client, traceId));
+  return Response.json(await listLabels(await getSql(), traceId));
 }
 
 /** Sets (`on: true`) or removes a label on the trace, or on one of its steps (`seq`). */
@@ -19,9 +19,9 @@ export async function POST(request: Request, ctx: RouteContext<"/api/traces/[tra
   const { traceId } = await ctx.params;
   const parsed = body.safeParse(await request.json().catch(() => null));
   if (!parsed.success) return invalidBody(parsed.error);
-  const db = getDb();
+  const sql = await getSql();
   try {
-    await setLabel(db.$client, traceId, parsed.data.label, {
+    await setLabel(sql, traceId, parsed.data.label, {
       seq: parsed.data.seq,
       on: parsed.data.on,
       who: request.headers.get("x-metron-principal") ?? "local",
@@ -30,5 +30,5 @@ export async function POST(request: Request, ctx: RouteContext<"/api/traces/[tra
     if (e instanceof LabelError) return Response.json({ error: e.message }, { status: 404 });
     throw e;
   }
-  return Response.json(listLabels(db.$client, traceId));
+  return Response.json(await listLabels(sql, traceId));
 }

@@ -1,5 +1,5 @@
+import { getSql } from "@/lib/db/store";
 import { z } from "zod";
-import { getDb } from "@/lib/db/client";
 import { LabelError, setNote } from "@/lib/labels/labels";
 
 const body = z.object({ note: z.string().max(10_000), seq: z.number().int().min(-1).optional() });
@@ -10,7 +10,7 @@ export async function POST(request: Request, ctx: RouteContext<"/api/traces/[tra
   const parsed = body.safeParse(await request.json().catch(() => null));
   if (!parsed.success) return Response.json({ error: "body: { note: string, seq?: integer }" }, { status: 400 });
   try {
-    await setNote(getDb().$client, traceId, parsed.data.note, {
+    await setNote(await getSql(), traceId, parsed.data.note, {
       seq: parsed.data.seq,
       who: request.headers.get("x-metron-principal") ?? "local",
     });

@@ -1,5 +1,5 @@
+import { getSql } from "@/lib/db/store";
 import { z } from "zod";
-import { getDb } from "@/lib/db/client";
 import { invalidBody } from "@/lib/http/invalid";
 import { CurationError, promoteTrace } from "@/lib/ingest/curate";
 
@@ -12,7 +12,7 @@ export async function POST(request: Request, ctx: RouteContext<"/api/traces/[tra
   if (!parsed.success) return invalidBody(parsed.error);
   try {
     const r = await promoteTrace(
-      getDb().$client,
+      await getSql(),
       traceId,
       parsed.data.run,
       request.headers.get("x-metron-principal") ?? "local",

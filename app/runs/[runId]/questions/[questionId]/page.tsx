@@ -20,7 +20,6 @@ import { LocalTime } from "@/components/ui/local-time";
 import { SqlCompare } from "@/components/traces/sql-compare";
 import { TraceExplorer } from "@/components/traces/trace-explorer";
 import { isSimulated, SimulatedBadge } from "@/components/ui/simulated-badge";
-import { getDb } from "@/lib/db/client";
 import { getSql } from "@/lib/db/store";
 import {
   getNeighbours,
@@ -66,7 +65,6 @@ async function Question({ params, searchParams }: PageProps<"/runs/[runId]/quest
   const { runId, questionId: rawId } = await params;
   const questionId = decodeURIComponent(rawId);
   const { sample, step } = await loadParams(searchParams);
-  const db = getDb();
   const sql = await getSql();
   const run = await getRun(sql, runId);
   const trace = run && (await getQuestionTrace(sql, runId, questionId, sample));
