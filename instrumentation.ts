@@ -6,13 +6,12 @@
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  const { openConnection } = await import("@/lib/db/client");
   const { serverWorker } = await import("@/lib/agent/jobs");
   const { getSql, storeOpener } = await import("@/lib/db/store");
   const { indexInBackground } = await import("@/lib/search");
   await getSql(); // migrated before the worker opens its own connections
   serverWorker(storeOpener()); // unless METRON_WORKERS=0: dedicated `metron worker` processes take the jobs
-  indexInBackground(() => openConnection()); // traces ingested by the CLI since the last start
+  indexInBackground(storeOpener()); // traces ingested by the CLI since the last start
   // Spans received on /v1/traces before a restart whose trace was not yet assembled.
   const { startAssembler } = await import("@/lib/otel/receiver");
   startAssembler(getSql, storeOpener());

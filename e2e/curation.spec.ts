@@ -1,10 +1,8 @@
-import Database from "better-sqlite3";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { queryStore, storeIntact } from "./store";
 import { expectAccessible } from "./accessible";
 import { showCharts } from "./charts";
-
-const STORE = path.resolve(import.meta.dirname, ".store", "e2e.db");
 
 test("a run uploaded without a dataset: link it, remap a tool, archive it, delete it", async ({ page, request }) => {
   const run = { name: "curated in e2e", system: "No Directives", model: "gpt-curate" };
@@ -83,14 +81,9 @@ test("a run uploaded without a dataset: link it, remap a tool, archive it, delet
   await page.getByRole("button", { name: "Delete the run and its 2 traces" }).click();
   await expect(page).toHaveURL(/\/\?deleted=/);
   expect((await request.get(runUrl)).status()).toBe(404);
-  const db = new Database(STORE, { readonly: true });
-  try {
-    expect(db.prepare("SELECT count(*) AS n FROM traces WHERE run_id = ?").get(runId)).toEqual({ n: 0 });
-    expect(db.prepare("SELECT count(*) AS n FROM runs WHERE id = ?").get(runId)).toEqual({ n: 0 });
-    expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
-  } finally {
-    db.close();
-  }
+  expect(queryStore("main", "SELECT count(*) AS n FROM traces WHERE run_id = ?", [runId])).toEqual([{ n: 0 }]);
+  expect(queryStore("main", "SELECT count(*) AS n FROM runs WHERE id = ?", [runId])).toEqual([{ n: 0 }]);
+  expect(storeIntact("main")).toBe(true);
 });
 
 test("unknown runs, questions, datasets and traces answer 404", async ({ request }) => {

@@ -128,6 +128,7 @@ test("figures: one colour per system in every chart, exports that carry the page
   await expect(page.getByTestId("side-by-side").getByTestId("timeline")).toHaveCount(3);
   await expect(page.getByTestId("table-strip-legend")).toHaveCount(1);
   for (const t of await page.getByTestId("side-by-side").getByTestId("timeline").all()) {
+    await expect(t.locator("[data-testid^='step-row-']").first()).toBeVisible(); // streamed in: measure once drawn
     const n = await t.locator("[data-testid^='step-row-']").count();
     expect((await t.boundingBox())!.height).toBeLessThanOrEqual(n * 34 + 24 + 4);
   }

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { storeContains, storeDir } from "./store";
 import { expectAccessible } from "./accessible";
 import { E2E_SECRET } from "../playwright.config";
 
@@ -99,6 +100,6 @@ test("rerun a failing demo question with the original's defaults, see its steps 
   await expect(page.getByTestId("providers-table")).toContainText("available");
   for (const file of filesUnder(path.join(ROOT, ".next", "static")))
     expect(readFileSync(file).includes(E2E_SECRET), file).toBe(false);
-  for (const file of filesUnder(path.join(ROOT, "e2e", ".store")).filter((f) => /\.db(-wal)?$/.test(f)))
-    expect(readFileSync(file).includes(E2E_SECRET), file).toBe(false);
+  const storeFiles = filesUnder(storeDir("main")).filter((f) => /\.db(-wal)?$/.test(f));
+  expect(storeContains("main", E2E_SECRET, storeFiles)).toBe(false);
 });

@@ -1,14 +1,14 @@
-import Database from "better-sqlite3";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { expect, test, type APIRequestContext } from "@playwright/test";
 import { expectAccessible } from "./accessible";
+import { queryStore } from "./store";
 import { READ_TOKEN, SECURE_PORT, WRITE_TOKEN } from "./secure.mjs";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const BASE = `http://127.0.0.1:${SECURE_PORT}`;
-const store = () => new Database(path.join(ROOT, "e2e", ".store-secure", "e2e.db"), { readonly: true });
+const one = <T>(text: string) => queryStore("secure", text)[0] as T;
 
 interface Route {
   url: string;
@@ -18,12 +18,10 @@ interface Route {
 
 /** Every page and route handler of the app, from its route tree, with real ids from the store where it has them. */
 function appRoutes(): Route[] {
-  const db = store();
-  const trace = db
-    .prepare("SELECT t.id, t.run_id AS runId, t.question_id AS questionId FROM traces t LIMIT 1")
-    .get() as { id: string; runId: string; questionId: string };
-  const sweep = (db.prepare("SELECT run_id AS id FROM sweeps LIMIT 1").get() as { id: string } | undefined)?.id;
-  db.close();
+  const trace = one<{ id: string; runId: string; questionId: string }>(
+    "SELECT t.id, t.run_id AS runId, t.question_id AS questionId FROM traces t LIMIT 1",
+  );
+  const sweep = one<{ id: string } | undefined>("SELECT run_id AS id FROM sweeps LIMIT 1")?.id;
   const ids: Record<string, string> = {
     runId: trace.runId,
     questionId: trace.questionId,
@@ -148,9 +146,8 @@ test("sign in once in the browser; a page on another origin cannot make that bro
   expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Lax" });
   expect(cookie.value).not.toContain(WRITE_TOKEN);
 
-  const db = store();
-  const trace = db.prepare("SELECT id FROM traces LIMIT 1").get() as { id: string };
-  const jobs = () => (db.prepare("SELECT count(*) AS n FROM rerun_jobs").get() as { n: number }).n;
+  const trace = one<{ id: string }>("SELECT id FROM traces LIMIT 1");
+  const jobs = () => one<{ n: number }>("SELECT count(*) AS n FROM rerun_jobs").n;
   const before = jobs();
   const body = JSON.stringify({ traceId: trace.id, provider: "simulated", model: "sim-careful", variant: "oracle" });
   // Same site (127.0.0.1), another origin (port): the session cookie goes along, so only the Origin check stops it.
@@ -180,6 +177,5 @@ test("sign in once in the browser; a page on another origin cannot make that bro
     expect(jobs()).toBe(before + 1);
   } finally {
     evil.close();
-    db.close();
   }
 });

@@ -14,6 +14,23 @@ const dir = path.join(root, "e2e", secure ? ".store-secure" : ".store");
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
 const env = { ...process.env, DATABASE_PATH: path.join(dir, "e2e.db") };
+// `npm test`'s second pass: the same tests against a PostgreSQL store (a new database per server, e2e/store.ts).
+if (process.env.E2E_POSTGRES_URL) {
+  const name = `metron_e2e_${secure ? "secure" : "main"}`;
+  const admin = new URL(process.env.E2E_POSTGRES_URL);
+  admin.pathname = "/postgres";
+  const query = (sql) => {
+    const r = spawnSync(process.execPath, [path.join(root, "e2e", "pg-query.mjs"), admin.toString(), sql], {
+      stdio: "inherit",
+    });
+    if (r.status !== 0) process.exit(r.status ?? 1);
+  };
+  query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  query(`CREATE DATABASE ${name}`);
+  const url = new URL(process.env.E2E_POSTGRES_URL);
+  url.pathname = `/${name}`;
+  env.DATABASE_URL = url.toString();
+}
 if (secure) {
   const tokens = path.join(dir, "tokens.json");
   writeFileSync(

@@ -3,16 +3,16 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
-import Database from "better-sqlite3";
 import { expect, test } from "@playwright/test";
+import { E2E_POSTGRES, freshDatabase, queryStore, storeDir, storeEnv } from "./store";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const PORT = Number(process.env.E2E_RESTART_PORT ?? 3102);
-const DIR = path.join(ROOT, "e2e", ".store-restart");
+const DIR = storeDir("restart");
 const BASE = `http://127.0.0.1:${PORT}`;
 const env = {
   ...process.env,
-  DATABASE_PATH: path.join(DIR, "e2e.db"),
+  ...storeEnv("restart"),
   METRON_SIM_STEP_DELAY_MS: "60",
   METRON_JOB_POLL_MS: "100",
 };
@@ -37,6 +37,7 @@ test("a sweep survives a SIGKILL of the server: restarted, it finishes with exac
   test.setTimeout(180_000);
   rmSync(DIR, { recursive: true, force: true });
   mkdirSync(DIR, { recursive: true });
+  if (E2E_POSTGRES) freshDatabase("restart");
   const seeded = spawnSync(process.execPath, ["scripts/metron.mjs", "demo"], { cwd: ROOT, env });
   expect(seeded.status).toBe(0);
   let server = startServer();
@@ -68,9 +69,8 @@ test("a sweep survives a SIGKILL of the server: restarted, it finishes with exac
     process.kill(-server.pid!, "SIGKILL");
     await new Promise((r) => server.once("exit", r));
 
-    const store = new Database(env.DATABASE_PATH, { readonly: true });
-    const count = (sql: string) => (store.prepare(sql).get(runId) as { n: number }).n;
-    try {
+    const count = (sql: string) => queryStore("restart", sql, [runId])[0].n as number;
+    {
       const done = count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state = 'done'");
       expect(done).toBeLessThan(42);
       expect(count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state = 'running'")).toBeGreaterThan(0);
@@ -82,8 +82,6 @@ test("a sweep survives a SIGKILL of the server: restarted, it finishes with exac
       expect(count("SELECT count(*) AS n FROM traces WHERE run_id = ?")).toBe(42);
       expect(count("SELECT count(DISTINCT question_id) AS n FROM traces WHERE run_id = ?")).toBe(42);
       expect(count("SELECT count(*) AS n FROM traces WHERE run_id = ? AND ex_outcome IS NULL")).toBe(0);
-    } finally {
-      store.close();
     }
   } finally {
     try {

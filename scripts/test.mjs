@@ -24,4 +24,8 @@ await buildCli();
 buildApp();
 step("End-to-end tests");
 runBin("playwright", ["test"]);
+if (pgUrl) {
+  step("End-to-end tests on PostgreSQL (the same tests, the servers' stores on the test server)");
+  runBin("playwright", ["test"], { env: { E2E_POSTGRES_URL: pgUrl } });
+}
 console.log("\n✔ all checks passed");

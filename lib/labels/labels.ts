@@ -229,7 +229,7 @@ export async function listRunLabels(store: Store, runIds: string[]): Promise<str
   const sql = asSql(store);
   return (
     await sql.all<{ label: string }>(
-      `SELECT DISTINCT l.label FROM labels l JOIN traces t ON t.id = l.trace_id WHERE ${sql.d.inJsonArray("t.run_id")} ORDER BY ${sql.d.binary("l.label")}`,
+      `SELECT l.label FROM labels l JOIN traces t ON t.id = l.trace_id WHERE ${sql.d.inJsonArray("t.run_id")} GROUP BY l.label ORDER BY ${sql.d.binary("l.label")}`,
       [JSON.stringify(runIds)],
     )
   ).map((r) => r.label);

@@ -58,7 +58,9 @@ export async function listRuns(
 
 export async function listRunFacets(sql: Sql): Promise<{ systems: string[]; models: string[] }> {
   const col = async (c: string) =>
-    (await sql.all<{ v: string }>(`SELECT DISTINCT ${c} AS v FROM runs ORDER BY ${sql.d.binary(c)}`)).map((r) => r.v);
+    (await sql.all<{ v: string }>(`SELECT ${c} AS v FROM runs GROUP BY ${c} ORDER BY ${sql.d.binary(c)}`)).map(
+      (r) => r.v,
+    );
   return { systems: await col("system"), models: await col("model") };
 }
 
@@ -93,6 +95,6 @@ export async function listRunChanges(sql: Sql, runId: string): Promise<{ at: str
 /** The distinct models of the stored runs. */
 export async function listRunModels(sql: Sql): Promise<string[]> {
   return (
-    (await sql.all(`SELECT DISTINCT model FROM runs ORDER BY ${sql.d.binary("model")}`)) as { model: string }[]
+    (await sql.all(`SELECT model FROM runs GROUP BY model ORDER BY ${sql.d.binary("model")}`)) as { model: string }[]
   ).map((r) => r.model);
 }

@@ -5,7 +5,7 @@ export async function listSearchFacets(sql: Sql) {
   const col = async (column: string, table: string) =>
     (
       await sql.all<{ v: string }>(
-        `SELECT DISTINCT ${column} AS v FROM ${table} WHERE ${column} IS NOT NULL ORDER BY ${sql.d.binary(column)}`,
+        `SELECT ${column} AS v FROM ${table} WHERE ${column} IS NOT NULL GROUP BY ${column} ORDER BY ${sql.d.binary(column)}`,
       )
     ).map((r) => r.v);
   return {

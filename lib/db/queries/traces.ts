@@ -98,7 +98,7 @@ export async function listTraceFacets(
   const col = async (c: string) =>
     (
       (await sql.all(
-        `SELECT DISTINCT ${c} AS v FROM traces WHERE run_id = ? AND ${c} IS NOT NULL ORDER BY ${sql.d.binary("v")}`,
+        `SELECT ${c} AS v FROM traces WHERE run_id = ? AND ${c} IS NOT NULL GROUP BY ${c} ORDER BY ${sql.d.binary(c)}`,
         [runId],
       )) as { v: string }[]
     ).map((r) => r.v);
