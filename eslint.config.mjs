@@ -38,6 +38,18 @@ const config = [
     ignores: ["**/*.test.ts"],
     rules: { "@typescript-eslint/no-restricted-imports": restrict([noStore, noFramework]) },
   },
+  {
+    // The store is asynchronous (lib/db/sql.ts): a promise left unawaited is a write that may not happen, or happen
+    // after the transaction it belongs to.
+    files: ["**/*.{ts,tsx}"],
+    ignores: ["e2e/**"],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/await-thenable": "error",
+      "@typescript-eslint/no-misused-promises": ["error", { checksVoidReturn: false }],
+    },
+  },
 ];
 
 export default config;

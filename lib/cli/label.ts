@@ -69,6 +69,6 @@ export async function runLabelCommand(argv: string[]): Promise<number> {
     if (e instanceof LabelError) throw new UsageError(e.message);
     throw e;
   } finally {
-    sqlite.close();
+    await sqlite.close();
   }
 }
