@@ -32,16 +32,3 @@ export async function beginImmediate(sqlite: Database.Database): Promise<void> {
     sqlite.pragma(`busy_timeout = ${previous}`);
   }
 }
-
-/** A write transaction whose lock is awaited (the body itself is synchronous, as better-sqlite3 requires). */
-export async function withWriteTransaction<T>(sqlite: Database.Database, body: () => T): Promise<T> {
-  await beginImmediate(sqlite);
-  try {
-    const value = body();
-    sqlite.exec("COMMIT");
-    return value;
-  } catch (e) {
-    if (sqlite.inTransaction) sqlite.exec("ROLLBACK");
-    throw e;
-  }
-}

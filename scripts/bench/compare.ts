@@ -5,14 +5,14 @@
  * overview, a run page and the compare page of the three runs is measured (p50 of 7 after a warm-up).
  * Targets: run page p50 ≤ 150 ms at 100k traces, compare ≤ 300 ms.
  */
-import Database from "better-sqlite3";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { openDb } from "@/lib/db/client";
+import { openStore } from "@/lib/db/store";
 import { ingestStream } from "@/lib/ingest/ingest";
 import { seededRandom } from "@/lib/metrics/stats";
+import { benchPostgres } from "./postgres";
 import { startServer, timePage } from "./server";
 
 const SYSTEMS = [
@@ -62,6 +62,74 @@ function* lines(questions: number, samples: number): Generator<string> {
   }
 }
 
+type Timings = Record<string, { first: number; p50: number; max: number; bytes: number }>;
+
+/** Ingests the runs into a store (SQLite file, or PostgreSQL when `databaseUrl`), serves it, times the pages. */
+async function measure(
+  questions: number,
+  samples: number,
+  dir: string,
+  port: number,
+  databaseUrl?: string,
+): Promise<Timings> {
+  const store = path.join(dir, "store.db");
+  const sql = await openStore(databaseUrl);
+  const engine = databaseUrl ? "PostgreSQL" : "SQLite";
+  const started = performance.now();
+  const report = await ingestStream(
+    sql,
+    (async function* () {
+      let batch: string[] = [];
+      for (const line of lines(questions, samples)) {
+        batch.push(line);
+        if (batch.length === 1000) {
+          yield Buffer.from(batch.join("\n") + "\n");
+          batch = [];
+        }
+      }
+      if (batch.length) yield Buffer.from(batch.join("\n") + "\n");
+    })(),
+  );
+  console.log(
+    `${engine}: ingested ${report.inserted} traces (3 runs × ${questions} questions × ${samples} samples) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
+  const ids = report.runs.map((r) => r.id);
+  const server = await startServer(store, port, databaseUrl);
+  try {
+    // The server indexes the new traces for search in the background, in short slices: pages are timed once it
+    // has caught up (and once while it works, to show what a reader sees meanwhile).
+    const indexed = async () =>
+      (await sql.get<{ done: number; total: number }>(
+        "SELECT (SELECT count(*) FROM search_indexed) AS done, (SELECT count(*) FROM traces) AS total",
+      ))!;
+    const during = await timePage(`${server.url}/runs/${ids[0]}`, 5);
+    console.log(
+      `${engine}: run page while the search index builds: p50 ${during.p50.toFixed(0)} ms, max ${during.max.toFixed(0)} ms`,
+    );
+    const t0 = Date.now();
+    for (let i = await indexed(); i.done < i.total && Date.now() - t0 < 900_000; i = await indexed())
+      await new Promise((r) => setTimeout(r, 2000));
+    console.log(`${engine}: search index caught up ${((Date.now() - t0) / 1000).toFixed(0)} s later`);
+    const out: Timings = {};
+    for (const [label, url] of [
+      ["experiments overview", "/experiments"],
+      ["run page", `/runs/${ids[0]}`],
+      ["compare (3 runs)", `/compare?runs=${ids.join(",")}&baseline=${ids[0]}`],
+    ] as const) {
+      const t = await timePage(server.url + url);
+      if (t.status !== 200) throw new Error(`${label} answered ${t.status}`);
+      out[label] = t;
+      console.log(
+        `${engine}: ${label.padEnd(22)} first ${t.first.toFixed(0).padStart(5)} ms   p50 ${t.p50.toFixed(0).padStart(5)} ms   max ${t.max.toFixed(0).padStart(5)} ms   ${(t.bytes / 1024).toFixed(0)} kB`,
+      );
+    }
+    return out;
+  } finally {
+    server.stop();
+    await sql.close();
+  }
+}
+
 export async function benchCompare(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
@@ -70,66 +138,24 @@ export async function benchCompare(argv: string[]): Promise<number> {
   const questions = Number(values.questions);
   const samples = Math.max(1, Math.round(Number(values.traces) / (3 * questions)));
   const dir = mkdtempSync(path.join(os.tmpdir(), "metron-bench-compare-"));
-  const store = path.join(dir, "store.db");
+  process.env.DATABASE_PATH = path.join(dir, "store.db"); // openStore() of the SQLite pass
   try {
-    const db = openDb(store);
-    const started = performance.now();
-    const report = await ingestStream(
-      db.$client,
-      (async function* () {
-        let batch: string[] = [];
-        for (const line of lines(questions, samples)) {
-          batch.push(line);
-          if (batch.length === 1000) {
-            yield Buffer.from(batch.join("\n") + "\n");
-            batch = [];
-          }
-        }
-        if (batch.length) yield Buffer.from(batch.join("\n") + "\n");
-      })(),
-    );
-    db.$client.close();
+    const lite = await measure(questions, samples, dir, 3218);
     console.log(
-      `ingested ${report.inserted} traces (3 runs × ${questions} questions × ${samples} samples) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      "targets: overview p50 ≤ 150 ms and first ≤ 1 s, run page p50 ≤ 150 ms, compare ≤ 300 ms and HTML ≤ 200 kB",
     );
-    const ids = report.runs.map((r) => r.id);
-    const server = await startServer(store, 3218);
+    const pg = await benchPostgres("compare");
+    if (!pg) {
+      console.log("PostgreSQL: not available here (set METRON_BENCH_DATABASE_URL): SQLite only");
+      return 0;
+    }
     try {
-      // The server indexes the new traces for search in the background, in short slices: pages are timed once it
-      // has caught up (and once while it works, to show what a reader sees meanwhile).
-      const watch = new Database(store, { readonly: true });
-      const indexed = () =>
-        watch
-          .prepare("SELECT (SELECT count(*) FROM search_indexed) AS done, (SELECT count(*) FROM traces) AS total")
-          .get() as {
-          done: number;
-          total: number;
-        };
-      const during = await timePage(`${server.url}/runs/${ids[0]}`, 5);
-      console.log(
-        `run page while the search index builds: p50 ${during.p50.toFixed(0)} ms, max ${during.max.toFixed(0)} ms`,
-      );
-      const t0 = Date.now();
-      while (indexed().done < indexed().total && Date.now() - t0 < 900_000)
-        await new Promise((r) => setTimeout(r, 2000));
-      console.log(`search index caught up ${((Date.now() - t0) / 1000).toFixed(0)} s later`);
-      watch.close();
-      for (const [label, url] of [
-        ["experiments overview", "/experiments"],
-        ["run page", `/runs/${ids[0]}`],
-        ["compare (3 runs)", `/compare?runs=${ids.join(",")}&baseline=${ids[0]}`],
-      ] as const) {
-        const t = await timePage(server.url + url);
-        if (t.status !== 200) throw new Error(`${label} answered ${t.status}`);
-        console.log(
-          `${label.padEnd(22)} first ${t.first.toFixed(0).padStart(5)} ms   p50 ${t.p50.toFixed(0).padStart(5)} ms   max ${t.max.toFixed(0).padStart(5)} ms   ${(t.bytes / 1024).toFixed(0)} kB`,
-        );
-      }
-      console.log(
-        "targets: overview p50 ≤ 150 ms and first ≤ 1 s, run page p50 ≤ 150 ms, compare ≤ 300 ms and HTML ≤ 200 kB",
-      );
+      const onPg = await measure(questions, samples, dir, 3219, pg.url);
+      console.log("\nratio PostgreSQL/SQLite (p50 server time):");
+      for (const label of Object.keys(lite))
+        console.log(`  ${label.padEnd(22)} ${(onPg[label].p50 / lite[label].p50).toFixed(2)}`);
     } finally {
-      server.stop();
+      await pg.drop();
     }
     return 0;
   } finally {

@@ -3,6 +3,8 @@ import Database from "better-sqlite3";
 import { createReadStream } from "node:fs";
 import { openConnection, openDb } from "@/lib/db/client";
 import { ingestFile } from "@/lib/ingest/ingest-file";
+import { isPostgresUrl } from "@/lib/db/sql";
+import { openStore } from "@/lib/db/store";
 import { splitLines } from "@/lib/ingest/split-lines";
 
 async function floor(file: string, store: string): Promise<number> {
@@ -72,10 +74,11 @@ async function floor(file: string, store: string): Promise<number> {
 }
 
 async function ingest(file: string, store: string): Promise<number> {
-  const db = openDb(store);
-  const report = await ingestFile(db.$client, file);
+  // A SQLite file, or a PostgreSQL URL (the same pipeline through Sql: lib/ingest/persist-sql.ts).
+  const sql = await openStore(isPostgresUrl(store) ? store : undefined); // SQLite: DATABASE_PATH is `store`
+  const report = await ingestFile(sql, file);
   if (report.error_count) console.error(report.errors.slice(0, 5));
-  db.$client.close();
+  await sql.close();
   return report.inserted;
 }
 

@@ -8,6 +8,7 @@ import { createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { benchPostgres } from "./postgres";
 import { syntheticTraceLine } from "./synthetic";
 
 interface Phase {
@@ -97,6 +98,20 @@ export async function benchIngest(argv: string[]): Promise<number> {
       `ratio ingest/floor: ${(ingest.seconds / floor.seconds).toFixed(2)}  (targets: ≥ 40 MB/s, ratio ≤ 1.5, RSS ≤ 300 MB)`,
     );
     if (ingest.traces !== traces) console.log(`WARNING: ingested ${ingest.traces} of ${traces} traces`);
+    // The same file into PostgreSQL on this machine (a new database), when one can be had.
+    const pg = await benchPostgres("ingest");
+    if (!pg) console.log("\nPostgreSQL: not available here (set METRON_BENCH_DATABASE_URL): SQLite only");
+    else
+      try {
+        const onPg = runPhase(script, "ingest", file, pg.url);
+        console.log(
+          `\ningest into PostgreSQL:                      ${onPg.seconds.toFixed(1)} s, ${(mb / onPg.seconds).toFixed(1)} MB/s, peak RSS ${onPg.maxRssMb.toFixed(0)} MB`,
+        );
+        console.log(`ratio PostgreSQL/SQLite (time): ${(onPg.seconds / ingest.seconds).toFixed(2)}`);
+        if (onPg.traces !== traces) console.log(`WARNING: PostgreSQL ingested ${onPg.traces} of ${traces} traces`);
+      } finally {
+        await pg.drop();
+      }
     return 0;
   } finally {
     if (!values.keep) rmSync(dir, { recursive: true, force: true });

@@ -8,13 +8,19 @@ export const ROOT = path.resolve(import.meta.dirname, "..", "..");
 export async function startServer(
   store: string,
   port: number,
+  /** A PostgreSQL store instead of the SQLite file (`store` still names the folder of its side files). */
+  databaseUrl?: string,
 ): Promise<{ url: string; stop: () => void; child: ChildProcess }> {
   if (!existsSync(path.join(ROOT, ".next", "BUILD_ID")))
     throw new Error("no production build: run `npx next build` (or npm test) first");
   const child = spawn(
     path.join(ROOT, "node_modules", ".bin", "next"),
     ["start", "-p", String(port), "-H", "127.0.0.1"],
-    { cwd: ROOT, env: { ...process.env, DATABASE_PATH: store }, stdio: "ignore" },
+    {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_PATH: store, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
+      stdio: "ignore",
+    },
   );
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {

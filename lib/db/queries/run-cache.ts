@@ -3,21 +3,11 @@
  * `runs.version` (ingest, evaluate, recompute), so an entry is never stale. Kept on globalThis for Next's
  * route bundles; a small LRU bounds its memory.
  */
-import type { Db } from "@/lib/db/client";
 import type { Sql } from "@/lib/db/sql";
 
 const LIMIT = 64;
 const g = globalThis as unknown as { metronRunCache?: Map<string, unknown> };
 const cache = (g.metronRunCache ??= new Map());
-
-export function runVersion(db: Db, runId: string): number | undefined {
-  return (db.$client.prepare("SELECT version FROM runs WHERE id = ?").get(runId) as { version: number } | undefined)
-    ?.version;
-}
-
-export function memoByRun<T>(db: Db, runId: string, kind: string, compute: () => T): T {
-  return remember(`${db.$client.name}\u0000${runId}\u0000${runVersion(db, runId)}\u0000${kind}`, compute);
-}
 
 /** The LRU itself: a hit moves to the end, the oldest entry goes when the cache is full. */
 function remember<T>(key: string, compute: () => T): T {
@@ -33,30 +23,16 @@ function remember<T>(key: string, compute: () => T): T {
   return value;
 }
 
-/**
- * Memoises data derived from several runs (the Experiments overview of a view) by all their versions: any write to
- * one of them gives a new key. Versions are read in one query.
- */
-export function memoByRuns<T>(db: Db, runIds: string[], kind: string, compute: () => T): T {
-  const ids = [...runIds].sort();
-  const versions = ids.length
-    ? (db.$client
-        .prepare(`SELECT id, version FROM runs WHERE id IN (${ids.map(() => "?").join(",")}) ORDER BY id`)
-        .all(...ids) as { id: string; version: number }[])
-    : [];
-  return remember(
-    `${db.$client.name}\u0000${kind}\u0000${versions.map((v) => `${v.id}:${v.version}`).join(",")}`,
-    compute,
-  );
-}
-
-/** `memoByRun` on either engine (lib/db/sql.ts): the same entries, keyed by the store's name. */
+/** Memoises data derived from a run by its version, on either engine (keyed by the store's name). */
 export async function cachedByRun<T>(sql: Sql, runId: string, kind: string, compute: () => Promise<T>): Promise<T> {
   const version = (await sql.get<{ version: number }>("SELECT version FROM runs WHERE id = ?", [runId]))?.version;
   return rememberAsync(`${sql.name}\u0000${runId}\u0000${version}\u0000${kind}`, compute);
 }
 
-/** `memoByRuns` on either engine. */
+/**
+ * Memoises data derived from several runs (the Experiments overview of a view) by all their versions: any write to
+ * one of them gives a new key. Versions are read in one query.
+ */
 export async function cachedByRuns<T>(sql: Sql, runIds: string[], kind: string, compute: () => Promise<T>): Promise<T> {
   const ids = [...runIds].sort();
   const versions = ids.length
