@@ -61,6 +61,8 @@ export class SqlPersister {
   private runs = new Map<string, RunRef>();
   private written = new Set<string>();
   private pending: Pending[] = [];
+  /** The batch being written: reading and measuring the next one goes on meanwhile (one batch in flight). */
+  private inflight: Promise<void> = Promise.resolve();
   private tools = new ToolCounter();
 
   constructor(
@@ -77,16 +79,27 @@ export class SqlPersister {
     ]);
   }
 
-  /** Queues a prepared trace; writes the batch when it is full. */
+  /** Queues a prepared trace; a full batch starts writing while the caller reads on. */
   async add(item: Pending): Promise<void> {
     this.pending.push(item);
-    if (this.pending.length >= SQL_BATCH_TRACES) await this.flush();
-  }
-
-  async flush(): Promise<void> {
+    if (this.pending.length < SQL_BATCH_TRACES) return;
     const items = this.pending;
     this.pending = [];
-    if (!items.length) return;
+    await this.inflight; // its failure fails the upload here
+    const writing = this.writeBatch(items);
+    writing.catch(() => undefined); // awaited by the next batch or by flush()
+    this.inflight = writing;
+  }
+
+  /** Writes everything queued, and waits for it. */
+  async flush(): Promise<void> {
+    await this.inflight;
+    const items = this.pending;
+    this.pending = [];
+    if (items.length) await this.writeBatch(items);
+  }
+
+  private async writeBatch(items: Pending[]): Promise<void> {
     await this.tx.exec("SAVEPOINT batch");
     try {
       const effects = await this.write(items);
