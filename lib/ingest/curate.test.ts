@@ -3,18 +3,13 @@ import { getExperiment, loadOverview } from "@/lib/db/queries/overview";
 import { getRunAggregates, listRunChanges, listRuns } from "@/lib/db/queries/runs";
 import { csvResponse } from "@/lib/metrics/csv";
 import { overviewTable } from "@/lib/metrics/exports";
-import { chunksOf, tempDb } from "@/lib/testing/db";
+import type { Sql } from "@/lib/db/sql";
+import { chunksOf } from "@/lib/testing/db";
+import { ENGINES, engineStore } from "@/lib/testing/engines";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { jsonl, makeStep } from "@/lib/testing/factories";
 import { archiveRun, createExperiment, deleteRun, editRun, linkRunDataset, previewRoles, setRunRoles } from "./curate";
 import { ingestStream } from "./ingest";
-
-const store = tempDb();
-const sqlite = store.db.$client;
-beforeAll(async () => {
-  await importSpiderDe(store);
-}, 60_000);
-afterAll(() => store.cleanup());
 
 const big = "x".repeat(5000); // stored once in blobs
 const trace = (run: object, id: string, extra: object = {}) => ({
@@ -28,99 +23,110 @@ const trace = (run: object, id: string, extra: object = {}) => ({
   ],
   ...extra,
 });
-const ingest = async (...lines: object[]) => (await ingestStream(sqlite, chunksOf(jsonl(...lines)))).runs[0].id;
-const count = (table: string) => (sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+describe.each(ENGINES)("on the %s store", (engine) => {
+  let sql: Sql;
+  let cleanup: () => Promise<void>;
+  beforeAll(async () => {
+    const store = await engineStore(engine);
+    ({ sql, cleanup } = store);
+    await importSpiderDe(store);
+  }, 60_000);
+  afterAll(() => cleanup());
+  const ingest = async (...lines: object[]) => (await ingestStream(sql, chunksOf(jsonl(...lines)))).runs[0].id;
+  const count = async (table: string) => ((await sql.get(`SELECT count(*) AS n FROM ${table}`)) as { n: number }).n;
 
-describe("curating a run after upload", () => {
-  it("links a dataset, remaps roles with a preview, archives and deletes, recording each change", async () => {
-    const runId = await ingest(
-      trace({ name: "no dataset", system: "s", model: "m" }, "0"),
-      trace({ name: "no dataset", system: "s", model: "m" }, "22"),
-    );
-    expect(await getRunAggregates(store.sql, runId)).toMatchObject({ goldSum: null, failedWithExtra: null });
-
-    expect(await linkRunDataset(sqlite, runId, "spider-de", "alice")).toEqual({ traces: 2, linked: 2 });
-    const linked = await getRunAggregates(store.sql, runId);
-    expect(linked.goldSum).toBe(1 + 2); // question 0: sänger; 22: konzert, stadion
-    expect(linked.exploratoryWithGold).toBe(2);
-
-    const roles = { peek_table: "schema_exploration" as const };
-    expect(await previewRoles(sqlite, runId, roles)).toMatchObject({
-      changed: 4,
-      tools: [{ tool: "peek_table", calls: 4, from: "other", to: "schema_exploration" }],
-    });
-    expect(await setRunRoles(sqlite, runId, roles, "alice")).toEqual({ changed: 4 });
-    expect(
-      sqlite
-        .prepare("SELECT sum(calls_schema_exploration) AS n, sum(calls_other) AS o FROM traces WHERE run_id = ?")
-        .get(runId) as { n: number; o: number },
-    ).toEqual({ n: 6, o: 0 });
-
-    expect(await editRun(sqlite, runId, { name: "renamed", tags: ["paper", " paper", "pilot"] }, "alice")).toEqual([
-      'name: "no dataset" → "renamed"',
-      "tags: paper, pilot",
-    ]);
-    await archiveRun(sqlite, runId, true, "alice");
-    expect((await listRuns(store.sql, { sort: "name", dir: "asc" })).map((r) => r.id)).not.toContain(runId);
-    expect((await listRuns(store.sql, { sort: "name", dir: "asc", archived: true })).map((r) => r.id)).toContain(runId);
-    expect((await loadOverview(store.sql, {})).runIds).not.toContain(runId);
-    expect((await listRunChanges(store.sql, runId)).map((c) => `${c.who}: ${c.change}`)).toEqual([
-      "alice: archived",
-      "alice: tags: paper, pilot",
-      'alice: name: "no dataset" → "renamed"',
-      "alice: tool roles: peek_table → schema_exploration (4 calls changed role)",
-      "alice: linked to dataset spider-de: 2 of 2 traces linked to its questions",
-    ]);
-
-    const blobsBefore = count("blobs");
-    const other = await ingest(trace({ name: "keeps the blob", system: "s", model: "m" }, "1"));
-    expect(count("blobs")).toBe(blobsBefore); // the same result, stored once
-    expect(await deleteRun(sqlite, runId)).toEqual({ traces: 2, steps: 6, blobs: 0 }); // still used by the other run
-    expect(await deleteRun(sqlite, other)).toMatchObject({ traces: 1, blobs: 1 });
-    expect(count("blobs")).toBe(blobsBefore - 1);
-    const left = (sql: string) => (sqlite.prepare(sql).get(runId, other) as { n: number }).n;
-    expect(left("SELECT count(*) AS n FROM runs WHERE id IN (?, ?)")).toBe(0);
-    expect(left("SELECT count(*) AS n FROM traces WHERE run_id IN (?, ?)")).toBe(0);
-    expect(left("SELECT count(*) AS n FROM run_tool_counts WHERE run_id IN (?, ?)")).toBe(0);
-    expect(left("SELECT count(*) AS n FROM run_changes WHERE run_id IN (?, ?)")).toBe(0);
-    expect(count("steps")).toBe(
-      (
-        sqlite.prepare("SELECT count(*) AS n FROM steps WHERE trace_id IN (SELECT id FROM traces)").get() as {
-          n: number;
-        }
-      ).n,
-    );
-    expect(sqlite.pragma("integrity_check", { simple: true })).toBe("ok");
-  });
-});
-
-describe("experiments are explicit", () => {
-  it("the default view pools the runs of a cell; a saved experiment's CSV is unchanged by new runs and reruns", async () => {
-    const who = { system: "Sophrosyne", model: "gpt-x", benchmark: "spider-de" };
-    const first = await ingest(trace({ name: "first", ...who }, "0"), trace({ name: "first", ...who }, "22"));
-    const csvOf = async (runIds?: string[]) => {
-      const { columns, rows } = overviewTable(
-        (await loadOverview(store.sql, runIds ? { runIds } : { dataset: "spider-de" })).groups,
+  describe("curating a run after upload", () => {
+    it("links a dataset, remaps roles with a preview, archives and deletes, recording each change", async () => {
+      const runId = await ingest(
+        trace({ name: "no dataset", system: "s", model: "m" }, "0"),
+        trace({ name: "no dataset", system: "s", model: "m" }, "22"),
       );
-      return csvResponse("x.csv", columns, rows).text();
-    };
-    const experiment = await createExperiment(sqlite, "paper table 3", [first, "no-such-run"]);
-    const savedRuns = (await getExperiment(store.sql, experiment))!.runIds;
-    expect(savedRuns).toEqual([first]);
-    const saved = await csvOf(savedRuns);
-    const second = await ingest(
-      trace({ name: "second", ...who }, "1"),
-      trace({ name: "second", ...who }, "22", { sample: 1 }),
-    );
-    await ingest(
-      trace({ name: "Reruns", ...who, config: { reruns: true } }, "0", { sample: 5, outcome: { correct: true } }),
-    );
-    expect(await csvOf((await getExperiment(store.sql, experiment))!.runIds)).toBe(saved); // byte-identical
+      expect(await getRunAggregates(sql, runId)).toMatchObject({ goldSum: null, failedWithExtra: null });
 
-    const { groups } = await loadOverview(store.sql, { dataset: "spider-de" });
-    const cell = groups[0].cells["gpt-x"]["Sophrosyne"];
-    expect(cell.runs.map((r) => r.id)).toEqual([first, second]); // pooled, not replaced; the reruns stay out
-    expect(cell.stats.questions).toBe(3); // 0, 22 (two samples) and 1
-    expect(await csvOf()).toContain("first + second");
+      expect(await linkRunDataset(sql, runId, "spider-de", "alice")).toEqual({ traces: 2, linked: 2 });
+      const linked = await getRunAggregates(sql, runId);
+      expect(linked.goldSum).toBe(1 + 2); // question 0: sänger; 22: konzert, stadion
+      expect(linked.exploratoryWithGold).toBe(2);
+
+      const roles = { peek_table: "schema_exploration" as const };
+      expect(await previewRoles(sql, runId, roles)).toMatchObject({
+        changed: 4,
+        tools: [{ tool: "peek_table", calls: 4, from: "other", to: "schema_exploration" }],
+      });
+      expect(await setRunRoles(sql, runId, roles, "alice")).toEqual({ changed: 4 });
+      expect(
+        (await sql.get(
+          "SELECT sum(calls_schema_exploration) AS n, sum(calls_other) AS o FROM traces WHERE run_id = ?",
+          [runId],
+        )) as { n: number; o: number },
+      ).toEqual({ n: 6, o: 0 });
+
+      expect(await editRun(sql, runId, { name: "renamed", tags: ["paper", " paper", "pilot"] }, "alice")).toEqual([
+        'name: "no dataset" → "renamed"',
+        "tags: paper, pilot",
+      ]);
+      await archiveRun(sql, runId, true, "alice");
+      expect((await listRuns(sql, { sort: "name", dir: "asc" })).map((r) => r.id)).not.toContain(runId);
+      expect((await listRuns(sql, { sort: "name", dir: "asc", archived: true })).map((r) => r.id)).toContain(runId);
+      expect((await loadOverview(sql, {})).runIds).not.toContain(runId);
+      expect((await listRunChanges(sql, runId)).map((c) => `${c.who}: ${c.change}`)).toEqual([
+        "alice: archived",
+        "alice: tags: paper, pilot",
+        'alice: name: "no dataset" → "renamed"',
+        "alice: tool roles: peek_table → schema_exploration (4 calls changed role)",
+        "alice: linked to dataset spider-de: 2 of 2 traces linked to its questions",
+      ]);
+
+      const blobsBefore = await count("blobs");
+      const other = await ingest(trace({ name: "keeps the blob", system: "s", model: "m" }, "1"));
+      expect(await count("blobs")).toBe(blobsBefore); // the same result, stored once
+      expect(await deleteRun(sql, runId)).toEqual({ traces: 2, steps: 6, blobs: 0 }); // still used by the other run
+      expect(await deleteRun(sql, other)).toMatchObject({ traces: 1, blobs: 1 });
+      expect(await count("blobs")).toBe(blobsBefore - 1);
+      const left = async (text: string) => ((await sql.get(text, [runId, other])) as { n: number }).n;
+      expect(await left("SELECT count(*) AS n FROM runs WHERE id IN (?, ?)")).toBe(0);
+      expect(await left("SELECT count(*) AS n FROM traces WHERE run_id IN (?, ?)")).toBe(0);
+      expect(await left("SELECT count(*) AS n FROM run_tool_counts WHERE run_id IN (?, ?)")).toBe(0);
+      expect(await left("SELECT count(*) AS n FROM run_changes WHERE run_id IN (?, ?)")).toBe(0);
+      expect(await count("steps")).toBe(
+        (
+          (await sql.get("SELECT count(*) AS n FROM steps WHERE trace_id IN (SELECT id FROM traces)")) as {
+            n: number;
+          }
+        ).n,
+      );
+      if (sql.connection) expect(sql.connection.pragma("integrity_check", { simple: true })).toBe("ok");
+    });
+  });
+
+  describe("experiments are explicit", () => {
+    it("the default view pools the runs of a cell; a saved experiment's CSV is unchanged by new runs and reruns", async () => {
+      const who = { system: "Sophrosyne", model: "gpt-x", benchmark: "spider-de" };
+      const first = await ingest(trace({ name: "first", ...who }, "0"), trace({ name: "first", ...who }, "22"));
+      const csvOf = async (runIds?: string[]) => {
+        const { columns, rows } = overviewTable(
+          (await loadOverview(sql, runIds ? { runIds } : { dataset: "spider-de" })).groups,
+        );
+        return csvResponse("x.csv", columns, rows).text();
+      };
+      const experiment = await createExperiment(sql, "paper table 3", [first, "no-such-run"]);
+      const savedRuns = (await getExperiment(sql, experiment))!.runIds;
+      expect(savedRuns).toEqual([first]);
+      const saved = await csvOf(savedRuns);
+      const second = await ingest(
+        trace({ name: "second", ...who }, "1"),
+        trace({ name: "second", ...who }, "22", { sample: 1 }),
+      );
+      await ingest(
+        trace({ name: "Reruns", ...who, config: { reruns: true } }, "0", { sample: 5, outcome: { correct: true } }),
+      );
+      expect(await csvOf((await getExperiment(sql, experiment))!.runIds)).toBe(saved); // byte-identical
+
+      const { groups } = await loadOverview(sql, { dataset: "spider-de" });
+      const cell = groups[0].cells["gpt-x"]["Sophrosyne"];
+      expect(cell.runs.map((r) => r.id)).toEqual([first, second]); // pooled, not replaced; the reruns stay out
+      expect(cell.stats.questions).toBe(3); // 0, 22 (two samples) and 1
+      expect(await csvOf()).toContain("first + second");
+    });
   });
 });

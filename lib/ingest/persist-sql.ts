@@ -13,7 +13,7 @@ import { STEP_COLUMNS, TRACE_COLUMNS, type PreparedTrace } from "./prepare";
 /** Rows per statement: PostgreSQL takes at most 65,535 parameters. */
 const MAX_PARAMS = 30_000;
 /** Traces per batch. */
-export const SQL_BATCH_TRACES = 200;
+export const SQL_BATCH_TRACES = 100;
 
 export interface Pending {
   prepared: PreparedTrace;
