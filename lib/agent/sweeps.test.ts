@@ -2,13 +2,16 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openConnection } from "@/lib/db/client";
+import { postgresSql, type Sql } from "@/lib/db/sql";
 import { loadComparison } from "@/lib/db/queries/compare";
 import { loadOverview } from "@/lib/db/queries/overview";
 import { evaluateRun } from "@/lib/eval/evaluate-run";
 import { ingestStream } from "@/lib/ingest/ingest";
 import { csvResponse } from "@/lib/metrics/csv";
 import { overviewTable } from "@/lib/metrics/exports";
-import { chunksOf, tempDb } from "@/lib/testing/db";
+import { chunksOf } from "@/lib/testing/db";
+import { ENGINES, engineStore, type EngineStore } from "@/lib/testing/engines";
+import { tempPostgres } from "@/lib/testing/postgres";
 import { jsonl, makeStep } from "@/lib/testing/factories";
 import { startFakeOpenAI, type FakeServer, type ReplyFn } from "@/lib/testing/fake-openai";
 import { importSpiderDe } from "@/lib/testing/spider-de";
@@ -17,308 +20,333 @@ import { promoteTrace } from "@/lib/ingest/curate";
 import { getRerun, startRerun } from "./reruns";
 import { stopServerWorker } from "./jobs";
 
-const store = tempDb();
-const sqlite = store.db.$client;
-const open = () => openConnection(store.file);
-const saved = { ...process.env };
-let sourceRun = "";
-/** 40 questions of Spider-de with distinct texts: even ones answered right in the source run, odd ones wrong. */
-let questions: { id: string; text: string; gold: string }[] = [];
-const fakes: FakeServer[] = [];
+describe.each(ENGINES)("sweeps on the %s store", (engine) => {
+  let store: EngineStore;
+  let sql: Sql;
+  /** How workers open the store: a SQLite connection of their own, or a small pool on the PostgreSQL test database. */
+  let open: () => ReturnType<typeof openConnection> | Promise<Sql>;
+  /** What a `metron` process needs to reach the store. */
+  let storeEnv: Record<string, string>;
+  const saved = { ...process.env };
+  let sourceRun = "";
+  /** 40 questions of Spider-de with distinct texts: even ones answered right in the source run, odd ones wrong. */
+  let questions: { id: string; text: string; gold: string }[] = [];
+  const fakes: FakeServer[] = [];
 
-/** The fake model answers each question at once: the gold SQL for odd questions (fixes), a wrong one for even. */
-const answer =
-  (extra?: (body: { messages: unknown[] }) => ReturnType<ReplyFn> | null): ReplyFn =>
-  (body) => {
-    const special = extra?.(body);
-    if (special) return special;
-    const prompt = JSON.stringify(body.messages);
-    const i = questions.findIndex((q) => prompt.includes(JSON.stringify(q.text).slice(1, -1)));
-    const query = i >= 0 && i % 2 === 1 ? questions[i].gold : "SELECT 'wrong'";
-    return { toolCalls: [{ name: "submit_final_query", args: { query } }], usage: { prompt: 100, completion: 20 } };
+  /** The fake model answers each question at once: the gold SQL for odd questions (fixes), a wrong one for even. */
+  const answer =
+    (extra?: (body: { messages: unknown[] }) => ReturnType<ReplyFn> | null): ReplyFn =>
+    (body) => {
+      const special = extra?.(body);
+      if (special) return special;
+      const prompt = JSON.stringify(body.messages);
+      const i = questions.findIndex((q) => prompt.includes(JSON.stringify(q.text).slice(1, -1)));
+      const query = i >= 0 && i % 2 === 1 ? questions[i].gold : "SELECT 'wrong'";
+      return { toolCalls: [{ name: "submit_final_query", args: { query } }], usage: { prompt: 100, completion: 20 } };
+    };
+  const fake = async (fn: ReplyFn) => {
+    const f = await startFakeOpenAI(fn);
+    fakes.push(f);
+    process.env.METRON_OPENAI_COMPATIBLE_URL = f.url;
+    return f;
   };
-const fake = async (fn: ReplyFn) => {
-  const f = await startFakeOpenAI(fn);
-  fakes.push(f);
-  process.env.METRON_OPENAI_COMPATIBLE_URL = f.url;
-  return f;
-};
-const count = (sql: string, ...params: unknown[]) => (sqlite.prepare(sql).get(...params) as { n: number }).n;
+  const count = async (text: string, ...params: (string | number)[]) =>
+    ((await sql.get(text, params)) as { n: number }).n;
 
-beforeAll(async () => {
-  await importSpiderDe(store);
-  const rows = sqlite
-    .prepare(
-      "SELECT question_id AS id, text, gold_sql AS gold FROM questions WHERE dataset_id = 'spider-de' ORDER BY rowid",
-    )
-    .all() as { id: string; text: string; gold: string }[];
-  // Questions whose gold SQL runs on the real databases (some of Spider-de's do not), with distinct texts.
-  const seen = new Set<string>();
-  const candidates = rows.filter((q) => !seen.has(q.text) && seen.add(q.text)).slice(0, 80);
-  const probe = await ingestStream(
-    sqlite,
-    chunksOf(
-      jsonl(
-        ...candidates.map((q) => ({
-          run: { name: "probe", system: "No Directives", model: "fake", benchmark: "spider-de" },
-          question: { id: q.id },
-          steps: [makeStep({ tool: "submit_final_query", args: { query: q.gold } })],
-        })),
+  beforeAll(async () => {
+    if (engine === "PostgreSQL") {
+      const pg = await tempPostgres();
+      const files = await engineStore("SQLite"); // a folder for the side files; its store stays empty
+      store = { sql: pg.sql, dir: files.dir, cleanup: async () => (await pg.cleanup(), await files.cleanup()) };
+      open = () => postgresSql(pg.url, { max: 2 });
+      storeEnv = { DATABASE_URL: pg.url, DATABASE_PATH: `${files.dir}/store.db` };
+    } else {
+      store = await engineStore("SQLite");
+      const file = `${store.dir}/store.db`;
+      open = () => openConnection(file);
+      storeEnv = { DATABASE_PATH: file };
+    }
+    sql = store.sql;
+    await importSpiderDe(store);
+    const rows = (await sql.all(
+      "SELECT question_id AS id, text, gold_sql AS gold FROM questions WHERE dataset_id = 'spider-de' ORDER BY position",
+    )) as { id: string; text: string; gold: string }[];
+    // Questions whose gold SQL runs on the real databases (some of Spider-de's do not), with distinct texts.
+    const seen = new Set<string>();
+    const candidates = rows.filter((q) => !seen.has(q.text) && seen.add(q.text)).slice(0, 80);
+    const probe = await ingestStream(
+      sql,
+      chunksOf(
+        jsonl(
+          ...candidates.map((q) => ({
+            run: { name: "probe", system: "No Directives", model: "fake", benchmark: "spider-de" },
+            question: { id: q.id },
+            steps: [makeStep({ tool: "submit_final_query", args: { query: q.gold } })],
+          })),
+        ),
+        1 << 16,
       ),
-      1 << 16,
-    ),
-  );
-  await evaluateRun(sqlite, probe.runs[0].id);
-  const runs = new Set(
-    (
-      sqlite
-        .prepare("SELECT question_id AS id FROM traces WHERE run_id = ? AND ex_outcome = 'correct'")
-        .all(probe.runs[0].id) as { id: string }[]
-    ).map((r) => r.id),
-  );
-  questions = candidates.filter((q) => runs.has(q.id)).slice(0, 40);
-  expect(questions).toHaveLength(40);
-  const report = await ingestStream(
-    sqlite,
-    chunksOf(
-      jsonl(
-        ...questions.map((q, i) => ({
-          run: { name: "source", system: "No Directives", model: "fake", benchmark: "spider-de" },
-          question: { id: q.id },
-          steps: [makeStep({ tool: "submit_final_query", args: { query: i % 2 === 0 ? q.gold : "SELECT 'wrong'" } })],
-        })),
-      ),
-      1 << 16,
-    ),
-  );
-  sourceRun = report.runs[0].id;
-  await evaluateRun(sqlite, sourceRun);
-}, 120_000);
-afterAll(async () => {
-  process.env = saved;
-  await Promise.all(fakes.map((f) => f.close()));
-  store.cleanup();
-});
-
-const sweep = (over: Partial<Parameters<typeof createSweep>[1]> = {}) =>
-  createSweep(sqlite, {
-    dataset: "spider-de",
-    sourceRunId: sourceRun,
-    selection: { kind: "ids", ids: questions.map((q) => q.id) },
-    provider: "compatible",
-    model: "fake",
-    variant: "none",
-    concurrency: 4,
-    ...over,
-  });
-
-describe("sweeps", () => {
-  it("40 questions at concurrency 4: 40 traces, evaluated, and a compare against the source run lists fixes and regressions", async () => {
-    const f = await fake(answer());
-    const { runId, jobs } = await sweep({ name: "forty" });
-    expect(jobs).toBe(40);
-    let peak = 0;
-    const watch = setInterval(() => {
-      peak = Math.max(
-        peak,
-        count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state = 'running'", runId),
-      );
-    }, 5);
-    await workSweepToEnd(open, runId);
-    clearInterval(watch);
-    expect(peak).toBeLessThanOrEqual(4);
-    expect(f.requests).toHaveLength(40);
-    expect(count("SELECT count(*) AS n FROM traces WHERE run_id = ?", runId)).toBe(40);
-    expect(count("SELECT count(*) AS n FROM traces WHERE run_id = ? AND ex_outcome IS NULL", runId)).toBe(0);
-    const status = (await sweepStatus(sqlite, runId))!;
-    expect(status).toMatchObject({ state: "done", stoppedBy: null, tokens: 40 * 120 });
-    expect(status.jobs).toMatchObject({ total: 40, done: 40, failed: 0, queued: 0, running: 0 });
-    expect(status.outcomes).toMatchObject({ fixed: 20, regressed: 20, "still right": 0, "still wrong": 0 });
-    const { comparison } = await loadComparison(store.sql, [sourceRun, runId], sourceRun);
-    expect(comparison!.versus[1]).toMatchObject({ fixed: 20, regressed: 20 });
-    // The sweep's run records its configuration.
-    const config = JSON.parse(
-      (sqlite.prepare("SELECT config FROM runs WHERE id = ?").get(runId) as { config: string }).config,
     );
-    expect(config.sweep).toMatchObject({ source_run: sourceRun, variant: "none", samples: 1, concurrency: 4 });
+    await evaluateRun(sql, probe.runs[0].id);
+    const runs = new Set(
+      (
+        (await sql.all("SELECT question_id AS id FROM traces WHERE run_id = ? AND ex_outcome = 'correct'", [
+          probe.runs[0].id,
+        ])) as { id: string }[]
+      ).map((r) => r.id),
+    );
+    questions = candidates.filter((q) => runs.has(q.id)).slice(0, 40);
+    expect(questions).toHaveLength(40);
+    const report = await ingestStream(
+      sql,
+      chunksOf(
+        jsonl(
+          ...questions.map((q, i) => ({
+            run: { name: "source", system: "No Directives", model: "fake", benchmark: "spider-de" },
+            question: { id: q.id },
+            steps: [makeStep({ tool: "submit_final_query", args: { query: i % 2 === 0 ? q.gold : "SELECT 'wrong'" } })],
+          })),
+        ),
+        1 << 16,
+      ),
+    );
+    sourceRun = report.runs[0].id;
+    await evaluateRun(sql, sourceRun);
+  }, 120_000);
+  afterAll(async () => {
+    process.env = saved;
+    await Promise.all(fakes.map((f) => f.close()));
+    await store.cleanup();
   });
 
-  it("the Experiments CSV stays byte-identical through a sweep until its run is added to the view", async () => {
-    const csvOf = async (filter: Parameters<typeof loadOverview>[1]) => {
-      const { columns, rows } = overviewTable((await loadOverview(store.sql, filter)).groups);
-      return csvResponse("x.csv", columns, rows).text();
-    };
-    const before = await csvOf({ dataset: "spider-de" });
-    await fake(answer());
-    const { runId } = await sweep({
-      name: "csv",
-      selection: { kind: "ids", ids: questions.slice(0, 4).map((q) => q.id) },
-    });
-    await workSweepToEnd(open, runId);
-    expect(await csvOf({ dataset: "spider-de" })).toBe(before);
-    expect(await csvOf({ dataset: "spider-de", sweeps: true })).toContain("csv");
-  });
-
-  it("a rerun is judged at once, stays out of the Experiments CSV, and moves a figure only once promoted into a run", async () => {
-    await fake(answer());
-    const csvOf = async () => {
-      const { columns, rows } = overviewTable((await loadOverview(store.sql, { dataset: "spider-de" })).groups);
-      return csvResponse("x.csv", columns, rows).text();
-    };
-    const before = await csvOf();
-    const original = sqlite
-      .prepare("SELECT id FROM traces WHERE run_id = ? AND question_id = ?")
-      .get(sourceRun, questions[1].id) as { id: string };
-    const job = await startRerun(open, {
-      traceId: original.id,
+  const sweep = (over: Partial<Parameters<typeof createSweep>[1]> = {}) =>
+    createSweep(sql, {
+      dataset: "spider-de",
+      sourceRunId: sourceRun,
+      selection: { kind: "ids", ids: questions.map((q) => q.id) },
       provider: "compatible",
       model: "fake",
       variant: "none",
-      limits: { maxSteps: 5, wallTimeMs: 60_000, maxOutputTokens: 1000 },
+      concurrency: 4,
+      ...over,
     });
-    await new Promise<void>((resolve) => {
-      const ended = () => getRerun(job.id)!.events.some((e) => e.type === "done" || e.type === "failed");
-      if (ended()) return resolve();
-      job.listeners.add(() => ended() && resolve());
-    });
-    await stopServerWorker(); // the sweeps below are worked by their own workers only
-    const done = job.events.find((e) => e.type === "done");
-    expect(done).toMatchObject({ type: "done", verdict: { kind: "fixed", before: false, after: true } });
-    expect(await csvOf()).toBe(before); // a rerun moves no figure
-    const rerunTrace = (done as { traceId: string }).traceId;
-    const promoted = await promoteTrace(sqlite, rerunTrace, "promoted fixes", "test");
-    expect(sqlite.prepare("SELECT run_id AS r, sample FROM traces WHERE id = ?").get(rerunTrace)).toEqual({
-      r: promoted.runId,
-      sample: 0,
-    });
-    const after = await csvOf();
-    expect(after).not.toBe(before);
-    expect(after).toContain("promoted fixes");
-    await expect(promoteTrace(sqlite, rerunTrace, "again", "test")).rejects.toThrow(/only a rerun/);
-  });
 
-  it("a 429 with retry-after goes back to the queue and is retried after it, without counting as an attempt", async () => {
-    process.env.METRON_PROVIDER_RETRIES = "0"; // the job's own retry, not the SDK's
-    let limited = 0;
-    const f = await fake(
-      answer(() =>
-        limited++ === 0 ? { error: 429, message: "rate limit reached", headers: { "retry-after": "1" } } : null,
-      ),
-    );
-    const { runId } = await sweep({ name: "429", selection: { kind: "ids", ids: [questions[1].id] } });
-    const started = Date.now();
-    await workSweepToEnd(open, runId);
-    delete process.env.METRON_PROVIDER_RETRIES;
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
-    expect(f.requests).toHaveLength(2);
-    expect(
-      sqlite.prepare("SELECT state, attempts, rate_limited AS rl FROM rerun_jobs WHERE sweep_id = ?").get(runId),
-    ).toEqual({ state: "done", attempts: 1, rl: 1 });
-    expect((await sweepStatus(sqlite, runId))!.outcomes.fixed).toBe(1);
-  });
-
-  it("a 5xx is retried up to the attempts; past them the job fails and keeps its partial trace", async () => {
-    const f = await fake(() => ({ error: 503, message: "overloaded" }));
-    process.env.METRON_PROVIDER_RETRIES = "0";
-    const { runId } = await sweep({ name: "503", selection: { kind: "ids", ids: [questions[0].id] } });
-    await workSweepToEnd(open, runId);
-    delete process.env.METRON_PROVIDER_RETRIES;
-    expect(f.requests).toHaveLength(3); // METRON_JOB_ATTEMPTS
-    expect(sqlite.prepare("SELECT state, attempts FROM rerun_jobs WHERE sweep_id = ?").get(runId)).toEqual({
-      state: "failed",
-      attempts: 3,
+  describe("sweeps", () => {
+    it("40 questions at concurrency 4: 40 traces, evaluated, and a compare against the source run lists fixes and regressions", async () => {
+      const f = await fake(answer());
+      const { runId, jobs } = await sweep({ name: "forty" });
+      expect(jobs).toBe(40);
+      let peak = 0;
+      const watch = setInterval(
+        () =>
+          void count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state = 'running'", runId).then(
+            (n) => (peak = Math.max(peak, n)),
+          ),
+        5,
+      );
+      await workSweepToEnd(open, runId);
+      clearInterval(watch);
+      expect(peak).toBeLessThanOrEqual(4);
+      expect(f.requests).toHaveLength(40);
+      expect(await count("SELECT count(*) AS n FROM traces WHERE run_id = ?", runId)).toBe(40);
+      expect(await count("SELECT count(*) AS n FROM traces WHERE run_id = ? AND ex_outcome IS NULL", runId)).toBe(0);
+      const status = (await sweepStatus(sql, runId))!;
+      expect(status).toMatchObject({ state: "done", stoppedBy: null, tokens: 40 * 120 });
+      expect(status.jobs).toMatchObject({ total: 40, done: 40, failed: 0, queued: 0, running: 0 });
+      expect(status.outcomes).toMatchObject({ fixed: 20, regressed: 20, "still right": 0, "still wrong": 0 });
+      const { comparison } = await loadComparison(sql, [sourceRun, runId], sourceRun);
+      expect(comparison!.versus[1]).toMatchObject({ fixed: 20, regressed: 20 });
+      // The sweep's run records its configuration.
+      const config = JSON.parse(
+        ((await sql.get("SELECT config FROM runs WHERE id = ?", [runId])) as { config: string }).config,
+      );
+      expect(config.sweep).toMatchObject({ source_run: sourceRun, variant: "none", samples: 1, concurrency: 4 });
     });
-    expect(sqlite.prepare("SELECT status FROM traces WHERE run_id = ?").all(runId)).toEqual([{ status: "error" }]);
-    expect((await sweepStatus(sqlite, runId))!.errors[0].error).toMatch(/overloaded/);
-  });
 
-  it("a budget of N tokens stops the sweep before the job that would pass it starts", async () => {
-    await fake(answer());
-    const { runId } = await sweep({ name: "budget", concurrency: 1, budget: { maxTokens: 300 } });
-    await workSweepToEnd(open, runId);
-    const status = (await sweepStatus(sqlite, runId))!;
-    // 120 tokens a job: after 2 jobs (240) a third may start; after it (360) none does.
-    expect(status).toMatchObject({ state: "stopped", stoppedBy: "budget", tokens: 360 });
-    expect(status.jobs).toMatchObject({ done: 3, cancelled: 37, queued: 0, running: 0 });
-    expect(
-      count(
-        "SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state = 'cancelled' AND started_at IS NOT NULL",
-        runId,
-      ),
-    ).toBe(0);
-    expect(count("SELECT count(*) AS n FROM traces WHERE run_id = ?", runId)).toBe(3);
-  });
-
-  it("SIGKILL of the process running a sweep half-way, then resume: exactly 40 traces, none duplicated or lost", async () => {
-    const f = await fake((body) => ({ delayMs: 150, then: answer()(body) }));
-    const cli = path.resolve("scripts/metron.mjs");
-    const env = { ...process.env, DATABASE_PATH: store.file, METRON_OPENAI_COMPATIBLE_URL: f.url };
-    const child = spawn(
-      process.execPath,
-      [
-        cli,
-        "sweep",
-        "--dataset",
-        "spider-de",
-        "--from-run",
-        sourceRun,
-        "--questions",
-        questions.map((q) => q.id).join(","),
-        "--provider",
-        "compatible",
-        "--model",
-        "fake",
-        "--variant",
-        "none",
-        "--concurrency",
-        "4",
-        "--name",
-        "killed",
-        "--json",
-      ],
-      { env, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let runId = "";
-    let stderr = "";
-    child.stderr.on("data", (d: Buffer) => {
-      stderr += d;
-      runId ||= /sweep started: run (\w+)/.exec(stderr)?.[1] ?? "";
-    });
-    const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
-    // Kill it once about half the jobs are done.
-    await new Promise<void>((resolve, reject) => {
-      const t = setInterval(() => {
-        if (runId && count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state = 'done'", runId) >= 20) {
-          clearInterval(t);
-          child.kill("SIGKILL");
-          resolve();
-        }
-      }, 20);
-      child.on("exit", () => {
-        clearInterval(t);
-        reject(new Error(`the sweep ended before it was killed: ${stderr}`));
+    it("the Experiments CSV stays byte-identical through a sweep until its run is added to the view", async () => {
+      const csvOf = async (filter: Parameters<typeof loadOverview>[1]) => {
+        const { columns, rows } = overviewTable((await loadOverview(sql, filter)).groups);
+        return csvResponse("x.csv", columns, rows).text();
+      };
+      const before = await csvOf({ dataset: "spider-de" });
+      await fake(answer());
+      const { runId } = await sweep({
+        name: "csv",
+        selection: { kind: "ids", ids: questions.slice(0, 4).map((q) => q.id) },
       });
+      await workSweepToEnd(open, runId);
+      expect(await csvOf({ dataset: "spider-de" })).toBe(before);
+      expect(await csvOf({ dataset: "spider-de", sweeps: true })).toContain("csv");
     });
-    await exited;
-    const left = count(
-      "SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state IN ('queued', 'running')",
-      runId,
-    );
-    expect(left).toBeGreaterThan(0);
-    expect(
-      count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state = 'running'", runId),
-    ).toBeGreaterThan(0);
-    const out = await new Promise<string>((resolve) => {
-      const resumed = spawn(process.execPath, [cli, "sweep", "resume", runId, "--json"], { env });
-      let text = "";
-      resumed.stdout.on("data", (d: Buffer) => (text += d));
-      resumed.on("exit", () => resolve(text));
+
+    it("a rerun is judged at once, stays out of the Experiments CSV, and moves a figure only once promoted into a run", async () => {
+      await fake(answer());
+      const csvOf = async () => {
+        const { columns, rows } = overviewTable((await loadOverview(sql, { dataset: "spider-de" })).groups);
+        return csvResponse("x.csv", columns, rows).text();
+      };
+      const before = await csvOf();
+      const original = (await sql.get("SELECT id FROM traces WHERE run_id = ? AND question_id = ?", [
+        sourceRun,
+        questions[1].id,
+      ])) as { id: string };
+      const job = await startRerun(open, {
+        traceId: original.id,
+        provider: "compatible",
+        model: "fake",
+        variant: "none",
+        limits: { maxSteps: 5, wallTimeMs: 60_000, maxOutputTokens: 1000 },
+      });
+      await new Promise<void>((resolve) => {
+        const ended = () => getRerun(job.id)!.events.some((e) => e.type === "done" || e.type === "failed");
+        if (ended()) return resolve();
+        job.listeners.add(() => ended() && resolve());
+      });
+      await stopServerWorker(); // the sweeps below are worked by their own workers only
+      const done = job.events.find((e) => e.type === "done");
+      expect(done).toMatchObject({ type: "done", verdict: { kind: "fixed", before: false, after: true } });
+      expect(await csvOf()).toBe(before); // a rerun moves no figure
+      const rerunTrace = (done as { traceId: string }).traceId;
+      const promoted = await promoteTrace(sql, rerunTrace, "promoted fixes", "test");
+      expect(await sql.get("SELECT run_id AS r, sample FROM traces WHERE id = ?", [rerunTrace])).toEqual({
+        r: promoted.runId,
+        sample: 0,
+      });
+      const after = await csvOf();
+      expect(after).not.toBe(before);
+      expect(after).toContain("promoted fixes");
+      await expect(promoteTrace(sql, rerunTrace, "again", "test")).rejects.toThrow(/only a rerun/);
     });
-    expect(JSON.parse(out)).toMatchObject({ run_id: runId, jobs: 40, done: 40, failed: 0, stopped_by: null });
-    expect(count("SELECT count(*) AS n FROM traces WHERE run_id = ?", runId)).toBe(40);
-    expect(count("SELECT count(DISTINCT question_id || ':' || sample) AS n FROM traces WHERE run_id = ?", runId)).toBe(
-      40,
-    );
-    expect((await sweepStatus(sqlite, runId))!.outcomes).toMatchObject({ fixed: 20, regressed: 20 });
-  }, 120_000);
+
+    it("a 429 with retry-after goes back to the queue and is retried after it, without counting as an attempt", async () => {
+      process.env.METRON_PROVIDER_RETRIES = "0"; // the job's own retry, not the SDK's
+      let limited = 0;
+      const f = await fake(
+        answer(() =>
+          limited++ === 0 ? { error: 429, message: "rate limit reached", headers: { "retry-after": "1" } } : null,
+        ),
+      );
+      const { runId } = await sweep({ name: "429", selection: { kind: "ids", ids: [questions[1].id] } });
+      const started = Date.now();
+      await workSweepToEnd(open, runId);
+      delete process.env.METRON_PROVIDER_RETRIES;
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+      expect(f.requests).toHaveLength(2);
+      expect(
+        await sql.get("SELECT state, attempts, rate_limited AS rl FROM rerun_jobs WHERE sweep_id = ?", [runId]),
+      ).toEqual({ state: "done", attempts: 1, rl: 1 });
+      expect((await sweepStatus(sql, runId))!.outcomes.fixed).toBe(1);
+    });
+
+    it("a 5xx is retried up to the attempts; past them the job fails and keeps its partial trace", async () => {
+      const f = await fake(() => ({ error: 503, message: "overloaded" }));
+      process.env.METRON_PROVIDER_RETRIES = "0";
+      const { runId } = await sweep({ name: "503", selection: { kind: "ids", ids: [questions[0].id] } });
+      await workSweepToEnd(open, runId);
+      delete process.env.METRON_PROVIDER_RETRIES;
+      expect(f.requests).toHaveLength(3); // METRON_JOB_ATTEMPTS
+      expect(await sql.get("SELECT state, attempts FROM rerun_jobs WHERE sweep_id = ?", [runId])).toEqual({
+        state: "failed",
+        attempts: 3,
+      });
+      expect(await sql.all("SELECT status FROM traces WHERE run_id = ?", [runId])).toEqual([{ status: "error" }]);
+      expect((await sweepStatus(sql, runId))!.errors[0].error).toMatch(/overloaded/);
+    });
+
+    it("a budget of N tokens stops the sweep before the job that would pass it starts", async () => {
+      await fake(answer());
+      const { runId } = await sweep({ name: "budget", concurrency: 1, budget: { maxTokens: 300 } });
+      await workSweepToEnd(open, runId);
+      const status = (await sweepStatus(sql, runId))!;
+      // 120 tokens a job: after 2 jobs (240) a third may start; after it (360) none does.
+      expect(status).toMatchObject({ state: "stopped", stoppedBy: "budget", tokens: 360 });
+      expect(status.jobs).toMatchObject({ done: 3, cancelled: 37, queued: 0, running: 0 });
+      expect(
+        await count(
+          "SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state = 'cancelled' AND started_at IS NOT NULL",
+          runId,
+        ),
+      ).toBe(0);
+      expect(await count("SELECT count(*) AS n FROM traces WHERE run_id = ?", runId)).toBe(3);
+    });
+
+    it("SIGKILL of the process running a sweep half-way, then resume: exactly 40 traces, none duplicated or lost", async () => {
+      const f = await fake((body) => ({ delayMs: 150, then: answer()(body) }));
+      const cli = path.resolve("scripts/metron.mjs");
+      const env = { ...process.env, ...storeEnv, METRON_OPENAI_COMPATIBLE_URL: f.url };
+      const child = spawn(
+        process.execPath,
+        [
+          cli,
+          "sweep",
+          "--dataset",
+          "spider-de",
+          "--from-run",
+          sourceRun,
+          "--questions",
+          questions.map((q) => q.id).join(","),
+          "--provider",
+          "compatible",
+          "--model",
+          "fake",
+          "--variant",
+          "none",
+          "--concurrency",
+          "4",
+          "--name",
+          "killed",
+          "--json",
+        ],
+        { env, stdio: ["ignore", "pipe", "pipe"] },
+      );
+      let runId = "";
+      let stderr = "";
+      child.stderr.on("data", (d: Buffer) => {
+        stderr += d;
+        runId ||= /sweep started: run (\w+)/.exec(stderr)?.[1] ?? "";
+      });
+      const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+      // Kill it once about half the jobs are done.
+      await new Promise<void>((resolve, reject) => {
+        let looking = false;
+        const t = setInterval(() => {
+          if (!runId || looking) return;
+          looking = true;
+          void count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state = 'done'", runId)
+            .then((done) => {
+              if (done < 20) return;
+              clearInterval(t);
+              child.kill("SIGKILL");
+              resolve();
+            })
+            .finally(() => (looking = false));
+        }, 20);
+        child.on("exit", () => {
+          clearInterval(t);
+          reject(new Error(`the sweep ended before it was killed: ${stderr}`));
+        });
+      });
+      await exited;
+      const left = await count(
+        "SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state IN ('queued', 'running')",
+        runId,
+      );
+      expect(left).toBeGreaterThan(0);
+      expect(
+        await count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state = 'running'", runId),
+      ).toBeGreaterThan(0);
+      const out = await new Promise<string>((resolve) => {
+        const resumed = spawn(process.execPath, [cli, "sweep", "resume", runId, "--json"], { env });
+        let text = "";
+        resumed.stdout.on("data", (d: Buffer) => (text += d));
+        resumed.on("exit", () => resolve(text));
+      });
+      expect(JSON.parse(out)).toMatchObject({ run_id: runId, jobs: 40, done: 40, failed: 0, stopped_by: null });
+      expect(await count("SELECT count(*) AS n FROM traces WHERE run_id = ?", runId)).toBe(40);
+      expect(
+        await count("SELECT count(DISTINCT question_id || ':' || sample) AS n FROM traces WHERE run_id = ?", runId),
+      ).toBe(40);
+      expect((await sweepStatus(sql, runId))!.outcomes).toMatchObject({ fixed: 20, regressed: 20 });
+    }, 120_000);
+  });
 });

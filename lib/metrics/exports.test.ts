@@ -1,15 +1,13 @@
 import { parse } from "csv-parse/sync";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadOverview } from "@/lib/db/queries/overview";
 import { listTraces, listTraceTexts } from "@/lib/db/queries/traces";
 import { ingestStream } from "@/lib/ingest/ingest";
-import { chunksOf, tempDb } from "@/lib/testing/db";
+import { chunksOf } from "@/lib/testing/db";
+import { ENGINES, engineStore, type EngineStore } from "@/lib/testing/engines";
 import { jsonl } from "@/lib/testing/factories";
 import { csvResponse } from "./csv";
 import { overviewTable, tracesTable } from "./exports";
-
-const store = tempDb();
-afterAll(() => store.cleanup());
 
 // What a spreadsheet evaluates: a cell starting with one of these.
 const FORMULA = /^[=+\-@\t\r]/;
@@ -19,7 +17,13 @@ async function cells(response: Response): Promise<string[]> {
   return (parse(await response.text(), { relax_column_count: true }) as string[][]).flat();
 }
 
-describe("CSV exports cannot attack a spreadsheet", () => {
+describe.each(ENGINES)("CSV exports cannot attack a spreadsheet (%s store)", (engine) => {
+  let store: EngineStore;
+  beforeAll(async () => {
+    store = await engineStore(engine);
+  });
+  afterAll(() => store.cleanup());
+
   it("escapes question ids, run names, models and systems that start with =, +, -, @, tab or CR", async () => {
     const lines = HOSTILE.map((h, i) => ({
       run: {
@@ -33,7 +37,7 @@ describe("CSV exports cannot attack a spreadsheet", () => {
       final_sql: h,
       outcome: { correct: i % 2 === 0 },
     }));
-    const report = await ingestStream(store.db.$client, chunksOf(jsonl(...lines)));
+    const report = await ingestStream(store.sql, chunksOf(jsonl(...lines)));
     expect(report.inserted).toBe(HOSTILE.length);
     const overview = overviewTable((await loadOverview(store.sql, { withoutDataset: true })).groups);
     const all = await cells(csvResponse("o.csv", overview.columns, overview.rows));

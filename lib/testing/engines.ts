@@ -29,3 +29,4 @@ export async function engineStore(engine: Engine): Promise<{ sql: Sql; dir: stri
     },
   };
 }
+export type EngineStore = Awaited<ReturnType<typeof engineStore>>;

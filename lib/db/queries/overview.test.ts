@@ -1,10 +1,8 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ingestStream } from "@/lib/ingest/ingest";
-import { chunksOf, tempDb } from "@/lib/testing/db";
+import { chunksOf } from "@/lib/testing/db";
+import { ENGINES, engineStore, type EngineStore } from "@/lib/testing/engines";
 import { loadOverview } from "./overview";
-
-const store = tempDb();
-afterAll(() => store.cleanup());
 
 const line = (q: string, correct: boolean) =>
   JSON.stringify({
@@ -14,15 +12,21 @@ const line = (q: string, correct: boolean) =>
     outcome: { correct },
   }) + "\n";
 
-describe("the Experiments overview, memoised by its runs' versions", () => {
+describe.each(ENGINES)("the Experiments overview, memoised by its runs' versions (%s store)", (engine) => {
+  let store: EngineStore;
+  beforeAll(async () => {
+    store = await engineStore(engine);
+  });
+  afterAll(() => store.cleanup());
+
   it("is served from memory while no run changes, and recomputed as soon as one does", async () => {
-    await ingestStream(store.db.$client, chunksOf(line("1", true)));
+    await ingestStream(store.sql, chunksOf(line("1", true)));
     const first = await loadOverview(store.sql, { withoutDataset: true });
     expect((await loadOverview(store.sql, { withoutDataset: true })).groups).toBe(first.groups); // the same object: memoised
     const ex = (o: typeof first) => Object.values(o.groups[0].cells.m)[0].stats.ex?.estimate;
     expect(ex(first)).toBe(1);
     // A new trace bumps the run's version: the next view sees it.
-    await ingestStream(store.db.$client, chunksOf(line("2", false)));
+    await ingestStream(store.sql, chunksOf(line("2", false)));
     const second = await loadOverview(store.sql, { withoutDataset: true });
     expect(second.groups).not.toBe(first.groups);
     expect(ex(second)).toBe(0.5);
