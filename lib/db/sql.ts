@@ -320,3 +320,8 @@ export function wrapConnection(
   wrapped.set(db, sql);
   return sql;
 }
+
+/** The same store under a handle whose `close` leaves it open (one shared pool handed to several users). */
+export function sharedHandle(sql: Sql): Sql {
+  return { ...sql, close: async () => {} };
+}

@@ -5,7 +5,7 @@
  */
 import path from "node:path";
 import { getDb, migrationsFolder, openConnection, openDb } from "./client";
-import { isPostgresUrl, postgresSql, sqliteSql, wrapConnection, type Sql } from "./sql";
+import { isPostgresUrl, postgresSql, sharedHandle, sqliteSql, wrapConnection, type Sql } from "./sql";
 
 /** The PostgreSQL URL this process uses, or undefined for the SQLite store. */
 export function postgresUrl(): string | undefined {
@@ -49,11 +49,13 @@ export async function openStore(url = postgresUrl()): Promise<Sql> {
 
 /**
  * How job workers, reruns and background tasks open a store of their own (they close it): a new SQLite connection,
- * or a small pool on the PostgreSQL server (`METRON_PG_POOL` does not apply: two connections each).
+ * or, on PostgreSQL, a handle on the process's one pool (`METRON_PG_POOL` connections) that closing leaves open.
  */
 export function storeOpener(): () => Promise<Sql> {
   const url = postgresUrl();
-  return url ? () => postgresSql(url, { max: 2 }) : async () => sqliteSql(openConnection());
+  if (!url) return async () => sqliteSql(openConnection());
+  // PostgreSQL: one pool per process, shared (each transaction takes a connection of its own from it).
+  return async () => sharedHandle(await getSql());
 }
 
 const g = globalThis as unknown as { metronSql?: Promise<Sql> };
