@@ -83,6 +83,29 @@ function withIngestLock<T>(fn: () => Promise<T>): Promise<T> {
   return next;
 }
 
+function reportOf(
+  upload: UploadInfo,
+  runs: RunRef[],
+  counts: { inserted: number; duplicates: number },
+  progress: IngestProgress,
+  errors: IngestError[],
+  warnings: IngestError[],
+  readInWorker: boolean,
+): IngestReport {
+  return {
+    upload_id: upload.id,
+    runs,
+    inserted: counts.inserted,
+    duplicates: counts.duplicates,
+    errors,
+    error_count: progress.errors,
+    warnings: warnings.sort((a, b) => a.line - b.line),
+    lines: progress.lines,
+    bytes: progress.bytes,
+    read_in_worker: readInWorker,
+  };
+}
+
 /** Ingests into a SQLite connection (its synchronous fast path) or any `Sql` store (PostgreSQL: batched writes). */
 export function ingestStream(
   store: Database.Database | Sql,
@@ -180,18 +203,7 @@ export async function runIngest(
     options.onProgress?.(progress);
     errors.sort((a, b) => a.line - b.line);
     const runs = persister.commit({ bytes: progress.bytes, lines: progress.lines, errors: progress.errors });
-    return {
-      upload_id: upload.id,
-      runs,
-      inserted: persister.inserted,
-      duplicates: persister.duplicates,
-      errors,
-      error_count: progress.errors,
-      warnings: warnings.sort((a, b) => a.line - b.line),
-      lines: progress.lines,
-      bytes: progress.bytes,
-      read_in_worker: workerFile !== null,
-    };
+    return reportOf(upload, runs, persister, progress, errors, warnings, workerFile !== null);
   } catch (e) {
     persister.rollback();
     throw e;
@@ -281,18 +293,7 @@ export async function runIngestSql(
       options.onProgress?.(progress);
       errors.sort((a, b) => a.line - b.line);
       const runs = await persister.finish({ bytes: progress.bytes, lines: progress.lines, errors: progress.errors });
-      return {
-        upload_id: upload.id,
-        runs,
-        inserted: persister.inserted,
-        duplicates: persister.duplicates,
-        errors,
-        error_count: progress.errors,
-        warnings: warnings.sort((a, b) => a.line - b.line),
-        lines: progress.lines,
-        bytes: progress.bytes,
-        read_in_worker: false,
-      };
+      return reportOf(upload, runs, persister, progress, errors, warnings, false);
     } finally {
       measurer.close();
     }

@@ -7,7 +7,7 @@
  */
 import type { Param, Sql } from "@/lib/db/sql";
 import { ToolCounter } from "./measure";
-import type { RunRef, UploadInfo } from "./persist";
+import { runRef, type RunRef, type UploadInfo } from "./persist";
 import { STEP_COLUMNS, TRACE_COLUMNS, type PreparedTrace } from "./prepare";
 
 /** Rows per statement: PostgreSQL takes at most 65,535 parameters. */
@@ -21,20 +21,6 @@ export interface Pending {
   /** Called once its batch is written: whether it was new. */
   done: (inserted: boolean) => void;
   fail: (message: string) => void;
-}
-
-export function runRef(p: PreparedTrace): RunRef {
-  return {
-    id: p.run.id,
-    name: p.run.name,
-    system: p.run.system,
-    model: p.run.model,
-    unknown: [
-      ...(p.run.system === "unknown" ? ["system"] : []),
-      ...(p.run.model === "unknown" ? ["model"] : []),
-      ...(p.run.datasetId ? [] : ["dataset"]),
-    ],
-  };
 }
 
 async function insertRows(tx: Sql, head: string, rows: unknown[][], tail = ""): Promise<Record<string, unknown>[]> {

@@ -43,6 +43,21 @@ export function runRoles(sqlite: Database.Database, toolRoles?: Record<string, s
   };
 }
 
+/** A run as an upload's report names it, with what the file did not say. */
+export function runRef(p: PreparedTrace): RunRef {
+  return {
+    id: p.run.id,
+    name: p.run.name,
+    system: p.run.system,
+    model: p.run.model,
+    unknown: [
+      ...(p.run.system === "unknown" ? ["system"] : []),
+      ...(p.run.model === "unknown" ? ["model"] : []),
+      ...(p.run.datasetId ? [] : ["dataset"]),
+    ],
+  };
+}
+
 export class Persister {
   private statements;
   private runs = new Map<string, RunRef>();
@@ -135,17 +150,7 @@ export class Persister {
         this.toolRoles ? JSON.stringify(this.toolRoles) : null,
       );
       if (this.toolRoles) this.statements.setRunRoles.run(JSON.stringify(this.toolRoles), runId);
-      this.runs.set(runId, {
-        id: runId,
-        name: p.run.name,
-        system: p.run.system,
-        model: p.run.model,
-        unknown: [
-          ...(p.run.system === "unknown" ? ["system"] : []),
-          ...(p.run.model === "unknown" ? ["model"] : []),
-          ...(p.run.datasetId ? [] : ["dataset"]),
-        ],
-      });
+      this.runs.set(runId, runRef(p));
     }
     const info = this.statements.trace.run(p.id, runId, this.upload.id, ...p.values);
     if (info.changes === 0) {
