@@ -1,25 +1,28 @@
 import { afterEach, describe, expect, it } from "vitest";
+import type { Sql } from "@/lib/db/sql";
 import { chunksOf, tempDb } from "@/lib/testing/db";
+import { ENGINES, engineStore, type Engine } from "@/lib/testing/engines";
 import { jsonl, makeTraceLine } from "@/lib/testing/factories";
 import { ingestStream, runIngest } from "./ingest";
 
 const ingestStreamUnqueued = (sqlite: Parameters<typeof runIngest>[0], text: string) =>
   runIngest(sqlite, chunksOf(text, 1 << 12), {});
 
-let cleanups: (() => void)[] = [];
-afterEach(() => {
-  cleanups.forEach((c) => c());
+let cleanups: (() => void | Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups) await c();
   cleanups = [];
 });
 
-function store() {
-  const t = tempDb();
+/** A new store of the engine (SQLite, and PostgreSQL when the tests have a server). */
+async function storeOf(engine: Engine): Promise<Sql> {
+  const t = await engineStore(engine);
   cleanups.push(t.cleanup);
-  return t.db.$client;
+  return t.sql;
 }
 
-const count = (sqlite: ReturnType<typeof store>, table: string) =>
-  (sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+const count = async (sql: Sql, table: string) =>
+  ((await sql.get(`SELECT count(*) AS n FROM ${table}`)) as { n: number }).n;
 
 /** A file with every kind of bad line between valid ones; valid traces are on lines 1, 3, 5, 9 and 11. */
 function messyFile(): Buffer {
@@ -40,9 +43,9 @@ function messyFile(): Buffer {
   return Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p) : p)));
 }
 
-describe("ingestStream", () => {
+describe.each(ENGINES)("ingestStream (%s store)", (engine) => {
   it("reports one error per bad line with its number and stores every valid trace", async () => {
-    const sqlite = store();
+    const sqlite = await storeOf(engine);
     const report = await ingestStream(sqlite, chunksOf(messyFile(), 64), { maxLineBytes: 4096 });
     expect(report.errors.map((e) => e.line)).toEqual([2, 4, 7, 8, 10]);
     expect(report.errors[0].message).toMatch(/invalid JSON/);
@@ -52,26 +55,26 @@ describe("ingestStream", () => {
     expect(report.errors[4].message).toMatch(/JSON object/);
     expect(report.inserted).toBe(5);
     expect(report.lines).toBe(11);
-    expect(count(sqlite, "traces")).toBe(5);
-    expect(count(sqlite, "steps")).toBe(15);
-    expect(count(sqlite, "upload_errors")).toBe(5);
+    expect(await count(sqlite, "traces")).toBe(5);
+    expect(await count(sqlite, "steps")).toBe(15);
+    expect(await count(sqlite, "upload_errors")).toBe(5);
     expect(report.runs).toHaveLength(1);
   });
 
   it("stores each trace once when the same file is ingested twice", async () => {
-    const sqlite = store();
+    const sqlite = await storeOf(engine);
     const file = jsonl(makeTraceLine(), makeTraceLine(), makeTraceLine());
     const first = await ingestStream(sqlite, chunksOf(file));
     const second = await ingestStream(sqlite, chunksOf(file));
     expect([first.inserted, first.duplicates]).toEqual([3, 0]);
     expect([second.inserted, second.duplicates]).toEqual([0, 3]);
-    expect(count(sqlite, "traces")).toBe(3);
-    expect(count(sqlite, "steps")).toBe(9);
+    expect(await count(sqlite, "traces")).toBe(3);
+    expect(await count(sqlite, "steps")).toBe(9);
     expect(second.runs[0].id).toBe(first.runs[0].id);
   });
 
   it("a failure in the middle of persisting leaves nothing of that upload", async () => {
-    const sqlite = store();
+    const sqlite = await storeOf(engine);
     await ingestStream(sqlite, chunksOf(jsonl(makeTraceLine())));
     const lines = Array.from({ length: 50 }, () => makeTraceLine());
     const failing = ingestStream(sqlite, chunksOf(jsonl(...lines)), {
@@ -81,16 +84,16 @@ describe("ingestStream", () => {
       },
     });
     await expect(failing).rejects.toThrow("injected failure");
-    expect(count(sqlite, "traces")).toBe(1);
-    expect(count(sqlite, "steps")).toBe(3);
-    expect(count(sqlite, "uploads")).toBe(1);
+    expect(await count(sqlite, "traces")).toBe(1);
+    expect(await count(sqlite, "steps")).toBe(3);
+    expect(await count(sqlite, "uploads")).toBe(1);
     // The store is usable after the rollback.
     const after = await ingestStream(sqlite, chunksOf(jsonl(makeTraceLine())));
     expect(after.inserted).toBe(1);
   });
 
   it("stores large results once, outside the steps table", async () => {
-    const sqlite = store();
+    const sqlite = await storeOf(engine);
     const big = "col TEXT\n".repeat(500);
     const line = (id: string) =>
       makeTraceLine({
@@ -98,8 +101,8 @@ describe("ingestStream", () => {
         steps: [{ type: "tool_call", tool: "describe_table", args: { table_name: "t" }, result: big }],
       });
     await ingestStream(sqlite, chunksOf(jsonl(line("1"), line("2"))));
-    expect(count(sqlite, "blobs")).toBe(1);
-    const rows = sqlite.prepare("SELECT result, result_blob, result_size FROM steps").all() as {
+    expect(await count(sqlite, "blobs")).toBe(1);
+    const rows = (await sqlite.all("SELECT result, result_blob, result_size FROM steps")) as {
       result: string | null;
       result_blob: string;
       result_size: number;
@@ -108,7 +111,7 @@ describe("ingestStream", () => {
   });
 
   it("assembles event lines mixed with whole traces in one file", async () => {
-    const sqlite = store();
+    const sqlite = await storeOf(engine);
     const file = jsonl(
       {
         kind: "trace",
@@ -131,14 +134,14 @@ describe("ingestStream", () => {
     const report = await ingestStream(sqlite, chunksOf(file));
     expect(report.inserted).toBe(2);
     expect(report.errors).toEqual([{ line: 5, message: expect.stringContaining("orphan") }]);
-    const t = sqlite.prepare("SELECT final_sql, step_count FROM traces WHERE question_id = '7'").get();
+    const t = await sqlite.get("SELECT final_sql, step_count FROM traces WHERE question_id = '7'");
     expect(t).toEqual({ final_sql: "SELECT 1", step_count: 2 });
   });
 });
 
-describe("a bad line is a bad line", () => {
+describe.each(ENGINES)("a bad line is a bad line (%s store)", (engine) => {
   it("a trace nested 5,000 deep fails alone, with its line number, and the file goes on", async () => {
-    const sqlite = store();
+    const sqlite = await storeOf(engine);
     // Written as text: JSON.stringify itself cannot build it.
     const deep = `${'{"d":'.repeat(5000)}"bottom"${"}".repeat(5000)}`;
     const withDeep = (path: "meta" | "args") => {
@@ -154,10 +157,12 @@ describe("a bad line is a bad line", () => {
     expect(report.inserted).toBe(3);
     expect(report.errors.map((e) => e.line)).toEqual([2, 4]);
     expect(report.errors[0].message).toMatch(/nests too deeply|could not be stored/);
-    expect(count(sqlite, "traces")).toBe(3);
-    expect(count(sqlite, "steps")).toBe(9);
+    expect(await count(sqlite, "traces")).toBe(3);
+    expect(await count(sqlite, "steps")).toBe(9);
   });
+});
 
+describe("two writers on the SQLite file", () => {
   it("two CLI-like connections ingesting at once both succeed: the second waits for the lock", async () => {
     const t = tempDb();
     cleanups.push(t.cleanup);
@@ -169,7 +174,7 @@ describe("a bad line is a bad line", () => {
       // The module's in-process queue would serialise these; two connections in one process race like two processes.
       const [ra, rb] = await Promise.all([ingestStreamUnqueued(a, many(300)), ingestStreamUnqueued(b, many(300))]);
       expect(ra.inserted + rb.inserted).toBe(600);
-      expect(count(a, "traces")).toBe(600);
+      expect((a.prepare("SELECT count(*) AS n FROM traces").get() as { n: number }).n).toBe(600);
     } finally {
       a.close();
       b.close();
@@ -177,10 +182,10 @@ describe("a bad line is a bad line", () => {
   });
 });
 
-describe("empty input", () => {
+describe.each(ENGINES)("empty input (%s store)", (engine) => {
   it("is refused and stores no upload", async () => {
-    const sqlite = store();
+    const sqlite = await storeOf(engine);
     await expect(ingestStream(sqlite, chunksOf(""))).rejects.toThrow("the file is empty");
-    expect(count(sqlite, "uploads")).toBe(0);
+    expect(await count(sqlite, "uploads")).toBe(0);
   });
 });
