@@ -1,20 +1,25 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { chunksOf, tempDb } from "@/lib/testing/db";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { chunksOf } from "@/lib/testing/db";
+import { ENGINES, engineStore, type EngineStore } from "@/lib/testing/engines";
 import { sharedData } from "@/lib/testing/shared-data";
 import { ingestAuto } from "./ingest-auto";
 import { streamSpecFor } from "./stream-foreign";
 
-const store = tempDb();
-afterAll(() => store.cleanup());
 const saved = process.env.METRON_MAX_FOREIGN_BYTES;
 afterEach(() => {
   if (saved === undefined) delete process.env.METRON_MAX_FOREIGN_BYTES;
   else process.env.METRON_MAX_FOREIGN_BYTES = saved;
 });
 
-describe("foreign files streamed element by element", () => {
+describe.each(ENGINES)("foreign files streamed element by element (%s store)", (engine) => {
+  let store: EngineStore;
+  beforeAll(async () => {
+    store = await engineStore(engine);
+  });
+  afterAll(() => store.cleanup());
+
   it("reads a LiveSQLBench file far over the whole-read limit, one result at a time (the real sample, repeated)", async () => {
     const real = JSON.parse(
       readFileSync(sharedData("traces", "livesqlbench-adk", "single_turn_samples.json"), "utf8"),
@@ -28,15 +33,13 @@ describe("foreign files streamed element by element", () => {
     const text = JSON.stringify({ mode: "single_turn", results }, null, 1) + "\n";
     expect(streamSpecFor(text.slice(0, 65536))?.format).toBe("livesqlbench");
     process.env.METRON_MAX_FOREIGN_BYTES = "4096"; // read whole, the file would be refused
-    const report = await ingestAuto(store.db.$client, chunksOf(text, 8192), {
+    const report = await ingestAuto(store.sql, chunksOf(text, 8192), {
       defaults: { name: "streamed lsb", system: "ADK", model: "gemini" },
     });
     expect(report).toMatchObject({ format: "livesqlbench", inserted: 300, error_count: 0 });
-    const passed = store.db.$client
-      .prepare(
-        "SELECT count(*) AS n FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = 'streamed lsb' AND recorded_correct = 1",
-      )
-      .get() as { n: number };
+    const passed = (await store.sql.get(
+      "SELECT count(*) AS n FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = 'streamed lsb' AND recorded_correct = 1",
+    )) as { n: number };
     expect(passed.n).toBe(100); // one of the three real tasks passed, in each copy
   });
 
@@ -45,21 +48,19 @@ describe("foreign files streamed element by element", () => {
       readFileSync(path.join(__dirname, "..", "trace", "adapters", "fixtures", "inspect-sql.json"), "utf8"),
     ) as Record<string, unknown>;
     process.env.METRON_MAX_FOREIGN_BYTES = "4096";
-    const report = await ingestAuto(store.db.$client, chunksOf(JSON.stringify(log), 1000), {
+    const report = await ingestAuto(store.sql, chunksOf(JSON.stringify(log), 1000), {
       defaults: { system: "react" },
     });
     expect(report).toMatchObject({ format: "inspect", inserted: 3, error_count: 0 });
-    const models = store.db.$client
-      .prepare(
-        "SELECT DISTINCT r.model FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = 'spider_sql_agent (R7fXq2)'",
-      )
-      .all();
+    const models = await store.sql.all(
+      "SELECT DISTINCT r.model FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = 'spider_sql_agent (R7fXq2)'",
+    );
     expect(models).toEqual([{ model: "openai/gpt-4o-mini" }]); // from the eval header, before the samples
   });
 
   it("reports a broken element by its position and keeps the others", async () => {
     const text = `{"results": [{"instance_id": "a", "tool_trajectory": []}, {"instance_id": "b", "tool_trajectory": 7}, {"instance_id": "c", "tool_trajectory": []}]}`;
-    const report = await ingestAuto(store.db.$client, chunksOf(text, 16), {
+    const report = await ingestAuto(store.sql, chunksOf(text, 16), {
       defaults: { name: "streamed broken", system: "s", model: "m" },
     });
     expect(report.inserted).toBe(2);
