@@ -1,7 +1,7 @@
-import { afterAll, describe, expect, it } from "vitest";
-import { openConnection } from "@/lib/db/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sharedHandle, type Sql } from "@/lib/db/sql";
 import { assembleGroups, receiveSpans } from "@/lib/otel/receiver";
-import { tempDb } from "@/lib/testing/db";
+import { ENGINES, engineStore, type EngineStore } from "@/lib/testing/engines";
 import { adapt, detectFormat } from "./index";
 
 // OTLP/JSON written from the GenAI semantic conventions (gen-ai-spans.md: execute_tool and inference spans, opt-in
@@ -163,15 +163,19 @@ describe("OpenTelemetry traces (OTLP/JSON)", () => {
   });
 });
 
-describe("the OTLP receiver", () => {
-  const store = tempDb();
+describe.each(ENGINES)("the OTLP receiver (%s store)", (engine) => {
+  let store: EngineStore;
+  let sqlite: Sql;
+  beforeAll(async () => {
+    store = await engineStore(engine);
+    sqlite = store.sql;
+  });
   afterAll(() => store.cleanup());
-  const sqlite = store.db.$client;
 
   it("assembles a trace when its root arrives, refuses its late spans, and closes rootless groups when quiet", async () => {
     const r1 = await receiveSpans(sqlite, genai, 1000);
     expect(r1).toMatchObject({ accepted: 5, duplicates: 0, rejected: 0, complete: [`trace:${T}`] });
-    expect(await assembleGroups(sqlite, () => openConnection(store.file), { groups: r1.complete })).toMatchObject([
+    expect(await assembleGroups(sqlite, () => sharedHandle(sqlite), { groups: r1.complete })).toMatchObject([
       { inserted: 1, errors: [] },
     ]);
     const late = doc({}, [
@@ -188,9 +192,9 @@ describe("the OTLP receiver", () => {
     ]);
     const r2 = await receiveSpans(sqlite, conv, 10_000);
     expect(r2.complete).toEqual([]);
-    expect(await assembleGroups(sqlite, () => openConnection(store.file), { now: 12_000 })).toEqual([]); // not quiet yet
-    const closed = await assembleGroups(sqlite, () => openConnection(store.file), { now: 10_000 + 60_000 });
+    expect(await assembleGroups(sqlite, () => sharedHandle(sqlite), { now: 12_000 })).toEqual([]); // not quiet yet
+    const closed = await assembleGroups(sqlite, () => sharedHandle(sqlite), { now: 10_000 + 60_000 });
     expect(closed).toMatchObject([{ group: "conversation:conv-1", inserted: 1 }]);
-    expect(sqlite.prepare("SELECT count(*) AS n FROM traces").get()).toEqual({ n: 2 });
+    expect(await sqlite.get("SELECT count(*) AS n FROM traces")).toEqual({ n: 2 });
   });
 });
