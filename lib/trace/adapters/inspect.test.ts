@@ -2,7 +2,7 @@ import { createReadStream, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ingestAuto } from "@/lib/ingest/ingest-auto";
-import { tempDb } from "@/lib/testing/db";
+import { ENGINES, engineStore } from "@/lib/testing/engines";
 import { adapt, detectFormat } from "./index";
 import { evalZipToLog, isZip } from "./inspect-zip";
 
@@ -68,30 +68,31 @@ describe("Inspect AI logs", () => {
     expect(t.meta.inspect).toMatchObject({ task: "popularity", target: " Yes" });
   });
 
-  it("ingests an .eval through the upload path: traces stored, measured and their samples kept", async () => {
-    const store = tempDb();
-    try {
-      const report = await ingestAuto(store.db.$client, createReadStream(fixture("inspect-sql.eval")), {
-        defaults: { system: "react" },
-      });
-      expect(report).toMatchObject({ format: "inspect", inserted: 3, error_count: 0 });
-      const rows = store.db.$client
-        .prepare(
+  it.each(ENGINES)(
+    "ingests an .eval through the upload path (%s store): traces stored, measured and their samples kept",
+    async (engine) => {
+      const store = await engineStore(engine);
+      try {
+        const report = await ingestAuto(store.sql, createReadStream(fixture("inspect-sql.eval")), {
+          defaults: { system: "react" },
+        });
+        expect(report).toMatchObject({ format: "inspect", inserted: 3, error_count: 0 });
+        const rows = await store.sql.all(
           "SELECT question_id, sample, exploratory_calls, tool_call_count, recorded_correct FROM traces ORDER BY question_id, sample",
-        )
-        .all();
-      expect(rows).toEqual([
-        { question_id: "1", sample: 0, exploratory_calls: 2, tool_call_count: 3, recorded_correct: 1 },
-        { question_id: "1", sample: 1, exploratory_calls: 0, tool_call_count: 2, recorded_correct: 0 },
-        { question_id: "2", sample: 0, exploratory_calls: 1, tool_call_count: 1, recorded_correct: 1 },
-      ]);
-      // Sent again: nothing new.
-      const again = await ingestAuto(store.db.$client, createReadStream(fixture("inspect-sql.eval")), {
-        defaults: { system: "react" },
-      });
-      expect(again).toMatchObject({ inserted: 0, duplicates: 3 });
-    } finally {
-      store.cleanup();
-    }
-  });
+        );
+        expect(rows).toEqual([
+          { question_id: "1", sample: 0, exploratory_calls: 2, tool_call_count: 3, recorded_correct: 1 },
+          { question_id: "1", sample: 1, exploratory_calls: 0, tool_call_count: 2, recorded_correct: 0 },
+          { question_id: "2", sample: 0, exploratory_calls: 1, tool_call_count: 1, recorded_correct: 1 },
+        ]);
+        // Sent again: nothing new.
+        const again = await ingestAuto(store.sql, createReadStream(fixture("inspect-sql.eval")), {
+          defaults: { system: "react" },
+        });
+        expect(again).toMatchObject({ inserted: 0, duplicates: 3 });
+      } finally {
+        await store.cleanup();
+      }
+    },
+  );
 });
