@@ -1,67 +1,70 @@
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tempDb } from "@/lib/testing/db";
+import { ENGINES, engineStore, type EngineStore } from "@/lib/testing/engines";
 import { sharedData } from "@/lib/testing/shared-data";
 import { extractTablesWithParser } from "@/lib/sql/extract-tables";
 import type { TableInfo } from "@/lib/db/schema";
 import { importDataset } from "./import-dataset";
 
-const store = tempDb();
-afterAll(() => store.cleanup());
-
-function goldOf(datasetId: string) {
-  return store.db.$client
-    .prepare(
-      "SELECT question_id AS id, db_id AS dbId, gold_sql AS sql, gold_tables AS tables, gold_tables_method AS method, gold_tables_error AS error FROM questions WHERE dataset_id = ? ORDER BY position",
-    )
-    .all(datasetId) as {
-    id: string;
-    dbId: string;
-    sql: string;
-    tables: string | null;
-    method: string;
-    error: string | null;
-  }[];
-}
-
-describe("BIRD mini-dev over schema-only databases", () => {
-  let fromDdl: Awaited<ReturnType<typeof importDataset>>;
+describe.each(ENGINES)("on the %s store", (engine) => {
+  let store: EngineStore;
   beforeAll(async () => {
-    fromDdl = await importDataset(
-      store.db,
-      {
-        name: "bird-ddl",
-        format: "bird",
-        questions: sharedData("bird-minidev", "mini_dev_sqlite.dev-split.json"),
-        ddl: sharedData("bird-minidev", "schema-ddl"),
-        descriptions: sharedData("bird-minidev", "descriptions"),
-      },
-      store.dir,
-    );
+    store = await engineStore(engine);
   });
+  afterAll(() => store.cleanup());
 
-  it("imports the 244 entries (242 distinct ids: 137 and 138 are repeated verbatim) over 11 schema-only databases", () => {
-    expect(fromDdl).toMatchObject({
-      questions: 242,
-      databases: 11,
-      schemaOnly: true,
-      questionsWithoutDatabase: 0,
-      duplicateQuestionIds: ["137", "138"],
+  async function goldOf(datasetId: string) {
+    return (await store.sql.all(
+      "SELECT question_id AS id, db_id AS dbId, gold_sql AS sql, gold_tables AS tables, gold_tables_method AS method, gold_tables_error AS error FROM questions WHERE dataset_id = ? ORDER BY position",
+      [datasetId],
+    )) as {
+      id: string;
+      dbId: string;
+      sql: string;
+      tables: string | null;
+      method: string;
+      error: string | null;
+    }[];
+  }
+
+  describe("BIRD mini-dev over schema-only databases", () => {
+    let fromDdl: Awaited<ReturnType<typeof importDataset>>;
+    beforeAll(async () => {
+      fromDdl = await importDataset(
+        store.sql,
+        {
+          name: "bird-ddl",
+          format: "bird",
+          questions: sharedData("bird-minidev", "mini_dev_sqlite.dev-split.json"),
+          ddl: sharedData("bird-minidev", "schema-ddl"),
+          descriptions: sharedData("bird-minidev", "descriptions"),
+        },
+        store.dir,
+      );
     });
-  });
 
-  it("extracts gold tables for every question through EXPLAIN", () => {
-    expect(fromDdl.goldTables).toEqual({ explain: 242, parser: 0, scan: 0, failed: 0 });
-    const gold = new Map(goldOf("bird-ddl").map((q) => [q.id, JSON.parse(q.tables!) as string[]]));
-    // Hand-checked against the gold SQL.
-    expect(gold.get("1471")).toEqual(["customers"]);
-    expect(gold.get("1472")).toEqual(["customers", "yearmonth"]);
-  });
+    it("imports the 244 entries (242 distinct ids: 137 and 138 are repeated verbatim) over 11 schema-only databases", async () => {
+      expect(fromDdl).toMatchObject({
+        questions: 242,
+        databases: 11,
+        schemaOnly: true,
+        questionsWithoutDatabase: 0,
+        duplicateQuestionIds: ["137", "138"],
+      });
+    });
 
-  it("pins the exact tables of a sample, and reports the parser-only agreement", () => {
-    const rows = goldOf("bird-ddl");
-    const sample = Object.fromEntries(rows.filter((_, i) => i % 40 === 0).map((q) => [q.id, JSON.parse(q.tables!)]));
-    expect(sample).toMatchInlineSnapshot(`
+    it("extracts gold tables for every question through EXPLAIN", async () => {
+      expect(fromDdl.goldTables).toEqual({ explain: 242, parser: 0, scan: 0, failed: 0 });
+      const gold = new Map((await goldOf("bird-ddl")).map((q) => [q.id, JSON.parse(q.tables!) as string[]]));
+      // Hand-checked against the gold SQL.
+      expect(gold.get("1471")).toEqual(["customers"]);
+      expect(gold.get("1472")).toEqual(["customers", "yearmonth"]);
+    });
+
+    it("pins the exact tables of a sample, and reports the parser-only agreement", async () => {
+      const rows = await goldOf("bird-ddl");
+      const sample = Object.fromEntries(rows.filter((_, i) => i % 40 === 0).map((q) => [q.id, JSON.parse(q.tables!)]));
+      expect(sample).toMatchInlineSnapshot(`
       {
         "1040": [
           "Player",
@@ -91,111 +94,112 @@ describe("BIRD mini-dev over schema-only databases", () => {
         ],
       }
     `);
-    let agree = 0;
-    const disagreements: string[] = [];
-    for (const q of rows) {
-      const parsed = extractTablesWithParser(q.sql);
-      const explain = JSON.parse(q.tables!) as string[];
-      const lower = (xs: string[]) =>
-        xs
-          .map((x) => x.toLowerCase())
-          .sort()
-          .join(",");
-      if (parsed.ok && lower(parsed.tables) === lower(explain)) agree++;
-      else disagreements.push(`${q.id}: explain=${explain} parser=${parsed.ok ? parsed.tables : parsed.error}`);
-    }
-    console.log(
-      `parser-only agreement with EXPLAIN on BIRD dev: ${agree}/${rows.length} (${((100 * agree) / rows.length).toFixed(1)}%)`,
-      disagreements.slice(0, 5),
-    );
-    expect(agree / rows.length).toBeGreaterThanOrEqual(0.98);
+      let agree = 0;
+      const disagreements: string[] = [];
+      for (const q of rows) {
+        const parsed = extractTablesWithParser(q.sql);
+        const explain = JSON.parse(q.tables!) as string[];
+        const lower = (xs: string[]) =>
+          xs
+            .map((x) => x.toLowerCase())
+            .sort()
+            .join(",");
+        if (parsed.ok && lower(parsed.tables) === lower(explain)) agree++;
+        else disagreements.push(`${q.id}: explain=${explain} parser=${parsed.ok ? parsed.tables : parsed.error}`);
+      }
+      console.log(
+        `parser-only agreement with EXPLAIN on BIRD dev: ${agree}/${rows.length} (${((100 * agree) / rows.length).toFixed(1)}%)`,
+        disagreements.slice(0, 5),
+      );
+      expect(agree / rows.length).toBeGreaterThanOrEqual(0.98);
+    });
+
+    it("reads descriptions from BOM and latin-1 files", async () => {
+      const tables = async (name: string) =>
+        JSON.parse(
+          ((await store.sql.get("SELECT tables FROM databases WHERE id = ?", [name])) as { tables: string }).tables,
+        ) as TableInfo[];
+      const customers = (await tables("bird-ddl:debit_card_specializing")).find((t) => t.name === "customers")!;
+      expect(customers.columns.find((c) => c.name === "CustomerID")?.description).toBe(
+        "identification of the customer",
+      );
+      // qualifying.csv is not UTF-8: byte 0x96 is an en dash.
+      const qualifying = (await tables("bird-ddl:formula_1")).find((t) => t.name === "qualifying")!;
+      expect(JSON.stringify(qualifying)).toContain("short-form Grand Prix \u2013 a race");
+      // Player_Attributes.csv: 0x95 is a bullet.
+      const player = (await tables("bird-ddl:european_football_2")).find((t) => t.name === "Player_Attributes")!;
+      expect(JSON.stringify(player)).toContain("\u2022 high: implies");
+      const all = (await store.sql.all("SELECT tables FROM databases WHERE dataset_id = 'bird-ddl'")) as {
+        tables: string;
+      }[];
+      expect(all.map((r) => r.tables).join("\n")).not.toContain("\uFEFF"); // byte-order marks dropped
+    });
+
+    it("builds from tables.json with its foreign keys", async () => {
+      const r = await importDataset(
+        store.sql,
+        {
+          name: "bird-tables",
+          format: "bird",
+          questions: sharedData("bird-minidev", "mini_dev_sqlite.dev-split.json"),
+          tables: sharedData("bird-minidev", "tables.json"),
+        },
+        store.dir,
+      );
+      expect(r).toMatchObject({ questions: 242, databases: 11, schemaOnly: true });
+      const fks = JSON.parse(
+        (
+          (await store.sql.get(
+            "SELECT foreign_keys AS f FROM databases WHERE id = 'bird-tables:debit_card_specializing'",
+          )) as { f: string }
+        ).f,
+      );
+      expect(fks.length).toBeGreaterThan(0);
+      expect(r.goldTables.failed).toBe(0);
+    });
   });
 
-  it("reads descriptions from BOM and latin-1 files", () => {
-    const tables = (name: string) =>
-      JSON.parse(
-        (store.db.$client.prepare("SELECT tables FROM databases WHERE id = ?").get(name) as { tables: string }).tables,
-      ) as TableInfo[];
-    const customers = tables("bird-ddl:debit_card_specializing").find((t) => t.name === "customers")!;
-    expect(customers.columns.find((c) => c.name === "CustomerID")?.description).toBe("identification of the customer");
-    // qualifying.csv is not UTF-8: byte 0x96 is an en dash.
-    const qualifying = tables("bird-ddl:formula_1").find((t) => t.name === "qualifying")!;
-    expect(JSON.stringify(qualifying)).toContain("short-form Grand Prix \u2013 a race");
-    // Player_Attributes.csv: 0x95 is a bullet.
-    const player = tables("bird-ddl:european_football_2").find((t) => t.name === "Player_Attributes")!;
-    expect(JSON.stringify(player)).toContain("\u2022 high: implies");
-    const all = store.db.$client.prepare("SELECT tables FROM databases WHERE dataset_id = 'bird-ddl'").all() as {
-      tables: string;
-    }[];
-    expect(all.map((r) => r.tables).join("\n")).not.toContain("\uFEFF"); // byte-order marks dropped
-  });
-
-  it("builds from tables.json with its foreign keys", async () => {
-    const r = await importDataset(
-      store.db,
-      {
-        name: "bird-tables",
-        format: "bird",
-        questions: sharedData("bird-minidev", "mini_dev_sqlite.dev-split.json"),
-        tables: sharedData("bird-minidev", "tables.json"),
-      },
-      store.dir,
-    );
-    expect(r).toMatchObject({ questions: 242, databases: 11, schemaOnly: true });
-    const fks = JSON.parse(
-      (
-        store.db.$client
-          .prepare("SELECT foreign_keys AS f FROM databases WHERE id = 'bird-tables:debit_card_specializing'")
-          .get() as { f: string }
-      ).f,
-    );
-    expect(fks.length).toBeGreaterThan(0);
-    expect(r.goldTables.failed).toBe(0);
-  });
-});
-
-describe("Spider-de over its real databases", () => {
-  it("imports 1030 questions over 20 databases, gold tables with non-ASCII names, file hashes recorded", async () => {
-    const r = await importDataset(
-      store.db,
-      {
-        name: "spider-de",
-        format: "spider",
-        questions: sharedData("spider-de", "dev.json"),
-        databases: sharedData("spider-de", "database"),
-      },
-      store.dir,
-    );
-    expect(r).toMatchObject({ questions: 1030, databases: 20, schemaOnly: false, questionsWithoutDatabase: 0 });
-    const first = goldOf("spider-de")[0];
-    expect(JSON.parse(first.tables!)).toEqual(["sänger"]);
-    const db = store.db.$client
-      .prepare(
+  describe("Spider-de over its real databases", () => {
+    it("imports 1030 questions over 20 databases, gold tables with non-ASCII names, file hashes recorded", async () => {
+      const r = await importDataset(
+        store.sql,
+        {
+          name: "spider-de",
+          format: "spider",
+          questions: sharedData("spider-de", "dev.json"),
+          databases: sharedData("spider-de", "database"),
+        },
+        store.dir,
+      );
+      expect(r).toMatchObject({ questions: 1030, databases: 20, schemaOnly: false, questionsWithoutDatabase: 0 });
+      const first = (await goldOf("spider-de"))[0];
+      expect(JSON.parse(first.tables!)).toEqual(["sänger"]);
+      const db = (await store.sql.get(
         "SELECT sha256, size_bytes AS size, row_count AS rows FROM databases WHERE id = 'spider-de:concert_singer'",
-      )
-      .get() as { sha256: string; size: number; rows: number };
-    expect(db.sha256).toMatch(/^[0-9a-f]{64}$/);
-    expect(db.rows).toBeGreaterThan(0);
-    // The 52 gold queries broken by the translation (`near "alter"`) do not compile: the parser answers for some.
-    const notExplained = goldOf("spider-de").filter((q) => q.method !== "explain" || !q.tables);
-    expect(notExplained).toHaveLength(52);
-    expect(notExplained.every((q) => /\balter\b/i.test(q.sql))).toBe(true);
-    expect(notExplained.filter((q) => !q.tables).every((q) => /alter/.test(q.error!))).toBe(true);
-  });
+      )) as { sha256: string; size: number; rows: number };
+      expect(db.sha256).toMatch(/^[0-9a-f]{64}$/);
+      expect(db.rows).toBeGreaterThan(0);
+      // The 52 gold queries broken by the translation (`near "alter"`) do not compile: the parser answers for some.
+      const notExplained = (await goldOf("spider-de")).filter((q) => q.method !== "explain" || !q.tables);
+      expect(notExplained).toHaveLength(52);
+      expect(notExplained.every((q) => /\balter\b/i.test(q.sql))).toBe(true);
+      expect(notExplained.filter((q) => !q.tables).every((q) => /alter/.test(q.error!))).toBe(true);
+    });
 
-  it("imports a gold file of SQL<TAB>db_id lines", async () => {
-    const r = await importDataset(
-      store.db,
-      {
-        name: "spider-en-dept",
-        format: "spider",
-        questions: sharedData("spider-en", "department_store", "train_gold_department_store.sql"),
-        databases: sharedData("spider-en"),
-      },
-      store.dir,
-    );
-    expect(r).toMatchObject({ questions: 88, databases: 1 });
-    expect(r.goldTables.failed).toBe(0);
-    void Database;
+    it("imports a gold file of SQL<TAB>db_id lines", async () => {
+      const r = await importDataset(
+        store.sql,
+        {
+          name: "spider-en-dept",
+          format: "spider",
+          questions: sharedData("spider-en", "department_store", "train_gold_department_store.sql"),
+          databases: sharedData("spider-en"),
+        },
+        store.dir,
+      );
+      expect(r).toMatchObject({ questions: 88, databases: 1 });
+      expect(r.goldTables.failed).toBe(0);
+      void Database;
+    });
   });
 });
