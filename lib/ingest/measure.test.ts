@@ -1,115 +1,124 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Sql } from "@/lib/db/sql";
 import { importDataset } from "@/lib/datasets/import-dataset";
-import { chunksOf, tempDb } from "@/lib/testing/db";
+import { chunksOf } from "@/lib/testing/db";
+import { ENGINES, engineStore, type EngineStore } from "@/lib/testing/engines";
 import { jsonl } from "@/lib/testing/factories";
 import { sharedData } from "@/lib/testing/shared-data";
 import { ingestStream } from "./ingest";
 
-const store = tempDb();
-afterAll(() => store.cleanup());
-const sqlite = store.db.$client;
+describe.each(ENGINES)("on the %s store", (engine) => {
+  let store: EngineStore;
+  let sqlite: Sql;
+  beforeAll(async () => {
+    store = await engineStore(engine);
+    sqlite = store.sql;
+  });
+  afterAll(() => store.cleanup());
 
-// Spider-de question 22: "SELECT T2.name, count(*) FROM konzert AS T1 JOIN stadion AS T2 …" — gold tables konzert, stadion.
-const trace = (run: object, extra: object = {}) => ({
-  run: { name: "measured", system: "No Directives", model: "gpt-4o", ...run },
-  question: { id: "22" },
-  directives: { strategy: "oracle", irrelevant_tables: ["sänger", "sänger_im_konzert"], at_step: 0 },
-  steps: [
-    { type: "tool_call", tool: "list_tables", args: {}, result: "stadion\nsänger\nkonzert\nsänger_im_konzert" },
-    { type: "tool_call", tool: "describe_table", args: { table_name: "KONZERT" } },
-    { type: "tool_call", tool: "read_query", args: { query: "PRAGMA table_info(stadion)" } },
-    { type: "tool_call", tool: "describe_table", args: { table_name: "sänger" } },
-    { type: "tool_call", tool: "read_query", args: { query: "SELECT * FROM konzert LIMIT 3" } },
-    {
-      type: "tool_call",
-      tool: "submit_final_query",
-      args: {
-        query:
-          "SELECT T2.name, count(*) FROM konzert T1 JOIN stadion T2 ON T1.stadion_id = T2.stadion_id JOIN sänger S ON 1 GROUP BY 1",
-      },
-    },
-  ],
-  outcome: { correct: false },
-  usage: { input_tokens: 10_000, output_tokens: 1_000 },
-  ...extra,
-});
-
-type Row = Record<string, unknown> & { table_sets: string };
-const traceRow = (name: string) =>
-  sqlite.prepare("SELECT t.* FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = ?").get(name) as Row;
-
-describe("metrics at ingest, against a real Spider-de database", () => {
-  it("measures a trace whose run names its benchmark", async () => {
-    await importDataset(
-      store.db,
+  // Spider-de question 22: "SELECT T2.name, count(*) FROM konzert AS T1 JOIN stadion AS T2 …" — gold tables konzert, stadion.
+  const trace = (run: object, extra: object = {}) => ({
+    run: { name: "measured", system: "No Directives", model: "gpt-4o", ...run },
+    question: { id: "22" },
+    directives: { strategy: "oracle", irrelevant_tables: ["sänger", "sänger_im_konzert"], at_step: 0 },
+    steps: [
+      { type: "tool_call", tool: "list_tables", args: {}, result: "stadion\nsänger\nkonzert\nsänger_im_konzert" },
+      { type: "tool_call", tool: "describe_table", args: { table_name: "KONZERT" } },
+      { type: "tool_call", tool: "read_query", args: { query: "PRAGMA table_info(stadion)" } },
+      { type: "tool_call", tool: "describe_table", args: { table_name: "sänger" } },
+      { type: "tool_call", tool: "read_query", args: { query: "SELECT * FROM konzert LIMIT 3" } },
       {
-        name: "spider-de",
-        format: "spider",
-        questions: sharedData("spider-de", "dev.json"),
-        databases: sharedData("spider-de", "database"),
+        type: "tool_call",
+        tool: "submit_final_query",
+        args: {
+          query:
+            "SELECT T2.name, count(*) FROM konzert T1 JOIN stadion T2 ON T1.stadion_id = T2.stadion_id JOIN sänger S ON 1 GROUP BY 1",
+        },
       },
-      store.dir,
-    );
-    await ingestStream(sqlite, chunksOf(jsonl(trace({ benchmark: "spider-de" }))));
-    const row = traceRow("measured");
-    expect(row).toMatchObject({
-      db_id: "concert_singer",
-      exploratory_calls: 3,
-      gold_count: 2,
-      over_exploration: 1,
-      extra_table_count: 1,
-      directive_recall: 1,
-      directive_flag_rate: 1,
-      violation_count: 1,
-      calls_schema_listing: 1,
-      calls_schema_exploration: 2,
-      calls_data_inspection: 2,
-      calls_submission: 1,
-    });
-    expect(row.cost_computed_usd).toBeCloseTo((10_000 * 2.5 + 1_000 * 10) / 1e6);
-    const sets = JSON.parse(row.table_sets);
-    expect(sets).toMatchObject({
-      gold: ["konzert", "stadion"],
-      goldMethod: "explain",
-      explored: ["konzert", "stadion", "sänger"],
-      nonGoldExplored: ["sänger"],
-      final: ["konzert", "sänger", "stadion"],
-      finalMethod: "explain",
-      extra: ["sänger"],
-      violations: ["sänger"],
-    });
-    const steps = sqlite
-      .prepare("SELECT tool_role AS role, tables, exploratory FROM steps WHERE trace_id = ? ORDER BY seq")
-      .all(row.id as string);
-    expect(steps[1]).toEqual({ role: "schema_exploration", tables: '["konzert"]', exploratory: 1 });
-    expect(steps[4]).toEqual({ role: "data_inspection", tables: '["konzert"]', exploratory: 0 });
+    ],
+    outcome: { correct: false },
+    usage: { input_tokens: 10_000, output_tokens: 1_000 },
+    ...extra,
   });
 
-  it("links traces uploaded before their dataset when it is imported, and recomputes", async () => {
-    await ingestStream(
-      sqlite,
-      chunksOf(
-        jsonl(trace({ name: "early", benchmark: "spider-de-late" }, { question: { id: "22", gold_sql: undefined } })),
-      ),
-    );
-    expect(traceRow("early")).toMatchObject({ gold_count: null, over_exploration: null, exploratory_calls: 3 });
-    const r = await importDataset(
-      store.db,
-      {
-        name: "spider-de-late",
-        format: "spider",
-        questions: sharedData("spider-de", "dev.json"),
-        databases: sharedData("spider-de", "database"),
-      },
-      store.dir,
-    );
-    expect(r.linkedRuns).toHaveLength(1);
-    expect(traceRow("early")).toMatchObject({ db_id: "concert_singer", gold_count: 2, over_exploration: 1 });
-  });
+  type Row = Record<string, unknown> & { table_sets: string };
+  const traceRow = async (name: string) =>
+    (await sqlite.get("SELECT t.* FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = ?", [name])) as Row;
 
-  it("refuses an upload naming a dataset that does not exist", async () => {
-    await expect(ingestStream(sqlite, chunksOf(jsonl(trace({ name: "x" }))), { dataset: "nope" })).rejects.toThrow(
-      'no dataset named "nope"',
-    );
+  describe("metrics at ingest, against a real Spider-de database", () => {
+    it("measures a trace whose run names its benchmark", async () => {
+      await importDataset(
+        store.sql,
+        {
+          name: "spider-de",
+          format: "spider",
+          questions: sharedData("spider-de", "dev.json"),
+          databases: sharedData("spider-de", "database"),
+        },
+        store.dir,
+      );
+      await ingestStream(sqlite, chunksOf(jsonl(trace({ benchmark: "spider-de" }))));
+      const row = await traceRow("measured");
+      expect(row).toMatchObject({
+        db_id: "concert_singer",
+        exploratory_calls: 3,
+        gold_count: 2,
+        over_exploration: 1,
+        extra_table_count: 1,
+        directive_recall: 1,
+        directive_flag_rate: 1,
+        violation_count: 1,
+        calls_schema_listing: 1,
+        calls_schema_exploration: 2,
+        calls_data_inspection: 2,
+        calls_submission: 1,
+      });
+      expect(row.cost_computed_usd).toBeCloseTo((10_000 * 2.5 + 1_000 * 10) / 1e6);
+      const sets = JSON.parse(row.table_sets);
+      expect(sets).toMatchObject({
+        gold: ["konzert", "stadion"],
+        goldMethod: "explain",
+        explored: ["konzert", "stadion", "sänger"],
+        nonGoldExplored: ["sänger"],
+        final: ["konzert", "sänger", "stadion"],
+        finalMethod: "explain",
+        extra: ["sänger"],
+        violations: ["sänger"],
+      });
+      const steps = await sqlite.all(
+        "SELECT tool_role AS role, tables, exploratory FROM steps WHERE trace_id = ? ORDER BY seq",
+        [row.id as string],
+      );
+      expect(steps[1]).toEqual({ role: "schema_exploration", tables: '["konzert"]', exploratory: 1 });
+      expect(steps[4]).toEqual({ role: "data_inspection", tables: '["konzert"]', exploratory: 0 });
+    });
+
+    it("links traces uploaded before their dataset when it is imported, and recomputes", async () => {
+      await ingestStream(
+        sqlite,
+        chunksOf(
+          jsonl(trace({ name: "early", benchmark: "spider-de-late" }, { question: { id: "22", gold_sql: undefined } })),
+        ),
+      );
+      expect(await traceRow("early")).toMatchObject({ gold_count: null, over_exploration: null, exploratory_calls: 3 });
+      const r = await importDataset(
+        store.sql,
+        {
+          name: "spider-de-late",
+          format: "spider",
+          questions: sharedData("spider-de", "dev.json"),
+          databases: sharedData("spider-de", "database"),
+        },
+        store.dir,
+      );
+      expect(r.linkedRuns).toHaveLength(1);
+      expect(await traceRow("early")).toMatchObject({ db_id: "concert_singer", gold_count: 2, over_exploration: 1 });
+    });
+
+    it("refuses an upload naming a dataset that does not exist", async () => {
+      await expect(ingestStream(sqlite, chunksOf(jsonl(trace({ name: "x" }))), { dataset: "nope" })).rejects.toThrow(
+        'no dataset named "nope"',
+      );
+    });
   });
 });
