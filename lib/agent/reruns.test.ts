@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { openConnection } from "@/lib/db/client";
 import { ingestStream } from "@/lib/ingest/ingest";
-import { postgresSql, sharedHandle, type Sql } from "@/lib/db/sql";
+import type { Sql } from "@/lib/db/sql";
 import { ENGINES, engineStore, type EngineStore } from "@/lib/testing/engines";
-import { tempPostgres } from "@/lib/testing/postgres";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { startFakeOpenAI, type FakeServer } from "@/lib/testing/fake-openai";
 import { hostname } from "node:os";
@@ -13,27 +11,15 @@ import { getRecordedRerun, getRerun, RerunLimitError, startRerun, type RerunJob 
 describe.each(ENGINES)("reruns on the %s store", (engine) => {
   let store: EngineStore;
   let sql: Sql;
-  let open: () => ReturnType<typeof openConnection> | Promise<Sql>;
+  let open: EngineStore["open"];
   const KEY = "sk-test-ECHOED-secret-9a7b3c2d1e";
   let traceId = "";
   let fake: FakeServer | undefined;
   const saved = { ...process.env };
 
   beforeAll(async () => {
-    if (engine === "PostgreSQL") {
-      const pg = await tempPostgres();
-      const files = await engineStore("SQLite"); // a folder for the side files
-      store = { sql: pg.sql, dir: files.dir, cleanup: async () => (await pg.cleanup(), await files.cleanup()) };
-      const shared = await postgresSql(pg.url, { max: 6 }); // one pool, as a server process has (lib/db/store.ts)
-      open = async () => sharedHandle(shared);
-      const cleanup = store.cleanup;
-      store.cleanup = async () => (await shared.close(), await cleanup());
-    } else {
-      store = await engineStore("SQLite");
-      const file = `${store.dir}/store.db`;
-      open = () => openConnection(file);
-    }
-    sql = store.sql;
+    store = await engineStore(engine);
+    ({ sql, open } = store);
     await importSpiderDe(store);
     const report = await ingestStream(
       sql,

@@ -1,8 +1,7 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openConnection } from "@/lib/db/client";
-import { postgresSql, type Sql } from "@/lib/db/sql";
+import type { Sql } from "@/lib/db/sql";
 import { loadComparison } from "@/lib/db/queries/compare";
 import { loadOverview } from "@/lib/db/queries/overview";
 import { evaluateRun } from "@/lib/eval/evaluate-run";
@@ -11,7 +10,6 @@ import { csvResponse } from "@/lib/metrics/csv";
 import { overviewTable } from "@/lib/metrics/exports";
 import { chunksOf } from "@/lib/testing/db";
 import { ENGINES, engineStore, type EngineStore } from "@/lib/testing/engines";
-import { tempPostgres } from "@/lib/testing/postgres";
 import { jsonl, makeStep } from "@/lib/testing/factories";
 import { startFakeOpenAI, type FakeServer, type ReplyFn } from "@/lib/testing/fake-openai";
 import { importSpiderDe } from "@/lib/testing/spider-de";
@@ -23,10 +21,8 @@ import { stopServerWorker } from "./jobs";
 describe.each(ENGINES)("sweeps on the %s store", (engine) => {
   let store: EngineStore;
   let sql: Sql;
-  /** How workers open the store: a SQLite connection of their own, or a small pool on the PostgreSQL test database. */
-  let open: () => ReturnType<typeof openConnection> | Promise<Sql>;
-  /** What a `metron` process needs to reach the store. */
-  let storeEnv: Record<string, string>;
+  let open: EngineStore["open"];
+  let storeEnv: EngineStore["env"];
   const saved = { ...process.env };
   let sourceRun = "";
   /** 40 questions of Spider-de with distinct texts: even ones answered right in the source run, odd ones wrong. */
@@ -54,19 +50,8 @@ describe.each(ENGINES)("sweeps on the %s store", (engine) => {
     ((await sql.get(text, params)) as { n: number }).n;
 
   beforeAll(async () => {
-    if (engine === "PostgreSQL") {
-      const pg = await tempPostgres();
-      const files = await engineStore("SQLite"); // a folder for the side files; its store stays empty
-      store = { sql: pg.sql, dir: files.dir, cleanup: async () => (await pg.cleanup(), await files.cleanup()) };
-      open = () => postgresSql(pg.url, { max: 2 });
-      storeEnv = { DATABASE_URL: pg.url, DATABASE_PATH: `${files.dir}/store.db` };
-    } else {
-      store = await engineStore("SQLite");
-      const file = `${store.dir}/store.db`;
-      open = () => openConnection(file);
-      storeEnv = { DATABASE_PATH: file };
-    }
-    sql = store.sql;
+    store = await engineStore(engine);
+    ({ sql, open, env: storeEnv } = store);
     await importSpiderDe(store);
     const rows = (await sql.all(
       "SELECT question_id AS id, text, gold_sql AS gold FROM questions WHERE dataset_id = 'spider-de' ORDER BY position",

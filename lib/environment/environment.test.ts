@@ -11,7 +11,6 @@ import { SqlSandbox } from "@/lib/sql/sandbox/sandbox";
 import { ingestAuto } from "@/lib/ingest/ingest-auto";
 import type { Sql } from "@/lib/db/sql";
 import { ENGINES, engineStore, type EngineStore } from "@/lib/testing/engines";
-import { tempPostgres } from "@/lib/testing/postgres";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { loadQuestionFrom } from "./database-info";
 import { directivesFor } from "./directives";
@@ -25,15 +24,8 @@ describe.each(ENGINES)("on the %s store", (engine) => {
   /** What a `metron` process needs to reach the store. */
   let storeEnv: Record<string, string>;
   beforeAll(async () => {
-    if (engine === "PostgreSQL") {
-      const pg = await tempPostgres();
-      const files = await engineStore("SQLite"); // a folder for the side files
-      store = { sql: pg.sql, dir: files.dir, cleanup: async () => (await pg.cleanup(), await files.cleanup()) };
-      storeEnv = { DATABASE_URL: pg.url, DATABASE_PATH: path.join(files.dir, "store.db") };
-    } else {
-      store = await engineStore("SQLite");
-      storeEnv = { DATABASE_PATH: path.join(store.dir, "store.db") };
-    }
+    store = await engineStore(engine);
+    storeEnv = store.env;
     sqlite = store.sql;
     await importSpiderDe(store);
   }, 120_000);
