@@ -121,16 +121,24 @@ export function ingestStream(
   return withIngestLock(() => runIngest(store, chunks, options));
 }
 
+/** What an upload starts with, on either engine: its limits, its record and the run name a file without one gets. */
+function uploadOf(options: IngestOptions) {
+  const limits = ingestLimits();
+  return {
+    limits,
+    maxLineBytes: options.maxLineBytes ?? limits.maxLineBytes,
+    upload: { id: randomUUID(), source: options.source ?? "cli", fileName: options.fileName } as UploadInfo,
+    fallbackName: options.fileName ? options.fileName.replace(/\.(jsonl|json|ndjson)$/i, "") : "unnamed run",
+  };
+}
+
 /** The ingest itself, outside this process's upload queue (other processes do not share that queue either). */
 export async function runIngest(
   sqlite: Database.Database,
   chunks: AsyncIterable<Uint8Array>,
   options: IngestOptions,
 ): Promise<IngestReport> {
-  const limits = ingestLimits();
-  const maxLineBytes = options.maxLineBytes ?? limits.maxLineBytes;
-  const upload: UploadInfo = { id: randomUUID(), source: options.source ?? "cli", fileName: options.fileName };
-  const fallbackName = options.fileName ? options.fileName.replace(/\.(jsonl|json|ndjson)$/i, "") : "unnamed run";
+  const { limits, maxLineBytes, upload, fallbackName } = uploadOf(options);
   let datasetId: string | undefined;
   if (options.dataset) {
     const row = sqlite
@@ -222,10 +230,7 @@ export async function runIngestSql(
   chunks: AsyncIterable<Uint8Array>,
   options: IngestOptions,
 ): Promise<IngestReport> {
-  const limits = ingestLimits();
-  const maxLineBytes = options.maxLineBytes ?? limits.maxLineBytes;
-  const upload: UploadInfo = { id: randomUUID(), source: options.source ?? "cli", fileName: options.fileName };
-  const fallbackName = options.fileName ? options.fileName.replace(/\.(jsonl|json|ndjson)$/i, "") : "unnamed run";
+  const { limits, maxLineBytes, upload, fallbackName } = uploadOf(options);
   return sql.transaction(async (tx) => {
     const lookups = await PreloadedLookups.load(tx);
     let datasetId: string | undefined;

@@ -7,7 +7,7 @@
  */
 import type { Param, Sql } from "@/lib/db/sql";
 import { ToolCounter } from "./measure";
-import { runRef, type RunRef, type UploadInfo } from "./persist";
+import { FINISH_UPLOAD, finishValues, runRef, type RunRef, type UploadInfo } from "./persist";
 import { STEP_COLUMNS, TRACE_COLUMNS, type PreparedTrace } from "./prepare";
 
 /** Rows per statement: PostgreSQL takes at most 65,535 parameters. */
@@ -196,18 +196,7 @@ export class SqlPersister {
         `UPDATE runs SET version = version + 1 WHERE id IN (${runs.map(() => "?").join(", ")})`,
         runs.map((r) => r.id),
       );
-    await this.tx.run(
-      "UPDATE uploads SET bytes = ?, lines = ?, inserted = ?, duplicates = ?, error_count = ?, run_ids = ? WHERE id = ?",
-      [
-        totals.bytes,
-        totals.lines,
-        this.inserted,
-        this.duplicates,
-        totals.errors,
-        JSON.stringify(runs.map((r) => r.id)),
-        this.upload.id,
-      ],
-    );
+    await this.tx.run(FINISH_UPLOAD, finishValues(this.upload, totals, this, runs));
     return runs;
   }
 }

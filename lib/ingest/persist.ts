@@ -43,6 +43,27 @@ export function runRoles(sqlite: Database.Database, toolRoles?: Record<string, s
   };
 }
 
+/** The upload's totals, written when it commits (either engine). */
+export const FINISH_UPLOAD =
+  "UPDATE uploads SET bytes = ?, lines = ?, inserted = ?, duplicates = ?, error_count = ?, run_ids = ? WHERE id = ?";
+
+export function finishValues(
+  upload: UploadInfo,
+  totals: { bytes: number; lines: number; errors: number },
+  counts: { inserted: number; duplicates: number },
+  runs: RunRef[],
+): [number, number, number, number, number, string, string] {
+  return [
+    totals.bytes,
+    totals.lines,
+    counts.inserted,
+    counts.duplicates,
+    totals.errors,
+    JSON.stringify(runs.map((r) => r.id)),
+    upload.id,
+  ];
+}
+
 /** A run as an upload's report names it, with what the file did not say. */
 export function runRef(p: PreparedTrace): RunRef {
   return {
@@ -90,9 +111,7 @@ export class Persister {
       blob: s.prepare(`INSERT OR IGNORE INTO blobs (hash, content) VALUES (?, ?)`),
       error: s.prepare(`INSERT INTO upload_errors (upload_id, line, message) VALUES (?, ?, ?)`),
       upload: s.prepare(`INSERT INTO uploads (id, source, file_name) VALUES (?, ?, ?)`),
-      finish: s.prepare(
-        `UPDATE uploads SET bytes = ?, lines = ?, inserted = ?, duplicates = ?, error_count = ?, run_ids = ? WHERE id = ?`,
-      ),
+      finish: s.prepare(FINISH_UPLOAD),
     };
   }
 
@@ -173,15 +192,7 @@ export class Persister {
     this.tools.flush(this.sqlite);
     const bump = this.sqlite.prepare("UPDATE runs SET version = version + 1 WHERE id = ?");
     for (const r of runs) bump.run(r.id);
-    this.statements.finish.run(
-      totals.bytes,
-      totals.lines,
-      this.inserted,
-      this.duplicates,
-      totals.errors,
-      JSON.stringify(runs.map((r) => r.id)),
-      this.upload.id,
-    );
+    this.statements.finish.run(...finishValues(this.upload, totals, this, runs));
     this.sqlite.exec("COMMIT");
     this.open = false;
     return runs;
