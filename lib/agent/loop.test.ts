@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Sql } from "@/lib/db/sql";
+import { afterAll, describe, expect, it } from "vitest";
 import { loadQuestionFrom } from "@/lib/environment/database-info";
 import { directivesFor } from "@/lib/environment/directives";
 import { SqlEnvironment } from "@/lib/environment/tools";
 import { ingestStream } from "@/lib/ingest/ingest";
-import { ENGINES, engineStore, type EngineStore } from "@/lib/testing/engines";
+import { ENGINES, useEngineStore } from "@/lib/testing/engines";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { startFakeOpenAI, type FakeServer } from "@/lib/testing/fake-openai";
 import { runAgentLoop } from "./loop";
@@ -14,17 +13,12 @@ import { createSimulatedModel, SIMULATED_POLICIES } from "./simulated";
 const KEY = "sk-test-SECRET-do-not-leak-4f1c";
 
 describe.each(ENGINES)("on the %s store", (engine) => {
-  let store: EngineStore;
-  let sqlite: Sql;
-  let fake: FakeServer | undefined;
-  beforeAll(async () => {
-    store = await engineStore(engine);
-    sqlite = store.sql;
+  const store = useEngineStore(engine, async () => {
     await importSpiderDe(store);
-  }, 120_000);
+  });
+  let fake: FakeServer | undefined;
   afterAll(async () => {
     await fake?.close();
-    await store.cleanup();
   });
 
   const GOLD_22 =
@@ -32,13 +26,13 @@ describe.each(ENGINES)("on the %s store", (engine) => {
 
   async function ingestTrace(trace: Record<string, unknown>) {
     const report = await ingestStream(
-      sqlite,
+      store.sql,
       (async function* () {
         yield Buffer.from(JSON.stringify(trace) + "\n");
       })(),
     );
     expect(report.errors).toEqual([]);
-    return (await sqlite.get("SELECT * FROM traces WHERE run_id = ? ORDER BY created_at DESC", [
+    return (await store.sql.get("SELECT * FROM traces WHERE run_id = ? ORDER BY created_at DESC", [
       report.runs[0].id,
     ])) as Record<string, unknown>;
   }
@@ -61,7 +55,7 @@ describe.each(ENGINES)("on the %s store", (engine) => {
         { text: "done" },
       ]);
       const env = { ...process.env, METRON_OPENAI_COMPATIBLE_URL: fake.url, METRON_OPENAI_COMPATIBLE_KEY: KEY };
-      const { question, database } = await loadQuestionFrom(sqlite, "spider-de", "22");
+      const { question, database } = await loadQuestionFrom(store.sql, "spider-de", "22");
       const envr = new SqlEnvironment(question, database, {
         variant: "none",
         directives: null,
@@ -91,7 +85,7 @@ describe.each(ENGINES)("on the %s store", (engine) => {
         gold_count: 2,
         over_exploration: 0,
       });
-      const steps = await sqlite.all("SELECT tool, input_tokens FROM steps WHERE trace_id = ? ORDER BY seq", [
+      const steps = await store.sql.all("SELECT tool, input_tokens FROM steps WHERE trace_id = ? ORDER BY seq", [
         t.id as string,
       ]);
       expect(steps).toEqual([
@@ -100,10 +94,10 @@ describe.each(ENGINES)("on the %s store", (engine) => {
         { tool: "describe_table", input_tokens: null },
         { tool: "submit_final_query", input_tokens: 900 },
       ]);
-      const stored = await sqlite.all<{ t: string }>(
+      const stored = await store.sql.all<{ t: string }>(
         "SELECT coalesce(meta,'') || coalesce(directives,'') || coalesce(final_sql,'') AS t FROM traces",
       );
-      const stepText = await sqlite.all<{ t: string }>(
+      const stepText = await store.sql.all<{ t: string }>(
         "SELECT coalesce(args,'') || coalesce(result,'') || coalesce(content,'') AS t FROM steps",
       );
       expect([...stored, ...stepText].map((r) => r.t).join("")).not.toContain(KEY);
@@ -114,7 +108,7 @@ describe.each(ENGINES)("on the %s store", (engine) => {
     it("stops at the step limit and at the wall-time limit", async () => {
       fake = await startFakeOpenAI([{ toolCalls: [{ name: "list_tables", args: {} }] }]); // never submits
       const env = { ...process.env, METRON_OPENAI_COMPATIBLE_URL: fake.url };
-      const { question, database } = await loadQuestionFrom(sqlite, "spider-de", "22");
+      const { question, database } = await loadQuestionFrom(store.sql, "spider-de", "22");
       const e1 = new SqlEnvironment(question, database, { variant: "none", directives: null });
       const r1 = await runAgentLoop({
         model: languageModel("compatible", "m", env),
@@ -148,7 +142,7 @@ describe.each(ENGINES)("on the %s store", (engine) => {
         { toolCalls: [{ name: "list_tables", args: {} }] },
         { error: 500, message: "the model is on fire" },
       ]);
-      const { question, database } = await loadQuestionFrom(sqlite, "spider-de", "22");
+      const { question, database } = await loadQuestionFrom(store.sql, "spider-de", "22");
       const e = new SqlEnvironment(question, database, { variant: "none", directives: null });
       const r = await runAgentLoop({
         model: languageModel("compatible", "m", { ...process.env, METRON_OPENAI_COMPATIBLE_URL: fake.url }),
@@ -167,7 +161,7 @@ describe.each(ENGINES)("on the %s store", (engine) => {
 
   describe("the simulated policy runs the real loop and tools", () => {
     it("explores gold tables, fewer distractors under oracle directives, and submits", async () => {
-      const { question, database } = await loadQuestionFrom(sqlite, "spider-de", "22");
+      const { question, database } = await loadQuestionFrom(store.sql, "spider-de", "22");
       const sim = {
         id: "22",
         goldSql: question.goldSql!,

@@ -2,6 +2,7 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ENGINES, engineStore, type EngineStore } from "@/lib/testing/engines";
 import { sharedData } from "@/lib/testing/shared-data";
+import { importSpiderDe } from "@/lib/testing/spider-de";
 import { extractTablesWithParser } from "@/lib/sql/extract-tables";
 import type { TableInfo } from "@/lib/db/schema";
 import { importDataset } from "./import-dataset";
@@ -161,16 +162,7 @@ describe.each(ENGINES)("on the %s store", (engine) => {
 
   describe("Spider-de over its real databases", () => {
     it("imports 1030 questions over 20 databases, gold tables with non-ASCII names, file hashes recorded", async () => {
-      const r = await importDataset(
-        store.sql,
-        {
-          name: "spider-de",
-          format: "spider",
-          questions: sharedData("spider-de", "dev.json"),
-          databases: sharedData("spider-de", "database"),
-        },
-        store.dir,
-      );
+      const r = await importSpiderDe(store);
       expect(r).toMatchObject({ questions: 1030, databases: 20, schemaOnly: false, questionsWithoutDatabase: 0 });
       const first = (await goldOf("spider-de"))[0];
       expect(JSON.parse(first.tables!)).toEqual(["sänger"]);

@@ -1,29 +1,22 @@
 import { createReadStream, readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importDataset } from "@/lib/datasets/import-dataset";
-import type { Sql } from "@/lib/db/sql";
+import { describe, expect, it } from "vitest";
 import { chunksOf } from "@/lib/testing/db";
-import { ENGINES, engineStore, type EngineStore } from "@/lib/testing/engines";
+import { ENGINES, useEngineStore } from "@/lib/testing/engines";
 import { sharedData } from "@/lib/testing/shared-data";
+import { importSpiderDe } from "@/lib/testing/spider-de";
 import { ingestAuto } from "./ingest-auto";
 
 const CLAUDE_FILE = "representative_messages.jsonl";
 
 describe.each(ENGINES)("on the %s store", (engine) => {
-  let store: EngineStore;
-  let sqlite: Sql;
-  beforeAll(async () => {
-    store = await engineStore(engine);
-    sqlite = store.sql;
-  });
-  afterAll(() => store.cleanup());
+  const store = useEngineStore(engine);
   const row = (runName: string) =>
-    sqlite.all("SELECT t.* FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = ?", [runName]);
+    store.sql.all("SELECT t.* FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = ?", [runName]);
 
   describe("ingestAuto on real foreign files", () => {
     it("Spider-Agent: one trace, no final answer → no_submission, execution calls classified", async () => {
       const report = await ingestAuto(
-        sqlite,
+        store.sql,
         createReadStream(sharedData("traces", "spider-agent", "spider-agent-tc_claude-3-7-sonnet_sf_bq024.json")),
         {
           fileName: "spider-agent.json",
@@ -45,7 +38,7 @@ describe.each(ENGINES)("on the %s store", (engine) => {
 
     it("LiveSQLBench: three tasks, one passed", async () => {
       const report = await ingestAuto(
-        sqlite,
+        store.sql,
         createReadStream(sharedData("traces", "livesqlbench-adk", "single_turn_samples.json")),
         { defaults: { name: "livesql", system: "ADK agent", model: "unknown" } },
       );
@@ -59,16 +52,7 @@ describe.each(ENGINES)("on the %s store", (engine) => {
     });
 
     it("links a session to its question by the first user message", async () => {
-      await importDataset(
-        store.sql,
-        {
-          name: "spider-de",
-          format: "spider",
-          questions: sharedData("spider-de", "dev.json"),
-          databases: sharedData("spider-de", "database"),
-        },
-        store.dir,
-      );
+      await importSpiderDe(store);
       const question = (
         JSON.parse(readFileSync(sharedData("spider-de", "dev.json"), "utf8")) as { question: string }[]
       )[22].question;
@@ -79,7 +63,7 @@ describe.each(ENGINES)("on the %s store", (engine) => {
           content: [{ type: "tool_use", id: "t1", name: "submit_final_query", input: { query: "SELECT 1" } }],
         },
       ]);
-      const report = await ingestAuto(sqlite, chunksOf(session), {
+      const report = await ingestAuto(store.sql, chunksOf(session), {
         dataset: "spider-de",
         defaults: { name: "claude session", system: "s", model: "m" },
       });
@@ -92,7 +76,7 @@ describe.each(ENGINES)("on the %s store", (engine) => {
     it("a canonical file whose first line is broken still streams as canonical, the line reported by number", async () => {
       const good = (id: string) =>
         JSON.stringify({ run: { name: "broken-first", system: "s", model: "m" }, question: { id }, steps: [] });
-      const report = await ingestAuto(sqlite, chunksOf(`{not json\n${good("a")}\n${good("b")}\n`, 7));
+      const report = await ingestAuto(store.sql, chunksOf(`{not json\n${good("a")}\n${good("b")}\n`, 7));
       expect(report).toMatchObject({
         format: "canonical",
         inserted: 2,
@@ -109,7 +93,7 @@ describe.each(ENGINES)("on the %s store", (engine) => {
         Buffer.from([0x7b, 0xff, 0xfe, 0x7d, 0x0a]),
         Buffer.from(lines.slice(1).join("\n")),
       ]);
-      const report = await ingestAuto(sqlite, chunksOf(broken), {
+      const report = await ingestAuto(store.sql, chunksOf(broken), {
         defaults: { name: "cc-utf8", system: "s", model: "m" },
       });
       expect(report.format).toBe("claude-code");
@@ -118,7 +102,7 @@ describe.each(ENGINES)("on the %s store", (engine) => {
     });
 
     it("refuses a file of no known format, naming the formats", async () => {
-      await expect(ingestAuto(sqlite, chunksOf("just some text\n"))).rejects.toThrow(
+      await expect(ingestAuto(store.sql, chunksOf("just some text\n"))).rejects.toThrow(
         /Supported formats: canonical, openai-messages/,
       );
     });

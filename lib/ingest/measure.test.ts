@@ -1,20 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Sql } from "@/lib/db/sql";
+import { describe, expect, it } from "vitest";
 import { importDataset } from "@/lib/datasets/import-dataset";
 import { chunksOf } from "@/lib/testing/db";
-import { ENGINES, engineStore, type EngineStore } from "@/lib/testing/engines";
+import { ENGINES, useEngineStore } from "@/lib/testing/engines";
 import { jsonl } from "@/lib/testing/factories";
 import { sharedData } from "@/lib/testing/shared-data";
+import { importSpiderDe } from "@/lib/testing/spider-de";
 import { ingestStream } from "./ingest";
 
 describe.each(ENGINES)("on the %s store", (engine) => {
-  let store: EngineStore;
-  let sqlite: Sql;
-  beforeAll(async () => {
-    store = await engineStore(engine);
-    sqlite = store.sql;
-  });
-  afterAll(() => store.cleanup());
+  const store = useEngineStore(engine);
 
   // Spider-de question 22: "SELECT T2.name, count(*) FROM konzert AS T1 JOIN stadion AS T2 …" — gold tables konzert, stadion.
   const trace = (run: object, extra: object = {}) => ({
@@ -43,21 +37,12 @@ describe.each(ENGINES)("on the %s store", (engine) => {
 
   type Row = Record<string, unknown> & { table_sets: string };
   const traceRow = async (name: string) =>
-    (await sqlite.get("SELECT t.* FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = ?", [name])) as Row;
+    (await store.sql.get("SELECT t.* FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = ?", [name])) as Row;
 
   describe("metrics at ingest, against a real Spider-de database", () => {
     it("measures a trace whose run names its benchmark", async () => {
-      await importDataset(
-        store.sql,
-        {
-          name: "spider-de",
-          format: "spider",
-          questions: sharedData("spider-de", "dev.json"),
-          databases: sharedData("spider-de", "database"),
-        },
-        store.dir,
-      );
-      await ingestStream(sqlite, chunksOf(jsonl(trace({ benchmark: "spider-de" }))));
+      await importSpiderDe(store);
+      await ingestStream(store.sql, chunksOf(jsonl(trace({ benchmark: "spider-de" }))));
       const row = await traceRow("measured");
       expect(row).toMatchObject({
         db_id: "concert_singer",
@@ -85,7 +70,7 @@ describe.each(ENGINES)("on the %s store", (engine) => {
         extra: ["sänger"],
         violations: ["sänger"],
       });
-      const steps = await sqlite.all(
+      const steps = await store.sql.all(
         "SELECT tool_role AS role, tables, exploratory FROM steps WHERE trace_id = ? ORDER BY seq",
         [row.id as string],
       );
@@ -95,7 +80,7 @@ describe.each(ENGINES)("on the %s store", (engine) => {
 
     it("links traces uploaded before their dataset when it is imported, and recomputes", async () => {
       await ingestStream(
-        sqlite,
+        store.sql,
         chunksOf(
           jsonl(trace({ name: "early", benchmark: "spider-de-late" }, { question: { id: "22", gold_sql: undefined } })),
         ),
@@ -116,7 +101,7 @@ describe.each(ENGINES)("on the %s store", (engine) => {
     });
 
     it("refuses an upload naming a dataset that does not exist", async () => {
-      await expect(ingestStream(sqlite, chunksOf(jsonl(trace({ name: "x" }))), { dataset: "nope" })).rejects.toThrow(
+      await expect(ingestStream(store.sql, chunksOf(jsonl(trace({ name: "x" }))), { dataset: "nope" })).rejects.toThrow(
         'no dataset named "nope"',
       );
     });

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { chunksOf } from "@/lib/testing/db";
-import { ENGINES, engineStore, type EngineStore } from "@/lib/testing/engines";
+import { ENGINES, useEngineStore } from "@/lib/testing/engines";
 import { sharedData } from "@/lib/testing/shared-data";
 import { ingestAuto } from "./ingest-auto";
 import { streamSpecFor } from "./stream-foreign";
@@ -14,11 +14,7 @@ afterEach(() => {
 });
 
 describe.each(ENGINES)("foreign files streamed element by element (%s store)", (engine) => {
-  let store: EngineStore;
-  beforeAll(async () => {
-    store = await engineStore(engine);
-  });
-  afterAll(() => store.cleanup());
+  const store = useEngineStore(engine);
 
   it("reads a LiveSQLBench file far over the whole-read limit, one result at a time (the real sample, repeated)", async () => {
     const real = JSON.parse(

@@ -1,25 +1,19 @@
 /** Issue-level checks of what Metron measures, through the real ingest on Spider-de (real databases and gold SQL). */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { getRunAggregates } from "@/lib/db/queries/runs";
 import { listTraces } from "@/lib/db/queries/traces";
 import { computeDirectiveSavings } from "@/lib/environment/directive-savings";
 import { chunksOf } from "@/lib/testing/db";
-import type { Sql } from "@/lib/db/sql";
-import { ENGINES, engineStore, type EngineStore } from "@/lib/testing/engines";
+import { ENGINES, useEngineStore } from "@/lib/testing/engines";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { jsonl, makeStep } from "@/lib/testing/factories";
 import { ingestStream } from "./ingest";
 import { recomputeRun } from "./recompute";
 
 describe.each(ENGINES)("on the %s store", (engine) => {
-  let store: EngineStore;
-  let sqlite: Sql;
-  beforeAll(async () => {
-    store = await engineStore(engine);
-    sqlite = store.sql;
+  const store = useEngineStore(engine, async () => {
     await importSpiderDe(store);
-  }, 120_000);
-  afterAll(() => store.cleanup());
+  });
 
   const run = { name: "validity", system: "No Directives", model: "gpt-test", benchmark: "spider-de" };
   const describeCall = (table: string) => makeStep({ tool: "describe_table", args: { table_name: table } });
@@ -28,7 +22,7 @@ describe.each(ENGINES)("on the %s store", (engine) => {
     it("a failing gold query means unknown gold tables in the trace, the run figures and the CSV", async () => {
       // Question 2's gold SQL fails on the translation artefact `alter`; question 0's compiles.
       const report = await ingestStream(
-        sqlite,
+        store.sql,
         chunksOf(
           jsonl(
             {
@@ -46,7 +40,7 @@ describe.each(ENGINES)("on the %s store", (engine) => {
           ),
         ),
       );
-      const rows = (await sqlite.all(
+      const rows = (await store.sql.all(
         "SELECT question_id AS q, gold_count AS gold, over_exploration AS over, extra_table_count AS extra, table_sets AS sets FROM traces WHERE run_id = ? ORDER BY q",
         [report.runs[0].id],
       )) as {
@@ -74,7 +68,7 @@ describe.each(ENGINES)("on the %s store", (engine) => {
 
     it("measures and evaluates the SQL inside a Markdown fence, and says so in the report", async () => {
       const report = await ingestStream(
-        sqlite,
+        store.sql,
         chunksOf(
           jsonl(
             {
@@ -82,7 +76,7 @@ describe.each(ENGINES)("on the %s store", (engine) => {
               question: { id: "22" },
               steps: [],
               final_sql:
-                "Here is the query:\n```sqlite\nSELECT T2.name, count(*) FROM konzert AS T1 JOIN stadion AS T2 ON T1.stadion_id = T2.stadion_id JOIN sänger AS S ON 1 GROUP BY T1.stadion_id\n```",
+                "Here is the query:\n```store.sql\nSELECT T2.name, count(*) FROM konzert AS T1 JOIN stadion AS T2 ON T1.stadion_id = T2.stadion_id JOIN sänger AS S ON 1 GROUP BY T1.stadion_id\n```",
             },
             {
               run: { ...run, name: "fenced" },
@@ -96,7 +90,7 @@ describe.each(ENGINES)("on the %s store", (engine) => {
       expect(report.warnings).toEqual([
         { line: 1, message: expect.stringMatching(/extracted from a Markdown code fence/) },
       ]);
-      const t = (await sqlite.get(
+      const t = (await store.sql.get(
         "SELECT final_sql AS raw, extra_table_count AS extra, table_sets AS sets FROM traces WHERE run_id = ? AND question_id = '22'",
         [report.runs[0].id],
       )) as { raw: string; extra: number; sets: string };
@@ -108,7 +102,7 @@ describe.each(ENGINES)("on the %s store", (engine) => {
     it("counts empty-result probes and marks the refinement, and recompute keeps them", async () => {
       const probe = (query: string, result: string) => makeStep({ tool: "read_query", args: { query }, result });
       const report = await ingestStream(
-        sqlite,
+        store.sql,
         chunksOf(
           jsonl({
             run: { ...run, name: "sde" },
@@ -131,8 +125,8 @@ describe.each(ENGINES)("on the %s store", (engine) => {
       );
       const runId = report.runs[0].id;
       const read = async () => ({
-        trace: await sqlite.get("SELECT empty_probe_count AS n FROM traces WHERE run_id = ?", [runId]),
-        steps: await sqlite.all(
+        trace: await store.sql.get("SELECT empty_probe_count AS n FROM traces WHERE run_id = ?", [runId]),
+        steps: await store.sql.all(
           "SELECT seq, empty_result AS empty, refines FROM steps WHERE trace_id = (SELECT id FROM traces WHERE run_id = ?) ORDER BY seq",
           [runId],
         ),
@@ -147,13 +141,13 @@ describe.each(ENGINES)("on the %s store", (engine) => {
         ],
       };
       expect(await read()).toEqual(expected);
-      await recomputeRun(sqlite, runId);
+      await recomputeRun(store.sql, runId);
       expect(await read()).toEqual(expected);
     });
 
     it("estimates what oracle directives would have saved for a run without directives", async () => {
       const report = await ingestStream(
-        sqlite,
+        store.sql,
         chunksOf(
           jsonl(
             // Gold of 0: sänger. Four exploratory calls, two on non-gold tables the oracle flags.
@@ -171,7 +165,7 @@ describe.each(ENGINES)("on the %s store", (engine) => {
           ),
         ),
       );
-      const savings = (await computeDirectiveSavings(sqlite, report.runs[0].id, { indexDir: store.dir }))!;
+      const savings = (await computeDirectiveSavings(store.sql, report.runs[0].id, { indexDir: store.dir }))!;
       // Measured (4 − 1) / 1 = 300 %; the oracle saves the konzert and stadion calls (not the call on no table): (2 − 1) / 1.
       expect(savings.oracle).toMatchObject({ traces: 1, exploratory: 4, saved: 2, gold: 1, measured: 3, estimated: 1 });
       expect(savings.computed.traces).toBe(1);

@@ -1,10 +1,10 @@
 import { parse } from "csv-parse/sync";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loadOverview } from "@/lib/db/queries/overview";
 import { listTraces, listTraceTexts } from "@/lib/db/queries/traces";
 import { ingestStream } from "@/lib/ingest/ingest";
 import { chunksOf } from "@/lib/testing/db";
-import { ENGINES, engineStore, type EngineStore } from "@/lib/testing/engines";
+import { ENGINES, useEngineStore } from "@/lib/testing/engines";
 import { jsonl } from "@/lib/testing/factories";
 import { csvResponse } from "./csv";
 import { overviewTable, tracesTable } from "./exports";
@@ -18,11 +18,7 @@ async function cells(response: Response): Promise<string[]> {
 }
 
 describe.each(ENGINES)("CSV exports cannot attack a spreadsheet (%s store)", (engine) => {
-  let store: EngineStore;
-  beforeAll(async () => {
-    store = await engineStore(engine);
-  });
-  afterAll(() => store.cleanup());
+  const store = useEngineStore(engine);
 
   it("escapes question ids, run names, models and systems that start with =, +, -, @, tab or CR", async () => {
     const lines = HOSTILE.map((h, i) => ({

@@ -2,13 +2,13 @@ import { JsonTraceSerializer, ProtobufTraceSerializer } from "@opentelemetry/otl
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import { gzipSync } from "node:zlib";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { runAgentLoop } from "@/lib/agent/loop";
 import { languageModel } from "@/lib/agent/providers";
-import { sharedHandle, type Sql } from "@/lib/db/sql";
+import { sharedHandle } from "@/lib/db/sql";
 import { loadQuestionFrom } from "@/lib/environment/database-info";
 import { SqlEnvironment } from "@/lib/environment/tools";
-import { ENGINES, engineStore, type EngineStore } from "@/lib/testing/engines";
+import { ENGINES, useEngineStore } from "@/lib/testing/engines";
 import { startFakeOpenAI, type FakeServer } from "@/lib/testing/fake-openai";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { decodeExportRequest } from "./decode";
@@ -16,17 +16,12 @@ import { registerContextManager } from "./emit";
 import { assembleGroups, receiveSpans } from "./receiver";
 
 describe.each(ENGINES)("on the %s store", (engine) => {
-  let store: EngineStore;
-  let sqlite: Sql;
-  let fake: FakeServer | undefined;
-  beforeAll(async () => {
-    store = await engineStore(engine);
-    sqlite = store.sql;
+  const store = useEngineStore(engine, async () => {
     await importSpiderDe(store);
-  }, 120_000);
+  });
+  let fake: FakeServer | undefined;
   afterAll(async () => {
     await fake?.close();
-    await store.cleanup();
   });
 
   const GOLD_22 =
@@ -53,7 +48,7 @@ describe.each(ENGINES)("on the %s store", (engine) => {
         spanProcessors: [new SimpleSpanProcessor({ exporter })],
       });
       const env = { ...process.env, METRON_OPENAI_COMPATIBLE_URL: fake.url, METRON_OPENAI_COMPATIBLE_KEY: "sk-x" };
-      const { question, database } = await loadQuestionFrom(sqlite, "spider-de", "22");
+      const { question, database } = await loadQuestionFrom(store.sql, "spider-de", "22");
       const envr = new SqlEnvironment(question, database, { variant: "none", directives: null });
       const result = await runAgentLoop({
         model: languageModel("compatible", "fake-model", env),
@@ -83,14 +78,14 @@ describe.each(ENGINES)("on the %s store", (engine) => {
           ?.sort();
       expect(ids(proto)).toEqual(ids(json));
 
-      const received = await receiveSpans(sqlite, proto);
+      const received = await receiveSpans(store.sql, proto);
       expect(received).toMatchObject({ accepted: spans.length, duplicates: 0, rejected: 0 });
       expect(received.complete).toHaveLength(1); // the root span (ai.generateText) arrived
-      const outcomes = await assembleGroups(sqlite, () => sharedHandle(sqlite), { groups: received.complete });
+      const outcomes = await assembleGroups(store.sql, () => sharedHandle(store.sql), { groups: received.complete });
       expect(outcomes).toMatchObject([{ inserted: 1, errors: [] }]);
 
-      const trace =
-        (await sqlite.get(`SELECT t.id, t.question_id, t.input_tokens, t.output_tokens, t.exploratory_calls, t.gold_count, t.final_sql, r.name, r.system, r.model
+      const trace = (await store.sql
+        .get(`SELECT t.id, t.question_id, t.input_tokens, t.output_tokens, t.exploratory_calls, t.gold_count, t.final_sql, r.name, r.system, r.model
          FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = 'otel run'`)) as Record<string, unknown>;
       expect(trace).toMatchObject({
         question_id: "22",
@@ -102,7 +97,7 @@ describe.each(ENGINES)("on the %s store", (engine) => {
         system: "ai-sdk-agent",
         model: "compatible:fake-model", // metron.run.model, which the loop sets
       });
-      const steps = (await sqlite.all(
+      const steps = (await store.sql.all(
         "SELECT tool, args, result FROM steps WHERE trace_id = ? AND type = 'tool_call' ORDER BY seq",
         [trace.id as string],
       )) as { tool: string; args: string; result: string | null }[];
@@ -111,9 +106,9 @@ describe.each(ENGINES)("on the %s store", (engine) => {
       expect(steps[1].result).toContain("konzert");
 
       // Sent again (an exporter's retry): every span is a duplicate, nothing is stored.
-      const again = await receiveSpans(sqlite, json);
+      const again = await receiveSpans(store.sql, json);
       expect(again).toMatchObject({ accepted: 0, duplicates: spans.length, complete: [] });
-      expect(await sqlite.get("SELECT count(*) AS n FROM traces")).toMatchObject({ n: 1 });
+      expect(await store.sql.get("SELECT count(*) AS n FROM traces")).toMatchObject({ n: 1 });
     });
   });
 });

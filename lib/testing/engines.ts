@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { openConnection } from "@/lib/db/client";
 import { postgresSql, sharedHandle, type Sql } from "@/lib/db/sql";
+import { afterAll, beforeAll } from "vitest";
 import { tempDb } from "./db";
 import { tempPostgres, testPostgresUrl } from "./postgres";
 
@@ -51,4 +52,18 @@ export async function engineStore(engine: Engine): Promise<EngineStore> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The engine's store for the tests of a describe block: made (and `setup` run on it) before them, removed after.
+ * The object is filled in by then; read it inside tests and hooks.
+ */
+export function useEngineStore(engine: Engine, setup?: (store: EngineStore) => Promise<unknown>): EngineStore {
+  const holder = {} as EngineStore;
+  beforeAll(async () => {
+    Object.assign(holder, await engineStore(engine));
+    await setup?.(holder);
+  }, 120_000);
+  afterAll(async () => holder.cleanup?.());
+  return holder;
 }

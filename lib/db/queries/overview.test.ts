@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ingestStream } from "@/lib/ingest/ingest";
 import { chunksOf } from "@/lib/testing/db";
-import { ENGINES, engineStore, type EngineStore } from "@/lib/testing/engines";
+import { ENGINES, useEngineStore } from "@/lib/testing/engines";
 import { loadOverview } from "./overview";
 
 const line = (q: string, correct: boolean) =>
@@ -13,11 +13,7 @@ const line = (q: string, correct: boolean) =>
   }) + "\n";
 
 describe.each(ENGINES)("the Experiments overview, memoised by its runs' versions (%s store)", (engine) => {
-  let store: EngineStore;
-  beforeAll(async () => {
-    store = await engineStore(engine);
-  });
-  afterAll(() => store.cleanup());
+  const store = useEngineStore(engine);
 
   it("is served from memory while no run changes, and recomputed as soon as one does", async () => {
     await ingestStream(store.sql, chunksOf(line("1", true)));

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sharedHandle, type Sql } from "@/lib/db/sql";
+import { describe, expect, it } from "vitest";
+import { sharedHandle } from "@/lib/db/sql";
 import { assembleGroups, receiveSpans } from "@/lib/otel/receiver";
-import { ENGINES, engineStore, type EngineStore } from "@/lib/testing/engines";
+import { ENGINES, useEngineStore } from "@/lib/testing/engines";
 import { adapt, detectFormat } from "./index";
 
 // OTLP/JSON written from the GenAI semantic conventions (gen-ai-spans.md: execute_tool and inference spans, opt-in
@@ -164,24 +164,18 @@ describe("OpenTelemetry traces (OTLP/JSON)", () => {
 });
 
 describe.each(ENGINES)("the OTLP receiver (%s store)", (engine) => {
-  let store: EngineStore;
-  let sqlite: Sql;
-  beforeAll(async () => {
-    store = await engineStore(engine);
-    sqlite = store.sql;
-  });
-  afterAll(() => store.cleanup());
+  const store = useEngineStore(engine);
 
   it("assembles a trace when its root arrives, refuses its late spans, and closes rootless groups when quiet", async () => {
-    const r1 = await receiveSpans(sqlite, genai, 1000);
+    const r1 = await receiveSpans(store.sql, genai, 1000);
     expect(r1).toMatchObject({ accepted: 5, duplicates: 0, rejected: 0, complete: [`trace:${T}`] });
-    expect(await assembleGroups(sqlite, () => sharedHandle(sqlite), { groups: r1.complete })).toMatchObject([
+    expect(await assembleGroups(store.sql, () => sharedHandle(store.sql), { groups: r1.complete })).toMatchObject([
       { inserted: 1, errors: [] },
     ]);
     const late = doc({}, [
       span(T, "0000000000000009", "0000000000000001", "execute_tool x", { "gen_ai.tool.name": "x" }),
     ]);
-    expect(await receiveSpans(sqlite, late, 2000)).toMatchObject({ accepted: 0, rejected: 1 });
+    expect(await receiveSpans(store.sql, late, 2000)).toMatchObject({ accepted: 0, rejected: 1 });
 
     // A conversation without a root span: stored once no span has come for the quiet period.
     const conv = doc({ "metron.run.name": "quiet" }, [
@@ -190,11 +184,11 @@ describe.each(ENGINES)("the OTLP receiver (%s store)", (engine) => {
         "gen_ai.conversation.id": "conv-1",
       }),
     ]);
-    const r2 = await receiveSpans(sqlite, conv, 10_000);
+    const r2 = await receiveSpans(store.sql, conv, 10_000);
     expect(r2.complete).toEqual([]);
-    expect(await assembleGroups(sqlite, () => sharedHandle(sqlite), { now: 12_000 })).toEqual([]); // not quiet yet
-    const closed = await assembleGroups(sqlite, () => sharedHandle(sqlite), { now: 10_000 + 60_000 });
+    expect(await assembleGroups(store.sql, () => sharedHandle(store.sql), { now: 12_000 })).toEqual([]); // not quiet yet
+    const closed = await assembleGroups(store.sql, () => sharedHandle(store.sql), { now: 10_000 + 60_000 });
     expect(closed).toMatchObject([{ group: "conversation:conv-1", inserted: 1 }]);
-    expect(await sqlite.get("SELECT count(*) AS n FROM traces")).toEqual({ n: 2 });
+    expect(await store.sql.get("SELECT count(*) AS n FROM traces")).toEqual({ n: 2 });
   });
 });
