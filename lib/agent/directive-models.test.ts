@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importDataset } from "@/lib/datasets/import-dataset";
-import { loadQuestion } from "@/lib/environment/database-info";
+import { loadQuestionFrom } from "@/lib/environment/database-info";
 import { directivesFor } from "@/lib/environment/directives";
 import { DEFAULT_PARAMS } from "@/lib/environment/directives/computed";
 import { tempDb } from "@/lib/testing/db";
@@ -38,7 +38,7 @@ describe("computed directives with a phrase model and an embedding model (fake O
       METRON_DIRECTIVE_MODEL: "compatible:cheap",
       METRON_EMBEDDING_MODEL: "compatible:embed",
     });
-    const { question, database } = loadQuestion(store.db.$client, "bird", "1472"); // gold: customers, yearmonth
+    const { question, database } = await loadQuestionFrom(store.sql, "bird", "1472"); // gold: customers, yearmonth
     const r = (await directivesFor("computed", question, database, {
       deps,
       indexDir: path.join(store.dir, "indexes"),
@@ -57,7 +57,7 @@ describe("computed directives with a phrase model and an embedding model (fake O
   it("without a model: a hit on a column that references another table speaks for that table", async () => {
     // "How many posts does the user csgillespie own?" — gold posts, users. "user" matches comments.UserId and
     // posthistory.UserDisplayName as well as users.DisplayName: those columns name the users, not their own tables.
-    const { question, database } = loadQuestion(store.db.$client, "bird", "537");
+    const { question, database } = await loadQuestionFrom(store.sql, "bird", "537");
     const indexDir = path.join(store.dir, "indexes");
     const following = (await directivesFor("computed", question, database, { indexDir }))!;
     expect(following.irrelevant).not.toContain("users");

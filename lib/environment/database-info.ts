@@ -1,5 +1,4 @@
 /** A registered database of a dataset, as the environment's tools and directive strategies see it. */
-import type Database from "better-sqlite3";
 import type { ForeignKey, TableInfo } from "@/lib/db/schema";
 import type { Sql } from "@/lib/db/sql";
 
@@ -49,22 +48,7 @@ function databaseInfo(datasetId: string, dbId: string, d: DatabaseRow | undefine
   };
 }
 
-export function loadQuestion(
-  sqlite: Database.Database,
-  datasetRef: string,
-  questionId: string,
-): { question: QuestionInfo; database: DatabaseInfo } {
-  const dataset = sqlite.prepare(DATASET_SQL).get(datasetRef, datasetRef) as { id: string } | undefined;
-  const q = dataset ? (sqlite.prepare(QUESTION_SQL).get(dataset.id, questionId) as QuestionRow | undefined) : undefined;
-  const question = questionInfo(datasetRef, dataset, questionId, q);
-  return { question, database: loadDatabase(sqlite, dataset!.id, question.dbId) };
-}
-
-export function loadDatabase(sqlite: Database.Database, datasetId: string, dbId: string): DatabaseInfo {
-  return databaseInfo(datasetId, dbId, sqlite.prepare(DATABASE_SQL).get(`${datasetId}:${dbId}`) as DatabaseRow);
-}
-
-/** `loadQuestion` on either engine (lib/db/sql.ts). */
+/** A dataset question (by dataset id or name) and its registered database, on either engine. */
 export async function loadQuestionFrom(
   sql: Sql,
   datasetRef: string,
@@ -76,7 +60,7 @@ export async function loadQuestionFrom(
   return { question, database: await loadDatabaseFrom(sql, dataset!.id, question.dbId) };
 }
 
-/** `loadDatabase` on either engine. */
+/** A registered database of a dataset, on either engine. */
 export async function loadDatabaseFrom(sql: Sql, datasetId: string, dbId: string): Promise<DatabaseInfo> {
   return databaseInfo(datasetId, dbId, await sql.get<DatabaseRow>(DATABASE_SQL, [`${datasetId}:${dbId}`]));
 }

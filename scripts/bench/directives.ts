@@ -8,7 +8,8 @@
  */
 import { parseArgs } from "node:util";
 import { openDb } from "@/lib/db/client";
-import { loadDatabase, type DatabaseInfo, type QuestionInfo } from "@/lib/environment/database-info";
+import { asSql } from "@/lib/db/sql";
+import { loadDatabaseFrom, type DatabaseInfo, type QuestionInfo } from "@/lib/environment/database-info";
 import { directiveDeps } from "@/lib/agent/directive-models";
 import { directivesFor, type Variant } from "@/lib/environment/directives";
 import type { ComputedDeps } from "@/lib/environment/directives/computed";
@@ -74,9 +75,11 @@ export async function benchDirectives(argv: string[]): Promise<number> {
     );
   }
   const databases = new Map<string, DatabaseInfo>();
-  const databaseOf = (q: Question) =>
+  const databaseOf = async (q: Question) =>
     databases.get(`${q.dataset}:${q.dbId}`) ??
-    databases.set(`${q.dataset}:${q.dbId}`, loadDatabase(db.$client, q.dataset, q.dbId)).get(`${q.dataset}:${q.dbId}`)!;
+    databases
+      .set(`${q.dataset}:${q.dbId}`, await loadDatabaseFrom(asSql(db.$client), q.dataset, q.dbId))
+      .get(`${q.dataset}:${q.dbId}`)!;
 
   // With METRON_DIRECTIVE_MODEL / METRON_EMBEDDING_MODEL set, the phrases and embeddings come from those models (as
   // in reruns and sweeps); each question's phrases and each text's embedding are asked once, whatever the grid.
@@ -93,7 +96,7 @@ export async function benchDirectives(argv: string[]): Promise<number> {
   const score = async (p: ComputedParams, misses?: string[]): Promise<QuestionScore[]> => {
     const out: QuestionScore[] = [];
     for (const q of questions) {
-      const database = databaseOf(q);
+      const database = await databaseOf(q);
       const r = await directivesFor(values.variant as Variant, q, database, { params: p, deps });
       const irrelevant = new Set((r?.irrelevant ?? []).map((t) => t.toLowerCase()));
       const gold = q.goldTables.map((t) => t.toLowerCase());
