@@ -2,6 +2,7 @@
 import { parse } from "csv-parse/sync";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { fileUnder } from "@/lib/files/under";
 import { decodeText } from "./text-decode";
 
 export interface ColumnDescription {
@@ -38,12 +39,13 @@ export function readDescriptions(
 ): { map: DescriptionMap; files: { file: string; encoding: string }[] } {
   const map: DescriptionMap = new Map();
   const files: { file: string; encoding: string }[] = [];
-  const candidates = [path.join(dir, dbId, "database_description"), path.join(dir, dbId)];
+  const own = fileUnder(dir, dbId, "", "db_id");
+  const candidates = [path.join(own, "database_description"), own];
   const folder = candidates.find((c) => existsSync(c) && readdirSync(c).some((f) => f.toLowerCase().endsWith(".csv")));
   if (!folder) return { map, files };
   for (const file of readdirSync(folder)) {
     if (!file.toLowerCase().endsWith(".csv")) continue;
-    const { text, encoding } = decodeText(readFileSync(path.join(folder, file)));
+    const { text, encoding } = decodeText(readFileSync(fileUnder(folder, file)));
     map.set(file.slice(0, -4).toLowerCase(), parseDescriptionCsv(text));
     files.push({ file, encoding });
   }

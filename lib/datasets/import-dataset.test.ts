@@ -6,6 +6,11 @@ import { importSpiderDe } from "@/lib/testing/spider-de";
 import { extractTablesWithParser } from "@/lib/sql/extract-tables";
 import type { TableInfo } from "@/lib/db/schema";
 import { importDataset } from "./import-dataset";
+import { readDescriptions } from "./descriptions";
+import { buildSchemaOnlyDatabase } from "./schema-only";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 
 describe.each(ENGINES)("on the %s store", (engine) => {
   let store: EngineStore;
@@ -193,5 +198,58 @@ describe.each(ENGINES)("on the %s store", (engine) => {
       expect(r.goldTables.failed).toBe(0);
       void Database;
     });
+  });
+});
+
+describe("names from an uploaded file's contents are data, never paths (issue 28)", () => {
+  let store: EngineStore;
+  let dir: string;
+  beforeAll(async () => {
+    store = await engineStore("SQLite");
+    dir = mkdtempSync(path.join(os.tmpdir(), "metron-traversal-"));
+  });
+  afterAll(async () => {
+    await store.cleanup();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Spider-de's real tables.json with one db_id rewritten, beside a victim file outside the store's folders. */
+  function tamperedTables(dbId: string): { tables: string; questions: string; victim: string } {
+    const victim = path.join(dir, "victim.sqlite");
+    writeFileSync(victim, "the lab's benchmark database");
+    const schemas = JSON.parse(readFileSync(sharedData("spider-de", "tables.json"), "utf8")) as { db_id: string }[];
+    schemas[0].db_id = dbId;
+    const tables = path.join(dir, "tables.json");
+    writeFileSync(tables, JSON.stringify(schemas));
+    const questions = path.join(dir, "dev.json");
+    writeFileSync(questions, JSON.stringify([{ db_id: dbId, question: "Wie viele?", query: "SELECT 1" }]));
+    return { tables, questions, victim };
+  }
+
+  it.each([
+    ["a relative path out of the store", () => path.relative(path.join(store.dir, "databases", "evil"), path.join(dir, "victim"))],
+    ["an absolute path", () => path.join(dir, "victim")],
+    ["a parent folder", () => ".."],
+  ])("refuses a db_id that is %s and changes no file outside the store", async (_what, dbId) => {
+    const { tables, questions, victim } = tamperedTables(dbId());
+    await expect(
+      importDataset(store.sql, { name: "evil", format: "spider", questions, tables }, store.dir),
+    ).rejects.toThrow(/tables\.json\[0\]\.db_id .* (path separator|not a name|leads outside)/);
+    expect(readFileSync(victim, "utf8")).toBe("the lab's benchmark database");
+    expect(await store.sql.get("SELECT id FROM datasets WHERE id = 'evil'")).toBeUndefined();
+  });
+
+  it("refuses a description folder named by a db_id outside the descriptions folder", () => {
+    expect(() => readDescriptions(path.join(dir, "descriptions"), "../../etc")).toThrow(/path separator/);
+  });
+
+  it("keeps the previous schema-only database when a rebuild fails", async () => {
+    const file = path.join(dir, "kept.sqlite");
+    buildSchemaOnlyDatabase(file, "CREATE TABLE a (x INTEGER);");
+    expect(() => buildSchemaOnlyDatabase(file, "CREATE TABLE broken (")).toThrow(/schema-only/);
+    const db = new Database(file, { readonly: true });
+    expect(db.prepare("SELECT name FROM sqlite_master").pluck().all()).toEqual(["a"]);
+    db.close();
+    expect(readdirSync(dir).filter((f) => f.includes(".building"))).toEqual([]);
   });
 });

@@ -24,6 +24,7 @@ import {
 } from "./question-formats";
 import { buildSchemaOnlyDatabase, ddlCommentForeignKeys, ddlFromSpiderSchema, type SpiderSchema } from "./schema-only";
 import { decodeText } from "./text-decode";
+import { fileUnder } from "@/lib/files/under";
 
 export interface ImportOptions {
   name: string;
@@ -63,7 +64,7 @@ function readQuestions(opts: ImportOptions): DatasetQuestion[] {
   const text = decodeText(readFileSync(opts.questions)).text;
   if (opts.format === "spider2-lite") {
     return parseSpider2LiteQuestions(text, (id) => {
-      const file = opts.gold ? path.join(opts.gold, `${id}.sql`) : undefined;
+      const file = opts.gold ? fileUnder(opts.gold, id, ".sql", "instance_id") : undefined;
       return file && existsSync(file) ? readFileSync(file, "utf8").trim() : undefined;
     });
   }
@@ -87,13 +88,14 @@ function planDatabases(opts: ImportOptions, datasetId: string, filesDir: string)
   const builtDir = path.join(filesDir, "databases", datasetId);
   if (opts.databases) {
     for (const dbId of readdirSync(opts.databases)) {
-      const file = path.resolve(opts.databases, dbId, `${dbId}.sqlite`);
+      const file = fileUnder(fileUnder(opts.databases, dbId), dbId, ".sqlite", "database folder");
       if (existsSync(file)) out.push({ dbId, file, schemaOnly: false, source: "sqlite" });
     }
   } else if (opts.tables) {
     const schemas = JSON.parse(decodeText(readFileSync(opts.tables)).text) as SpiderSchema[];
-    for (const schema of schemas) {
-      const file = path.join(builtDir, `${schema.db_id}.sqlite`);
+    if (!Array.isArray(schemas)) throw new Error("tables.json: not a JSON array of database schemas");
+    for (const [i, schema] of schemas.entries()) {
+      const file = fileUnder(builtDir, schema?.db_id, ".sqlite", `tables.json[${i}].db_id`);
       out.push({
         dbId: schema.db_id,
         file,
@@ -105,8 +107,8 @@ function planDatabases(opts: ImportOptions, datasetId: string, filesDir: string)
   } else if (opts.ddl) {
     for (const name of readdirSync(opts.ddl).filter((f) => f.endsWith(".sql"))) {
       const dbId = name.slice(0, -4);
-      const file = path.join(builtDir, `${dbId}.sqlite`);
-      const ddlFile = path.join(opts.ddl, name);
+      const file = fileUnder(builtDir, dbId, ".sqlite", "DDL file");
+      const ddlFile = fileUnder(opts.ddl, name, "", "DDL file");
       const ddl = () => decodeText(readFileSync(ddlFile)).text;
       out.push({
         dbId,

@@ -3,7 +3,8 @@
  * gold tables can be extracted with EXPLAIN but query results are empty.
  */
 import Database from "better-sqlite3";
-import { rmSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { renameSync, rmSync } from "node:fs";
 
 /** One database of a Spider-style tables.json. */
 export interface SpiderSchema {
@@ -60,18 +61,22 @@ export function ddlFromSpiderSchema(schema: SpiderSchema): string {
     .join("\n");
 }
 
-/** Writes a fresh schema-only database file from DDL text. */
+/**
+ * Writes a fresh schema-only database file from DDL text: built beside it under a name of its own, then renamed into
+ * place, so a failed build removes only what it made and leaves the previous file as it was.
+ */
 export function buildSchemaOnlyDatabase(file: string, ddl: string): void {
-  rmSync(file, { force: true });
-  const db = new Database(file);
+  const building = `${file}.${randomUUID()}.building`;
+  const db = new Database(building);
   try {
     db.exec(ddl);
-  } catch (e) {
     db.close();
-    rmSync(file, { force: true });
+    renameSync(building, file);
+  } catch (e) {
+    if (db.open) db.close();
+    rmSync(building, { force: true });
     throw new Error(`cannot build a schema-only database: ${(e as Error).message}`);
   }
-  db.close();
 }
 
 /**

@@ -112,11 +112,17 @@ export const dialects: Record<Dialect, DialectSql> = { sqlite: sqliteDialect, po
  * connection), each transaction runs on a connection of its own, so its uncommitted rows stay invisible to the
  * pages that read meanwhile.
  */
+/**
+ * The wrappers whose transaction the current async context is inside. One for the whole process (issue 35): on
+ * Node 20 every enabled `AsyncLocalStorage` is visited on every promise the process creates, so one per wrapper
+ * (a wrapper per transaction, per job) made every await slower with the server's age.
+ */
+const openTransactions = new AsyncLocalStorage<ReadonlySet<Sql>>();
+
 export function sqliteSql(
   db: Database.Database,
   options: { transactionConnection?: () => Database.Database } = {},
 ): Sql {
-  const inTx = new AsyncLocalStorage<boolean>();
   let queue: Promise<unknown> = Promise.resolve();
   const cache = new Map<string, Database.Statement>();
   const prepare = (text: string) => {
@@ -129,6 +135,9 @@ export function sqliteSql(
     return s;
   };
   const args = (params: readonly Param[]) => params.map((p) => (typeof p === "boolean" ? (p ? 1 : 0) : p));
+  // Transaction connections (the server's): a few idle ones are kept, with their prepared statements, instead of
+  // opening a connection per transaction. An idle WAL connection holds no snapshot.
+  const idle: Sql[] = [];
   const self: Sql = {
     dialect: "sqlite",
     d: sqliteDialect,
@@ -147,13 +156,17 @@ export function sqliteSql(
       db.exec(text);
     },
     transaction<T>(fn: (tx: Sql) => Promise<T>, txOptions?: { readOnly?: boolean }): Promise<T> {
-      if (inTx.getStore()) return fn(self); // nested: part of the open transaction
+      const open = openTransactions.getStore();
+      if (open?.has(self)) return fn(self); // nested: part of the open transaction
       if (options.transactionConnection) {
-        const own = sqliteSql(options.transactionConnection());
-        return own.transaction(fn, txOptions).finally(() => own.close());
+        const own = idle.pop() ?? sqliteSql(options.transactionConnection());
+        return own.transaction(fn, txOptions).finally(() => {
+          if (idle.length < IDLE_TRANSACTION_CONNECTIONS && own.connection?.open) idle.push(own);
+          else return own.close();
+        });
       }
       const next = queue.then(() =>
-        inTx.run(true, async () => {
+        openTransactions.run(new Set(open).add(self), async () => {
           if (txOptions?.readOnly) db.exec("BEGIN");
           else await beginImmediate(db);
           try {
@@ -175,11 +188,14 @@ export function sqliteSql(
       yield* stmt.iterate(...args(params)) as Iterable<unknown[]>;
     },
     async close() {
+      for (const own of idle.splice(0)) await own.close();
       db.close();
     },
   };
   return self;
 }
+
+const IDLE_TRANSACTION_CONNECTIONS = 2;
 
 /** `?` → `$n` outside string literals, quoted names and comments. */
 export function numberPlaceholders(text: string): string {

@@ -10,13 +10,14 @@
  * Only loopback traffic; every loop is bounded.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { openDb } from "@/lib/db/client";
 import { seedDemo } from "@/lib/demo/seed";
+import { serverRssMb, underAttack, workerTicks } from "./processes";
 import { ROOT, startServer } from "./server";
 import { syntheticTraceLine } from "./synthetic";
 
@@ -27,70 +28,6 @@ interface Case {
   bound: string;
   measured: string;
   ok: boolean;
-}
-
-/** Processes under `root` (itself included), from /proc. */
-function tree(root: number): { pid: number; cmd: string; rssKb: number; cpuTicks: number }[] {
-  const all = readdirSync("/proc")
-    .filter((d) => /^\d+$/.test(d))
-    .map((d) => {
-      try {
-        const stat = readFileSync(`/proc/${d}/stat`, "utf8");
-        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-        const rss = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${d}/status`, "utf8"));
-        return {
-          pid: Number(d),
-          ppid: Number(fields[1]),
-          cmd: readFileSync(`/proc/${d}/cmdline`, "utf8").replace(/\0/g, " "),
-          rssKb: rss ? Number(rss[1]) : 0,
-          cpuTicks: Number(fields[11]) + Number(fields[12]),
-        };
-      } catch {
-        return null;
-      }
-    })
-    .filter((p) => p !== null);
-  const out = all.filter((p) => p.pid === root);
-  for (let i = 0; i < out.length; i++) out.push(...all.filter((p) => p.ppid === out[i].pid));
-  return out;
-}
-
-/** A SQL sandbox worker process (lib/sql/sandbox/worker.mjs), told apart from the server by its command line. */
-const isSandbox = (cmd: string) => cmd.includes("sandbox/worker.mjs");
-
-const serverRssMb = (root: number) =>
-  tree(root)
-    .filter((p) => !isSandbox(p.cmd))
-    .reduce((s, p) => s + p.rssKb, 0) / 1024;
-const workerTicks = (root: number) =>
-  tree(root)
-    .filter((p) => isSandbox(p.cmd))
-    .reduce((s, p) => s + p.cpuTicks, 0);
-
-/** Runs `attack` while probing the server every 100 ms; returns the slowest probe and the peak server RSS. */
-async function underAttack<T>(
-  url: string,
-  pid: number,
-  attack: () => Promise<T>,
-): Promise<{ value: T; maxProbeMs: number; peakRssMb: number }> {
-  let stop = false;
-  let maxProbeMs = 0;
-  let peakRssMb = serverRssMb(pid);
-  const probing = (async () => {
-    for (let i = 0; i < 3000 && !stop; i++) {
-      const t = performance.now();
-      await fetch(`${url}/api/schema/trace`).then((r) => r.arrayBuffer());
-      maxProbeMs = Math.max(maxProbeMs, performance.now() - t);
-      peakRssMb = Math.max(peakRssMb, serverRssMb(pid));
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  })();
-  try {
-    return { value: await attack(), maxProbeMs, peakRssMb };
-  } finally {
-    stop = true;
-    await probing;
-  }
 }
 
 function cli(store: string, args: string[]): Promise<{ code: number | null; ms: number; out: string }> {

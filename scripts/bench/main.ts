@@ -13,6 +13,7 @@ const BENCHES: Record<string, () => Promise<(argv: string[]) => Promise<number>>
   cli: async () => (await import("./cli")).benchCli,
   "page-weight": async () => (await import("./page-weight")).benchPageWeight,
   up: async () => (await import("./up")).benchUp,
+  wear: async () => (await import("./wear")).benchWear,
 };
 
 export async function runBench(argv: string[]): Promise<number> {

@@ -12,6 +12,7 @@ import { receiveToFile, UploadStalledError, UploadTooLargeError } from "@/lib/in
 import { stagedFile, stageUpload } from "@/lib/ingest/staging";
 import { stepRoles } from "@/lib/sql/classify-step";
 import { UnknownFormatError } from "@/lib/trace/adapters";
+import { ArchiveLimitError } from "@/lib/trace/adapters/inspect-zip";
 import { FORMATS } from "@/lib/trace/adapters/formats";
 import { invalidBody } from "@/lib/http/invalid";
 import type { NextRequest } from "next/server";
@@ -118,6 +119,7 @@ export async function POST(request: NextRequest) {
     if (token) reportProgress(token, { bytes: 0, lines: 0, traces: 0, errors: 0 }, true, (e as Error).message);
     if (e instanceof EmptyInputError || e instanceof UnknownFormatError || e instanceof UnknownDatasetError)
       return Response.json({ error: e.message }, { status: 400 });
+    if (e instanceof ArchiveLimitError) return Response.json({ error: e.message }, { status: 422 });
     if (e instanceof ForeignFileTooLargeError || e instanceof UploadTooLargeError)
       return Response.json({ error: e.message }, { status: 413 });
     if (e instanceof UploadStalledError) return Response.json({ error: e.message }, { status: 408 });

@@ -3,10 +3,17 @@
  * (one EvalSample each) and summaries. Recent Inspect writes the members with Zstandard (zip method 93), older ones
  * with deflate. Read with yauzl (members are taken raw and inflated or Zstandard-decoded here: yauzl itself knows
  * only deflate) and fzstd; the result is the same object as a `.json` log, for the one Inspect adapter.
+ *
+ * Decoding is bounded by what it produces, never by what a header claims (issue 28): the decoded members of one
+ * file together stop at `maxDecodedBytes`, a Zstandard frame must declare a window the reference decoder would
+ * accept (≤ 128 MB) before anything is allocated for it, and the member count is capped. Deflate runs on libuv's
+ * thread pool and Zstandard yields to the event loop between slices, so a large log does not hold the server.
  */
-import { inflateRawSync } from "node:zlib";
-import { decompress as zstdDecompress } from "fzstd";
+import { promisify } from "node:util";
+import { inflateRaw } from "node:zlib";
+import { Decompress } from "fzstd";
 import yauzl from "yauzl";
+import { positiveNumber } from "@/lib/config/env";
 
 const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
 const STORED = 0;
@@ -15,18 +22,145 @@ const ZSTANDARD = 93;
 
 export const isZip = (bytes: Uint8Array) => ZIP_MAGIC.every((b, i) => bytes[i] === b);
 
-/** Limits against a zip bomb: members and their decoded size. */
-const MAX_MEMBER_BYTES = 1024 * 1024 * 1024;
+/** A decoder or size limit hit: the message names the member, the limit and its variable. */
+export class ArchiveLimitError extends Error {}
 
-function readMembers(bytes: Buffer, wanted: (name: string) => boolean): Promise<Map<string, Buffer>> {
+export interface ArchiveLimits {
+  /** All decoded members of one file together (METRON_MAX_DECODED_BYTES, default 256 MB). */
+  maxDecodedBytes: number;
+  /** Members read from one file (METRON_MAX_ARCHIVE_MEMBERS, default 100,000). */
+  maxMembers: number;
+}
+
+export function archiveLimits(): ArchiveLimits {
+  return {
+    maxDecodedBytes: positiveNumber("METRON_MAX_DECODED_BYTES", 256 * 1024 * 1024),
+    maxMembers: positiveNumber("METRON_MAX_ARCHIVE_MEMBERS", 100_000),
+  };
+}
+
+const inflateRawAsync = promisify(inflateRaw);
+const overDecoded = (name: string, limits: ArchiveLimits) =>
+  new ArchiveLimitError(
+    `${name}: the decoded log is over ${limits.maxDecodedBytes} bytes (METRON_MAX_DECODED_BYTES): a compression bomb, or a log to raise the limit for`,
+  );
+
+/** The Zstandard reference decoder's default window limit (ZSTD_WINDOWLOG_LIMIT_DEFAULT = 27). */
+const ZSTD_MAX_WINDOW = 2 ** 27;
+const ZSTD_MAGIC = 0xfd2fb528;
+
+/**
+ * Walks the Zstandard frames of a member without decoding them and refuses one whose window, or declared size,
+ * would make the decoder allocate more than it may produce (fzstd allocates the window up front).
+ */
+function checkZstdFrames(raw: Buffer, name: string, budget: number, limits: ArchiveLimits): void {
+  let at = 0;
+  while (at + 4 <= raw.length) {
+    const magic = raw.readUInt32LE(at);
+    if ((magic & 0xfffffff0) === 0x184d2a50) {
+      // A skippable frame: its size follows.
+      if (at + 8 > raw.length) break;
+      at += 8 + raw.readUInt32LE(at + 4);
+      continue;
+    }
+    if (magic !== ZSTD_MAGIC) throw new ArchiveLimitError(`${name}: not a Zstandard frame at byte ${at}`);
+    const flags = raw[at + 4];
+    const singleSegment = (flags >> 5) & 1;
+    const checksum = (flags >> 2) & 1;
+    const dictBytes = [0, 1, 2, 4][flags & 3];
+    const fcsField = flags >> 6;
+    const fcsBytes = fcsField ? 1 << fcsField : singleSegment;
+    let p = at + 5;
+    let window = 0;
+    if (!singleSegment) {
+      const wd = raw[p++];
+      const base = 2 ** (10 + (wd >> 3));
+      window = base + (base / 8) * (wd & 7);
+    }
+    p += dictBytes;
+    let declared = 0;
+    for (let i = 0; i < fcsBytes; i++) declared += raw[p + i] * 2 ** (8 * i);
+    if (fcsField === 1) declared += 256;
+    p += fcsBytes;
+    if (singleSegment) window = declared;
+    if (declared > budget || (singleSegment && window > budget)) throw overDecoded(name, limits);
+    if (window > ZSTD_MAX_WINDOW)
+      throw new ArchiveLimitError(
+        `${name}: a Zstandard frame asks for a ${window}-byte window, over the ${ZSTD_MAX_WINDOW} bytes a decoder accepts by default`,
+      );
+    // Blocks: a 3-byte header each (last flag, type, size); RLE blocks hold one byte.
+    for (;;) {
+      if (p + 3 > raw.length) throw new ArchiveLimitError(`${name}: a Zstandard frame is cut short`);
+      const header = raw[p] | (raw[p + 1] << 8) | (raw[p + 2] << 16);
+      const last = header & 1;
+      const type = (header >> 1) & 3;
+      const size = header >>> 3;
+      if (type === 3) throw new ArchiveLimitError(`${name}: a reserved Zstandard block type`);
+      p += 3 + (type === 1 ? 1 : size);
+      if (last) break;
+    }
+    at = p + (checksum ? 4 : 0);
+  }
+}
+
+const SLICE = 256 * 1024;
+
+async function zstdDecode(raw: Buffer, name: string, budget: number, limits: ArchiveLimits): Promise<Buffer> {
+  checkZstdFrames(raw, name, budget, limits);
+  const out: Uint8Array[] = [];
+  let produced = 0;
+  const stream = new Decompress((chunk) => {
+    produced += chunk.length;
+    if (produced > budget) throw overDecoded(name, limits);
+    out.push(chunk);
+  });
+  for (let i = 0; i < raw.length; i += SLICE) {
+    stream.push(raw.subarray(i, i + SLICE), i + SLICE >= raw.length);
+    await new Promise((r) => setImmediate(r)); // the event loop turns between slices
+  }
+  return Buffer.concat(out);
+}
+
+async function decode(raw: Buffer, method: number, name: string, budget: number, limits: ArchiveLimits) {
+  if (method === STORED) {
+    if (raw.length > budget) throw overDecoded(name, limits);
+    return raw;
+  }
+  if (method === DEFLATE) {
+    try {
+      return await inflateRawAsync(raw, { maxOutputLength: Math.max(1, budget) });
+    } catch (e) {
+      if ((e as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw overDecoded(name, limits);
+      throw new ArchiveLimitError(`${name}: deflate: ${(e as Error).message}`);
+    }
+  }
+  if (method === ZSTANDARD) return zstdDecode(raw, name, budget, limits);
+  throw new ArchiveLimitError(`${name}: zip compression method ${method} is neither stored, deflate nor Zstandard`);
+}
+
+function readMembers(
+  bytes: Buffer,
+  wanted: (name: string) => boolean,
+  limits: ArchiveLimits,
+): Promise<Map<string, Buffer>> {
   return new Promise((resolve, reject) => {
     yauzl.fromBuffer(bytes, { lazyEntries: true, decodeStrings: true }, (err, zip) => {
       if (err || !zip) return reject(err ?? new Error("not a zip file"));
       const members = new Map<string, Buffer>();
+      let decoded = 0;
+      let seen = 0;
       zip.on("error", reject);
       zip.on("end", () => resolve(members));
       zip.on("entry", (entry: yauzl.Entry) => {
-        if (!wanted(entry.fileName) || entry.uncompressedSize > MAX_MEMBER_BYTES) return zip.readEntry();
+        if (++seen > limits.maxMembers) {
+          zip.close();
+          return reject(
+            new ArchiveLimitError(
+              `the archive has over ${limits.maxMembers} members (METRON_MAX_ARCHIVE_MEMBERS)`,
+            ),
+          );
+        }
+        if (!wanted(entry.fileName)) return zip.readEntry();
         // Raw member bytes (decodeFileData: false), decoded below by their method.
         const open = (cb: (e: Error | null, stream?: NodeJS.ReadableStream) => void) => {
           try {
@@ -41,13 +175,16 @@ function readMembers(bytes: Buffer, wanted: (name: string) => boolean): Promise<
           stream.on("data", (c: Buffer) => chunks.push(c));
           stream.on("error", reject);
           stream.on("end", () => {
-            const raw = Buffer.concat(chunks);
-            try {
-              members.set(entry.fileName, decode(raw, entry.compressionMethod, entry.fileName));
-            } catch (x) {
-              return reject(x);
-            }
-            zip.readEntry();
+            decode(Buffer.concat(chunks), entry.compressionMethod, entry.fileName, limits.maxDecodedBytes - decoded, limits)
+              .then((body) => {
+                decoded += body.length;
+                members.set(entry.fileName, body);
+                zip.readEntry();
+              })
+              .catch((x: unknown) => {
+                zip.close();
+                reject(x);
+              });
           });
         });
       });
@@ -56,16 +193,12 @@ function readMembers(bytes: Buffer, wanted: (name: string) => boolean): Promise<
   });
 }
 
-function decode(raw: Buffer, method: number, name: string): Buffer {
-  if (method === STORED) return raw;
-  if (method === DEFLATE) return inflateRawSync(raw);
-  if (method === ZSTANDARD) return Buffer.from(zstdDecompress(raw));
-  throw new Error(`${name}: zip compression method ${method} is neither stored, deflate nor Zstandard`);
-}
-
 /** An `.eval` file as the object a `.json` log holds: the header's fields, and `samples` in file order. */
-export async function evalZipToLog(bytes: Buffer): Promise<Record<string, unknown>> {
-  const members = await readMembers(bytes, (n) => n === "header.json" || /^samples\/.+\.json$/.test(n));
+export async function evalZipToLog(
+  bytes: Buffer,
+  limits: ArchiveLimits = archiveLimits(),
+): Promise<Record<string, unknown>> {
+  const members = await readMembers(bytes, (n) => n === "header.json" || /^samples\/.+\.json$/.test(n), limits);
   const header = members.get("header.json");
   if (!header) throw new Error("an .eval file without header.json (is it an Inspect log?)");
   const log = JSON.parse(header.toString("utf8")) as Record<string, unknown>;
