@@ -36,12 +36,28 @@ function idsToHex(v: unknown): unknown {
 
 export class OtlpDecodeError extends Error {}
 
-export function decodeExportRequest(body: Buffer, contentType: string, contentEncoding?: string | null): OtlpJson {
+/** A decoded export over its limit (a gzip bomb, or a batch to make smaller): answered 413. */
+export class OtlpTooLargeError extends OtlpDecodeError {}
+
+/**
+ * Decodes an export. A gzip body is inflated up to `maxBytes` (METRON_OTLP_MAX_BYTES) and no further: what the
+ * exporter sends is bounded after decoding too, not only on the wire.
+ */
+export function decodeExportRequest(
+  body: Buffer,
+  contentType: string,
+  contentEncoding?: string | null,
+  maxBytes = 16 * 1024 * 1024,
+): OtlpJson {
   let bytes = body;
   if (contentEncoding && /gzip/i.test(contentEncoding)) {
     try {
-      bytes = gunzipSync(body);
+      bytes = gunzipSync(body, { maxOutputLength: maxBytes });
     } catch (e) {
+      if ((e as { code?: string }).code === "ERR_BUFFER_TOO_LARGE")
+        throw new OtlpTooLargeError(
+          `the export inflates to over ${maxBytes} bytes (METRON_OTLP_MAX_BYTES): lower the exporter's batch size`,
+        );
       throw new OtlpDecodeError(`the body is not gzip: ${(e as Error).message}`);
     }
   }

@@ -3,21 +3,42 @@
  * stored twice), grouped into agent traces (lib/trace/adapters/otlp.ts), and a group is assembled into one Metron
  * trace and ingested through the normal path when its root span has arrived (a group keyed by its OTel trace), or
  * when no span has arrived for METRON_OTLP_QUIET_MS (a conversation spanning several OTel traces, or a trace whose
- * root never comes). A span for a group already stored is refused and counted in the response's partial success.
+ * root never comes). A span that arrives after its group was stored (a slow tool call that ends after its agent, a
+ * span exporter that sends each span alone) is kept and the group assembled again: the stored trace is replaced by
+ * the complete one, for METRON_OTLP_KEEP_MS after the first assembly; later than that it is refused and counted in
+ * the response's partial success.
+ *
+ * Bounds (issue 28): at most METRON_OTLP_MAX_SPANS spans per request and METRON_OTLP_MAX_GROUP_SPANS per trace
+ * (the rest refused, named in the answer), and the work of a request yields to the event loop every few hundred
+ * spans, so one export never holds the server.
  */
 import type Database from "better-sqlite3";
 import { positiveNumber } from "@/lib/config/env";
 import { asSql, type Sql } from "@/lib/db/sql";
+import { deleteTraces } from "@/lib/ingest/curate";
 import { ingestAdapted } from "@/lib/ingest/ingest-auto";
 import { assembleTrace, flattenSpans, groupKeyOf, type FlatSpan } from "@/lib/trace/adapters/otlp";
 
 export const otlpQuietMs = () => positiveNumber("METRON_OTLP_QUIET_MS", 10_000);
+export const otlpKeepMs = () => positiveNumber("METRON_OTLP_KEEP_MS", 60 * 60 * 1000);
+export const otlpMaxSpans = () => positiveNumber("METRON_OTLP_MAX_SPANS", 20_000);
+export const otlpMaxGroupSpans = () => positiveNumber("METRON_OTLP_MAX_GROUP_SPANS", 20_000);
+
+/** More spans in one request than METRON_OTLP_MAX_SPANS: nothing of it is stored (answered 413). */
+export class TooManySpansError extends Error {}
+
+const YIELD_EVERY = 250;
+const turn = () => new Promise((r) => setImmediate(r));
 
 export interface ReceiveReport {
   accepted: number;
   duplicates: number;
-  /** Spans of a trace already stored (they arrived after it was assembled). */
+  /** Spans refused: their trace was stored longer ago than METRON_OTLP_KEEP_MS, or it is over its span limit. */
   rejected: number;
+  /** Why spans were refused, for the exporter's partial success. */
+  reasons: string[];
+  /** Groups stored before that received a late span: assembled again, replacing the stored trace. */
+  reopened: string[];
   /** Groups whose root span arrived: ready to assemble. */
   complete: string[];
 }
@@ -38,11 +59,25 @@ type Store = Database.Database | Sql;
 
 export async function receiveSpans(store: Store, doc: unknown, now = Date.now()): Promise<ReceiveReport> {
   const spans = flattenSpans(doc);
-  const report: ReceiveReport = { accepted: 0, duplicates: 0, rejected: 0, complete: [] };
+  const report: ReceiveReport = { accepted: 0, duplicates: 0, rejected: 0, reasons: [], complete: [], reopened: [] };
   if (spans.length === 0) return report;
+  const maxSpans = otlpMaxSpans();
+  if (spans.length > maxSpans)
+    throw new TooManySpansError(
+      `the export holds ${spans.length} spans, over the ${maxSpans} one request may carry (METRON_OTLP_MAX_SPANS): lower the exporter's batch size`,
+    );
+  const keepMs = otlpKeepMs();
+  const maxGroup = otlpMaxGroupSpans();
+  const refuse = (reason: string) => {
+    report.rejected++;
+    if (!report.reasons.includes(reason)) report.reasons.push(reason);
+  };
   await asSql(store).transaction(async (tx) => {
     const complete = new Set<string>();
-    for (const s of spans) {
+    const reopened = new Set<string>();
+    const sizes = new Map<string, number>();
+    for (const [i, s] of spans.entries()) {
+      if (i > 0 && i % YIELD_EVERY === 0) await turn();
       if (await tx.get("SELECT 1 AS one FROM otlp_spans WHERE trace_id = ? AND span_id = ?", [s.traceId, s.spanId])) {
         report.duplicates++;
         continue;
@@ -52,9 +87,26 @@ export async function receiveSpans(store: Store, doc: unknown, now = Date.now())
         "SELECT assembled_at AS assembledAt FROM otlp_groups WHERE group_key = ?",
         [key],
       );
-      if (g?.assembledAt) {
-        report.rejected++;
+      const final =
+        g?.assembledAt &&
+        (now - g.assembledAt > keepMs ||
+          (await tx.get("SELECT 1 AS one FROM otlp_spans WHERE group_key = ? AND body = '' LIMIT 1", [key])));
+      if (final) {
+        refuse(`spans arrived more than ${keepMs} ms after their trace was stored (METRON_OTLP_KEEP_MS)`);
         continue;
+      }
+      let size = sizes.get(key);
+      if (size === undefined)
+        size = (await tx.get<{ n: number }>("SELECT count(*) AS n FROM otlp_spans WHERE group_key = ?", [key]))?.n ?? 0;
+      if (size >= maxGroup) {
+        refuse(`a trace reached ${maxGroup} spans (METRON_OTLP_MAX_GROUP_SPANS): the rest of it was not stored`);
+        continue;
+      }
+      sizes.set(key, size + 1);
+      if (g?.assembledAt) {
+        // A late span: the group opens again and is assembled anew, replacing the trace stored from it.
+        await tx.run("UPDATE otlp_groups SET assembled_at = NULL WHERE group_key = ?", [key]);
+        reopened.add(key);
       }
       await tx.run("INSERT INTO otlp_spans (trace_id, span_id, group_key, body, received_at) VALUES (?, ?, ?, ?, ?)", [
         s.traceId,
@@ -74,7 +126,14 @@ export async function receiveSpans(store: Store, doc: unknown, now = Date.now())
       // A conversation spans several OTel traces: only its quiet period closes it.
       if (root && key.startsWith("trace:")) complete.add(key);
     }
+    // A reopened trace-keyed group whose root came earlier is complete again at once.
+    for (const key of reopened) {
+      if (!key.startsWith("trace:") || complete.has(key)) continue;
+      const g = await tx.get<{ root: number }>("SELECT root_seen AS root FROM otlp_groups WHERE group_key = ?", [key]);
+      if (g?.root) complete.add(key);
+    }
     report.complete = [...complete];
+    report.reopened = [...reopened];
   });
   return report;
 }
@@ -127,6 +186,13 @@ export async function assembleGroups(
       await sql.all<{ body: string }>("SELECT body FROM otlp_spans WHERE group_key = ? AND body != ''", [group])
     ).map((r) => fromJson(r.body));
     const outcome: AssembleOutcome = { group, inserted: 0, duplicates: 0, errors: [] };
+    const previous = await sql.get<{ outcome: string | null }>("SELECT outcome FROM otlp_groups WHERE group_key = ?", [
+      group,
+    ]);
+    const replaced = previous?.outcome
+      ? ((JSON.parse(previous.outcome) as { traces?: StoredTrace[] }).traces ?? [])
+      : [];
+    let traces: StoredTrace[] = [];
     if (spans.length) {
       const trace = assembleTrace(spans);
       const own = asSql(await openStore());
@@ -135,6 +201,20 @@ export async function assembleGroups(
         outcome.inserted = report.inserted;
         outcome.duplicates = report.duplicates;
         outcome.errors = report.errors.map((e) => e.message);
+        traces = await own.all<StoredTrace>("SELECT id, run_id AS run FROM traces WHERE upload_id = ?", [
+          report.upload_id,
+        ]);
+        // A group assembled again (late spans): once the complete trace is stored, the one stored from fewer spans
+        // goes.
+        if (traces.length) {
+          const stale = replaced.filter((t) => !traces.some((n) => n.id === t.id));
+          for (const runId of new Set(stale.map((t) => t.run)))
+            await deleteTraces(
+              own,
+              runId,
+              stale.filter((t) => t.run === runId).map((t) => t.id),
+            );
+        } else traces = replaced;
       } catch (e) {
         outcome.errors.push((e as Error).message);
       } finally {
@@ -143,15 +223,36 @@ export async function assembleGroups(
     }
     await sql.transaction(async (tx) => {
       await tx.run("UPDATE otlp_groups SET outcome = ? WHERE group_key = ?", [
-        JSON.stringify({ inserted: outcome.inserted, duplicates: outcome.duplicates, errors: outcome.errors }),
+        JSON.stringify({ inserted: outcome.inserted, duplicates: outcome.duplicates, errors: outcome.errors, traces }),
         group,
       ]);
-      // The span ids stay (a span sent again is recognised); their bodies are in the trace now.
-      await tx.run("UPDATE otlp_spans SET body = '' WHERE group_key = ?", [group]);
     });
     outcomes.push(outcome);
   }
   return outcomes;
+}
+
+interface StoredTrace {
+  id: string;
+  run: string;
+}
+
+/**
+ * Span bodies of groups stored longer ago than METRON_OTLP_KEEP_MS are emptied: their trace is final. The span ids
+ * stay, so a span sent again is still recognised.
+ */
+export async function forgetAssembledSpans(store: Store, now = Date.now()): Promise<number> {
+  const sql = asSql(store);
+  return sql.transaction(
+    async (tx) =>
+      (
+        await tx.run(
+          `UPDATE otlp_spans SET body = '' WHERE body != '' AND group_key IN
+             (SELECT group_key FROM otlp_groups WHERE assembled_at IS NOT NULL AND assembled_at < ?)`,
+          [now - otlpKeepMs()],
+        )
+      ).changes,
+  );
 }
 
 let timer: NodeJS.Timeout | null = null;
@@ -165,7 +266,10 @@ export function startAssembler(sqlite: () => Store | Promise<Sql>, openStore: ()
     if (running) return;
     running = true;
     void Promise.resolve(sqlite())
-      .then((store) => assembleGroups(store, openStore))
+      .then(async (store) => {
+        await assembleGroups(store, openStore);
+        await forgetAssembledSpans(store);
+      })
       .catch(() => undefined)
       .finally(() => (running = false));
   }, every);

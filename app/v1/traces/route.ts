@@ -1,7 +1,7 @@
 import { getSql, storeOpener } from "@/lib/db/store";
 import { positiveNumber } from "@/lib/config/env";
-import { decodeExportRequest, encodeExportResponse, OtlpDecodeError } from "@/lib/otel/decode";
-import { assembleGroups, receiveSpans, startAssembler } from "@/lib/otel/receiver";
+import { decodeExportRequest, encodeExportResponse, OtlpDecodeError, OtlpTooLargeError } from "@/lib/otel/decode";
+import { assembleGroups, receiveSpans, startAssembler, TooManySpansError } from "@/lib/otel/receiver";
 import type { NextRequest } from "next/server";
 import { gate } from "@/lib/auth/gate";
 import { readBounded } from "@/lib/http/read-bounded";
@@ -27,21 +27,25 @@ export async function POST(request: NextRequest) {
     );
   let doc;
   try {
-    doc = decodeExportRequest(body, contentType, request.headers.get("content-encoding"));
+    doc = decodeExportRequest(body, contentType, request.headers.get("content-encoding"), max);
   } catch (e) {
+    if (e instanceof OtlpTooLargeError) return Response.json({ error: e.message }, { status: 413 });
     if (e instanceof OtlpDecodeError)
       return Response.json({ error: e.message }, { status: /Content-Type/.test(e.message) ? 415 : 400 });
     throw e;
   }
   const sql = await getSql();
   startAssembler(getSql, storeOpener());
-  const report = await receiveSpans(sql, doc);
+  let report;
+  try {
+    report = await receiveSpans(sql, doc);
+  } catch (e) {
+    if (e instanceof TooManySpansError) return Response.json({ error: e.message }, { status: 413 });
+    throw e;
+  }
   if (report.complete.length) await assembleGroups(sql, storeOpener(), { groups: report.complete });
   const refused = report.rejected
-    ? {
-        rejectedSpans: report.rejected,
-        errorMessage: `${report.rejected} spans arrived after their trace was assembled and stored (METRON_OTLP_QUIET_MS)`,
-      }
+    ? { rejectedSpans: report.rejected, errorMessage: `${report.rejected} spans refused: ${report.reasons.join("; ")}` }
     : undefined;
   if (protobuf)
     return new Response(new Uint8Array(encodeExportResponse(refused)), {

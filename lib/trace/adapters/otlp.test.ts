@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { sharedHandle } from "@/lib/db/sql";
-import { assembleGroups, receiveSpans } from "@/lib/otel/receiver";
+import { assembleGroups, forgetAssembledSpans, receiveSpans } from "@/lib/otel/receiver";
 import { ENGINES, useEngineStore } from "@/lib/testing/engines";
 import { adapt, detectFormat } from "./index";
 
@@ -166,16 +166,41 @@ describe("OpenTelemetry traces (OTLP/JSON)", () => {
 describe.each(ENGINES)("the OTLP receiver (%s store)", (engine) => {
   const store = useEngineStore(engine);
 
-  it("assembles a trace when its root arrives, refuses its late spans, and closes rootless groups when quiet", async () => {
+  it("assembles a trace when its root arrives, re-assembles it when a late span comes, and closes rootless groups when quiet", async () => {
     const r1 = await receiveSpans(store.sql, genai, 1000);
     expect(r1).toMatchObject({ accepted: 5, duplicates: 0, rejected: 0, complete: [`trace:${T}`] });
-    expect(await assembleGroups(store.sql, () => sharedHandle(store.sql), { groups: r1.complete })).toMatchObject([
-      { inserted: 1, errors: [] },
-    ]);
+    expect(
+      await assembleGroups(store.sql, () => sharedHandle(store.sql), { groups: r1.complete, now: 1500 }),
+    ).toMatchObject([{ inserted: 1, errors: [] }]);
+    const stepsOf = async () =>
+      await store.sql.all<{ n: number }>("SELECT step_count AS n FROM traces t JOIN runs r ON r.id = t.run_id");
+    const first = await stepsOf();
+    // A span that ends after its agent (an exporter that sends each span alone): kept, and the trace is stored again
+    // with it, replacing the one stored without it.
     const late = doc({}, [
       span(T, "0000000000000009", "0000000000000001", "execute_tool x", { "gen_ai.tool.name": "x" }),
     ]);
-    expect(await receiveSpans(store.sql, late, 2000)).toMatchObject({ accepted: 0, rejected: 1 });
+    const r2 = await receiveSpans(store.sql, late, 2000);
+    expect(r2).toMatchObject({ accepted: 1, rejected: 0, reopened: [`trace:${T}`], complete: [`trace:${T}`] });
+    expect(
+      await assembleGroups(store.sql, () => sharedHandle(store.sql), { groups: r2.complete, now: 2500 }),
+    ).toMatchObject([{ inserted: 1, errors: [] }]);
+    const second = await stepsOf();
+    expect(second).toHaveLength(1);
+    expect(second[0].n).toBe(first[0].n + 1);
+    // Past METRON_OTLP_KEEP_MS the trace is final: its span bodies are let go, and a later span is refused.
+    process.env.METRON_OTLP_KEEP_MS = "1000";
+    try {
+      expect(await forgetAssembledSpans(store.sql, 5000)).toBe(6);
+      const later = doc({}, [span(T, "000000000000000a", "0000000000000001", "execute_tool y", {})]);
+      const r3 = await receiveSpans(store.sql, later, 5000);
+      expect(r3).toMatchObject({ accepted: 0, rejected: 1 });
+      expect(r3.reasons[0]).toMatch(/METRON_OTLP_KEEP_MS/);
+    } finally {
+      delete process.env.METRON_OTLP_KEEP_MS;
+    }
+    await store.sql.run("DELETE FROM traces");
+    await store.sql.run("DELETE FROM runs");
 
     // A conversation without a root span: stored once no span has come for the quiet period.
     const conv = doc({ "metron.run.name": "quiet" }, [
@@ -184,11 +209,37 @@ describe.each(ENGINES)("the OTLP receiver (%s store)", (engine) => {
         "gen_ai.conversation.id": "conv-1",
       }),
     ]);
-    const r2 = await receiveSpans(store.sql, conv, 10_000);
-    expect(r2.complete).toEqual([]);
+    const r4 = await receiveSpans(store.sql, conv, 10_000);
+    expect(r4.complete).toEqual([]);
     expect(await assembleGroups(store.sql, () => sharedHandle(store.sql), { now: 12_000 })).toEqual([]); // not quiet yet
     const closed = await assembleGroups(store.sql, () => sharedHandle(store.sql), { now: 10_000 + 60_000 });
     expect(closed).toMatchObject([{ group: "conversation:conv-1", inserted: 1 }]);
-    expect(await store.sql.get("SELECT count(*) AS n FROM traces")).toEqual({ n: 2 });
+    expect(await store.sql.get("SELECT count(*) AS n FROM traces")).toEqual({ n: 1 });
+  });
+
+  it("refuses an export of more spans than one request may carry, and stops a trace at its span limit", async () => {
+    const many = (n: number, trace: string) =>
+      doc(
+        {},
+        Array.from({ length: n }, (_, i) =>
+          span(trace, (i + 1).toString(16).padStart(16, "0"), "00000000000000ff", "execute_tool t", {}),
+        ),
+      );
+    process.env.METRON_OTLP_MAX_SPANS = "50";
+    process.env.METRON_OTLP_MAX_GROUP_SPANS = "30";
+    try {
+      await expect(receiveSpans(store.sql, many(51, "d".repeat(32)))).rejects.toThrow(
+        /51 spans, over the 50 .*METRON_OTLP_MAX_SPANS/,
+      );
+      expect(await store.sql.get("SELECT count(*) AS n FROM otlp_spans WHERE trace_id = ?", ["d".repeat(32)])).toEqual({
+        n: 0,
+      });
+      const r = await receiveSpans(store.sql, many(40, "e".repeat(32)));
+      expect(r).toMatchObject({ accepted: 30, rejected: 10 });
+      expect(r.reasons).toEqual([expect.stringMatching(/30 spans \(METRON_OTLP_MAX_GROUP_SPANS\)/)]);
+    } finally {
+      delete process.env.METRON_OTLP_MAX_SPANS;
+      delete process.env.METRON_OTLP_MAX_GROUP_SPANS;
+    }
   });
 });
