@@ -179,3 +179,37 @@ test("sign in once in the browser; a page on another origin cannot make that bro
     evil.close();
   }
 });
+
+test("signing out ends the session on the server: a copy of its cookie stops working", async ({ page, request }) => {
+  await page.goto(`${BASE}/experiments`);
+  await page.getByLabel("Access token").fill(READ_TOKEN);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(`${BASE}/experiments`);
+  const cookie = (await page.context().cookies()).find((c) => c.name === "metron_session")!;
+  const withCookie = () =>
+    request.fetch(`${BASE}/api/export/overview.csv`, {
+      headers: { Cookie: `metron_session=${cookie.value}` },
+      failOnStatusCode: false,
+    });
+  expect((await withCookie()).status()).toBe(200);
+  const out = await page.evaluate(async () => (await fetch("/api/auth/signout", { method: "POST" })).status);
+  expect(out).toBe(200); // the redirect to / followed
+  expect((await withCookie()).status()).toBe(401);
+});
+
+test("a request under another host name (DNS rebinding) is refused with 421, before any token is asked for", async () => {
+  const get = (host: string) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request(`${BASE}/api/export/overview.csv`, { headers: { Host: host } }, (res) => {
+        let body = "";
+        res.on("data", (d) => (body += d));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+  const rebound = await get(`rebind.attacker.example:${SECURE_PORT}`);
+  expect(rebound.status).toBe(421);
+  expect(rebound.body).toContain("METRON_ALLOWED_HOSTS");
+  expect((await get(`localhost:${SECURE_PORT}`)).status).toBe(401); // a known host: asked for its token
+});

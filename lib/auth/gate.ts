@@ -1,10 +1,11 @@
 /**
- * The access rules every request passes (proxy.ts runs them for all paths but the large-body routes, which run them
+ * The access rules every request passes (a Host Metron knows: hosts.ts) (proxy.ts runs them for all paths but the large-body routes, which run them
  * themselves: a proxy makes Next buffer a request body in memory and cut it at 10 MB). Cross-origin mutating
  * requests get 403; with access tokens configured (tokens.ts), a request without a valid token gets 401 — pages a
  * sign-in form, everything else JSON — and a read token on a mutating route 403.
  */
 import { NextResponse, type NextRequest } from "next/server";
+import { hostRefusal } from "./hosts";
 import { crossOriginRefusal, MUTATING, ownOriginOf } from "./origin";
 import { signInPage } from "./sign-in-page";
 import { authEnabled, principalOf, SESSION_COOKIE } from "./tokens";
@@ -18,6 +19,8 @@ export type Gate = { ok: true; principal: string | null } | { ok: false; respons
 
 export function gate(request: NextRequest): Gate {
   const { pathname, search } = request.nextUrl;
+  const misdirected = hostRefusal(request.headers.get("host"));
+  if (misdirected) return { ok: false, response: NextResponse.json({ error: misdirected }, { status: 421 }) };
   const refusal = crossOriginRefusal(request.method, request.headers, ownOriginOf(request.url, request.headers));
   if (refusal) return { ok: false, response: NextResponse.json({ error: refusal }, { status: 403 }) };
   if (!authEnabled() || OPEN_PATHS.includes(pathname)) return { ok: true, principal: null };

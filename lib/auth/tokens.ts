@@ -4,8 +4,9 @@
  * open and listens on 127.0.0.1 only. Tokens are compared in constant time (their SHA-256 digests) and never logged.
  * The browser's session cookie carries the token's name and an HMAC keyed by the token, never the token itself.
  */
-import { createHash, createHmac, timingSafeEqual } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { readFileSync, statSync } from "node:fs";
+import { isRevoked } from "./sessions";
 import { z } from "zod";
 
 export type Access = "read" | "write";
@@ -38,9 +39,24 @@ const digest = (s: string) => createHash("sha256").update(s).digest();
 
 let cached: { key: string; entries: TokenEntry[] } | undefined;
 
-/** The configured tokens (re-read when the environment changes); an invalid file is an error that names it. */
+/** What identifies a version of the tokens file: a token removed from it stops working at the next request. */
+function fileVersion(file: string | undefined): string {
+  if (!file) return "";
+  try {
+    const s = statSync(file);
+    return `${s.mtimeMs}:${s.size}:${s.ino}`;
+  } catch {
+    return "missing";
+  }
+}
+
+/**
+ * The configured tokens, re-read when the environment or the tokens file changes (its modification time, size or
+ * inode: an edit or a replacement); an invalid file is an error that names it.
+ */
 export function configuredTokens(): TokenEntry[] {
-  const key = `${process.env.METRON_TOKEN ?? ""}\u0000${process.env.METRON_TOKENS_FILE ?? ""}`;
+  const file = process.env.METRON_TOKENS_FILE;
+  const key = `${process.env.METRON_TOKEN ?? ""}\u0000${file ?? ""}\u0000${fileVersion(file)}`;
   if (cached?.key === key) return cached.entries;
   const entries: TokenEntry[] = [];
   if (process.env.METRON_TOKEN) {
@@ -82,25 +98,47 @@ export function principalOfToken(presented: string | null | undefined): Principa
   return found ? { name: found.name, access: found.access } : null;
 }
 
-const mac = (t: TokenEntry) => createHmac("sha256", t.token).update(`metron-session:${t.name}`).digest("base64url");
+/** How long a browser session lasts (the cookie's Max-Age). */
+export const SESSION_SECONDS = 30 * 24 * 3600;
 
-export function sessionCookieValue(principal: Principal): string {
+const mac = (t: TokenEntry, session: string) =>
+  createHmac("sha256", t.token).update(`metron-session:${t.name}:${session}`).digest("base64url");
+
+/**
+ * A new session's cookie value: `<name>.<session id>.<issued, base 36>.<HMAC>`. The session id lets sign-out revoke
+ * this one session on the server (sessions.ts); the HMAC is keyed by the token, so changing the token ends them all.
+ */
+export function sessionCookieValue(principal: Principal, now = Date.now()): string {
   const t = configuredTokens().find((e) => e.name === principal.name)!;
-  return `${t.name}.${mac(t)}`;
+  const session = `${randomBytes(12).toString("base64url")}.${now.toString(36)}`;
+  return `${t.name}.${session}.${mac(t, session)}`;
+}
+
+export interface Session extends Principal {
+  id: string;
+  issuedAt: number;
+}
+
+/** The session a cookie names, if its HMAC holds, it has not expired and it was not signed out. */
+export function sessionOf(value: string | null | undefined, now = Date.now()): Session | null {
+  const parts = value?.split(".") ?? [];
+  if (parts.length !== 4) return null;
+  const [name, id, issued, given] = parts;
+  const issuedAt = parseInt(issued, 36);
+  if (!Number.isFinite(issuedAt) || now - issuedAt > SESSION_SECONDS * 1000) return null;
+  const givenBytes = Buffer.from(given);
+  let found: TokenEntry | null = null;
+  for (const t of configuredTokens()) {
+    const expected = Buffer.from(mac(t, `${id}.${issued}`));
+    if (t.name === name && expected.length === givenBytes.length && timingSafeEqual(expected, givenBytes)) found = t;
+  }
+  if (!found || isRevoked(id)) return null;
+  return { name: found.name, access: found.access, id, issuedAt };
 }
 
 export function principalOfSession(value: string | null | undefined): Principal | null {
-  if (!value) return null;
-  const dot = value.lastIndexOf(".");
-  if (dot <= 0) return null;
-  const name = value.slice(0, dot);
-  const given = Buffer.from(value.slice(dot + 1));
-  let found: TokenEntry | null = null;
-  for (const t of configuredTokens()) {
-    const expected = Buffer.from(mac(t));
-    if (t.name === name && expected.length === given.length && timingSafeEqual(expected, given)) found = t;
-  }
-  return found ? { name: found.name, access: found.access } : null;
+  const s = sessionOf(value);
+  return s ? { name: s.name, access: s.access } : null;
 }
 
 /** A request's principal: `Authorization: Bearer`, else the session cookie. */

@@ -227,7 +227,10 @@ describe("names from an uploaded file's contents are data, never paths (issue 28
   }
 
   it.each([
-    ["a relative path out of the store", () => path.relative(path.join(store.dir, "databases", "evil"), path.join(dir, "victim"))],
+    [
+      "a relative path out of the store",
+      () => path.relative(path.join(store.dir, "databases", "evil"), path.join(dir, "victim")),
+    ],
     ["an absolute path", () => path.join(dir, "victim")],
     ["a parent folder", () => ".."],
   ])("refuses a db_id that is %s and changes no file outside the store", async (_what, dbId) => {

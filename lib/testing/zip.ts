@@ -74,7 +74,7 @@ export function zstdRleFrame(bytes: number, byte = 0x20, opts: { window?: number
     const exponent = Math.log2(opts.window ?? 2 ** 20) - 10;
     parts.push(Buffer.from([0, exponent << 3]));
   }
-  for (let left = bytes; left > 0; ) {
+  for (let left = bytes; left > 0;) {
     const size = Math.min(BLOCK, left);
     left -= size;
     const header = ((size << 3) | (1 << 1) | (left === 0 ? 1 : 0)) >>> 0;

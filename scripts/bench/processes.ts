@@ -64,4 +64,3 @@ export async function underAttack<T>(
     await probing;
   }
 }
-

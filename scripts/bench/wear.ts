@@ -220,7 +220,12 @@ async function wearOn(engine: "SQLite" | "PostgreSQL", writes: number): Promise<
         once: async (i) => {
           const { jobId } = (await post(
             `${base}/api/reruns`,
-            json({ traceId: traces[i % traces.length].id, provider: "simulated", model: "sim-careful", variant: "oracle" }),
+            json({
+              traceId: traces[i % traces.length].id,
+              provider: "simulated",
+              model: "sim-careful",
+              variant: "oracle",
+            }),
           )) as { jobId: string };
           return jobId;
         },
@@ -295,7 +300,9 @@ async function wearOn(engine: "SQLite" | "PostgreSQL", writes: number): Promise<
         uploads: await count(
           "SELECT count(*) AS n FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = 'wear uploads'",
         ),
-        otlp: await count("SELECT count(*) AS n FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = 'wear OTLP'"),
+        otlp: await count(
+          "SELECT count(*) AS n FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = 'wear OTLP'",
+        ),
         reruns: await count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id IS NULL AND state = 'done'"),
         sweep: await count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id IS NOT NULL AND state = 'done'"),
       };

@@ -5,6 +5,7 @@ import { RerunError, RerunLimitError, startRerun } from "@/lib/agent/reruns";
 import { getSql, storeOpener } from "@/lib/db/store";
 import { variants } from "@/lib/environment/directives";
 import { invalidBody } from "@/lib/http/invalid";
+import { clientOf } from "@/lib/auth/client";
 
 const body = z.object({
   traceId: z.string().min(1),
@@ -24,11 +25,7 @@ export async function POST(request: Request) {
   await getSql(); // migrated before the job opens its own connection
   const d = defaultLimits();
   try {
-    // The per-client cap counts by access token when there is one, else by the client's address.
-    const client =
-      request.headers.get("x-metron-principal") ??
-      request.headers.get("x-forwarded-for")?.split(",")[0].trim() ??
-      "local";
+    const client = clientOf(request.headers);
     const job = await startRerun(storeOpener(), {
       traceId,
       provider,

@@ -16,7 +16,9 @@ describe("an .eval's decoders are bounded by what they produce, not by what a he
       { name: "header.json", method: 0, data: header },
       { name: "samples/1_epoch_1.json", method: 8, data: bomb, declaredSize: 100 },
     ]);
-    await expect(evalZipToLog(zip, limits)).rejects.toThrow(/samples\/1_epoch_1\.json: .*over 8388608 bytes \(METRON_MAX_DECODED_BYTES\)/);
+    await expect(evalZipToLog(zip, limits)).rejects.toThrow(
+      /samples\/1_epoch_1\.json: .*over 8388608 bytes \(METRON_MAX_DECODED_BYTES\)/,
+    );
   });
 
   it("stops a Zstandard bomb of RLE blocks (7 GB from 220 kB) at the limit, without decoding it all", async () => {

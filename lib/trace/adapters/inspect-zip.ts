@@ -155,9 +155,7 @@ function readMembers(
         if (++seen > limits.maxMembers) {
           zip.close();
           return reject(
-            new ArchiveLimitError(
-              `the archive has over ${limits.maxMembers} members (METRON_MAX_ARCHIVE_MEMBERS)`,
-            ),
+            new ArchiveLimitError(`the archive has over ${limits.maxMembers} members (METRON_MAX_ARCHIVE_MEMBERS)`),
           );
         }
         if (!wanted(entry.fileName)) return zip.readEntry();
@@ -175,7 +173,13 @@ function readMembers(
           stream.on("data", (c: Buffer) => chunks.push(c));
           stream.on("error", reject);
           stream.on("end", () => {
-            decode(Buffer.concat(chunks), entry.compressionMethod, entry.fileName, limits.maxDecodedBytes - decoded, limits)
+            decode(
+              Buffer.concat(chunks),
+              entry.compressionMethod,
+              entry.fileName,
+              limits.maxDecodedBytes - decoded,
+              limits,
+            )
               .then((body) => {
                 decoded += body.length;
                 members.set(entry.fileName, body);
