@@ -30,7 +30,7 @@ import { runIdOf } from "@/lib/trace/hash";
 import { directiveDeps } from "./directive-models";
 import { runAgentLoop, type AgentLimits, type LoopResult } from "./loop";
 import { languageModel, type ProviderId } from "./providers";
-import { scrubSecrets, scrubValue } from "./scrub";
+import { scrubSecrets, scrubValue } from "@/lib/config/secrets";
 import { createSimulatedModel, SIMULATED_POLICIES } from "./simulated";
 import { traceVerdict, type Verdict } from "./verdict";
 

@@ -8,6 +8,7 @@ import type Database from "better-sqlite3";
 import { asSql, type Sql } from "@/lib/db/sql";
 import { isUtf8 } from "node:buffer";
 import { positiveNumber } from "@/lib/config/env";
+import { scrubSecrets } from "@/lib/config/secrets";
 import { adapt, detectFormat, LINE_FORMATS, looksCanonical } from "@/lib/trace/adapters";
 import { evalZipToLog, isZip } from "@/lib/trace/adapters/inspect-zip";
 import { linkQuestion, type LinkMethod } from "@/lib/trace/adapters/link-questions";
@@ -173,12 +174,15 @@ export async function ingestAdapted(
   const lineOf = (t: AdaptedTrace) => {
     const link = linkQuestion(t.question.id, t.question.text, single ? options.questionId : undefined, questions);
     links[link.method] = (links[link.method] ?? 0) + 1;
-    return JSON.stringify({
-      ...t,
-      run: { ...(t.run ?? {}), ...(dataset ? { benchmark: dataset.id } : {}) },
-      question: { ...t.question, id: link.id },
-      meta: { ...t.meta, question_link: { method: link.method, ...(link.matched ? { matched: link.matched } : {}) } },
-    });
+    // A foreign file or an OTLP export may carry a configured key (an echoed provider error): scrubbed on entry.
+    return scrubSecrets(
+      JSON.stringify({
+        ...t,
+        run: { ...(t.run ?? {}), ...(dataset ? { benchmark: dataset.id } : {}) },
+        question: { ...t.question, id: link.id },
+        meta: { ...t.meta, question_link: { method: link.method, ...(link.matched ? { matched: link.matched } : {}) } },
+      }),
+    );
   };
   const report = await ingestStream(
     sqlite,

@@ -14,6 +14,7 @@
  */
 import type Database from "better-sqlite3";
 import { positiveNumber } from "@/lib/config/env";
+import { scrubSecrets } from "@/lib/config/secrets";
 import { asSql, type Sql } from "@/lib/db/sql";
 import { deleteTraces } from "@/lib/ingest/curate";
 import { ingestAdapted } from "@/lib/ingest/ingest-auto";
@@ -43,7 +44,9 @@ export interface ReceiveReport {
   complete: string[];
 }
 
-const toJson = (s: FlatSpan) => JSON.stringify(s, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v));
+/** A span as stored: scrubbed of every secret (an exporter that sends a provider's key in an error). */
+const toJson = (s: FlatSpan) =>
+  scrubSecrets(JSON.stringify(s, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v)));
 
 function fromJson(body: string): FlatSpan {
   const s = JSON.parse(body) as FlatSpan & { startNs: string; endNs: string };
