@@ -2,7 +2,7 @@
  * Runs once when the server starts: the job worker resumes the sweeps and reruns a previous server process left
  * queued or running (lib/agent/jobs.ts), so a restart in the middle of a sweep finishes it; and the search index
  * catches up, in the background, with traces ingested while no server ran; and OTLP spans left unassembled are
- * assembled once quiet.
+ * assembled once quiet; and upload bodies a stopped server left behind are removed.
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
@@ -10,6 +10,9 @@ export async function register() {
   const { getSql, storeOpener } = await import("@/lib/db/store");
   const { indexInBackground } = await import("@/lib/search");
   await getSql(); // migrated before the worker opens its own connections
+  // Upload bodies a crashed or killed server left half-received or un-ingested (nothing of them was stored).
+  const { removeLeftoverBodies } = await import("@/lib/ingest/receive");
+  await removeLeftoverBodies();
   serverWorker(storeOpener()); // unless METRON_WORKERS=0: dedicated `metron worker` processes take the jobs
   indexInBackground(storeOpener()); // traces ingested by the CLI since the last start
   // Spans received on /v1/traces before a restart whose trace was not yet assembled.

@@ -4,6 +4,7 @@
  * its number and never stops the others; a duplicate (same content hash) is counted, not stored twice.
  */
 import type Database from "better-sqlite3";
+import { StoreFaultError, storeFault } from "./store-fault";
 import { randomUUID } from "node:crypto";
 import type { RunDefaults, Trace } from "@/lib/trace/types";
 import { Persister, type RunRef, type UploadInfo } from "./persist";
@@ -161,6 +162,7 @@ export async function runIngest(
     try {
       persister.add(trace);
     } catch (e) {
+      if (e instanceof StoreFaultError) throw e; // the store itself failed: the upload aborts
       // One trace that cannot be measured or written (nesting past the stack, a number SQLite refuses) fails alone.
       fail(line, `this trace could not be stored: ${lineFailure(e)}`);
       return;
@@ -192,6 +194,7 @@ export async function runIngest(
           try {
             persister.addPrepared(item.prepared);
           } catch (e) {
+            if (e instanceof StoreFaultError) throw e;
             return fail(item.line, `this trace could not be stored: ${lineFailure(e)}`);
           }
           written(item.line, item.caveat);
@@ -214,7 +217,7 @@ export async function runIngest(
     return reportOf(upload, runs, persister, progress, errors, warnings, workerFile !== null);
   } catch (e) {
     persister.rollback();
-    throw e;
+    throw storeFault(e) ?? e;
   } finally {
     measurer.close();
   }
@@ -231,76 +234,80 @@ export async function runIngestSql(
   options: IngestOptions,
 ): Promise<IngestReport> {
   const { limits, maxLineBytes, upload, fallbackName } = uploadOf(options);
-  return sql.transaction(async (tx) => {
-    const lookups = await PreloadedLookups.load(tx);
-    let datasetId: string | undefined;
-    if (options.dataset) {
-      datasetId = lookups.datasetId(options.dataset) ?? undefined;
-      if (!datasetId) throw new UnknownDatasetError(options.dataset);
-      await lookups.prime(datasetId);
-    }
-    const stored = new Map(
-      (
-        await tx.all<{ id: string; roles: string }>(
-          "SELECT id, tool_roles AS roles FROM runs WHERE tool_roles IS NOT NULL",
-        )
-      ).map((r) => [r.id, JSON.parse(r.roles) as Record<string, string>]),
-    );
-    const roleMaps = new Map<string, RoleMap>();
-    const rolesFor = (runId: string) => {
-      let map = roleMaps.get(runId);
-      if (!map) roleMaps.set(runId, (map = mergeRoles(options.toolRoles ?? stored.get(runId) ?? null)));
-      return map;
-    };
-    const measurer = new TraceMeasurer(lookups, loadPrices(), datasetId);
-    const persister = new SqlPersister(tx, upload, options.toolRoles);
-    const progress: IngestProgress = { bytes: 0, lines: 0, traces: 0, errors: 0 };
-    const errors: IngestError[] = [];
-    const warnings: IngestError[] = [];
-    const failed: { line: number; message: string }[] = [];
-    const fail = (line: number, message: string) => {
-      progress.errors++;
-      if (errors.length < limits.maxReportedErrors) errors.push({ line, message });
-      failed.push({ line, message });
-    };
-    const every = options.progressEvery ?? 200;
-    try {
-      await persister.begin();
-      await readTraces(chunks, { defaults: options.defaults, fallbackName, maxLineBytes }, progress, {
-        trace: async (trace, line) => {
-          await lookups.prime(datasetId ?? trace.run.benchmark);
-          let prepared;
-          try {
-            prepared = prepareTrace(trace, measurer, rolesFor);
-          } catch (e) {
-            return fail(line, `this trace could not be stored: ${lineFailure(e)}`);
-          }
-          const caveat = finalSqlCaveat(trace);
-          await persister.add({
-            prepared,
-            line,
-            done: () => {
-              progress.traces++;
-              if (caveat && warnings.length < limits.maxReportedErrors)
-                warnings.push({ line, message: `${caveat}; the raw text is kept in the trace` });
-            },
-            fail: (message) => fail(line, message),
-          });
-        },
-        fail,
-        line: () => {
-          if (options.onProgress && progress.lines % every === 0) options.onProgress(progress);
-        },
-      });
-      if (progress.lines === 0) throw new EmptyInputError();
-      await persister.flush(); // a failing trace of the last batch is counted before the totals are written
-      for (const f of failed) await persister.addError(f.line, f.message);
-      options.onProgress?.(progress);
-      errors.sort((a, b) => a.line - b.line);
-      const runs = await persister.finish({ bytes: progress.bytes, lines: progress.lines, errors: progress.errors });
-      return reportOf(upload, runs, persister, progress, errors, warnings, false);
-    } finally {
-      measurer.close();
-    }
-  });
+  return sql
+    .transaction(async (tx) => {
+      const lookups = await PreloadedLookups.load(tx);
+      let datasetId: string | undefined;
+      if (options.dataset) {
+        datasetId = lookups.datasetId(options.dataset) ?? undefined;
+        if (!datasetId) throw new UnknownDatasetError(options.dataset);
+        await lookups.prime(datasetId);
+      }
+      const stored = new Map(
+        (
+          await tx.all<{ id: string; roles: string }>(
+            "SELECT id, tool_roles AS roles FROM runs WHERE tool_roles IS NOT NULL",
+          )
+        ).map((r) => [r.id, JSON.parse(r.roles) as Record<string, string>]),
+      );
+      const roleMaps = new Map<string, RoleMap>();
+      const rolesFor = (runId: string) => {
+        let map = roleMaps.get(runId);
+        if (!map) roleMaps.set(runId, (map = mergeRoles(options.toolRoles ?? stored.get(runId) ?? null)));
+        return map;
+      };
+      const measurer = new TraceMeasurer(lookups, loadPrices(), datasetId);
+      const persister = new SqlPersister(tx, upload, options.toolRoles);
+      const progress: IngestProgress = { bytes: 0, lines: 0, traces: 0, errors: 0 };
+      const errors: IngestError[] = [];
+      const warnings: IngestError[] = [];
+      const failed: { line: number; message: string }[] = [];
+      const fail = (line: number, message: string) => {
+        progress.errors++;
+        if (errors.length < limits.maxReportedErrors) errors.push({ line, message });
+        failed.push({ line, message });
+      };
+      const every = options.progressEvery ?? 200;
+      try {
+        await persister.begin();
+        await readTraces(chunks, { defaults: options.defaults, fallbackName, maxLineBytes }, progress, {
+          trace: async (trace, line) => {
+            await lookups.prime(datasetId ?? trace.run.benchmark);
+            let prepared;
+            try {
+              prepared = prepareTrace(trace, measurer, rolesFor);
+            } catch (e) {
+              return fail(line, `this trace could not be stored: ${lineFailure(e)}`);
+            }
+            const caveat = finalSqlCaveat(trace);
+            await persister.add({
+              prepared,
+              line,
+              done: () => {
+                progress.traces++;
+                if (caveat && warnings.length < limits.maxReportedErrors)
+                  warnings.push({ line, message: `${caveat}; the raw text is kept in the trace` });
+              },
+              fail: (message) => fail(line, message),
+            });
+          },
+          fail,
+          line: () => {
+            if (options.onProgress && progress.lines % every === 0) options.onProgress(progress);
+          },
+        });
+        if (progress.lines === 0) throw new EmptyInputError();
+        await persister.flush(); // a failing trace of the last batch is counted before the totals are written
+        for (const f of failed) await persister.addError(f.line, f.message);
+        options.onProgress?.(progress);
+        errors.sort((a, b) => a.line - b.line);
+        const runs = await persister.finish({ bytes: progress.bytes, lines: progress.lines, errors: progress.errors });
+        return reportOf(upload, runs, persister, progress, errors, warnings, false);
+      } finally {
+        measurer.close();
+      }
+    })
+    .catch((e: unknown) => {
+      throw storeFault(e) ?? e;
+    });
 }

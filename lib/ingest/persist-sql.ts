@@ -5,6 +5,7 @@
  * follow. A batch that fails is written again trace by trace, each in a savepoint, so that the one trace the store
  * refuses (a NUL character in a text, an integer column given a fraction) fails alone with its line number.
  */
+import { storeFault } from "./store-fault";
 import type { Param, Sql } from "@/lib/db/sql";
 import { ToolCounter } from "./measure";
 import { FINISH_UPLOAD, finishValues, runRef, type RunRef, type UploadInfo } from "./persist";
@@ -91,7 +92,10 @@ export class SqlPersister {
       const effects = await this.write(items);
       await this.tx.exec("RELEASE SAVEPOINT batch");
       this.apply(items, effects);
-    } catch {
+    } catch (e) {
+      // A fault of the store (a full disk, a lost connection) aborts the upload instead of failing each trace.
+      const fault = storeFault(e);
+      if (fault) throw fault;
       await this.tx.exec("ROLLBACK TO SAVEPOINT batch; RELEASE SAVEPOINT batch");
       for (const item of items) {
         await this.tx.exec("SAVEPOINT one");
@@ -100,6 +104,8 @@ export class SqlPersister {
           await this.tx.exec("RELEASE SAVEPOINT one");
           this.apply([item], effects);
         } catch (e) {
+          const fault = storeFault(e);
+          if (fault) throw fault;
           await this.tx.exec("ROLLBACK TO SAVEPOINT one; RELEASE SAVEPOINT one");
           item.fail(`this trace could not be stored: ${(e as Error).message}`);
         }

@@ -4,6 +4,7 @@
  * or a process that dies, leaves nothing of that upload behind.
  */
 import type Database from "better-sqlite3";
+import { lostTransaction, storeFault } from "./store-fault";
 import type { Trace } from "@/lib/trace/types";
 import { beginImmediate } from "@/lib/db/write-lock";
 import type { RoleMap } from "@/lib/sql/classify-step";
@@ -143,12 +144,17 @@ export class Persister {
     // A savepoint per trace: a write that fails half-way leaves nothing of that trace, and the upload goes on.
     const knownRun = this.runs.has(prepared.run.id);
     // Prepared once: `exec` would parse the statement again for every trace (a tenth of the ingest's time).
+    // Outside the upload's transaction a savepoint would open one of its own and commit this trace alone.
+    if (!this.sqlite.inTransaction) throw lostTransaction();
     this.savepoint.begin.run();
     try {
       const r = this.write(prepared);
       this.savepoint.release.run();
       return r;
     } catch (e) {
+      // A fault of the store (a full disk) aborts the upload; SQLite may have rolled it all back already.
+      const fault = storeFault(e) ?? (this.sqlite.inTransaction ? null : lostTransaction());
+      if (fault) throw fault;
       this.sqlite.exec("ROLLBACK TO trace; RELEASE trace");
       if (!knownRun) this.runs.delete(prepared.run.id); // its row was rolled back with the trace
       throw e;
@@ -193,13 +199,15 @@ export class Persister {
     const bump = this.sqlite.prepare("UPDATE runs SET version = version + 1 WHERE id = ?");
     for (const r of runs) bump.run(r.id);
     this.statements.finish.run(...finishValues(this.upload, totals, this, runs));
+    if (!this.sqlite.inTransaction) throw lostTransaction();
     this.sqlite.exec("COMMIT");
     this.open = false;
     return runs;
   }
 
   rollback(): void {
-    if (this.open) this.sqlite.exec("ROLLBACK");
+    // After a fault SQLite may have rolled back already: a second ROLLBACK would hide the cause.
+    if (this.open && this.sqlite.inTransaction) this.sqlite.exec("ROLLBACK");
     this.open = false;
   }
 }

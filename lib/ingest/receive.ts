@@ -5,10 +5,10 @@
  */
 import { randomUUID } from "node:crypto";
 import { createWriteStream } from "node:fs";
-import { mkdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { positiveNumber } from "@/lib/config/env";
+import { dataDir } from "@/lib/db/client";
 
 export class UploadStalledError extends Error {}
 export class UploadTooLargeError extends Error {}
@@ -18,6 +18,24 @@ export function uploadLimits() {
     idleMs: positiveNumber("METRON_UPLOAD_IDLE_MS", 30_000),
     maxBytes: positiveNumber("METRON_MAX_UPLOAD_BYTES", 8 * 1024 ** 3),
   };
+}
+
+/** Where upload bodies wait for their ingest: beside the store (one server per store folder), removed after it. */
+export const receivedDir = () => path.join(dataDir(), "received");
+
+/**
+ * Removes the bodies a previous server process left behind (it stopped mid-upload): called at start, when no upload
+ * of this store's server is in flight. Returns how many bytes' worth of files went.
+ */
+export async function removeLeftoverBodies(): Promise<number> {
+  const dir = receivedDir();
+  let removed = 0;
+  for (const f of await readdir(dir).catch(() => [] as string[]))
+    if (f.endsWith(".part")) {
+      await rm(path.join(dir, f), { force: true });
+      removed++;
+    }
+  return removed;
 }
 
 export interface Received {
@@ -32,7 +50,7 @@ export async function receiveToFile(
   options: { onBytes?: (bytes: number) => void; dir?: string; file?: string } = {},
 ): Promise<Received> {
   const { idleMs, maxBytes } = uploadLimits();
-  const dir = options.file ? path.dirname(options.file) : (options.dir ?? path.join(tmpdir(), "metron-uploads"));
+  const dir = options.file ? path.dirname(options.file) : (options.dir ?? receivedDir());
   await mkdir(dir, { recursive: true });
   const file = options.file ?? path.join(dir, `${randomUUID()}.part`);
   const out = createWriteStream(file);

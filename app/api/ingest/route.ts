@@ -10,6 +10,7 @@ import { previewFile } from "@/lib/ingest/preview";
 import { reportProgress } from "@/lib/ingest/progress-registry";
 import { receiveToFile, UploadStalledError, UploadTooLargeError } from "@/lib/ingest/receive";
 import { stagedFile, stageUpload } from "@/lib/ingest/staging";
+import { StoreFaultError } from "@/lib/ingest/store-fault";
 import { stepRoles } from "@/lib/sql/classify-step";
 import { UnknownFormatError } from "@/lib/trace/adapters";
 import { ArchiveLimitError } from "@/lib/trace/adapters/inspect-zip";
@@ -119,6 +120,7 @@ export async function POST(request: NextRequest) {
     if (token) reportProgress(token, { bytes: 0, lines: 0, traces: 0, errors: 0 }, true, (e as Error).message);
     if (e instanceof EmptyInputError || e instanceof UnknownFormatError || e instanceof UnknownDatasetError)
       return Response.json({ error: e.message }, { status: 400 });
+    if (e instanceof StoreFaultError) return Response.json({ error: e.message }, { status: 507 });
     if (e instanceof ArchiveLimitError) return Response.json({ error: e.message }, { status: 422 });
     if (e instanceof ForeignFileTooLargeError || e instanceof UploadTooLargeError)
       return Response.json({ error: e.message }, { status: 413 });
