@@ -184,13 +184,28 @@ export async function ingestAdapted(
       }),
     );
   };
+  const unreadable: { line: number; message: string }[] = [];
+  let position = 0;
   const report = await ingestStream(
     sqlite,
     (async function* () {
       // Streamed traces go on as they are adapted, in batches of lines.
       let batch: string[] = [];
       for await (const t of traces) {
-        batch.push(lineOf(t));
+        position++;
+        let line: string;
+        try {
+          line = lineOf(t);
+        } catch (e) {
+          // Nesting past the stack: this trace fails alone, by its position among the file's traces.
+          unreadable.push({
+            line: position,
+            message: `adapted trace ${position} could not be stored: ${(e as Error).message}`,
+          });
+          batch.push(""); // a blank line in its place keeps the later traces' numbers
+          continue;
+        }
+        batch.push(line);
         if (batch.length >= 64) {
           yield Buffer.from(batch.join("\n") + "\n");
           batch = [];
@@ -201,7 +216,8 @@ export async function ingestAdapted(
     options,
   );
   const measured = report.warnings.map((w) => ({ line: w.line, message: `adapted trace ${w.line}: ${w.message}` }));
-  return { ...report, warnings: measured, links };
+  const errors = [...report.errors, ...unreadable].sort((a, b) => a.line - b.line);
+  return { ...report, errors, error_count: report.error_count + unreadable.length, warnings: measured, links };
 }
 
 /** 1-based numbers of the lines that are not valid UTF-8. */

@@ -197,9 +197,9 @@ export async function assembleGroups(
       : [];
     let traces: StoredTrace[] = [];
     if (spans.length) {
-      const trace = assembleTrace(spans);
       const own = asSql(await openStore());
       try {
+        const trace = assembleTrace(spans); // a group that cannot be assembled fails alone, with its error
         const report = await ingestAdapted(own, [trace], { source: "otlp", dataset: trace.run?.benchmark });
         outcome.inserted = report.inserted;
         outcome.duplicates = report.duplicates;

@@ -8,7 +8,7 @@
  * results without a call are kept as tool messages. `prompt_tokens` already includes cached tokens, as Metron's
  * input does. The agent's name is the system, `model_name` the model.
  */
-import { textOf, type Adapter, type AdaptedTrace, type ForeignStep, lastSubmittedSql } from "./types";
+import { eachAlone, textOf, type Adapter, type AdaptedTrace, type ForeignStep, lastSubmittedSql } from "./types";
 
 type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => Boolean(v) && typeof v === "object" && !Array.isArray(v);
@@ -134,7 +134,7 @@ export const atifAdapter: Adapter = {
     const data = JSON.parse(text.replace(/^\uFEFF/, "")) as unknown;
     const list = Array.isArray(data) ? data : [data];
     const warnings: { line: number; message: string }[] = [];
-    const traces = list.flatMap((t, i) => {
+    const traces = eachAlone(list, "trajectory", warnings, (t, i) => {
       if (isAtif(t)) return [adaptTrajectory(t as Json, warnings, i)];
       warnings.push({ line: i + 1, message: "not an ATIF trajectory (no schema_version ATIF-v1.x with steps)" });
       return [];

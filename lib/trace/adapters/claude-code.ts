@@ -7,7 +7,7 @@
  * One trace per `sessionId`.
  */
 import { appendBlocks } from "./anthropic-messages";
-import { jsonLines, textOf, type Adapter, type AdaptedTrace, type ForeignStep } from "./types";
+import { eachAlone, jsonLines, textOf, type Adapter, type AdaptedTrace, type ForeignStep } from "./types";
 
 const CLAUDE_TYPES = ["user", "assistant", "system", "summary"];
 
@@ -133,9 +133,11 @@ export const claudeCodeAdapter: Adapter = {
         if (target) target.error = l.toolUseResult;
       }
     }
-    const traces: AdaptedTrace[] = [...sessions.entries()]
-      .filter(([, s]) => s.steps.length > 0)
-      .map(([sessionId, s]) => ({
+    const traces: AdaptedTrace[] = eachAlone(
+      [...sessions.entries()].filter(([, s]) => s.steps.length > 0),
+      "session",
+      warnings,
+      ([sessionId, s]) => ({
         run: s.model ? { model: s.model } : undefined,
         question: { text: s.question },
         steps: s.steps,
@@ -143,7 +145,8 @@ export const claudeCodeAdapter: Adapter = {
         started_at: s.started,
         duration_ms: s.started && s.ended ? Date.parse(s.ended) - Date.parse(s.started) : undefined,
         meta: { source_format: "claude-code", session_id: sessionId, ...(s.summary ? { summary: s.summary } : {}) },
-      }));
+      }),
+    );
     if (orphans)
       warnings.push({ line: 1, message: `${orphans} tool results without a matching tool_use kept as messages` });
     return { traces, warnings: warnings.sort((a, b) => a.line - b.line) };

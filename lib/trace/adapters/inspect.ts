@@ -8,7 +8,7 @@
  * resolved from the sample's attachments. Field names follow inspect_ai's log models (log/_log.py, event/_tool.py,
  * event/_model.py, model/_model_output.py).
  */
-import { textOf, type Adapter, type AdaptedTrace, type ForeignStep } from "./types";
+import { eachAlone, textOf, type Adapter, type AdaptedTrace, type AdapterResult, type ForeignStep } from "./types";
 
 type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => Boolean(v) && typeof v === "object" && !Array.isArray(v);
@@ -151,12 +151,12 @@ function correctOf(value: unknown): boolean | null {
   return null;
 }
 
-export function adaptInspectLog(log: Json): AdaptedTrace[] {
+export function adaptInspectLog(log: Json, warnings: AdapterResult["warnings"] = []): AdaptedTrace[] {
   const ev = isObj(log.eval) ? (log.eval as Json) : {};
   const samples = Array.isArray(log.samples) ? (log.samples as Json[]) : [];
   const model = str(ev.model);
   const task = str(ev.task);
-  return samples.filter(isObj).map((raw) => {
+  return eachAlone(samples.filter(isObj), "sample", warnings, (raw) => {
     const s = resolveAttachments(
       raw,
       isObj(raw.attachments) ? (raw.attachments as Record<string, string>) : {},
@@ -247,11 +247,10 @@ export const inspectAdapter: Adapter = {
     "a JSON object {eval: {task, model, …}, samples: [{id, epoch, events | messages, scores}]} or an .eval zip",
   adapt(text) {
     const log = JSON.parse(text.replace(/^\uFEFF/, "")) as Json;
-    const traces = adaptInspectLog(log);
-    const warnings =
-      traces.length === 0
-        ? [{ line: 1, message: "the log has no samples (a .json log written with --no-log-samples?)" }]
-        : [];
+    const warnings: AdapterResult["warnings"] = [];
+    const traces = adaptInspectLog(log, warnings);
+    if (traces.length === 0 && warnings.length === 0)
+      warnings.push({ line: 1, message: "the log has no samples (a .json log written with --no-log-samples?)" });
     return { traces, warnings };
   },
 };

@@ -4,7 +4,7 @@
  * or an object; results are matched by `tool_call_id`, or in call order when there are no ids (Spider-Agent).
  * A file is an array of messages, `{messages: [...]}`, or an array of rollouts `{instance_id, conversation}`.
  */
-import { parseArgs, textOf, type Adapter, type AdaptedTrace, type ForeignStep } from "./types";
+import { eachAlone, parseArgs, textOf, type Adapter, type AdaptedTrace, type ForeignStep } from "./types";
 
 type Message = {
   model?: string;
@@ -116,7 +116,7 @@ export const openAiMessagesAdapter: Adapter = {
       });
     }
     const warnings: { line: number; message: string }[] = [];
-    const traces = rollouts.map((r, i) => {
+    const traces = eachAlone(rollouts, "rollout", warnings, (r, i) => {
       const { trace, orphans } = adaptOpenAiMessages(r.messages, r.meta);
       if (orphans)
         warnings.push({

@@ -30,7 +30,15 @@ import {
   ATTR_SESSION_ID,
 } from "@opentelemetry/semantic-conventions/incubating";
 import { ATTR_ERROR_TYPE, ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
-import { parseArgs, type Adapter, type AdaptedTrace, type ForeignStep, lastSubmittedSql } from "./types";
+import {
+  eachAlone,
+  parseArgs,
+  type Adapter,
+  type AdaptedTrace,
+  type AdapterResult,
+  type ForeignStep,
+  lastSubmittedSql,
+} from "./types";
 
 type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => Boolean(v) && typeof v === "object" && !Array.isArray(v);
@@ -403,12 +411,12 @@ export function assembleTrace(spans: FlatSpan[]): AdaptedTrace {
 }
 
 /** Spans of one or several export requests, grouped into traces. */
-export function otlpTraces(docs: unknown[]): AdaptedTrace[] {
+export function otlpTraces(docs: unknown[], warnings: AdapterResult["warnings"] = []): AdaptedTrace[] {
   const groups = new Map<string, FlatSpan[]>();
   for (const doc of docs)
     for (const s of flattenSpans(doc))
       (groups.get(groupKeyOf(s)) ?? groups.set(groupKeyOf(s), []).get(groupKeyOf(s))!).push(s);
-  return [...groups.values()].map(assembleTrace);
+  return eachAlone([...groups.values()], "trace", warnings, assembleTrace);
 }
 
 export const isOtlp = (v: unknown) => isObj(v) && Array.isArray(v.resourceSpans);
@@ -436,6 +444,6 @@ export const otlpAdapter: Adapter = {
         }
       });
     }
-    return { traces: otlpTraces(docs), warnings };
+    return { traces: otlpTraces(docs, warnings), warnings };
   },
 };

@@ -108,3 +108,30 @@ export function lastSubmittedSql(steps: ForeignStep[]): string | undefined {
   if (!args || typeof args !== "object" || Array.isArray(args)) return undefined;
   return Object.values(args as Record<string, unknown>).find((v): v is string => typeof v === "string");
 }
+
+/**
+ * Adapts each element of a file (a sample, a trajectory, a session, a rollout) on its own (issue 28): one that
+ * cannot be read (nesting past the stack, a shape no writer makes) becomes a warning naming its position, and its
+ * neighbours are kept.
+ */
+export function eachAlone<T, R>(
+  items: readonly T[],
+  label: string,
+  warnings: AdapterResult["warnings"],
+  adaptOne: (item: T, index: number) => R | R[],
+): R[] {
+  const out: R[] = [];
+  items.forEach((item, i) => {
+    try {
+      const r = adaptOne(item, i);
+      if (Array.isArray(r)) out.push(...r);
+      else out.push(r);
+    } catch (e) {
+      warnings.push({
+        line: i + 1,
+        message: `${label} ${i + 1} could not be read, the others were: ${(e as Error).message}`,
+      });
+    }
+  });
+  return out;
+}
