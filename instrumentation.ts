@@ -6,6 +6,14 @@
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  // A store that cannot be opened or whose file is damaged is reported on every page, not as a bare 500.
+  const { checkStore, checkStoreAtStart } = await import("@/lib/db/health");
+  const health = await checkStore();
+  if (!health.ok) {
+    console.error(`metron: ${health.problem} — ${health.advice}`);
+    return; // nothing below can run; the pages say why
+  }
+  void checkStoreAtStart(); // the file's pages, in the background
   const { serverWorker } = await import("@/lib/agent/jobs");
   const { getSql, storeOpener } = await import("@/lib/db/store");
   const { indexInBackground } = await import("@/lib/search");

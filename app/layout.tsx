@@ -3,6 +3,8 @@ import { NuqsAdapter } from "nuqs/adapters/next/app";
 import { LocaleProvider } from "@/components/ui/locale";
 import { readerLocale } from "@/components/ui/reader-locale";
 import { SiteNav } from "@/components/ui/site-nav";
+import { StoreHealthBanner } from "@/components/ui/store-health";
+import { Suspense } from "react";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -24,6 +26,9 @@ export default async function RootLayout({ children }: { children: React.ReactNo
         <header className="border-b border-zinc-200 bg-white">
           <SiteNav />
         </header>
+        <Suspense>
+          <StoreHealthBanner />
+        </Suspense>
         <LocaleProvider locale={locale}>
           <NuqsAdapter>
             <main id="main" className="mx-auto max-w-7xl px-6 py-6">

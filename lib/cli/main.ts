@@ -8,6 +8,9 @@ const USAGE = `usage: metron <command> [options]
 commands:
   migrate
       create the store if needed and apply the migrations
+  doctor [--json]
+      check that the store can be opened and, for a SQLite file, that its pages are sound (quick_check); says what
+      to do about what it finds; exit code 1 when something is wrong
   backup FILE
       a consistent copy of the store (SQLite's online backup), while the server runs
   export DIR [--json] · import DIR [--json]
@@ -58,6 +61,8 @@ export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
     switch (command) {
+      case "doctor":
+        return await (await import("./doctor")).runDoctorCommand(rest);
       case "migrate": {
         const { databasePath } = await import("@/lib/db/client");
         const { openStore } = await import("@/lib/db/store");

@@ -1,0 +1,71 @@
+import Database from "better-sqlite3";
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
+import { runDoctorCommand } from "@/lib/cli/doctor";
+import { checkStore } from "./health";
+
+describe("the store's health (issue 28)", () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "metron-health-"));
+  const saved = { ...process.env };
+  afterEach(() => {
+    process.env = { ...saved };
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("names a file that is not a SQLite database, and what to do", async () => {
+    process.env.DATABASE_PATH = path.join(dir, "not-sqlite.db");
+    writeFileSync(process.env.DATABASE_PATH, "this is a text file, not a store ".repeat(200));
+    const h = await checkStore();
+    expect(h).toMatchObject({ ok: false, engine: "sqlite" });
+    expect(h.problem).toMatch(/cannot be opened \(SQLITE_NOTADB/);
+    expect(h.advice).toMatch(/metron backup/);
+  });
+
+  it("finds damaged pages with quick_check, where opening alone does not", async () => {
+    const file = path.join(dir, "damaged.db");
+    const db = new Database(file);
+    db.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, text TEXT); CREATE INDEX t_text ON t (text);");
+    const insert = db.prepare("INSERT INTO t (text) VALUES (?)");
+    db.transaction(() => {
+      for (let i = 0; i < 3000; i++) insert.run(`row ${i} `.repeat(20));
+    })();
+    db.close();
+    const fd = openSync(file, "r+");
+    writeSync(fd, Buffer.alloc(4096, 0x5a), 0, 4096, 4096 * 40); // a page in the middle of the table
+    closeSync(fd);
+    process.env.DATABASE_PATH = file;
+    expect(await checkStore()).toMatchObject({ ok: true, pagesChecked: false });
+    const h = await checkStore({ pages: true });
+    expect(h).toMatchObject({ ok: false, pagesChecked: true });
+    expect(h.problem).toMatch(/^the store's file is damaged: /);
+    // metron doctor says so and exits 1.
+    const out: string[] = [];
+    const spy = vi.spyOn(console, "log").mockImplementation((s: string) => void out.push(s));
+    try {
+      expect(await runDoctorCommand([])).toBe(1);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(out.join("\n")).toMatch(/damaged[\s\S]*what to do: stop writing to it/);
+  });
+
+  it("names a PostgreSQL server out of reach", async () => {
+    process.env.DATABASE_URL = "postgres://metron:secret@127.0.0.1:9/none";
+    const h = await checkStore();
+    expect(h).toMatchObject({ ok: false, engine: "postgres", where: "postgres://metron:***@127.0.0.1:9/none" });
+    expect(h.problem).toMatch(/cannot be reached/);
+  });
+
+  it("is well for a sound store, and doctor exits 0", async () => {
+    process.env.DATABASE_PATH = path.join(dir, "fine.db");
+    new Database(process.env.DATABASE_PATH).exec("CREATE TABLE x (a)");
+    const spy = vi.spyOn(console, "log").mockImplementation(() => undefined);
+    try {
+      expect(await runDoctorCommand([])).toBe(0);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+});

@@ -1,0 +1,112 @@
+/**
+ * Is the store usable (issue 28)? A store that cannot be opened, a PostgreSQL server out of reach, or a SQLite file
+ * whose pages fail `PRAGMA quick_check` is reported on every page (components/ui/store-health.tsx) and by
+ * `metron doctor`, with what to do, instead of a bare "Internal Server Error". The quick check reads the whole file:
+ * it runs once at the server's start (in the background) and on `metron doctor`; pages only ask the cheap question.
+ */
+import Database from "better-sqlite3";
+import { existsSync } from "node:fs";
+import { databasePath } from "./client";
+import { postgresUrl } from "./store";
+
+export interface StoreHealth {
+  ok: boolean;
+  engine: "sqlite" | "postgres";
+  /** The file, or the server's URL without its password. */
+  where: string;
+  problem?: string;
+  /** What to do about it. */
+  advice?: string;
+  /** Whether the file's pages were checked (quick_check), not only opened. */
+  pagesChecked: boolean;
+}
+
+async function checkPostgres(url: string): Promise<StoreHealth> {
+  const where = url.replace(/:[^:@/]*@/, ":***@");
+  const pg = (await import("pg")).default;
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query("SELECT 1");
+    return { ok: true, engine: "postgres", where, pagesChecked: false };
+  } catch (e) {
+    return {
+      ok: false,
+      engine: "postgres",
+      where,
+      pagesChecked: false,
+      problem: `the PostgreSQL server cannot be reached: ${(e as Error).message}`,
+      advice: "start the server, or correct DATABASE_URL (host, port, database, user); `metron doctor` checks again",
+    };
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+function checkSqlite(file: string, pages: boolean): StoreHealth {
+  const base = { engine: "sqlite" as const, where: file, pagesChecked: pages };
+  if (!existsSync(file)) return { ok: true, ...base, pagesChecked: false }; // created and migrated on first use
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+    db.pragma("schema_version"); // reads the header: a file that is not SQLite fails here
+    if (pages) {
+      let problems: string[];
+      try {
+        const rows = db.pragma("quick_check(5)") as { quick_check: string }[];
+        problems = rows.map((r) => r.quick_check).filter((m) => m !== "ok");
+      } catch (e) {
+        // A page so damaged that the check itself stops on it.
+        if (!/CORRUPT/.test((e as { code?: string }).code ?? "")) throw e;
+        problems = [(e as Error).message];
+      }
+      if (problems.length)
+        return {
+          ok: false,
+          ...base,
+          problem: `the store's file is damaged: ${problems.join("; ")}`,
+          advice:
+            "stop writing to it: restore the last `metron backup`, or recover what is readable with `sqlite3 <file> .recover | sqlite3 new.db`, then point DATABASE_PATH at the result",
+        };
+    }
+    return { ok: true, ...base };
+  } catch (e) {
+    const code = (e as { code?: string }).code ?? "";
+    return {
+      ok: false,
+      ...base,
+      problem: `the store's file cannot be opened (${code || "error"}: ${(e as Error).message})`,
+      advice: /NOTADB|CORRUPT/.test(code)
+        ? "the file is not a SQLite database or is damaged: restore the last `metron backup`, or point DATABASE_PATH at another file"
+        : "check that the file and its folder exist and can be read and written by this process (DATABASE_PATH)",
+    };
+  } finally {
+    db?.close();
+  }
+}
+
+/** The store's health; `pages` also runs SQLite's quick_check over the whole file. */
+export async function checkStore(options: { pages?: boolean } = {}): Promise<StoreHealth> {
+  const url = postgresUrl();
+  return url ? checkPostgres(url) : checkSqlite(databasePath(), options.pages ?? false);
+}
+
+const g = globalThis as unknown as {
+  metronHealth?: { at: number; health: StoreHealth };
+  metronPagesHealth?: StoreHealth;
+};
+
+/** Records the start's full check; pages then report its finding until a restart. */
+export async function checkStoreAtStart(): Promise<void> {
+  g.metronPagesHealth = await checkStore({ pages: true });
+  if (!g.metronPagesHealth.ok) console.error(`metron: ${g.metronPagesHealth.problem} — ${g.metronPagesHealth.advice}`);
+}
+
+/** What pages show: the start's full check if it found a problem, else a cheap check at most every 10 s. */
+export async function storeHealth(now = Date.now()): Promise<StoreHealth> {
+  if (g.metronPagesHealth && !g.metronPagesHealth.ok) return g.metronPagesHealth;
+  if (g.metronHealth && now - g.metronHealth.at < 10_000) return g.metronHealth.health;
+  const health = await checkStore();
+  g.metronHealth = { at: now, health };
+  return health;
+}
