@@ -6,7 +6,9 @@
  * - quadratic: a 4 MB final SQL (whitespace runs, double-quoted words) renders its question page in < 1 s;
  * - liveness: while each attack runs, a probe request answers within 1 s;
  * - locks: a stalled upload does not block a CLI ingest; N concurrent CLI ingests of M MB files all succeed;
- * - nesting: a 5,000-deep line in an upload fails alone.
+ * - nesting: a 5,000-deep line in an upload fails alone;
+ * - the surfaces of issue 28 (abuse-surfaces.ts): decompression bombs, span floods, a db_id path, a rebinding Host,
+ *   an echoed key in exported spans, a damaged store.
  * Only loopback traffic; every loop is bounded.
  */
 import { spawn } from "node:child_process";
@@ -17,6 +19,9 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { openDb } from "@/lib/db/client";
 import { seedDemo } from "@/lib/demo/seed";
+import { randomUUID } from "node:crypto";
+import { startFakeOpenAI } from "@/lib/testing/fake-openai";
+import { damagedStoreCase, surfaceCases } from "./abuse-surfaces";
 import { serverRssMb, underAttack, workerTicks } from "./processes";
 import { ROOT, startServer } from "./server";
 import { syntheticTraceLine } from "./synthetic";
@@ -99,6 +104,16 @@ export async function benchAbuse(argv: string[]): Promise<number> {
 
   process.env.METRON_SQL_TIMEOUT_MS = "3000";
   process.env.METRON_UPLOAD_IDLE_MS = "5000";
+  // A provider that echoes its key, and the server's own spans exported to its /v1/traces (abuse-surfaces.ts).
+  const echoKey = `sk-abuse-${randomUUID()}`;
+  const fake = await startFakeOpenAI([
+    { toolCalls: [{ name: "list_tables", args: {} }], usage: { prompt: 10, completion: 2 } },
+    { error: 401, message: `Incorrect API key provided: ${echoKey}. Authorization: Bearer ${echoKey}` },
+  ]);
+  process.env.METRON_OPENAI_COMPATIBLE_URL = fake.url;
+  process.env.METRON_OPENAI_COMPATIBLE_KEY = echoKey;
+  process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${PORT}`;
+  process.env.OTEL_EXPORTER_OTLP_PROTOCOL = "http/json";
   const server = await startServer(store, PORT);
   const pid = server.child.pid!;
   try {
@@ -246,8 +261,17 @@ export async function benchAbuse(argv: string[]): Promise<number> {
       measured: `${nested.inserted} stored, errors on lines ${nested.errors?.map((e) => e.line).join(",")}`,
       ok: nested.inserted === 2 && nested.errors?.length === 1 && nested.errors[0].line === 2,
     });
+    cases.push(
+      ...(await surfaceCases({ url: server.url, pid, dir, store, echo: { key: echoKey, traceId: idOf("1") } })),
+    );
   } finally {
     server.stop();
+    await fake.close();
+  }
+  try {
+    for (const k of ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_PROTOCOL"]) delete process.env[k];
+    cases.push(await damagedStoreCase((file) => startServer(file, PORT + 1), dir));
+  } finally {
     rmSync(dir, { recursive: true, force: true });
   }
   if (values.json) console.log(JSON.stringify(cases, null, 2));

@@ -14,6 +14,7 @@ const BENCHES: Record<string, () => Promise<(argv: string[]) => Promise<number>>
   "page-weight": async () => (await import("./page-weight")).benchPageWeight,
   up: async () => (await import("./up")).benchUp,
   wear: async () => (await import("./wear")).benchWear,
+  load: async () => (await import("./load")).benchLoad,
 };
 
 export async function runBench(argv: string[]): Promise<number> {

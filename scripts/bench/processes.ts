@@ -1,5 +1,6 @@
 /** The server's processes as /proc sees them: memory and CPU of a process tree, and probes while something runs. */
 import { readFileSync, readdirSync } from "node:fs";
+import http from "node:http";
 
 /** Processes under `root` (itself included), from /proc. */
 export function tree(root: number): { pid: number; cmd: string; rssKb: number; cpuTicks: number }[] {
@@ -39,6 +40,21 @@ export const workerTicks = (root: number) =>
     .filter((p) => isSandbox(p.cmd))
     .reduce((s, p) => s + p.cpuTicks, 0);
 
+/**
+ * One probe request on a connection of its own: a kept-alive socket the server closes as the next request starts
+ * would fail the probe for a reason that is not the server's.
+ */
+function probe(url: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent: false }, (res) => {
+        res.resume();
+        res.on("end", () => resolve());
+      })
+      .on("error", reject);
+  });
+}
+
 /** Runs `attack` while probing the server every 100 ms; returns the slowest probe and the peak server RSS. */
 export async function underAttack<T>(
   url: string,
@@ -51,7 +67,7 @@ export async function underAttack<T>(
   const probing = (async () => {
     for (let i = 0; i < 3000 && !stop; i++) {
       const t = performance.now();
-      await fetch(`${url}/api/schema/trace`).then((r) => r.arrayBuffer());
+      await probe(`${url}/api/schema/trace`);
       maxProbeMs = Math.max(maxProbeMs, performance.now() - t);
       peakRssMb = Math.max(peakRssMb, serverRssMb(pid));
       await new Promise((r) => setTimeout(r, 100));

@@ -1,6 +1,6 @@
 /** Starts the built app (`next start`) on a store for page benchmarks; the caller stops it. */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, openSync } from "node:fs";
 import path from "node:path";
 
 export const ROOT = path.resolve(import.meta.dirname, "..", "..");
@@ -19,7 +19,14 @@ export async function startServer(
     {
       cwd: ROOT,
       env: { ...process.env, DATABASE_PATH: store, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
-      stdio: "ignore",
+      // METRON_BENCH_SERVER_LOG=FILE keeps what the server prints (appended), to see why a bench's server failed.
+      stdio: process.env.METRON_BENCH_SERVER_LOG
+        ? [
+            "ignore",
+            openSync(process.env.METRON_BENCH_SERVER_LOG, "a"),
+            openSync(process.env.METRON_BENCH_SERVER_LOG, "a"),
+          ]
+        : "ignore",
     },
   );
   const url = `http://127.0.0.1:${port}`;
