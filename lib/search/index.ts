@@ -61,8 +61,13 @@ async function syncPostgresIndex(sql: Sql, opts: { budgetMs?: number }): Promise
   let indexed = 0;
   for (;;) {
     const n = await sql.transaction(async (tx) => {
-      // One indexer at a time (a server and a worker may both try): the bases must not overlap.
-      await tx.get("SELECT pg_advisory_xact_lock(hashtext('metron-search-index'))");
+      // One indexer at a time (a server and a worker may both try): the bases must not overlap. One that finds
+      // another at work leaves it to that one instead of waiting in line (under load, every search would queue
+      // behind the lock: issue 28); what is left is indexed by the next call.
+      const got = await tx.get<{ ok: boolean }>(
+        "SELECT pg_try_advisory_xact_lock(hashtext('metron-search-index')) AS ok",
+      );
+      if (!got?.ok) return -1;
       const batch = await tx.all<{ id: string }>(
         `SELECT t.id FROM traces t WHERE NOT EXISTS (SELECT 1 FROM search_indexed si WHERE si.trace_id = t.id)
          ORDER BY t.created_at, t.id LIMIT 200`,
@@ -91,7 +96,7 @@ async function syncPostgresIndex(sql: Sql, opts: { budgetMs?: number }): Promise
       }
       return batch.length;
     });
-    if (!n) break;
+    if (n <= 0) break;
     indexed += n;
     if (opts.budgetMs !== undefined && performance.now() - started > opts.budgetMs) break;
   }
@@ -388,33 +393,44 @@ export async function searchTraces(
     if (list.length < 3) list.push(d);
   }
   const page = order.slice(offset, offset + limit);
-  // Snippets only for the hits shown, in step order.
-  const snippetOf = async (rowid: number) =>
-    (
-      await sql.get<{ text: string }>(
-        pg
-          ? `SELECT ts_headline('simple', content, (${tsquery}), 'StartSel=${MARK_START}, StopSel=${MARK_END}, MaxWords=14, MinWords=5, MaxFragments=1, FragmentDelimiter=…') AS text
-             FROM search_docs d WHERE rowid = ?`
-          : `SELECT snippet(search_docs, 0, '${MARK_START}', '${MARK_END}', '…', 14) AS text FROM search_docs WHERE search_docs MATCH ? AND rowid = ?`,
-        [...matchParams, rowid],
-      )
-    )?.text ?? "";
+  // Snippets only for the hits shown, in step order; the hits' rows and their snippets in one query each (under load
+  // every round trip waits for a pooled connection: a page of 25 hits once made ~100 of them).
+  const shown = page.flatMap((id) => byTrace.get(id)!);
+  const wanted = match ? shown.filter((d) => d.text === undefined && d.rowid !== null).map((d) => d.rowid!) : [];
+  const snippetText = new Map<number, string>();
+  if (wanted.length) {
+    const rows = await sql.all<{ rowid: number; text: string }>(
+      pg
+        ? `SELECT rowid AS rowid, ts_headline('simple', content, (${tsquery}), 'StartSel=${MARK_START}, StopSel=${MARK_END}, MaxWords=14, MinWords=5, MaxFragments=1, FragmentDelimiter=…') AS text
+           FROM search_docs d WHERE rowid IN (SELECT jsonb_array_elements_text(?::jsonb)::bigint)`
+        : `SELECT rowid AS rowid, snippet(search_docs, 0, '${MARK_START}', '${MARK_END}', '…', 14) AS text FROM search_docs
+           WHERE search_docs MATCH ? AND ${sql.d.inJsonArray("rowid")}`,
+      [...matchParams, JSON.stringify(wanted)],
+    );
+    for (const r of rows) snippetText.set(Number(r.rowid), r.text);
+  }
   const labelList = pg
     ? '(SELECT string_agg(label, chr(1) ORDER BY label COLLATE "C") FROM (SELECT DISTINCT label FROM labels WHERE trace_id = t.id) x)'
     : "(SELECT group_concat(label, char(1)) FROM (SELECT DISTINCT label FROM labels WHERE trace_id = t.id ORDER BY label))";
-  const hits: TraceHit[] = [];
-  for (const id of page) {
-    const row = (await sql.get(
-      `SELECT t.id AS traceId, r.id AS runId, r.name AS runName, r.system, r.model,
+  type Row = Omit<TraceHit, "snippets" | "labels" | "simulated"> & { labels: string | null; simulated: number };
+  const rows = page.length
+    ? await sql.all<Row>(
+        `SELECT t.id AS traceId, r.id AS runId, r.name AS runName, r.system, r.model,
        coalesce(${sql.d.jsonValue("r.config", "simulated")}, 0) AS simulated, t.question_id AS questionId, t.sample,
        substr(t.question_text, 1, 300) AS questionText, t.ex_outcome AS exOutcome, t.recorded_correct AS recordedCorrect, t.status,
        ${EFFECTIVE_CORRECT} AS correct, ${labelList} AS labels
-     FROM traces t JOIN runs r ON r.id = t.run_id WHERE t.id = ?`,
-      [id],
-    )) as Omit<TraceHit, "snippets" | "labels" | "simulated"> & { labels: string | null; simulated: number };
+     FROM traces t JOIN runs r ON r.id = t.run_id WHERE ${sql.d.inJsonArray("t.id")}`,
+        [JSON.stringify(page)],
+      )
+    : [];
+  const rowOf = new Map(rows.map((r) => [r.traceId, r]));
+  const hits: TraceHit[] = [];
+  for (const id of page) {
+    const row = rowOf.get(id);
+    if (!row) continue; // deleted between the match and now
     const snippets: SearchSnippet[] = [];
     for (const d of byTrace.get(id)!.sort((a, b) => (a.seq ?? -1) - (b.seq ?? -1))) {
-      const text = d.text ?? (match && d.rowid !== null ? await snippetOf(d.rowid) : "");
+      const text = d.text ?? (d.rowid !== null ? (snippetText.get(Number(d.rowid)) ?? "") : "");
       if (text) snippets.push({ seq: d.seq, field: d.field, text });
     }
     hits.push({
