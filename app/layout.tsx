@@ -5,12 +5,20 @@ import { readerLocale } from "@/components/ui/reader-locale";
 import { SiteNav } from "@/components/ui/site-nav";
 import { StoreHealthBanner } from "@/components/ui/store-health";
 import { Suspense } from "react";
+import { connection } from "next/server";
+import { storeHealth } from "@/lib/db/health";
 import "./globals.css";
 
 export const metadata: Metadata = {
   title: "Metron",
   description: "Traces of text-to-SQL agents, measured against their gold tables",
 };
+
+/** The store's health, read per request (cached for 10 s), above every page. */
+async function Health() {
+  await connection();
+  return <StoreHealthBanner health={await storeHealth()} />;
+}
 
 export default async function RootLayout({ children }: { children: React.ReactNode }) {
   const locale = await readerLocale();
@@ -27,7 +35,7 @@ export default async function RootLayout({ children }: { children: React.ReactNo
           <SiteNav />
         </header>
         <Suspense>
-          <StoreHealthBanner />
+          <Health />
         </Suspense>
         <LocaleProvider locale={locale}>
           <NuqsAdapter>

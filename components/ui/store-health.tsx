@@ -1,10 +1,7 @@
-import { connection } from "next/server";
-import { storeHealth } from "@/lib/db/health";
+import type { StoreHealth } from "@/lib/db/health";
 
 /** On every page: a store that cannot be used is said plainly, with what to do (nothing when it is well). */
-export async function StoreHealthBanner() {
-  await connection();
-  const health = await storeHealth();
+export function StoreHealthBanner({ health }: { health: StoreHealth }) {
   if (health.ok) return null;
   return (
     <div

@@ -22,7 +22,7 @@ import { seedDemo } from "@/lib/demo/seed";
 import { randomUUID } from "node:crypto";
 import { startFakeOpenAI } from "@/lib/testing/fake-openai";
 import { damagedStoreCase, surfaceCases } from "./abuse-surfaces";
-import { serverRssMb, underAttack, workerTicks } from "./processes";
+import { underAttack, workerTicks } from "./processes";
 import { ROOT, startServer } from "./server";
 import { syntheticTraceLine } from "./synthetic";
 
