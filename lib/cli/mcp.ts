@@ -28,26 +28,35 @@ export async function runMcpCommand(argv: string[]): Promise<number> {
   const { question, database } = await loadQuestionFrom(sql, values.dataset, values.question);
   const variant = values.variant as Variant;
   const directives = await directivesFor(variant, question, database, { deps: directiveDeps() });
-  const env = new SqlEnvironment(question, database, {
-    variant,
-    directives,
-    run: { name: values.run, model: values.model },
-  });
-  const server = createMcpServer(env, values["trace-out"]);
-  const stop = async () => {
-    await env.close();
-    await sql.close();
-    process.exit(0);
-  };
-  process.on("SIGINT", () => void stop());
-  process.on("SIGTERM", () => void stop());
+  const environment = () =>
+    new SqlEnvironment(question, database, { variant, directives, run: { name: values.run, model: values.model } });
+  const label = `question ${question.id} of ${database.datasetId} (${variant})`;
   if (values.http) {
-    const { url } = await serveHttp(server, Number(values.http));
-    console.error(`metron mcp: question ${question.id} of ${database.datasetId} (${variant}) at ${url}`);
+    // Any number of clients at once, each with an environment and a trace of its own.
+    const served = await serveHttp(async () => {
+      const env = environment();
+      return { server: createMcpServer(env, values["trace-out"]), close: () => env.close() };
+    }, Number(values.http));
+    const stop = async () => {
+      await served.close();
+      await sql.close();
+      process.exit(0);
+    };
+    process.on("SIGINT", () => void stop());
+    process.on("SIGTERM", () => void stop());
+    console.error(`metron mcp: ${label} at ${served.url}`);
   } else {
-    await serveStdio(server);
+    const env = environment();
+    const stop = async () => {
+      await env.close();
+      await sql.close();
+      process.exit(0);
+    };
+    process.on("SIGINT", () => void stop());
+    process.on("SIGTERM", () => void stop());
+    await serveStdio(createMcpServer(env, values["trace-out"]));
     process.stdin.on("end", () => void stop()); // the client went away
-    console.error(`metron mcp: question ${question.id} of ${database.datasetId} (${variant}) on stdio`);
+    console.error(`metron mcp: ${label} on stdio`);
   }
   await new Promise(() => undefined); // serve until stopped
   return 0;

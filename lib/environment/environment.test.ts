@@ -275,10 +275,30 @@ describe.each(ENGINES)("on the %s store", (engine) => {
         });
         child.on("exit", () => reject(new Error(err)));
       });
+      // A client that only lists the tools (as `opencode mcp list` and Codex at start do) leaves no trace; the
+      // tools say which only read, for the clients that decide on approval by it.
+      const lister = new Client({ name: "lister", version: "1.0.0" });
+      await lister.connect(new StreamableHTTPClientTransport(new URL(url)));
+      const { tools } = await lister.listTools();
+      expect(Object.fromEntries(tools.map((t) => [t.name, t.annotations?.readOnlyHint]))).toEqual({
+        list_tables: true,
+        describe_table: true,
+        get_join_info: true,
+        read_query: true,
+        submit_final_query: false,
+      });
+      expect(tools.every((t) => t.annotations?.destructiveHint === false)).toBe(true);
+      await lister.close();
+      // Two clients at once, each in its own session: its own environment, its own trace.
       const client = new Client({ name: "test", version: "1.0.0" });
+      const other = new Client({ name: "other", version: "1.0.0" });
       await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      await other.connect(new StreamableHTTPClientTransport(new URL(url)));
+      await other.callTool({ name: "list_tables", arguments: {} });
       await useAllTools(client);
+      await other.callTool({ name: "submit_final_query", arguments: { query: "SELECT 1" } });
       await client.close();
+      await other.close();
       // DNS rebinding: another Host or Origin is refused.
       const port = new URL(url).port;
       const post = (headers: Record<string, string>) =>
@@ -301,13 +321,26 @@ describe.each(ENGINES)("on the %s store", (engine) => {
       expect(await post({ Host: `evil.example:${port}` })).toBe(403);
       expect(await post({ Origin: "http://evil.example" })).toBe(403);
       child.kill("SIGTERM");
-      const t = await ingestTrace(traceOut, "mcp http");
-      expect(t).toMatchObject({
-        exploratory_calls: 3,
-        gold_count: 2,
-        final_sql: expect.stringContaining("GROUP BY T1.stadion_id"),
-      });
-      expect(readFileSync(traceOut, "utf8").trim().split("\n")).toHaveLength(7);
+      const lines = readFileSync(traceOut, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { kind: string; trace_id: string });
+      expect(lines.filter((l) => l.kind === "trace")).toHaveLength(2); // the lister wrote none
+      expect(lines).toHaveLength(2 + 6 + 2);
+      const report = await ingestAuto(sqlite, createReadStream(traceOut), { defaults: { name: "mcp http" } });
+      expect(report).toMatchObject({ inserted: 2, error_count: 0 });
+      const traces = (await sqlite.all(
+        "SELECT t.final_sql, t.exploratory_calls, t.gold_count, t.step_count FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = 'mcp http' ORDER BY t.step_count",
+      )) as { final_sql: string; exploratory_calls: number; gold_count: number; step_count: number }[];
+      expect(traces).toMatchObject([
+        { final_sql: "SELECT 1", step_count: 2, gold_count: 2 },
+        {
+          exploratory_calls: 3,
+          gold_count: 2,
+          step_count: 6,
+          final_sql: expect.stringContaining("GROUP BY T1.stadion_id"),
+        },
+      ]);
     });
   });
 });
