@@ -172,7 +172,13 @@ export async function ingestAdapted(
   // A question id given at upload names the question of a file of one session.
   const single = Array.isArray(traces) && traces.length === 1;
   const lineOf = (t: AdaptedTrace) => {
-    const link = linkQuestion(t.question.id, t.question.text, single ? options.questionId : undefined, questions);
+    const link = linkQuestion(
+      t.question.id,
+      t.question.text,
+      single ? options.questionId : undefined,
+      questions,
+      JSON.stringify({ meta: t.meta, started_at: t.started_at, steps: t.steps }),
+    );
     links[link.method] = (links[link.method] ?? 0) + 1;
     // A foreign file or an OTLP export may carry a configured key (an echoed provider error): scrubbed on entry.
     return scrubSecrets(

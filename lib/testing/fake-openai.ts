@@ -4,9 +4,12 @@
  */
 import http from "node:http";
 
+/** Token usage of a reply; `cached` is sent as OpenAI does, `prompt_tokens_details.cached_tokens`. */
+export type ScriptedUsage = { prompt: number; completion: number; cached?: number };
+
 export type ScriptedReply =
-  | { toolCalls: { name: string; args: Record<string, unknown> }[]; usage?: { prompt: number; completion: number } }
-  | { text: string; usage?: { prompt: number; completion: number } }
+  | { toolCalls: { name: string; args: Record<string, unknown> }[]; usage?: ScriptedUsage }
+  | { text: string; usage?: ScriptedUsage }
   | { error: number; message: string; headers?: Record<string, string> }
   | { delayMs: number; then: ScriptedReply };
 
@@ -58,6 +61,9 @@ export async function startFakeOpenAI(script: ScriptedReply[] | ReplyFn): Promis
           prompt_tokens: usage.prompt,
           completion_tokens: usage.completion,
           total_tokens: usage.prompt + usage.completion,
+          ...("cached" in usage && usage.cached !== undefined
+            ? { prompt_tokens_details: { cached_tokens: usage.cached } }
+            : {}),
         },
       }),
     );

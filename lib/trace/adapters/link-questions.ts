@@ -27,6 +27,11 @@ export function linkQuestion(
   message: string | undefined,
   given: string | undefined,
   questions: QuestionText[],
+  /**
+   * What identifies the trace when it carries no question text (its session, its content): traces without text
+   * then get ids of their own, instead of all sharing the hash of the empty string (issue 29).
+   */
+  identity?: string,
 ): { id: string; method: LinkMethod; matched?: string } {
   if (field) return { id: field, method: "field" };
   if (given) return { id: given, method: "given" };
@@ -46,7 +51,7 @@ export function linkQuestion(
   }
   return {
     id: `unlinked-${createHash("sha256")
-      .update(message ?? "")
+      .update(message?.trim() ? message : identity ? `trace:${identity}` : "")
       .digest("hex")
       .slice(0, 10)}`,
     method: "unlinked",

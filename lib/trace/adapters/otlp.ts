@@ -32,6 +32,7 @@ import {
 import { ATTR_ERROR_TYPE, ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
 import {
   eachAlone,
+  unwrapToolResult,
   parseArgs,
   type Adapter,
   type AdaptedTrace,
@@ -274,8 +275,19 @@ function usageOf(s: FlatSpan): ForeignStep["usage"] | undefined {
     num(a[OI.LLM_TOKEN_COUNT_COMPLETION]) ??
     num(a["ai.usage.outputTokens"]) ??
     num(a["ai.usage.completionTokens"]);
+  // Cache reads, in each convention the SDKs send (issue 29): GenAI, OpenLLMetry's, OpenInference's, the AI SDK's.
+  const cached =
+    num(a["gen_ai.usage.cache_read.input_tokens"]) ??
+    num(a["gen_ai.usage.cache_read_input_tokens"]) ??
+    num(a[OI.LLM_TOKEN_COUNT_PROMPT_DETAILS_CACHE_READ]) ??
+    num(a["ai.usage.inputTokenDetails.cacheReadTokens"]) ??
+    num(a["ai.usage.cachedInputTokens"]);
   if (input === undefined && output === undefined) return undefined;
-  return { input_tokens: input ?? 0, output_tokens: output ?? 0 };
+  return {
+    input_tokens: input ?? 0,
+    output_tokens: output ?? 0,
+    ...(cached !== undefined ? { cached_input_tokens: cached } : {}),
+  };
 }
 
 const modelOf = (s: FlatSpan) =>
@@ -299,11 +311,19 @@ function toolStep(s: FlatSpan): ForeignStep {
     a[OI.TOOL_PARAMETERS] ??
     a["ai.toolCall.args"] ??
     (a[OI.OPENINFERENCE_SPAN_KIND] === "TOOL" ? a[OI.INPUT_VALUE] : undefined);
-  const result =
+  // An MCP tool's result arrives as its CallToolResult: the text the model read, and whether it was an error.
+  const unwrapped = unwrapToolResult(
     a[ATTR_GEN_AI_TOOL_CALL_RESULT] ??
-    a["ai.toolCall.result"] ??
-    (a[OI.OPENINFERENCE_SPAN_KIND] === "TOOL" ? a[OI.OUTPUT_VALUE] : undefined);
-  const error = s.status.code === 2 ? (s.status.message ?? str(a[ATTR_ERROR_TYPE]) ?? "error") : undefined;
+      a["ai.toolCall.result"] ??
+      (a[OI.OPENINFERENCE_SPAN_KIND] === "TOOL" ? a[OI.OUTPUT_VALUE] : undefined),
+  );
+  const result = unwrapped.result;
+  const error =
+    s.status.code === 2
+      ? (s.status.message ?? str(a[ATTR_ERROR_TYPE]) ?? "error")
+      : unwrapped.isError
+        ? String(result)
+        : undefined;
   const recorded = args !== undefined || result !== undefined;
   return {
     type: "tool_call",

@@ -135,3 +135,33 @@ export function eachAlone<T, R>(
   });
   return out;
 }
+
+type ContentBlock = { type?: unknown; text?: unknown };
+const isBlocks = (v: unknown): v is ContentBlock[] =>
+  Array.isArray(v) &&
+  v.length > 0 &&
+  v.every((b) => b !== null && typeof b === "object" && typeof (b as ContentBlock).type === "string");
+
+/**
+ * A tool's result as harnesses and SDKs pass it on (issue 29): an MCP `CallToolResult` (`{content: [{type: "text",
+ * text}], isError}`, as the AI SDK's `ai.toolCall.result` and Mastra's `gen_ai.tool.call.result` carry it), a list
+ * of content blocks (Codex's `[{type: "input_text", text}]`), or their JSON text — unwrapped to the text the model
+ * read, with `isError` kept. Anything else is returned as it is.
+ */
+export function unwrapToolResult(result: unknown): { result: unknown; isError: boolean } {
+  let value = result;
+  if (typeof value === "string" && /^\s*[[{]/.test(value)) {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return { result, isError: false };
+    }
+  }
+  const wrapped =
+    value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  const blocks = wrapped && isBlocks(wrapped.content) ? wrapped.content : isBlocks(value) ? value : null;
+  if (!blocks) return { result, isError: false };
+  const texts = blocks.filter((b) => typeof b.text === "string").map((b) => b.text as string);
+  if (texts.length === 0) return { result, isError: false };
+  return { result: texts.join("\n"), isError: wrapped?.isError === true };
+}

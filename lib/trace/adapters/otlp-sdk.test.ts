@@ -1,0 +1,147 @@
+/**
+ * OTLP as SDKs write it (issue 29): spans the AI SDK itself emits against a scripted fake model, exported with the
+ * official JSON serializer, and the attribute forms other SDKs use for the same facts.
+ */
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { JsonTraceSerializer } from "@opentelemetry/otlp-transformer";
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
+import { generateText, stepCountIs, tool } from "ai";
+import { afterAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { registerContextManager } from "@/lib/otel/emit";
+import { startFakeOpenAI, type FakeServer } from "@/lib/testing/fake-openai";
+import { ingestAdapted } from "@/lib/ingest/ingest-auto";
+import { useEngineStore } from "@/lib/testing/engines";
+import { adapt } from "./index";
+import { unwrapToolResult } from "./types";
+
+let fake: FakeServer | undefined;
+afterAll(() => fake?.close());
+
+/** A real AI SDK agent's spans as an OTLP/JSON export: two model calls, one tool whose result is an MCP result. */
+async function aiSdkExport(toolResult: unknown): Promise<string> {
+  fake = await startFakeOpenAI([
+    {
+      toolCalls: [{ name: "read_query", args: { query: "SELECT * FROM konzert WHERE 0" } }],
+      usage: { prompt: 1500, completion: 12, cached: 1000 },
+    },
+    { text: "SELECT count(*) FROM konzert", usage: { prompt: 2500, completion: 20, cached: 2000 } },
+  ]);
+  registerContextManager();
+  const memory = new InMemorySpanExporter();
+  const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: memory })] });
+  await generateText({
+    model: createOpenAICompatible({ name: "fake", baseURL: fake.url, apiKey: "sk-fake", includeUsage: true }).chatModel(
+      "fake-sql",
+    ),
+    prompt: "Wie viele Konzerte gibt es?",
+    tools: {
+      read_query: tool({
+        description: "Run a query",
+        inputSchema: z.object({ query: z.string() }),
+        execute: async () => toolResult,
+      }),
+    },
+    stopWhen: stepCountIs(4),
+    experimental_telemetry: { isEnabled: true, tracer: provider.getTracer("ai") },
+  });
+  await provider.forceFlush();
+  await fake.close();
+  fake = undefined;
+  return Buffer.from(JsonTraceSerializer.serializeRequest(memory.getFinishedSpans())!).toString("utf8");
+}
+
+describe("OTLP from the AI SDK's own spans", () => {
+  it("reads the cached input tokens the SDK reports, and unwraps an MCP tool result to its text", async () => {
+    const text = await aiSdkExport({ content: [{ type: "text", text: "(0 rows)" }], isError: false });
+    const { traces } = adapt(text, "otlp");
+    expect(traces).toHaveLength(1);
+    const usage = traces[0].steps.filter((s) => s.usage).map((s) => s.usage);
+    expect(usage).toEqual([
+      { input_tokens: 1500, output_tokens: 12, cached_input_tokens: 1000 },
+      { input_tokens: 2500, output_tokens: 20, cached_input_tokens: 2000 },
+    ]);
+    const call = traces[0].steps.find((s) => s.type === "tool_call")!;
+    expect(call).toMatchObject({ tool: "read_query", result: "(0 rows)" });
+    expect(call.error).toBeUndefined();
+  });
+
+  it("keeps an MCP result's isError as the step's error", async () => {
+    const text = await aiSdkExport({ content: [{ type: "text", text: "no such table: konzerte" }], isError: true });
+    const call = adapt(text, "otlp").traces[0].steps.find((s) => s.type === "tool_call")!;
+    expect(call).toMatchObject({ result: "no such table: konzerte", error: "no such table: konzerte" });
+  });
+});
+
+describe("the other SDKs' forms of the same facts", () => {
+  it("reads cached tokens in the GenAI, OpenLLMetry and OpenInference conventions", () => {
+    const one = (attrs: Record<string, number>) =>
+      JSON.stringify({
+        resourceSpans: [
+          {
+            scopeSpans: [
+              {
+                spans: [
+                  {
+                    traceId: "a".repeat(32),
+                    spanId: "1".repeat(16),
+                    name: "chat fake",
+                    startTimeUnixNano: "1",
+                    endTimeUnixNano: "2",
+                    attributes: [
+                      { key: "gen_ai.operation.name", value: { stringValue: "chat" } },
+                      ...Object.entries(attrs).map(([key, v]) => ({ key, value: { intValue: String(v) } })),
+                    ],
+                  },
+                ],
+              },
+            ],
+          },
+        ],
+      });
+    for (const [input, cached] of [
+      ["gen_ai.usage.input_tokens", "gen_ai.usage.cache_read.input_tokens"],
+      ["gen_ai.usage.input_tokens", "gen_ai.usage.cache_read_input_tokens"],
+      ["llm.token_count.prompt", "llm.token_count.prompt_details.cache_read"],
+    ]) {
+      const [t] = adapt(one({ [input]: 4000, [cached]: 3000, "gen_ai.usage.output_tokens": 5 }), "otlp").traces;
+      expect(t.steps.find((s) => s.usage)?.usage, cached).toMatchObject({
+        input_tokens: 4000,
+        cached_input_tokens: 3000,
+      });
+    }
+  });
+
+  it("unwraps MCP results and content-block lists, leaving other results as they are", () => {
+    expect(
+      unwrapToolResult('{"content":[{"type":"text","text":"a"},{"type":"text","text":"b"}],"isError":true}'),
+    ).toEqual({
+      result: "a\nb",
+      isError: true,
+    });
+    expect(unwrapToolResult([{ type: "input_text", text: "Wall time: 0.1 s\n(0 rows)" }])).toEqual({
+      result: "Wall time: 0.1 s\n(0 rows)",
+      isError: false,
+    });
+    expect(unwrapToolResult("konzert\nstadion")).toEqual({ result: "konzert\nstadion", isError: false });
+    expect(unwrapToolResult('[{"id": 1}]')).toEqual({ result: '[{"id": 1}]', isError: false });
+  });
+});
+
+describe("traces without question text", () => {
+  const store = useEngineStore("SQLite");
+  it("get question ids of their own, not one shared id", async () => {
+    const trace = (session: string) => ({
+      question: {},
+      steps: [{ type: "tool_call" as const, tool: "list_tables", args: {}, result: "konzert" }],
+      meta: { session_id: session },
+    });
+    const report = await ingestAdapted(store.sql, [trace("s1"), trace("s2"), trace("s3")], {
+      defaults: { name: "no text", system: "x", model: "m" },
+    });
+    expect(report.inserted).toBe(3);
+    const ids = await store.sql.all<{ q: string }>("SELECT DISTINCT question_id AS q FROM traces");
+    expect(ids).toHaveLength(3);
+    expect(ids.every((r) => r.q.startsWith("unlinked-"))).toBe(true);
+  });
+});
