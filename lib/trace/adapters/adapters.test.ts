@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { sharedData } from "@/lib/testing/shared-data";
 import { adapt, ADAPTERS, detectFormat, FORMATS, UnknownFormatError } from ".";
 import { linkQuestion } from "./link-questions";
+import { lastSubmittedSql } from "./types";
 
 const real = (...p: string[]) => readFileSync(sharedData("traces", ...p), "utf8");
 const jsonl = (...lines: unknown[]) => lines.map((l) => JSON.stringify(l)).join("\n");
@@ -173,6 +174,99 @@ describe("documented fixtures (no real public file exists for these formats)", (
     expect(calls[1].usage).toMatchObject({ input_tokens: 1500, output_tokens: 30 });
     expect(t.usage).toMatchObject({ input_tokens: 2500, output_tokens: 80 });
     expect(t.run?.model).toBe("gpt-5-codex");
+  });
+
+  it("Claude Code 2.1.x: detected by structure when most of its lines are bookkeeping of new types, skipped knowingly", () => {
+    // The real session file, with the line types Claude Code 2.1.x writes ahead of and between the conversation
+    // (their names as 2.1.332 wrote them; their bodies here are reduced to the type and the session).
+    const real2 = real("claude-code", "session_b.jsonl").trim().split("\n");
+    const sessionId = (JSON.parse(real2.find((l) => l.includes("sessionId"))!) as { sessionId: string }).sessionId;
+    const bookkeeping = [
+      "queue-operation",
+      "attachment",
+      "atis-latch",
+      "api-request-shape",
+      "api-request-blob",
+      "api-request",
+      "last-prompt",
+      "tools-used",
+      "cost-state",
+    ];
+    const lines = [
+      ...Array.from({ length: 19 }, (_, i) =>
+        JSON.stringify({ type: bookkeeping[i % bookkeeping.length], sessionId, timestamp: "2025-06-01T00:00:00Z" }),
+      ),
+      ...real2,
+      JSON.stringify({ type: "mystery-line", sessionId }),
+    ].join("\n");
+    expect(detectFormat(lines)).toBe("claude-code");
+    const { traces, warnings } = adapt(lines, "claude-code");
+    expect(traces).toEqual(adapt(real2.join("\n"), "claude-code").traces);
+    expect(warnings.filter((w) => /bookkeeping|queue-operation|cost-state/.test(w.message))).toEqual([]);
+    expect(warnings.find((w) => w.message.includes("mystery-line"))?.message).toMatch(/^1 line of type "mystery-line"/);
+    // Codex and canonical lines are not taken for Claude Code.
+    expect(
+      detectFormat(jsonl({ type: "session_meta", payload: { id: "x" } }, { type: "event_msg", payload: {} })),
+    ).toBe("codex");
+  });
+
+  // Written from codex-rs's protocol types (FunctionCallOutputPayload, McpToolCallEndEvent), not from a real rollout:
+  // the harness suite of issue 29 is to replace it with one Codex wrote.
+  it("Codex: refused and failed MCP calls are error steps, never the final SQL; output blocks unwrapped", () => {
+    const call = (id: string, name: string, args: object) => ({
+      type: "response_item",
+      payload: { type: "function_call", name, arguments: JSON.stringify(args), call_id: id },
+    });
+    const output = (id: string, out: unknown) => ({
+      type: "response_item",
+      payload: { type: "function_call_output", call_id: id, output: out },
+    });
+    const text = jsonl(
+      { type: "session_meta", payload: { id: "sess-2", timestamp: "2026-01-01T00:00:00Z" } },
+      {
+        type: "response_item",
+        payload: { type: "message", role: "user", content: [{ type: "input_text", text: "Wie viele Konzerte?" }] },
+      },
+      call("c1", "metron__read_query", { query: "SELECT * FROM konzert WHERE 0" }),
+      output("c1", [{ type: "input_text", text: "Wall time: 0.01 s\n(0 rows)" }]),
+      {
+        type: "event_msg",
+        payload: {
+          type: "mcp_tool_call_end",
+          call_id: "c1",
+          invocation: { server: "metron", tool: "read_query", arguments: {} },
+          duration: { secs: 1, nanos: 500_000_000 },
+          result: { Ok: { content: [{ type: "text", text: "(0 rows)" }], isError: false } },
+        },
+      },
+      call("c2", "metron__read_query", { query: "SELECT * FROM konzerte" }),
+      output("c2", { content: "no such table: konzerte", success: false }),
+      call("c3", "metron__describe_table", { table_name: "stadion" }),
+      output("c3", "ok"),
+      {
+        type: "event_msg",
+        payload: {
+          type: "mcp_tool_call_end",
+          call_id: "c3",
+          invocation: { server: "metron" },
+          result: { Err: "tool call failed: timeout" },
+        },
+      },
+      call("c4", "metron__submit_final_query", { query: "SELECT count(*) FROM konzert" }),
+      output("c4", "MCP tool call requires approval; it was not run"),
+    );
+    const [t] = adapt(text, "codex").traces;
+    const calls = t.steps.filter((s) => s.type === "tool_call");
+    expect(calls[0]).toMatchObject({
+      result: "Wall time: 0.01 s\n(0 rows)",
+      duration_ms: 1500,
+      meta: { mcp_server: "metron" },
+    });
+    expect(calls[0].error).toBeUndefined();
+    expect(calls[1].error).toBe("no such table: konzerte");
+    expect(calls[2].error).toBe("tool call failed: timeout");
+    expect(calls[3].error).toMatch(/requires approval/);
+    expect(lastSubmittedSql(t.steps)).toBeUndefined(); // the refused submission submitted nothing
   });
 
   it("OpenCode export: tool parts with state, step-finish tokens and cost, MCP names <server>_<tool>", () => {

@@ -37,6 +37,20 @@ type Line = {
   version?: string;
 };
 
+/** Line types Claude Code writes beside the conversation (2.0.x–2.1.x): skipped without a warning. */
+const BOOKKEEPING = new Set([
+  "queue-operation",
+  "attachment",
+  "atis-latch",
+  "api-request-shape",
+  "api-request-blob",
+  "api-request",
+  "last-prompt",
+  "tools-used",
+  "cost-state",
+  "file-history-snapshot",
+]);
+
 export const claudeCodeAdapter: Adapter = {
   format: "claude-code",
   label: "Claude Code session JSONL",
@@ -58,13 +72,18 @@ export const claudeCodeAdapter: Adapter = {
       }
     >();
     let orphans = 0;
+    const skipped = new Map<string, { first: number; n: number }>();
     for (const { value, lineNo } of lines) {
       const l = value as Line;
       if (!CLAUDE_TYPES.includes(l.type ?? "")) {
-        warnings.push({
-          line: lineNo,
-          message: `not a Claude Code line (type ${JSON.stringify(l.type ?? null)}): skipped`,
-        });
+        // Claude Code's own bookkeeping (2.1.x) is not the conversation: skipped knowingly; other types are counted
+        // once per type in a warning.
+        if (!BOOKKEEPING.has(l.type ?? "")) {
+          const k = JSON.stringify(l.type ?? null);
+          const seen = skipped.get(k);
+          if (seen) seen.n++;
+          else skipped.set(k, { first: lineNo, n: 1 });
+        }
         continue;
       }
       const id = l.sessionId ?? "session";
@@ -149,6 +168,11 @@ export const claudeCodeAdapter: Adapter = {
     );
     if (orphans)
       warnings.push({ line: 1, message: `${orphans} tool results without a matching tool_use kept as messages` });
+    for (const [type, { first, n }] of skipped)
+      warnings.push({
+        line: first,
+        message: `${n} line${n === 1 ? "" : "s"} of type ${type}, not a Claude Code conversation line: skipped`,
+      });
     return { traces, warnings: warnings.sort((a, b) => a.line - b.line) };
   },
 };

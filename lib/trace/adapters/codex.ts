@@ -3,8 +3,29 @@
  * `response_item` (message, reasoning, function_call with `call_id` and JSON-string arguments,
  * function_call_output) and `event_msg` lines. Token counts (`event_msg` of type `token_count`) are cumulative
  * totals: each step gets the delta since the previous count.
+ *
+ * Tool outputs come as text, as `{content, success}`, or as lists of content blocks (`[{type: "input_text", text}]`):
+ * unwrapped to their text. A call Codex refused (it wanted approval), one whose output says it failed
+ * (`success: false`), and an MCP call whose `mcp_tool_call_end` carries an `Err` or an `isError` result are error
+ * steps: never a submission, never an answer that reached the database (issue 29). MCP calls keep their server in
+ * the step's meta and take their duration from `mcp_tool_call_end`.
  */
-import { parseArgs, textOf, jsonLines, type Adapter, type ForeignStep } from "./types";
+import { parseArgs, textOf, jsonLines, unwrapToolResult, type Adapter, type ForeignStep } from "./types";
+
+/** What Codex answers in place of a call it did not make. */
+const REFUSED =
+  /requires approval|rejected by (the )?user|not approved|approval (was )?denied|user denied|aborted by user/i;
+
+/** `{secs, nanos}` or "1.234s" / "1.2ms" as milliseconds. */
+function durationMs(d: unknown): number | undefined {
+  if (d && typeof d === "object" && "secs" in d)
+    return Number((d as { secs: number }).secs) * 1000 + Number((d as { nanos?: number }).nanos ?? 0) / 1e6;
+  if (typeof d === "string") {
+    const m = /^([\d.]+)\s*(ms|s|µs|us)?$/.exec(d.trim());
+    if (m) return Number(m[1]) * (m[2] === "ms" ? 1 : m[2] === "µs" || m[2] === "us" ? 0.001 : 1000);
+  }
+  return undefined;
+}
 
 type Usage = {
   input_tokens?: number;
@@ -61,10 +82,33 @@ export const codexAdapter: Adapter = {
         } else if (p.type === "function_call_output" || p.type === "custom_tool_call_output") {
           const target = calls.get(p.call_id as string);
           const out = p.output as unknown;
-          const result =
-            typeof out === "object" && out && "content" in out ? (out as { content: unknown }).content : out;
-          if (target) target.result = parseArgs(result);
-          else warnings.push({ line: lineNo, message: `output for unknown call ${String(p.call_id)}` });
+          const payload =
+            typeof out === "object" && out && !Array.isArray(out) && "content" in out
+              ? (out as { content: unknown; success?: boolean })
+              : { content: out };
+          const unwrapped = unwrapToolResult(payload.content);
+          const text = typeof unwrapped.result === "string" ? unwrapped.result : undefined;
+          if (target) {
+            target.result = parseArgs(unwrapped.result);
+            if (unwrapped.isError || payload.success === false || (text !== undefined && REFUSED.test(text)))
+              target.error = text ?? "the call failed";
+          } else warnings.push({ line: lineNo, message: `output for unknown call ${String(p.call_id)}` });
+        }
+      } else if (type === "event_msg" && p.type === "mcp_tool_call_end") {
+        // The MCP call's outcome as Codex saw it: its server, its duration, an error it kept from the model's view.
+        const step = calls.get(p.call_id as string);
+        const invocation = (p.invocation ?? {}) as { server?: string; tool?: string };
+        const result = p.result as { Ok?: unknown; Err?: unknown } | undefined;
+        if (step) {
+          const ms = durationMs(p.duration);
+          if (ms !== undefined) step.duration_ms = ms;
+          if (invocation.server) step.meta = { ...step.meta, mcp_server: invocation.server };
+          if (result && "Err" in result) step.error = String(result.Err);
+          else if (result && "Ok" in result) {
+            const ok = unwrapToolResult(result.Ok);
+            if (step.result === undefined && typeof ok.result === "string") step.result = ok.result;
+            if (ok.isError) step.error = typeof ok.result === "string" ? ok.result : "the MCP tool reported an error";
+          }
         }
       } else if (type === "event_msg" && p.type === "token_count" && p.info) {
         const now = ((p.info as { total_token_usage?: Usage }).total_token_usage ?? {}) as Usage;

@@ -90,6 +90,22 @@ function detectDocument(data: unknown): string | null {
   return null;
 }
 
+/** Every line of a JSON-lines text that is a JSON object (the conversation may start after the first 20). */
+function lineObjects(text: string): Json[] {
+  const out: Json[] = [];
+  for (const l of text.split(/\r?\n/)) {
+    if (!l.trim().startsWith("{")) continue;
+    try {
+      const o = JSON.parse(l) as unknown;
+      if (isObj(o)) out.push(o);
+    } catch {
+      // a broken line: the adapter reports it
+    }
+    if (out.length >= 500) break;
+  }
+  return out;
+}
+
 function detectLines(text: string): string | null {
   const first = text
     .split(/\r?\n/)
@@ -111,9 +127,15 @@ function detectLines(text: string): string | null {
   if (share((o) => Array.isArray(o.interaction_history) && Boolean(o.original_data)) >= 0.6) return "bird-interact";
   if (share(isMacSqlLine) >= 0.6) return "mac-sql";
   if (share((o) => CODEX_TYPES.has(o.type as string) && "payload" in o) >= 0.6) return "codex";
+  // Claude Code by structure, not by the share of line types it is known to write: each release adds new ones
+  // (2.1.x: queue-operation, attachment, api-request, cost-state, …), but its lines carry a sessionId, and the
+  // conversation is user/assistant lines with a message (issue 29).
+  const conversation = (o: Json) => (o.type === "user" || o.type === "assistant") && isObj(o.message);
   if (
-    share((o) => CLAUDE_TYPES.has(o.type as string)) >= 0.6 &&
-    first.some((o) => "message" in o && ("sessionId" in o || "uuid" in o))
+    (share((o) => CLAUDE_TYPES.has(o.type as string)) >= 0.6 &&
+      first.some((o) => "message" in o && ("sessionId" in o || "uuid" in o))) ||
+    (share((o) => typeof o.sessionId === "string") >= 0.6 &&
+      lineObjects(text).some((o) => conversation(o) && typeof o.sessionId === "string"))
   )
     return "claude-code";
   return null;

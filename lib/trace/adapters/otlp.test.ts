@@ -117,7 +117,8 @@ describe("OpenTelemetry traces (OTLP/JSON)", () => {
     expect(t.steps[4].meta?.content).toMatch(/^not recorded/);
     expect(t.steps[4].result).toBeUndefined();
     expect(t.steps[5].error).toBe("timeout after 30 s");
-    expect(t.final_sql).toBe("SELECT count(*) FROM schools WHERE County = 'Alameda'");
+    // The submission failed: it submitted nothing (issue 29: never a final SQL from a call that did not go through).
+    expect(t.final_sql ?? null).toBeNull();
   });
 
   it("read OpenInference's flattened attributes, and group spans of several OTel traces by session", () => {

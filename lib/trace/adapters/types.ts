@@ -103,7 +103,10 @@ export function jsonLines(text: string): {
 
 /** The SQL of a trace's last submission-like tool call (`submit…`, `final…`, `answer…`): its first text argument. */
 export function lastSubmittedSql(steps: ForeignStep[]): string | undefined {
-  const submit = [...steps].reverse().find((s) => s.type === "tool_call" && /submit|final|answer/i.test(s.tool ?? ""));
+  // A submission that failed or was refused (a harness that wanted approval) submitted nothing.
+  const submit = [...steps]
+    .reverse()
+    .find((s) => s.type === "tool_call" && !s.error && /submit|final|answer/i.test(s.tool ?? ""));
   const args = submit?.args;
   if (!args || typeof args !== "object" || Array.isArray(args)) return undefined;
   return Object.values(args as Record<string, unknown>).find((v): v is string => typeof v === "string");
