@@ -13,6 +13,7 @@
  * then the standard ones (`service.name`, `gen_ai.agent.name`, the model of the inference spans).
  */
 import { SemanticConventions as OI } from "@arizeai/openinference-semantic-conventions";
+import { createHash } from "node:crypto";
 import {
   ATTR_GEN_AI_AGENT_NAME,
   ATTR_GEN_AI_CONVERSATION_ID,
@@ -125,12 +126,34 @@ export function flattenSpans(doc: unknown): FlatSpan[] {
   return out;
 }
 
-/** The trace a span belongs to: its conversation, its session, else its OTel trace. */
+/**
+ * The trace a span belongs to: its conversation, its session, else its OTel trace. A model call that is a root of
+ * its own (the OpenAI Agents SDK instrumented by OpenInference: its agent loop is not OpenTelemetry, so each call
+ * starts a new OTel trace) belongs with the other calls of its process that carry the same system and first user
+ * message: the calls of one agent session, which then close as a conversation does, once quiet (issue 29).
+ */
 export function groupKeyOf(span: FlatSpan): string {
   const a = span.attrs;
   const conversation =
     a[ATTR_GEN_AI_CONVERSATION_ID] ?? a[ATTR_SESSION_ID] ?? a[OI.SESSION_ID] ?? span.resource[ATTR_SESSION_ID];
-  return typeof conversation === "string" && conversation ? `conversation:${conversation}` : `trace:${span.traceId}`;
+  if (typeof conversation === "string" && conversation) return `conversation:${conversation}`;
+  if (!span.parentSpanId && isInference(span)) {
+    const opening = openingOf(span);
+    if (opening) return `calls:${opening}`;
+  }
+  return `trace:${span.traceId}`;
+}
+
+/** What opens a model call's conversation (its process, system message, first user message), hashed; or none. */
+function openingOf(span: FlatSpan): string | undefined {
+  const user = firstUserMessage(span);
+  if (!user) return undefined;
+  const system = flattenedMessages(span.attrs, OI.LLM_INPUT_MESSAGES).find((m) => m.role === "system")?.content;
+  const process = [ATTR_SERVICE_NAME, "service.instance.id", "process.pid", "host.name"].map((k) => span.resource[k]);
+  return createHash("sha256")
+    .update(JSON.stringify([process, system ?? null, user]))
+    .digest("hex")
+    .slice(0, 24);
 }
 
 const str = (v: unknown) => (typeof v === "string" && v ? v : undefined);
@@ -175,7 +198,7 @@ function flattenedMessages(attrs: Record<string, unknown>, prefix: string): Json
     if (!m) continue;
     const msg = (messages[Number(m[1])] ??= {});
     const field = m[2];
-    const call = field.match(/^tool_calls\.(\d+)\.tool_call\.function\.(name|arguments)$/);
+    const call = field.match(/^tool_calls\.(\d+)\.tool_call\.(?:function\.)?(name|arguments|id)$/);
     if (call) {
       const calls = (msg.tool_calls as Json[] | undefined) ?? ((msg.tool_calls = []) as Json[]);
       (calls[Number(call[1])] ??= {})[call[2]] = v;
@@ -210,7 +233,7 @@ function outputOf(s: FlatSpan): Turn {
     for (const m of oi) {
       turn.text += String(m.content ?? "");
       for (const c of (m.tool_calls as Json[] | undefined) ?? [])
-        turn.calls.push({ name: String(c.name ?? "unknown"), args: json(c.arguments) });
+        turn.calls.push({ name: String(c.name ?? "unknown"), args: json(c.arguments), id: str(c.id) });
     }
     return turn;
   }
@@ -296,6 +319,9 @@ const modelOf = (s: FlatSpan) =>
   str(s.attrs[OI.LLM_MODEL_NAME]) ??
   str(s.attrs["ai.model.id"]);
 
+/** What the OpenAI Agents SDK sends the model in place of a tool that threw or timed out (agents-core's tool.ts). */
+const SDK_TOOL_ERROR = /^(An error occurred while running the tool\.|Tool '[^']+' timed out after \d+ms\.)/;
+
 const NOT_RECORDED =
   "not recorded: OpenTelemetry records tool arguments and results only when the instrumentation opts in";
 
@@ -354,6 +380,12 @@ export function assembleTrace(spans: FlatSpan[]): AdaptedTrace {
   const tools = sorted.filter(isTool);
   const steps: ForeignStep[] = [];
   const question = str(metron(sorted, "question.text")) ?? inference.map(firstUserMessage).find(Boolean);
+  // Tool messages the model calls were sent (role tool, by tool_call_id), for calls no tool span recorded.
+  const toolMessages = new Map<string, unknown>();
+  for (const s of inference)
+    for (const m of flattenedMessages(s.attrs, OI.LLM_INPUT_MESSAGES))
+      if (m.role === "tool" && typeof m.tool_call_id === "string" && m.content !== undefined)
+        toolMessages.set(m.tool_call_id, m.content);
   if (question) steps.push({ type: "message", role: "user", content: question, started_at: iso(sorted[0].startNs) });
   // Steps in time order: each inference span's turn, and each tool span (or, when no tool span was recorded, the
   // tool calls the model asked for, their results unknown).
@@ -381,13 +413,26 @@ export function assembleTrace(spans: FlatSpan[]): AdaptedTrace {
       meta: { span_id: s.spanId },
     });
     if (tools.length === 0)
-      for (const c of turn.calls)
+      for (const c of turn.calls) {
+        // No tool span: the result is the tool message a later model call was sent (OpenInference's input messages).
+        const sent = c.id !== undefined ? toolMessages.get(c.id) : undefined;
+        const unwrapped = sent !== undefined ? unwrapToolResult(sent) : undefined;
+        if (unwrapped && typeof unwrapped.result === "string" && SDK_TOOL_ERROR.test(unwrapped.result))
+          unwrapped.isError = true;
         steps.push({
           type: "tool_call",
           tool: c.name,
           args: c.args ?? {},
-          meta: { content: NOT_RECORDED, ...(c.id ? { tool_call_id: c.id } : {}) },
+          ...(unwrapped
+            ? { result: typeof unwrapped.result === "string" ? unwrapped.result : JSON.stringify(unwrapped.result) }
+            : {}),
+          ...(unwrapped?.isError ? { error: String(unwrapped.result) } : {}),
+          meta: {
+            ...(unwrapped ? { result_source: "the next model call's tool message" } : { content: NOT_RECORDED }),
+            ...(c.id ? { tool_call_id: c.id } : {}),
+          },
         });
+      }
   }
   const root = sorted.find((s) => !s.parentSpanId || !ids.has(s.parentSpanId)) ?? sorted[0];
   const model = str(metron(sorted, "run.model")) ?? inference.map(modelOf).find(Boolean);
