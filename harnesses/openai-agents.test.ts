@@ -9,7 +9,19 @@
  * agent loop is not OpenTelemetry), no tool span is recorded, and each tool's result is only in the next call's
  * `llm.input_messages.N.message` with role `tool`.
  */
-import { Agent, run, setDefaultOpenAIClient, setOpenAIAPI, setTracingDisabled, tool } from "@openai/agents";
+import {
+  Agent,
+  BatchTraceProcessor,
+  getGlobalTraceProvider,
+  OpenAITracingExporter,
+  run,
+  setDefaultOpenAIClient,
+  setOpenAIAPI,
+  setTraceProcessors,
+  setTracingDisabled,
+  tool,
+} from "@openai/agents";
+import http from "node:http";
 import { OpenAIInstrumentation } from "@arizeai/openinference-instrumentation-openai";
 import OpenAI from "openai";
 import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
@@ -20,8 +32,9 @@ import { z } from "zod";
 import { sharedHandle } from "@/lib/db/sql";
 import { loadQuestionFrom } from "@/lib/environment/database-info";
 import { SqlEnvironment, type ToolName } from "@/lib/environment/tools";
+import { directivesFor } from "@/lib/environment/directives";
 import { evaluateRun } from "@/lib/eval/evaluate-run";
-import { decodeExportRequest } from "@/lib/otel/decode";
+import { decodeExportRequest, notAnExport } from "@/lib/otel/decode";
 import { assembleGroups, receiveSpans } from "@/lib/otel/receiver";
 import { engineStore, type EngineStore } from "@/lib/testing/engines";
 import { startFakeOpenAI, type FakeServer } from "@/lib/testing/fake-openai";
@@ -73,7 +86,9 @@ describe("the OpenAI Agents SDK 0.20 with OpenInference, over OTLP", () => {
     setOpenAIAPI("chat_completions");
 
     const { question, database } = await loadQuestionFrom(store.sql, "spider-de", "22");
-    const env = new SqlEnvironment(question, database, { variant: "none", directives: null });
+    // Sophrosyne-Oracle's directives: the non-gold tables, named in list_tables' result.
+    const directives = await directivesFor("oracle", question, database);
+    const env = new SqlEnvironment(question, database, { variant: "oracle", directives });
     // A tool that fails throws, as tool code does; the SDK then sends the model its own error text.
     const asTool = (name: ToolName, parameters: z.ZodObject) =>
       tool({
@@ -129,6 +144,9 @@ describe("the OpenAI Agents SDK 0.20 with OpenInference, over OTLP", () => {
       exploratory_calls: 2, // konzert and sänger described; list_tables and the queries are not schema probes
       empty_probe_count: 1, // SELECT * FROM konzert WHERE 0
       error_step_count: 1, // konzerte: no such table
+      // The directives, read from the list_tables result the SDK sent back to the model: sänger was described.
+      violation_count: 1,
+      directive_recall: 1,
     });
     const steps = await store.sql.all<{ tool: string; args: string; result: string | null; error: string | null }>(
       "SELECT tool, args, result, error FROM steps WHERE trace_id = ? AND type = 'tool_call' ORDER BY seq",
@@ -145,6 +163,10 @@ describe("the OpenAI Agents SDK 0.20 with OpenInference, over OTLP", () => {
     ]);
     expect(steps.every((s) => s.result !== null)).toBe(true); // every result, from the next call's tool message
     expect(steps[0].result).toContain("konzert");
+    expect(JSON.parse(t.directives as string)).toMatchObject({
+      irrelevant_tables: ["sänger", "sänger_im_konzert"],
+      at_step: 2, // the question, the model's turn, then list_tables
+    });
     expect(JSON.parse(steps[1].args)).toEqual({ table_name: "konzert" });
     // The SDK's own text for a tool that threw: an error step (the model never saw the cause).
     expect(JSON.parse(steps[4].result!)).toMatch(/^An error occurred while running the tool/); // results are JSON
@@ -153,5 +175,35 @@ describe("the OpenAI Agents SDK 0.20 with OpenInference, over OTLP", () => {
 
     const { counts } = await evaluateRun(store.sql, t.run_id as string);
     expect(counts).toMatchObject({ correct: 1 });
+  });
+
+  it("the SDK's own tracing exporter pointed at Metron is refused with what to do, not taken and dropped", async () => {
+    // Capture what OpenAITracingExporter sends, as a Metron at that address would receive it.
+    let body: unknown;
+    const capture = http.createServer((req, res) => {
+      let text = "";
+      req.on("data", (d) => (text += d));
+      req.on("end", () => {
+        body = JSON.parse(text);
+        res.writeHead(400).end();
+      });
+    });
+    await new Promise<void>((r) => capture.listen(0, "127.0.0.1", r));
+    const endpoint = `http://127.0.0.1:${(capture.address() as { port: number }).port}/v1/traces`;
+    try {
+      setTracingDisabled(false);
+      setTraceProcessors([
+        new BatchTraceProcessor(new OpenAITracingExporter({ apiKey: "sk-fake", endpoint, maxRetries: 1 })),
+      ]);
+      // The fake model answers past its script with its last reply (a text).
+      await run(new Agent({ name: "sql-agent", instructions: "Answer.", model: "fake-sql" }), "Wie viele?");
+      await getGlobalTraceProvider().forceFlush();
+      for (let i = 0; i < 50 && body === undefined; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(body).toMatchObject({ data: expect.any(Array) });
+      expect(notAnExport(body)).toMatch(/OpenAI Agents SDK's own tracing payload.*OpenInference/);
+    } finally {
+      setTracingDisabled(true);
+      capture.close();
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { positiveNumber } from "@/lib/config/env";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { connection } from "next/server";
@@ -47,7 +48,9 @@ async function Results({ searchParams }: PageProps<"/search">) {
     filters: { ...filters, role: params.role ?? undefined },
     limit: SEARCH_PAGE_SIZE,
     offset: (params.page - 1) * SEARCH_PAGE_SIZE,
-    indexBudgetMs: 2000,
+    // A search indexes what is pending for at most this long (at least one batch): the rest is left to the
+    // background indexer, so one search never holds the server (SQLite indexes on the event loop) or the index lock.
+    indexBudgetMs: positiveNumber("METRON_SEARCH_INDEX_BUDGET_MS", 100),
   });
   if (result.notIndexed > 0) indexInBackground(storeOpener());
   const pages = Math.max(1, Math.ceil(result.total / SEARCH_PAGE_SIZE));

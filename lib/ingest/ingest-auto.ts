@@ -12,7 +12,7 @@ import { scrubSecrets } from "@/lib/config/secrets";
 import { adapt, detectFormat, LINE_FORMATS, looksCanonical } from "@/lib/trace/adapters";
 import { evalZipToLog, isZip } from "@/lib/trace/adapters/inspect-zip";
 import { linkQuestion, type LinkMethod } from "@/lib/trace/adapters/link-questions";
-import type { AdaptedTrace } from "@/lib/trace/adapters/types";
+import { directivesFromSteps, type AdaptedTrace } from "@/lib/trace/adapters/types";
 import { EmptyInputError, ingestStream, type IngestOptions, type IngestReport } from "./ingest";
 import { streamAdapted, streamSpecFor } from "./stream-foreign";
 
@@ -184,6 +184,8 @@ export async function ingestAdapted(
     return scrubSecrets(
       JSON.stringify({
         ...t,
+        // A harness's trace through Metron's own environment carries its directives in list_tables' result.
+        ...(!("directives" in t) && directivesFromSteps(t.steps) ? { directives: directivesFromSteps(t.steps) } : {}),
         run: { ...(t.run ?? {}), ...(dataset ? { benchmark: dataset.id } : {}) },
         question: { ...t.question, id: link.id },
         meta: { ...t.meta, question_link: { method: link.method, ...(link.matched ? { matched: link.matched } : {}) } },

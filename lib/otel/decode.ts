@@ -96,3 +96,15 @@ export function encodeExportResponse(partial?: { rejectedSpans: number; errorMes
     )
     .finish();
 }
+
+/**
+ * Why a decoded JSON body is not an OTLP export, or null when it is one. A body without `resourceSpans` stored
+ * nothing and used to get 200 (issue 29); the OpenAI Agents SDK's own tracing exporter, pointed here, sends
+ * `{data: [...]}`, which is not OpenTelemetry.
+ */
+export function notAnExport(doc: unknown): string | null {
+  if (doc && typeof doc === "object" && Array.isArray((doc as { resourceSpans?: unknown }).resourceSpans)) return null;
+  if (doc && typeof doc === "object" && Array.isArray((doc as { data?: unknown }).data))
+    return "this is the OpenAI Agents SDK's own tracing payload ({data: [...]}), not an OTLP export: trace the SDK with OpenInference's OpenAI instrumentation and an OTLP exporter pointed here (docs/formats.md)";
+  return "the body is not an OTLP ExportTraceServiceRequest: it has no resourceSpans";
+}

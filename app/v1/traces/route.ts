@@ -1,6 +1,12 @@
 import { getSql, storeOpener } from "@/lib/db/store";
 import { positiveNumber } from "@/lib/config/env";
-import { decodeExportRequest, encodeExportResponse, OtlpDecodeError, OtlpTooLargeError } from "@/lib/otel/decode";
+import {
+  decodeExportRequest,
+  encodeExportResponse,
+  notAnExport,
+  OtlpDecodeError,
+  OtlpTooLargeError,
+} from "@/lib/otel/decode";
 import { assembleGroups, receiveSpans, startAssembler, TooManySpansError } from "@/lib/otel/receiver";
 import type { NextRequest } from "next/server";
 import { gate } from "@/lib/auth/gate";
@@ -34,6 +40,8 @@ export async function POST(request: NextRequest) {
       return Response.json({ error: e.message }, { status: /Content-Type/.test(e.message) ? 415 : 400 });
     throw e;
   }
+  const notOtlp = notAnExport(doc);
+  if (notOtlp) return Response.json({ error: notOtlp }, { status: 400 });
   const sql = await getSql();
   startAssembler(getSql, storeOpener());
   let report;

@@ -168,3 +168,28 @@ export function unwrapToolResult(result: unknown): { result: unknown; isError: b
   if (texts.length === 0) return { result, isError: false };
   return { result: texts.join("\n"), isError: wrapped?.isError === true };
 }
+
+/** The directives Metron's environment writes into its `list_tables` result (lib/environment/tools.ts). */
+const DIRECTIVES_BLOCK = /\n## Directives\n[^\n]*\n([\s\S]*?)(?:\n\n|$)/;
+
+/**
+ * The directives a harness's trace carries only as text (issue 29): the "## Directives" block of Metron's own
+ * `list_tables` result, as the harness recorded it (OpenCode, Claude Code, Codex, an SDK over OTLP). The tables
+ * listed, and the step whose result carried them; the strategy that computed them is not in the text.
+ */
+export function directivesFromSteps(
+  steps: ForeignStep[],
+): { strategy: string; irrelevant_tables: string[]; at_step: number } | undefined {
+  for (const [i, s] of steps.entries()) {
+    if (s.type !== "tool_call" || !/list_tables$/.test(s.tool ?? "") || typeof s.result !== "string") continue;
+    const m = DIRECTIVES_BLOCK.exec(s.result);
+    if (!m) continue;
+    const tables = m[1]
+      .split("\n")
+      .map((l) => l.trim())
+      .filter(Boolean);
+    if (tables.length)
+      return { strategy: "read from Metron's list_tables result", irrelevant_tables: tables, at_step: i };
+  }
+  return undefined;
+}
