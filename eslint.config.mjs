@@ -22,6 +22,8 @@ const config = [
       "data/**",
       "test-results/**",
       "playwright-report/**",
+      // The harness suite needs its own packages (harnesses/node_modules): checked by npm run test:harnesses.
+      "harnesses/**",
       "next-env.d.ts",
       "drizzle/**",
       "dist/**",

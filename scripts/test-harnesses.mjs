@@ -19,6 +19,8 @@ if (!existsSync(stamp) || readFileSync(stamp, "utf8") !== digest) {
   if (r.status !== 0) process.exit(r.status ?? 1);
   writeFileSync(stamp, digest);
 } else step("The pinned harnesses are installed (harnesses/package-lock.json unchanged)");
+step("Type-check of the suite (with its own packages)");
+runBin("tsc", ["--noEmit", "-p", "harnesses/tsconfig.json"]);
 step("Harness conformance suite");
 runBin("vitest", ["run", "--config", "harnesses/vitest.config.ts"]);
 console.log("\n✔ the harness suite passed");
