@@ -30,6 +30,17 @@ export async function runMcpCommand(argv: string[]): Promise<number> {
   const directives = await directivesFor(variant, question, database, { deps: directiveDeps() });
   const environment = () =>
     new SqlEnvironment(question, database, { variant, directives, run: { name: values.run, model: values.model } });
+  /** Closes what serves and the store, then exits, on Ctrl-C or a TERM (and returns the function for other ends). */
+  const stopOn = (close: () => Promise<void>) => {
+    const stop = async () => {
+      await close();
+      await sql.close();
+      process.exit(0);
+    };
+    process.on("SIGINT", () => void stop());
+    process.on("SIGTERM", () => void stop());
+    return stop;
+  };
   const label = `question ${question.id} of ${database.datasetId} (${variant})`;
   if (values.http) {
     // Any number of clients at once, each with an environment and a trace of its own.
@@ -37,23 +48,11 @@ export async function runMcpCommand(argv: string[]): Promise<number> {
       const env = environment();
       return { server: createMcpServer(env, values["trace-out"]), close: () => env.close() };
     }, Number(values.http));
-    const stop = async () => {
-      await served.close();
-      await sql.close();
-      process.exit(0);
-    };
-    process.on("SIGINT", () => void stop());
-    process.on("SIGTERM", () => void stop());
+    stopOn(() => served.close());
     console.error(`metron mcp: ${label} at ${served.url}`);
   } else {
     const env = environment();
-    const stop = async () => {
-      await env.close();
-      await sql.close();
-      process.exit(0);
-    };
-    process.on("SIGINT", () => void stop());
-    process.on("SIGTERM", () => void stop());
+    const stop = stopOn(() => env.close());
     await serveStdio(createMcpServer(env, values["trace-out"]));
     process.stdin.on("end", () => void stop()); // the client went away
     console.error(`metron mcp: ${label} on stdio`);

@@ -175,6 +175,21 @@ async function wearOn(engine: "SQLite" | "PostgreSQL", writes: number): Promise<
     url: `${base}/api/traces/${encodeURIComponent(trace.id)}/labels`,
     init: json({ label: "wear-probe", on }),
   });
+  /** Jobs of the kind `where` names still queued or running. */
+  const openJobs = async (where: string) => {
+    const s = await openStore(pg?.url);
+    try {
+      return (
+        (
+          await s.get<{ n: number }>(
+            `SELECT count(*) AS n FROM rerun_jobs WHERE ${where} AND state IN ('queued', 'running')`,
+          )
+        )?.n ?? 0
+      );
+    } finally {
+      await s.close();
+    }
+  };
   let ok = true;
   try {
     const before = new Map<string, number>();
@@ -238,18 +253,7 @@ async function wearOn(engine: "SQLite" | "PostgreSQL", writes: number): Promise<
           )) as { jobId: string };
           return jobId;
         },
-        settle: () =>
-          waitFor("the reruns", async () => {
-            const s = await openStore(pg?.url);
-            try {
-              const open = await s.get<{ n: number }>(
-                "SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id IS NULL AND state IN ('queued', 'running')",
-              );
-              return open?.n === 0;
-            } finally {
-              await s.close();
-            }
-          }),
+        settle: () => waitFor("the reruns", async () => (await openJobs("sweep_id IS NULL")) === 0),
       },
       {
         name: "OTLP export",
@@ -289,17 +293,7 @@ async function wearOn(engine: "SQLite" | "PostgreSQL", writes: number): Promise<
         sweepRuns.push(sweepRun);
         jobs += made;
       }
-      await waitFor("the sweeps", async () => {
-        const s = await openStore(pg?.url);
-        try {
-          const open = await s.get<{ n: number }>(
-            "SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id IS NOT NULL AND state IN ('queued', 'running')",
-          );
-          return open?.n === 0;
-        } finally {
-          await s.close();
-        }
-      });
+      await waitFor("the sweeps", async () => (await openJobs("sweep_id IS NOT NULL")) === 0);
       console.log(
         `  sweep jobs: ${jobs} in ${sweepRuns.length} sweeps, ${((performance.now() - t0) / 1000).toFixed(1)} s`,
       );
