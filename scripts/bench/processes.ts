@@ -3,19 +3,22 @@ import { readFileSync, readdirSync } from "node:fs";
 import http from "node:http";
 
 /** Processes under `root` (itself included), from /proc. */
-export function tree(root: number): { pid: number; cmd: string; rssKb: number; cpuTicks: number }[] {
+export function tree(root: number): { pid: number; cmd: string; rssKb: number; anonKb: number; cpuTicks: number }[] {
   const all = readdirSync("/proc")
     .filter((d) => /^\d+$/.test(d))
     .map((d) => {
       try {
         const stat = readFileSync(`/proc/${d}/stat`, "utf8");
         const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-        const rss = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${d}/status`, "utf8"));
+        const status = readFileSync(`/proc/${d}/status`, "utf8");
+        const rss = /VmRSS:\s+(\d+)/.exec(status);
+        const anon = /RssAnon:\s+(\d+)/.exec(status);
         return {
           pid: Number(d),
           ppid: Number(fields[1]),
           cmd: readFileSync(`/proc/${d}/cmdline`, "utf8").replace(/\0/g, " "),
           rssKb: rss ? Number(rss[1]) : 0,
+          anonKb: anon ? Number(anon[1]) : 0,
           cpuTicks: Number(fields[11]) + Number(fields[12]),
         };
       } catch {
@@ -35,6 +38,11 @@ export const serverRssMb = (root: number) =>
   tree(root)
     .filter((p) => !isSandbox(p.cmd))
     .reduce((s, p) => s + p.rssKb, 0) / 1024;
+/** The server's anonymous memory (heap, stacks; not the store's pages it maps or caches from the file). */
+export const serverAnonMb = (root: number) =>
+  tree(root)
+    .filter((p) => !isSandbox(p.cmd))
+    .reduce((s, p) => s + p.anonKb, 0) / 1024;
 export const workerTicks = (root: number) =>
   tree(root)
     .filter((p) => isSandbox(p.cmd))

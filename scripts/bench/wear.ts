@@ -22,7 +22,7 @@ import { seedDemo } from "@/lib/demo/seed";
 import { registerContextManager } from "@/lib/otel/emit";
 import { startFakeOpenAI } from "@/lib/testing/fake-openai";
 import { benchPostgres } from "./postgres";
-import { serverRssMb } from "./processes";
+import { serverAnonMb, serverRssMb } from "./processes";
 import { ROOT, startServer } from "./server";
 
 const PORT = 3461;
@@ -197,7 +197,10 @@ async function wearOn(engine: "SQLite" | "PostgreSQL", writes: number): Promise<
     before.set("label POST", await p50(labelPost(true)));
     await new Promise((r) => setTimeout(r, 2000));
     const rssBefore = serverRssMb(pid);
-    console.log(`\n${engine}: ${writes} writes of each kind; server RSS at start ${rssBefore.toFixed(0)} MB`);
+    const anonBefore = serverAnonMb(pid);
+    console.log(
+      `\n${engine}: ${writes} writes of each kind; server RssAnon at start ${anonBefore.toFixed(0)} MB (VmRSS ${rssBefore.toFixed(0)} MB)`,
+    );
 
     const kinds: { name: string; once: (i: number) => Promise<unknown>; settle?: () => Promise<void> }[] = [
       {
@@ -329,6 +332,7 @@ async function wearOn(engine: "SQLite" | "PostgreSQL", writes: number): Promise<
     for (const p of pages) after.set(p.name, await p50(p));
     after.set("label POST", await p50(labelPost(true)));
     const rssAfter = serverRssMb(pid);
+    const anonAfter = serverAnonMb(pid);
     console.log("  page / request        before     after   ratio");
     for (const [name, b] of before) {
       const a = after.get(name)!;
@@ -338,11 +342,13 @@ async function wearOn(engine: "SQLite" | "PostgreSQL", writes: number): Promise<
         `  ${name.padEnd(20)} ${b.toFixed(1).padStart(7)} ms ${a.toFixed(1).padStart(7)} ms  ${(a / b).toFixed(2)} ${pass ? "" : "✗ over 1.3×"}`,
       );
     }
-    const grew = rssAfter - rssBefore;
+    // The bound is on the server's own memory (RssAnon, as issue 35 measured it); the whole RSS also counts the
+    // store's pages the server maps and caches from its file (64 MB cache, 256 MB mmap), which grow with the store.
+    const grew = anonAfter - anonBefore;
     const memoryOk = grew <= 150;
     ok &&= memoryOk;
     console.log(
-      `  server RSS ${rssBefore.toFixed(0)} → ${rssAfter.toFixed(0)} MB (${grew >= 0 ? "+" : ""}${grew.toFixed(0)} MB; bound +150 MB) ${memoryOk ? "" : "✗"}`,
+      `  server RssAnon ${anonBefore.toFixed(0)} → ${anonAfter.toFixed(0)} MB (${grew >= 0 ? "+" : ""}${grew.toFixed(0)} MB; bound +150 MB) ${memoryOk ? "" : "✗"} · VmRSS ${rssBefore.toFixed(0)} → ${rssAfter.toFixed(0)} MB`,
     );
   } finally {
     server.stop();
