@@ -244,15 +244,22 @@ interface StoredTrace {
  * Span bodies of groups stored longer ago than METRON_OTLP_KEEP_MS are emptied: their trace is final. The span ids
  * stay, so a span sent again is still recognised.
  */
-export async function forgetAssembledSpans(store: Store, now = Date.now()): Promise<number> {
+export async function forgetAssembledSpans(
+  store: Store,
+  now = Date.now(),
+  /** Only groups assembled within this long before the keep period ended (the timer's calls); all at start. */
+  windowMs = Number.POSITIVE_INFINITY,
+): Promise<number> {
   const sql = asSql(store);
+  const until = now - otlpKeepMs();
+  const since = Number.isFinite(windowMs) ? until - windowMs : 0;
   return sql.transaction(
     async (tx) =>
       (
         await tx.run(
           `UPDATE otlp_spans SET body = '' WHERE body != '' AND group_key IN
-             (SELECT group_key FROM otlp_groups WHERE assembled_at IS NOT NULL AND assembled_at < ?)`,
-          [now - otlpKeepMs()],
+             (SELECT group_key FROM otlp_groups WHERE assembled_at IS NOT NULL AND assembled_at < ? AND assembled_at >= ?)`,
+          [until, since],
         )
       ).changes,
   );
@@ -265,13 +272,17 @@ export function startAssembler(sqlite: () => Store | Promise<Sql>, openStore: ()
   if (timer) return;
   const every = Math.min(5000, Math.max(500, Math.floor(otlpQuietMs() / 2)));
   let running = false;
+  // The first call lets go of every final trace's span bodies; later ones only of the groups that just became final
+  // (a day's window: each call need not walk every span the store ever received).
+  let window = Number.POSITIVE_INFINITY;
   timer = setInterval(() => {
     if (running) return;
     running = true;
     void Promise.resolve(sqlite())
       .then(async (store) => {
         await assembleGroups(store, openStore);
-        await forgetAssembledSpans(store);
+        await forgetAssembledSpans(store, Date.now(), window);
+        window = 24 * 3600 * 1000;
       })
       .catch(() => undefined)
       .finally(() => (running = false));

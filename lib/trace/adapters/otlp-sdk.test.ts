@@ -128,6 +128,68 @@ describe("the other SDKs' forms of the same facts", () => {
   });
 });
 
+describe("identity and question text from the frameworks' own attributes", () => {
+  const exportOf = (spans: { name: string; parent?: string; attrs: Record<string, string> }[]) =>
+    JSON.stringify({
+      resourceSpans: [
+        {
+          scopeSpans: [
+            {
+              spans: spans.map((s, i) => ({
+                traceId: "b".repeat(32),
+                spanId: String(i + 1).padStart(16, "0"),
+                ...(s.parent ? { parentSpanId: s.parent.padStart(16, "0") } : {}),
+                name: s.name,
+                startTimeUnixNano: String(i + 1),
+                endTimeUnixNano: String(i + 2),
+                attributes: Object.entries(s.attrs).map(([key, v]) => ({ key, value: { stringValue: v } })),
+              })),
+            },
+          ],
+        },
+      ],
+    });
+
+  it("reads OpenLLMetry's association properties as metron.* (run, system, benchmark, question id)", () => {
+    const [t] = adapt(
+      exportOf([
+        {
+          name: "sql_agent.workflow",
+          attrs: {
+            "traceloop.association.properties.metron.run.name": "openllmetry run",
+            "traceloop.association.properties.metron.run.system": "Traceloop agent",
+            "traceloop.association.properties.metron.question.id": "22",
+          },
+        },
+      ]),
+      "otlp",
+    ).traces;
+    expect(t.run).toMatchObject({ name: "openllmetry run", system: "Traceloop agent" });
+    expect(t.question.id).toBe("22");
+  });
+
+  it("takes the question from Mastra's agent-run input and OpenInference's agent input when model calls carry none", () => {
+    const mastra = adapt(
+      exportOf([
+        {
+          name: "agent run: 'sql'",
+          attrs: { "mastra.agent_run.input": JSON.stringify([{ role: "user", content: "Wie viele Sänger?" }]) },
+        },
+        { name: "chat fake", parent: "1", attrs: { "gen_ai.operation.name": "chat" } },
+      ]),
+      "otlp",
+    ).traces[0];
+    expect(mastra.question.text).toBe("Wie viele Sänger?");
+    const oi = adapt(
+      exportOf([
+        { name: "Agent", attrs: { "openinference.span.kind": "AGENT", "input.value": "Zeige alle Stadien." } },
+      ]),
+      "otlp",
+    ).traces[0];
+    expect(oi.question.text).toBe("Zeige alle Stadien.");
+  });
+});
+
 describe("traces without question text", () => {
   const store = useEngineStore("SQLite");
   it("get question ids of their own, not one shared id", async () => {

@@ -33,6 +33,7 @@ import {
 import { ATTR_ERROR_TYPE, ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
 import {
   eachAlone,
+  textOf,
   unwrapToolResult,
   parseArgs,
   type Adapter,
@@ -171,7 +172,11 @@ const json = (v: unknown) => (typeof v === "string" ? parseArgs(v) : v);
 function metron(spans: FlatSpan[], key: string): unknown {
   for (const s of spans)
     for (const bag of [s.attrs, s.resource]) {
-      const v = bag[`metron.${key}`] ?? bag[`ai.telemetry.metadata.metron.${key}`];
+      // Also as OpenLLMetry's association properties (`traceloop.association.properties.metron.*`, issue 29).
+      const v =
+        bag[`metron.${key}`] ??
+        bag[`ai.telemetry.metadata.metron.${key}`] ??
+        bag[`traceloop.association.properties.metron.${key}`];
       if (v !== undefined && v !== "") return v;
     }
   return undefined;
@@ -255,6 +260,26 @@ function outputOf(s: FlatSpan): Turn {
 }
 
 /** The first user message an inference span was sent: the question, for a trace that does not name it. */
+/**
+ * The prompt as agent frameworks record it on their own spans when the model calls carry no input messages
+ * (issue 29): Mastra's `mastra.<kind>.input` (as 1.71 writes `mastra.agent_run.input`), and OpenInference's
+ * `input.value` on an AGENT or CHAIN span — a string, or messages whose first user message is taken.
+ */
+function frameworkInput(s: FlatSpan): string | undefined {
+  const kind = s.attrs[OI.OPENINFERENCE_SPAN_KIND];
+  const raw =
+    Object.entries(s.attrs).find(([k]) => /^mastra\.[a-z_]+\.input$/.test(k))?.[1] ??
+    (kind === "AGENT" || kind === "CHAIN" ? s.attrs[OI.INPUT_VALUE] : undefined);
+  if (raw === undefined) return undefined;
+  const value = json(raw);
+  if (typeof value === "string") return value.trim() || undefined;
+  const messages = Array.isArray(value) ? value : isObj(value) && Array.isArray(value.messages) ? value.messages : null;
+  const user = messages?.filter(isObj).find((m) => m.role === "user");
+  if (user) return textOf(user.content) || undefined;
+  if (isObj(value) && typeof value.input === "string") return value.input;
+  return undefined;
+}
+
 function firstUserMessage(s: FlatSpan): string | undefined {
   const a = s.attrs;
   const genai = json(a[ATTR_GEN_AI_INPUT_MESSAGES]);
@@ -379,7 +404,10 @@ export function assembleTrace(spans: FlatSpan[]): AdaptedTrace {
   const inference = sorted.filter((s) => isInference(s) && !(parentsOfInference.has(s.spanId) && !isTool(s)));
   const tools = sorted.filter(isTool);
   const steps: ForeignStep[] = [];
-  const question = str(metron(sorted, "question.text")) ?? inference.map(firstUserMessage).find(Boolean);
+  const question =
+    str(metron(sorted, "question.text")) ??
+    inference.map(firstUserMessage).find(Boolean) ??
+    sorted.map(frameworkInput).find(Boolean);
   // Tool messages the model calls were sent (role tool, by tool_call_id), for calls no tool span recorded.
   const toolMessages = new Map<string, unknown>();
   for (const s of inference)
