@@ -6,11 +6,13 @@
  *
  * Decoding is bounded by what it produces, never by what a header claims (issue 28): the decoded members of one
  * file together stop at `maxDecodedBytes`, a Zstandard frame must declare a window the reference decoder would
- * accept (≤ 128 MB) before anything is allocated for it, and the member count is capped. Deflate runs on libuv's
- * thread pool and Zstandard yields to the event loop between slices, so a large log does not hold the server.
+ * accept (≤ 128 MB) before anything is allocated for it, and the member count is capped. A member is decoded
+ * twice: first only counted (nothing kept, so a bomb leaves no heap to collect), then kept once it is known to fit.
+ * Deflate runs on libuv's thread pool and Zstandard yields to the event loop every few milliseconds, so a large
+ * log does not hold the server.
  */
 import { promisify } from "node:util";
-import { inflateRaw } from "node:zlib";
+import { createInflateRaw, inflateRaw } from "node:zlib";
 import { Decompress } from "fzstd";
 import yauzl from "yauzl";
 import { positiveNumber } from "@/lib/config/env";
@@ -51,10 +53,12 @@ const ZSTD_MAGIC = 0xfd2fb528;
 
 /**
  * Walks the Zstandard frames of a member without decoding them and refuses one whose window, or declared size,
- * would make the decoder allocate more than it may produce (fzstd allocates the window up front).
+ * would make the decoder allocate more than it may produce (fzstd allocates the window up front), or whose raw and
+ * RLE blocks alone (their sizes are exact) already decode to more than it may.
  */
 function checkZstdFrames(raw: Buffer, name: string, budget: number, limits: ArchiveLimits): void {
   let at = 0;
+  let exact = 0;
   while (at + 4 <= raw.length) {
     const magic = raw.readUInt32LE(at);
     if ((magic & 0xfffffff0) === 0x184d2a50) {
@@ -96,6 +100,7 @@ function checkZstdFrames(raw: Buffer, name: string, budget: number, limits: Arch
       const type = (header >> 1) & 3;
       const size = header >>> 3;
       if (type === 3) throw new ArchiveLimitError(`${name}: a reserved Zstandard block type`);
+      if (type !== 2 && (exact += size) > budget) throw overDecoded(name, limits);
       p += 3 + (type === 1 ? 1 : size);
       if (last) break;
     }
@@ -107,14 +112,14 @@ function checkZstdFrames(raw: Buffer, name: string, budget: number, limits: Arch
 const SLICE = 1024;
 const TURN_MS = 15;
 
-async function zstdDecode(raw: Buffer, name: string, budget: number, limits: ArchiveLimits): Promise<Buffer> {
-  checkZstdFrames(raw, name, budget, limits);
+/** One pass of the Zstandard decoder over a member: counting only, or keeping the output. */
+async function zstdPass(raw: Buffer, name: string, budget: number, limits: ArchiveLimits, keep: boolean) {
   const out: Uint8Array[] = [];
   let produced = 0;
   const stream = new Decompress((chunk) => {
     produced += chunk.length;
     if (produced > budget) throw overDecoded(name, limits);
-    out.push(chunk);
+    if (keep) out.push(chunk);
   });
   let turned = performance.now();
   for (let i = 0; i < raw.length; i += SLICE) {
@@ -124,7 +129,31 @@ async function zstdDecode(raw: Buffer, name: string, budget: number, limits: Arc
       turned = performance.now();
     }
   }
-  return Buffer.concat(out);
+  return keep ? Buffer.concat(out) : Buffer.alloc(0);
+}
+
+async function zstdDecode(raw: Buffer, name: string, budget: number, limits: ArchiveLimits): Promise<Buffer> {
+  checkZstdFrames(raw, name, budget, limits);
+  await zstdPass(raw, name, budget, limits, false); // counted first: a bomb keeps nothing
+  return zstdPass(raw, name, budget, limits, true);
+}
+
+/** What a deflate member decodes to, counted on the thread pool without keeping it; over `budget`, an error. */
+function inflatedSize(raw: Buffer, name: string, budget: number, limits: ArchiveLimits): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const inflater = createInflateRaw({ chunkSize: 1024 * 1024 });
+    let size = 0;
+    inflater.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > budget) {
+        inflater.destroy();
+        reject(overDecoded(name, limits));
+      }
+    });
+    inflater.on("error", (e) => reject(new ArchiveLimitError(`${name}: deflate: ${e.message}`)));
+    inflater.on("end", () => resolve(size));
+    inflater.end(raw);
+  });
 }
 
 async function decode(raw: Buffer, method: number, name: string, budget: number, limits: ArchiveLimits) {
@@ -133,6 +162,7 @@ async function decode(raw: Buffer, method: number, name: string, budget: number,
     return raw;
   }
   if (method === DEFLATE) {
+    await inflatedSize(raw, name, budget, limits); // counted first: a bomb keeps nothing
     try {
       // Large output chunks: fewer callbacks and fewer objects for the collector than the default 16 kB.
       return await inflateRawAsync(raw, { maxOutputLength: Math.max(1, budget), chunkSize: 1024 * 1024 });
