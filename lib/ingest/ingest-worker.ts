@@ -69,6 +69,9 @@ async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Pro
         fail(line, message) {
           items.push({ kind: "fail", line, message });
         },
+        warn(line, message) {
+          items.push({ kind: "warn", line, message });
+        },
       },
     );
     flush();

@@ -158,6 +158,9 @@ export async function runIngest(
     if (caveat && warnings.length < limits.maxReportedErrors)
       warnings.push({ line, message: `${caveat}; the raw text is kept in the trace` });
   };
+  const warn = (line: number, message: string) => {
+    if (warnings.length < limits.maxReportedErrors) warnings.push({ line, message });
+  };
   const store = (trace: Trace, line: number) => {
     try {
       persister.add(trace);
@@ -191,6 +194,7 @@ export async function runIngest(
         progress,
         (item) => {
           if (item.kind === "fail") return fail(item.line, item.message);
+          if (item.kind === "warn") return warn(item.line, item.message);
           try {
             persister.addPrepared(item.prepared);
           } catch (e) {
@@ -205,6 +209,7 @@ export async function runIngest(
       await readTraces(chunks, readOptions, progress, {
         trace: store,
         fail,
+        warn,
         line: () => {
           if (options.onProgress && progress.lines % every === 0) options.onProgress(progress);
         },
@@ -292,6 +297,9 @@ export async function runIngestSql(
             });
           },
           fail,
+          warn: (line, message) => {
+            if (warnings.length < limits.maxReportedErrors) warnings.push({ line, message });
+          },
           line: () => {
             if (options.onProgress && progress.lines % every === 0) options.onProgress(progress);
           },

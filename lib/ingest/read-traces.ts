@@ -13,6 +13,8 @@ export interface TraceSink {
   /** May return a promise (a writer that awaits its store): the next trace waits for it. */
   trace(trace: Trace, line: number): void | Promise<void>;
   fail(line: number, message: string): void;
+  /** A line stored with something left out, said in the report (issue 28: never dropped silently). */
+  warn?(line: number, message: string): void;
   /** Called after every line. */
   line?(): void;
 }
@@ -30,6 +32,10 @@ export function lineFailure(e: unknown): string {
     return "the JSON nests too deeply to process (a value inside thousands of arrays or objects)";
   return (e as Error).message ?? String(e);
 }
+
+/** A key JavaScript objects cannot hold as a field: JSON.parse keeps it, but no copy of the object does. */
+const PROTO_KEY = /"__proto__"\s*:/;
+const PROTO_WARNING = 'a key "__proto__" was left out: it cannot be stored as a field (rename it to keep it)';
 
 /** The caveat a trace is stored with: its final SQL was taken out of a Markdown fence or from after a label. */
 export function finalSqlCaveat(trace: Trace): string | null {
@@ -54,6 +60,7 @@ export async function readTraces(
       } catch (e) {
         sink.fail(raw.lineNo, lineFailure(e));
       }
+      if (parsed?.ok && PROTO_KEY.test(raw.text)) sink.warn?.(raw.lineNo, PROTO_WARNING);
       if (!parsed) {
         // reported above
       } else if (!parsed.ok) sink.fail(parsed.lineNo, parsed.error);

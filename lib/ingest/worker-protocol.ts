@@ -16,7 +16,8 @@ export type ToWorker = { type: "chunk"; bytes: Uint8Array } | { type: "end" };
 
 export type WorkerItem =
   | { kind: "trace"; line: number; prepared: PreparedTrace; caveat: string | null }
-  | { kind: "fail"; line: number; message: string };
+  | { kind: "fail"; line: number; message: string }
+  | { kind: "warn"; line: number; message: string };
 
 export type FromWorker =
   | { type: "batch"; consumed: number; bytes: number; lines: number; items: WorkerItem[] }
