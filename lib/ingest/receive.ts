@@ -85,7 +85,10 @@ export async function receiveToFile(
     return { file, bytes, dispose };
   } catch (e) {
     void reader.cancel().catch(() => undefined);
+    // The file is opened asynchronously: wait until the stream is closed, or the open would create it after the rm.
+    const closed = out.closed ? Promise.resolve() : new Promise<void>((r) => out.once("close", () => r()));
     out.destroy();
+    await closed;
     await dispose();
     throw e;
   }
