@@ -12,7 +12,8 @@
  * log does not hold the server.
  */
 import { promisify } from "node:util";
-import { createInflateRaw, inflateRaw } from "node:zlib";
+import { inflateRaw } from "node:zlib";
+import { Worker } from "node:worker_threads";
 import { Decompress } from "fzstd";
 import yauzl from "yauzl";
 import { positiveNumber } from "@/lib/config/env";
@@ -138,21 +139,37 @@ async function zstdDecode(raw: Buffer, name: string, budget: number, limits: Arc
   return zstdPass(raw, name, budget, limits, true);
 }
 
-/** What a deflate member decodes to, counted on the thread pool without keeping it; over `budget`, an error. */
+/**
+ * Counts what a deflate member decodes to in a worker thread of its own, keeping nothing: the output's garbage is
+ * the worker's to collect, so a bomb does not pause the server's event loop with collections of its heap. The
+ * worker's code is inline (no file to bundle); it stops as soon as the count passes `budget`.
+ */
+const COUNT_INFLATED = `
+const { parentPort, workerData } = require("node:worker_threads");
+const zlib = require("node:zlib");
+const { raw, budget } = workerData;
+let size = 0;
+let done = false;
+const inflater = zlib.createInflateRaw({ chunkSize: 1 << 20 });
+inflater.on("data", (chunk) => {
+  size += chunk.length;
+  if (size > budget && !done) { done = true; parentPort.postMessage({ over: true }); inflater.destroy(); }
+});
+inflater.on("error", (e) => { if (!done) { done = true; parentPort.postMessage({ error: e.message }); } });
+inflater.on("end", () => { if (!done) { done = true; parentPort.postMessage({ size }); } });
+inflater.end(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength));
+`;
+
 function inflatedSize(raw: Buffer, name: string, budget: number, limits: ArchiveLimits): Promise<number> {
   return new Promise((resolve, reject) => {
-    const inflater = createInflateRaw({ chunkSize: 1024 * 1024 });
-    let size = 0;
-    inflater.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > budget) {
-        inflater.destroy();
-        reject(overDecoded(name, limits));
-      }
+    const worker = new Worker(COUNT_INFLATED, { eval: true, workerData: { raw: new Uint8Array(raw), budget } });
+    worker.once("message", (m: { over?: boolean; error?: string; size?: number }) => {
+      void worker.terminate();
+      if (m.over) reject(overDecoded(name, limits));
+      else if (m.error !== undefined) reject(new ArchiveLimitError(`${name}: deflate: ${m.error}`));
+      else resolve(m.size ?? 0);
     });
-    inflater.on("error", (e) => reject(new ArchiveLimitError(`${name}: deflate: ${e.message}`)));
-    inflater.on("end", () => resolve(size));
-    inflater.end(raw);
+    worker.once("error", (e) => reject(new ArchiveLimitError(`${name}: deflate: ${e.message}`)));
   });
 }
 
@@ -162,7 +179,7 @@ async function decode(raw: Buffer, method: number, name: string, budget: number,
     return raw;
   }
   if (method === DEFLATE) {
-    await inflatedSize(raw, name, budget, limits); // counted first: a bomb keeps nothing
+    await inflatedSize(raw, name, budget, limits); // counted first, in a worker: a bomb keeps nothing here
     try {
       // Large output chunks: fewer callbacks and fewer objects for the collector than the default 16 kB.
       return await inflateRawAsync(raw, { maxOutputLength: Math.max(1, budget), chunkSize: 1024 * 1024 });
