@@ -252,6 +252,9 @@ export async function postgresSql(url: string, options: { max?: number } = {}): 
     connectionString: url,
     max: options.max ?? (Number(process.env.METRON_PG_POOL ?? 10) || 10),
   });
+  // An idle pooled connection the server ends (a restart, an administrator's terminate, a dropped test database)
+  // emits 'error' on the pool; unheard, it would end the process. The pool drops that connection and opens another.
+  pool.on("error", () => undefined);
   let cursors = 0;
   const name = url.replace(/:[^:@/]*@/, ":***@");
   const over = (q: PgQueryable, close: () => Promise<void>): Sql => {
