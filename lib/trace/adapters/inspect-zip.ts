@@ -169,7 +169,7 @@ function inflatedSize(raw: Buffer, name: string, budget: number, limits: Archive
       else if (m.error !== undefined) reject(new ArchiveLimitError(`${name}: deflate: ${m.error}`));
       else resolve(m.size ?? 0);
     });
-    worker.once("error", (e) => reject(new ArchiveLimitError(`${name}: deflate: ${e.message}`)));
+    worker.once("error", (e: Error) => reject(new ArchiveLimitError(`${name}: deflate: ${e.message}`)));
   });
 }
 
