@@ -136,7 +136,8 @@ export function normalizeTrace(
 export function lastSubmittedSql(steps: Step[]): string | undefined {
   for (let i = steps.length - 1; i >= 0; i--) {
     const s = steps[i];
-    if (s.type === "tool_call" && isSubmissionTool(s.tool)) {
+    // A submission call that failed or was refused (a harness that wanted approval) submitted nothing (issue 29).
+    if (s.type === "tool_call" && isSubmissionTool(s.tool) && !s.error) {
       const sql = sqlOfArgs(s.args);
       if (sql) return sql;
     }

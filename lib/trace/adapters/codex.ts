@@ -9,6 +9,12 @@
  * (`success: false`), and an MCP call whose `mcp_tool_call_end` carries an `Err` or an `isError` result are error
  * steps: never a submission, never an answer that reached the database (issue 29). MCP calls keep their server in
  * the step's meta and take their duration from `mcp_tool_call_end`.
+ *
+ * Codex 0.171 (run by the harness suite) records an MCP call's outcome as `event_msg` `item_completed` with an
+ * `McpToolCall` item (`status` completed | failed | declined…, the server's `CallToolResult`, `duration`), and wraps
+ * each function output in a header block "Wall time: 0.02 seconds\nOutput:" that is Codex's, not the tool's: the
+ * header is dropped (its time is the step's duration when nothing better says it), and the MCP item's own result
+ * is the step's result. The trace's duration is the sum of its tasks' `task_complete.duration_ms`.
  */
 import { parseArgs, textOf, jsonLines, unwrapToolResult, type Adapter, type ForeignStep } from "./types";
 
@@ -25,6 +31,43 @@ function durationMs(d: unknown): number | undefined {
     if (m) return Number(m[1]) * (m[2] === "ms" ? 1 : m[2] === "µs" || m[2] === "us" ? 0.001 : 1000);
   }
   return undefined;
+}
+
+/** Codex's own header before a function output: "Wall time: 0.0205 seconds\nOutput:". */
+const WALL_TIME = /^Wall time: ([\d.]+) seconds\s*(?:\nOutput:)?\s*$/;
+
+/** An output array without Codex's header block, and the wall time the header gave. */
+function withoutHeader(out: unknown): { out: unknown; wallMs?: number } {
+  if (!Array.isArray(out)) return { out };
+  const first = out[0] as { text?: unknown } | undefined;
+  const m = typeof first?.text === "string" ? WALL_TIME.exec(first.text) : null;
+  if (!m) return { out };
+  const rest = out.slice(1);
+  return { out: rest.length ? rest : [{ type: "input_text", text: "" }], wallMs: Number(m[1]) * 1000 };
+}
+
+/** The outcome of an MCP call as Codex recorded it, applied to its step. */
+function applyMcpOutcome(
+  step: ForeignStep,
+  o: { server?: string; status?: string; result?: unknown; error?: unknown; duration?: unknown },
+) {
+  const ms = durationMs(o.duration);
+  if (ms !== undefined) step.duration_ms = ms;
+  if (o.server) step.meta = { ...step.meta, mcp_server: o.server };
+  if (o.result !== undefined && o.result !== null) {
+    const r = unwrapToolResult(o.result);
+    if (typeof r.result === "string") step.result = r.result;
+    if (r.isError) step.error = typeof r.result === "string" ? r.result : "the MCP tool reported an error";
+  }
+  if (o.error !== undefined && o.error !== null)
+    step.error =
+      typeof o.error === "string"
+        ? o.error
+        : typeof (o.error as { message?: unknown }).message === "string"
+          ? (o.error as { message: string }).message
+          : JSON.stringify(o.error);
+  if (o.status && o.status !== "completed" && o.status !== "in_progress" && !step.error)
+    step.error = typeof step.result === "string" && step.result ? step.result : `the call ${o.status}`;
 }
 
 type Usage = {
@@ -47,6 +90,7 @@ export const codexAdapter: Adapter = {
     let sessionId: string | undefined;
     let started: string | undefined;
     let last: Usage = {};
+    let durationTotal: number | undefined;
     let total: Usage = {};
     for (const { value, lineNo } of lines) {
       const type = value.type as string;
@@ -81,7 +125,7 @@ export const codexAdapter: Adapter = {
           if (p.call_id) calls.set(p.call_id as string, step);
         } else if (p.type === "function_call_output" || p.type === "custom_tool_call_output") {
           const target = calls.get(p.call_id as string);
-          const out = p.output as unknown;
+          const { out, wallMs } = withoutHeader(p.output);
           const payload =
             typeof out === "object" && out && !Array.isArray(out) && "content" in out
               ? (out as { content: unknown; success?: boolean })
@@ -89,11 +133,19 @@ export const codexAdapter: Adapter = {
           const unwrapped = unwrapToolResult(payload.content);
           const text = typeof unwrapped.result === "string" ? unwrapped.result : undefined;
           if (target) {
-            target.result = parseArgs(unwrapped.result);
+            // An MCP item's own result (item_completed) came first and is the tool's; the output is what the model saw.
+            if (target.result === undefined) target.result = parseArgs(unwrapped.result);
+            if (target.duration_ms === undefined && wallMs !== undefined) target.duration_ms = wallMs;
             if (unwrapped.isError || payload.success === false || (text !== undefined && REFUSED.test(text)))
               target.error = text ?? "the call failed";
           } else warnings.push({ line: lineNo, message: `output for unknown call ${String(p.call_id)}` });
         }
+      } else if (type === "event_msg" && p.type === "item_completed") {
+        const item = (p.item ?? {}) as Record<string, unknown>;
+        const step = typeof item.id === "string" ? calls.get(item.id) : undefined;
+        if (item.type === "McpToolCall" && step) applyMcpOutcome(step, item);
+      } else if (type === "event_msg" && p.type === "task_complete") {
+        if (typeof p.duration_ms === "number") durationTotal = (durationTotal ?? 0) + p.duration_ms;
       } else if (type === "event_msg" && p.type === "mcp_tool_call_end") {
         // The MCP call's outcome as Codex saw it: its server, its duration, an error it kept from the model's view.
         const step = calls.get(p.call_id as string);
@@ -138,6 +190,7 @@ export const codexAdapter: Adapter = {
             reasoning_tokens: total.reasoning_output_tokens ?? 0,
           },
           started_at: started,
+          ...(durationTotal !== undefined ? { duration_ms: durationTotal } : {}),
           meta: { source_format: "codex", ...(sessionId ? { session_id: sessionId } : {}) },
         },
       ],
