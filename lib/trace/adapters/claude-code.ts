@@ -5,11 +5,34 @@
  * `tool_result` blocks in user lines; `toolUseResult` (an object, or an error string) completes them. MCP tools
  * are named `mcp__<server>__<tool>`. Sidechain (sub-agent) lines are kept, marked `meta.sidechain`.
  * One trace per `sessionId`.
+ *
+ * `claude -p --output-format stream-json` writes the same lines (without the question: the prompt is not echoed)
+ * and ends with a `result` line. Its assistant lines carry the usage of the response's first event (Claude Code
+ * 2.1.332 writes `output_tokens: 1`, seen in the harness suite), so the `result` line's `usage` — the session's
+ * totals — is the trace's usage when present, and its `duration_ms` the trace's duration. A tool call's duration is
+ * the time from its `tool_use` line to its `tool_result` line.
  */
 import { appendBlocks } from "./anthropic-messages";
 import { eachAlone, jsonLines, textOf, type Adapter, type AdaptedTrace, type ForeignStep } from "./types";
 
-const CLAUDE_TYPES = ["user", "assistant", "system", "summary"];
+const CLAUDE_TYPES = ["user", "assistant", "system", "summary", "result"];
+
+type Usage = {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_read_input_tokens?: number;
+  cache_creation_input_tokens?: number;
+};
+
+/** Anthropic usage as Metron counts it: input includes the cache read and write, cached is the read. */
+function counted(u: Usage) {
+  const cached = u.cache_read_input_tokens ?? 0;
+  return {
+    input_tokens: (u.input_tokens ?? 0) + cached + (u.cache_creation_input_tokens ?? 0),
+    output_tokens: u.output_tokens ?? 0,
+    cached_input_tokens: cached,
+  };
+}
 
 type Line = {
   type?: string;
@@ -23,13 +46,14 @@ type Line = {
     role?: string;
     model?: string;
     content?: unknown;
-    usage?: {
-      input_tokens?: number;
-      output_tokens?: number;
-      cache_read_input_tokens?: number;
-      cache_creation_input_tokens?: number;
-    };
+    usage?: Usage;
   };
+  /** The `result` line of stream-json output: the session's totals. */
+  usage?: Usage;
+  duration_ms?: number;
+  session_id?: string;
+  is_error?: boolean;
+  subtype?: string;
   toolUseResult?: unknown;
   summary?: string;
   content?: unknown;
@@ -68,6 +92,7 @@ export const claudeCodeAdapter: Adapter = {
         ended?: string;
         summary?: string;
         usage: { input: number; output: number; cached: number };
+        result?: { usage?: ReturnType<typeof counted>; duration_ms?: number; subtype?: string; is_error?: boolean };
         seen: Set<string>;
       }
     >();
@@ -86,7 +111,7 @@ export const claudeCodeAdapter: Adapter = {
         }
         continue;
       }
-      const id = l.sessionId ?? "session";
+      const id = l.sessionId ?? l.session_id ?? "session";
       let s = sessions.get(id);
       if (!s)
         sessions.set(
@@ -98,6 +123,15 @@ export const claudeCodeAdapter: Adapter = {
         s.ended = l.timestamp;
       }
       const meta = l.isSidechain ? { sidechain: true } : undefined;
+      if (l.type === "result") {
+        s.result = {
+          ...(l.usage ? { usage: counted(l.usage) } : {}),
+          ...(typeof l.duration_ms === "number" ? { duration_ms: l.duration_ms } : {}),
+          ...(l.subtype ? { subtype: l.subtype } : {}),
+          ...(l.is_error ? { is_error: true } : {}),
+        };
+        continue;
+      }
       if (l.type === "summary") {
         s.summary = l.summary;
         continue;
@@ -123,12 +157,10 @@ export const claudeCodeAdapter: Adapter = {
         let usage;
         if (m.usage && !s.seen.has(key)) {
           s.seen.add(key);
-          const cached = m.usage.cache_read_input_tokens ?? 0;
-          const input = (m.usage.input_tokens ?? 0) + cached + (m.usage.cache_creation_input_tokens ?? 0);
-          usage = { input_tokens: input, output_tokens: m.usage.output_tokens ?? 0, cached_input_tokens: cached };
-          s.usage.input += input;
+          usage = counted(m.usage);
+          s.usage.input += usage.input_tokens;
           s.usage.output += usage.output_tokens;
-          s.usage.cached += cached;
+          s.usage.cached += usage.cached_input_tokens;
         }
         orphans += appendBlocks(s.steps, s.byId, "assistant", m.content as never, {
           ...(usage ? { usage } : {}),
@@ -147,9 +179,16 @@ export const claudeCodeAdapter: Adapter = {
         continue;
       }
       orphans += appendBlocks(s.steps, s.byId, "user", m.content as never, meta ? { meta } : {});
-      if (typeof l.toolUseResult === "string" && /^error/i.test(l.toolUseResult)) {
-        const target = s.byId.get(blocks.find((b) => b.type === "tool_result")?.tool_use_id ?? "");
-        if (target) target.error = l.toolUseResult;
+      for (const b of blocks) {
+        const target = b.type === "tool_result" ? s.byId.get(b.tool_use_id ?? "") : undefined;
+        if (!target) continue;
+        if (l.timestamp && target.started_at && target.duration_ms === undefined) {
+          const ms = Date.parse(l.timestamp) - Date.parse(target.started_at);
+          if (ms >= 0) target.duration_ms = ms;
+        }
+        // The error string Claude Code kept ("Error: " + the tool's text) when the result block said nothing.
+        if (!target.error && typeof l.toolUseResult === "string" && /^error/i.test(l.toolUseResult))
+          target.error = l.toolUseResult;
       }
     }
     const traces: AdaptedTrace[] = eachAlone(
@@ -160,10 +199,21 @@ export const claudeCodeAdapter: Adapter = {
         run: s.model ? { model: s.model } : undefined,
         question: { text: s.question },
         steps: s.steps,
-        usage: { input_tokens: s.usage.input, output_tokens: s.usage.output, cached_input_tokens: s.usage.cached },
+        usage: s.result?.usage ?? {
+          input_tokens: s.usage.input,
+          output_tokens: s.usage.output,
+          cached_input_tokens: s.usage.cached,
+        },
         started_at: s.started,
-        duration_ms: s.started && s.ended ? Date.parse(s.ended) - Date.parse(s.started) : undefined,
-        meta: { source_format: "claude-code", session_id: sessionId, ...(s.summary ? { summary: s.summary } : {}) },
+        duration_ms:
+          s.result?.duration_ms ?? (s.started && s.ended ? Date.parse(s.ended) - Date.parse(s.started) : undefined),
+        meta: {
+          source_format: "claude-code",
+          session_id: sessionId,
+          ...(s.summary ? { summary: s.summary } : {}),
+          ...(s.result?.subtype ? { result: s.result.subtype } : {}),
+          ...(s.result?.is_error ? { result_is_error: true } : {}),
+        },
       }),
     );
     if (orphans)

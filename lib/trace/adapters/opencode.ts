@@ -108,7 +108,9 @@ export const openCodeAdapter: Adapter = {
           steps,
           usage: { ...usage, ...(cost ? { cost_usd: cost } : {}) },
           ...(data.info?.time?.created ? { started_at: new Date(data.info.time.created).toISOString() } : {}),
-          ...(first !== undefined && lastDone !== undefined && lastDone > first ? { duration_ms: lastDone - first } : {}),
+          ...(first !== undefined && lastDone !== undefined && lastDone > first
+            ? { duration_ms: lastDone - first }
+            : {}),
           meta: { source_format: "opencode", session_id: data.info?.id, title: data.info?.title },
         },
       ],
