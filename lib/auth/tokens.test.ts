@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { revokeSession } from "./sessions";
 import { recordSignInFailure, signInWait } from "./sign-in-limit";
-import { principalOfSession, principalOfToken, sessionCookieValue, sessionOf } from "./tokens";
+import { principalOf, principalOfSession, principalOfToken, sessionCookieValue, sessionOf } from "./tokens";
 
 describe("tokens and sessions (issue 28)", () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "metron-tokens-"));
@@ -22,6 +22,17 @@ describe("tokens and sessions (issue 28)", () => {
   afterAll(() => {
     process.env = saved;
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("a token is read from Bearer, or from Basic auth's password (Langfuse's span processor sends its key pair)", () => {
+    write([{ name: "alice", token: "alice-token-0123456789", access: "write" }], 3_000);
+    const basic = (user: string, password: string) =>
+      new Headers({ authorization: `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}` });
+    expect(principalOf(new Headers({ authorization: "Bearer alice-token-0123456789" }), undefined)?.name).toBe("alice");
+    expect(principalOf(basic("pk-lf-anything", "alice-token-0123456789"), undefined)?.name).toBe("alice");
+    expect(principalOf(basic("alice-token-0123456789", "wrong"), undefined)).toBeNull(); // the user name is not it
+    expect(principalOf(basic("pk", ""), undefined)).toBeNull();
+    expect(principalOf(new Headers({ authorization: "Basic !!!" }), undefined)).toBeNull();
   });
 
   it("re-reads the tokens file when it changes: a removed token stops working at once, without a restart", () => {

@@ -141,9 +141,14 @@ export function principalOfSession(value: string | null | undefined): Principal 
   return s ? { name: s.name, access: s.access } : null;
 }
 
-/** A request's principal: `Authorization: Bearer`, else the session cookie. */
+/**
+ * A request's principal: `Authorization: Bearer`, or `Basic` whose password is a token (what an exporter that only
+ * sends a key pair, like Langfuse's span processor, can carry), else the session cookie.
+ */
 export function principalOf(headers: Headers, cookie: string | undefined): Principal | null {
-  const auth = headers.get("authorization");
-  const bearer = auth && /^Bearer\s+(.+)$/i.exec(auth.trim())?.[1];
-  return principalOfToken(bearer) ?? principalOfSession(cookie);
+  const auth = headers.get("authorization")?.trim();
+  const bearer = auth && /^Bearer\s+(.+)$/i.exec(auth)?.[1];
+  const basic = auth && /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(auth)?.[1];
+  const password = basic ? Buffer.from(basic, "base64").toString("utf8").split(":").slice(1).join(":") : undefined;
+  return principalOfToken(bearer) ?? principalOfToken(password || undefined) ?? principalOfSession(cookie);
 }

@@ -18,7 +18,15 @@ import { scrubSecrets } from "@/lib/config/secrets";
 import { asSql, type Sql } from "@/lib/db/sql";
 import { deleteTraces } from "@/lib/ingest/curate";
 import { ingestAdapted } from "@/lib/ingest/ingest-auto";
-import { assembleTrace, flattenSpans, groupKeyOf, type FlatSpan } from "@/lib/trace/adapters/otlp";
+import {
+  assembleTrace,
+  flattenSpans,
+  groupKeyOf,
+  hasSteps,
+  inWorkflowSession,
+  workflowRoot,
+  type FlatSpan,
+} from "@/lib/trace/adapters/otlp";
 
 export const otlpQuietMs = () => positiveNumber("METRON_OTLP_QUIET_MS", 10_000);
 export const otlpKeepMs = () => positiveNumber("METRON_OTLP_KEEP_MS", 60 * 60 * 1000);
@@ -59,6 +67,83 @@ function fromJson(body: string): FlatSpan {
 }
 
 type Store = Database.Database | Sql;
+
+/**
+ * OpenLLMetry's MCP instrumentation parents each MCP call under an `mcp.client.session` span that it starts when the
+ * client connects: when the client connected outside the workflow, the calls of the workflow's session are in
+ * another OTel trace, though they carry the workflow's name and association properties (seen in the harness suite,
+ * issue 29). A workflow root's group adopts such spans from the other groups (same process, workflow and
+ * association properties, inside the root's time: `inWorkflowSession`), stored or not — with `disableBatch` the
+ * client's session root can arrive, and its group be stored, before the workflow's root. Two sessions of one workflow running at once in one process
+ * with the same properties cannot be told apart this way: give each its own (`metron.question.id`, say).
+ */
+async function adoptWorkflowSpans(
+  sql: Sql,
+  group: string,
+  spans: FlatSpan[],
+): Promise<{ spans: FlatSpan[]; groups: string[] }> {
+  const root = workflowRoot(spans);
+  if (!root) return { spans: [], groups: [] };
+  const rows = await sql.all<{ body: string; key: string }>(
+    `SELECT body, group_key AS key FROM otlp_spans WHERE group_key != ? AND body != '' AND body LIKE ?`,
+    [group, `%"traceloop.workflow.name"%`],
+  );
+  const adopted = rows.map((r) => ({ key: r.key, s: fromJson(r.body) })).filter(({ s }) => inWorkflowSession(root, s));
+  if (adopted.length === 0) return { spans: [], groups: [] };
+  // The groups they leave are assembled again without them (a trace stored from one before is replaced or goes).
+  const groups = [...new Set(adopted.map((a) => a.key))];
+  await sql.transaction(async (tx) => {
+    for (const { s } of adopted)
+      await tx.run("UPDATE otlp_spans SET group_key = ? WHERE trace_id = ? AND span_id = ?", [
+        group,
+        s.traceId,
+        s.spanId,
+      ]);
+    for (const key of groups)
+      await tx.run("UPDATE otlp_groups SET assembled_at = NULL WHERE group_key = ? AND assembled_at IS NOT NULL", [
+        key,
+      ]);
+  });
+  return { spans: adopted.map(({ s }) => s), groups };
+}
+
+/**
+ * The other way round, for a group assembled before its workflow's (both arrived in one export, say): its spans
+ * that belong to a workflow root of another group move there, and that group is assembled (again).
+ */
+async function releaseToWorkflow(
+  sql: Sql,
+  group: string,
+  spans: FlatSpan[],
+): Promise<{ spans: FlatSpan[]; groups: string[] }> {
+  const none = { spans: [], groups: [] };
+  if (workflowRoot(spans) || !spans.some((s) => s.attrs["traceloop.workflow.name"] !== undefined)) return none;
+  const roots = (
+    await sql.all<{ body: string; key: string }>(
+      `SELECT body, group_key AS key FROM otlp_spans
+        WHERE group_key != ? AND body LIKE '%"parentSpanId":null%' AND body LIKE '%"traceloop.workflow.name"%'`,
+      [group],
+    )
+  ).map((r) => ({ key: r.key, root: fromJson(r.body) }));
+  const moved: { span: FlatSpan; key: string }[] = [];
+  for (const span of spans) {
+    const home = roots.find(({ root }) => !root.parentSpanId && inWorkflowSession(root, span));
+    if (home) moved.push({ span, key: home.key });
+  }
+  if (moved.length === 0) return none;
+  const groups = [...new Set(moved.map((m) => m.key))];
+  await sql.transaction(async (tx) => {
+    for (const { span, key } of moved)
+      await tx.run("UPDATE otlp_spans SET group_key = ? WHERE trace_id = ? AND span_id = ?", [
+        key,
+        span.traceId,
+        span.spanId,
+      ]);
+    // The workflow's group is assembled (again) with them.
+    for (const key of groups) await tx.run("UPDATE otlp_groups SET assembled_at = NULL WHERE group_key = ?", [key]);
+  });
+  return { spans: moved.map((m) => m.span), groups };
+}
 
 export async function receiveSpans(store: Store, doc: unknown, now = Date.now()): Promise<ReceiveReport> {
   const spans = flattenSpans(doc);
@@ -146,6 +231,8 @@ export interface AssembleOutcome {
   inserted: number;
   duplicates: number;
   errors: string[];
+  /** Why nothing was stored from the group, when it held no trace. */
+  skipped?: string;
 }
 
 /** Assembles and ingests the given groups (or every group due: root seen, or quiet for METRON_OTLP_QUIET_MS). */
@@ -188,6 +275,14 @@ export async function assembleGroups(
     const spans = (
       await sql.all<{ body: string }>("SELECT body FROM otlp_spans WHERE group_key = ? AND body != ''", [group])
     ).map((r) => fromJson(r.body));
+    const adopted = await adoptWorkflowSpans(sql, group, spans);
+    spans.push(...adopted.spans);
+    for (const g of adopted.groups) if (!due.includes(g)) due.push(g);
+    const released = await releaseToWorkflow(sql, group, spans);
+    if (released.spans.length) {
+      spans.splice(0, spans.length, ...spans.filter((s) => !released.spans.includes(s)));
+      for (const g of released.groups) if (!due.includes(g)) due.push(g);
+    }
     const outcome: AssembleOutcome = { group, inserted: 0, duplicates: 0, errors: [] };
     const previous = await sql.get<{ outcome: string | null }>("SELECT outcome FROM otlp_groups WHERE group_key = ?", [
       group,
@@ -200,24 +295,35 @@ export async function assembleGroups(
       const own = asSql(await openStore());
       try {
         const trace = assembleTrace(spans); // a group that cannot be assembled fails alone, with its error
-        const report = await ingestAdapted(own, [trace], { source: "otlp", dataset: trace.run?.benchmark });
-        outcome.inserted = report.inserted;
-        outcome.duplicates = report.duplicates;
-        outcome.errors = report.errors.map((e) => e.message);
-        traces = await own.all<StoredTrace>("SELECT id, run_id AS run FROM traces WHERE upload_id = ?", [
-          report.upload_id,
-        ]);
-        // A group assembled again (late spans): once the complete trace is stored, the one stored from fewer spans
-        // goes.
-        if (traces.length) {
-          const stale = replaced.filter((t) => !traces.some((n) => n.id === t.id));
-          for (const runId of new Set(stale.map((t) => t.run)))
+        if (!hasSteps(trace)) {
+          // Nothing left to store (its calls joined their workflow's trace): a trace stored from it before goes.
+          outcome.skipped = "no model call or tool call in its spans";
+          for (const runId of new Set(replaced.map((t) => t.run)))
             await deleteTraces(
               own,
               runId,
-              stale.filter((t) => t.run === runId).map((t) => t.id),
+              replaced.filter((t) => t.run === runId).map((t) => t.id),
             );
-        } else traces = replaced;
+        } else {
+          const report = await ingestAdapted(own, [trace], { source: "otlp", dataset: trace.run?.benchmark });
+          outcome.inserted = report.inserted;
+          outcome.duplicates = report.duplicates;
+          outcome.errors = report.errors.map((e) => e.message);
+          traces = await own.all<StoredTrace>("SELECT id, run_id AS run FROM traces WHERE upload_id = ?", [
+            report.upload_id,
+          ]);
+          // A group assembled again (late spans): once the complete trace is stored, the one stored from fewer spans
+          // goes.
+          if (traces.length) {
+            const stale = replaced.filter((t) => !traces.some((n) => n.id === t.id));
+            for (const runId of new Set(stale.map((t) => t.run)))
+              await deleteTraces(
+                own,
+                runId,
+                stale.filter((t) => t.run === runId).map((t) => t.id),
+              );
+          } else traces = replaced;
+        }
       } catch (e) {
         outcome.errors.push((e as Error).message);
       } finally {
@@ -226,7 +332,13 @@ export async function assembleGroups(
     }
     await sql.transaction(async (tx) => {
       await tx.run("UPDATE otlp_groups SET outcome = ? WHERE group_key = ?", [
-        JSON.stringify({ inserted: outcome.inserted, duplicates: outcome.duplicates, errors: outcome.errors, traces }),
+        JSON.stringify({
+          inserted: outcome.inserted,
+          duplicates: outcome.duplicates,
+          errors: outcome.errors,
+          traces,
+          ...(outcome.skipped ? { skipped: outcome.skipped } : {}),
+        }),
         group,
       ]);
     });

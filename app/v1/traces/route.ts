@@ -1,63 +1,14 @@
-import { getSql, storeOpener } from "@/lib/db/store";
-import { positiveNumber } from "@/lib/config/env";
-import {
-  decodeExportRequest,
-  encodeExportResponse,
-  notAnExport,
-  OtlpDecodeError,
-  OtlpTooLargeError,
-} from "@/lib/otel/decode";
-import { assembleGroups, receiveSpans, startAssembler, TooManySpansError } from "@/lib/otel/receiver";
 import type { NextRequest } from "next/server";
 import { gate } from "@/lib/auth/gate";
-import { readBounded } from "@/lib/http/read-bounded";
+import { receiveOtlpRequest } from "@/lib/otel/http";
 
 /**
  * The standard OTLP/HTTP trace endpoint: an OpenTelemetry exporter given Metron's base URL (`OTEL_EXPORTER_OTLP_ENDPOINT
- * =http://host:3000`) posts here. Protobuf or JSON, optionally gzip; the access token applies (checked here: the route is outside the proxy). Answers
- * an ExportTraceServiceResponse (in the request's encoding): empty when every span was taken, `partialSuccess` naming
- * the spans refused.
+ * =http://host:3000`) posts here (lib/otel/http.ts). Outside the proxy (a proxy would buffer the body and cut it at
+ * 10 MB): access is checked here.
  */
 export async function POST(request: NextRequest) {
-  // Outside the proxy (a proxy would buffer the body and cut it at 10 MB): access is checked here.
   const checked = gate(request);
   if (!checked.ok) return checked.response;
-  const max = positiveNumber("METRON_OTLP_MAX_BYTES", 16 * 1024 * 1024);
-  const contentType = request.headers.get("content-type") ?? "";
-  const protobuf = /protobuf/i.test(contentType);
-  const body = await readBounded(request.body, max);
-  if (body === null)
-    return Response.json(
-      { error: `the export is over ${max} bytes (METRON_OTLP_MAX_BYTES): lower the exporter's batch size` },
-      { status: 413 },
-    );
-  let doc;
-  try {
-    doc = decodeExportRequest(body, contentType, request.headers.get("content-encoding"), max);
-  } catch (e) {
-    if (e instanceof OtlpTooLargeError) return Response.json({ error: e.message }, { status: 413 });
-    if (e instanceof OtlpDecodeError)
-      return Response.json({ error: e.message }, { status: /Content-Type/.test(e.message) ? 415 : 400 });
-    throw e;
-  }
-  const notOtlp = notAnExport(doc);
-  if (notOtlp) return Response.json({ error: notOtlp }, { status: 400 });
-  const sql = await getSql();
-  startAssembler(getSql, storeOpener());
-  let report;
-  try {
-    report = await receiveSpans(sql, doc);
-  } catch (e) {
-    if (e instanceof TooManySpansError) return Response.json({ error: e.message }, { status: 413 });
-    throw e;
-  }
-  if (report.complete.length) await assembleGroups(sql, storeOpener(), { groups: report.complete });
-  const refused = report.rejected
-    ? { rejectedSpans: report.rejected, errorMessage: `${report.rejected} spans refused: ${report.reasons.join("; ")}` }
-    : undefined;
-  if (protobuf)
-    return new Response(new Uint8Array(encodeExportResponse(refused)), {
-      headers: { "Content-Type": "application/x-protobuf" },
-    });
-  return Response.json(refused ? { partialSuccess: { ...refused, rejectedSpans: String(refused.rejectedSpans) } } : {});
+  return receiveOtlpRequest(request);
 }

@@ -190,6 +190,80 @@ describe("identity and question text from the frameworks' own attributes", () =>
   });
 });
 
+describe("OpenLLMetry's MCP instrumentation: a workflow's calls in the MCP client's own OTel trace (issue 29)", () => {
+  it("join the workflow's trace (same process, workflow and association properties, inside its time); the client's own spans are not a trace", () => {
+    const tie = {
+      "traceloop.workflow.name": "sql-agent",
+      "traceloop.association.properties.metron.run.name": "openllmetry",
+    };
+    const span = (
+      trace: string,
+      id: string,
+      parent: string | null,
+      name: string,
+      from: number,
+      to: number,
+      attrs: Record<string, string>,
+    ) => ({
+      traceId: trace.repeat(32),
+      spanId: id.padStart(16, "0"),
+      ...(parent ? { parentSpanId: parent.padStart(16, "0") } : {}),
+      name,
+      startTimeUnixNano: String(from * 1e6),
+      endTimeUnixNano: String(to * 1e6),
+      attributes: Object.entries(attrs).map(([key, v]) => ({ key, value: { stringValue: v } })),
+      ...(name === "read_query.tool" ? { status: { code: 2, message: "Error: no such table: konzerte" } } : {}),
+    });
+    const doc = JSON.stringify({
+      resourceSpans: [
+        {
+          resource: { attributes: [{ key: "service.name", value: { stringValue: "agent" } }] },
+          scopeSpans: [
+            {
+              spans: [
+                span("a", "1", null, "sql-agent.workflow", 100, 200, { ...tie, "traceloop.span.kind": "workflow" }),
+                span("a", "2", "1", "chat fake-sql", 101, 110, {
+                  ...tie,
+                  "gen_ai.operation.name": "chat",
+                  "gen_ai.input.messages": JSON.stringify([
+                    { role: "user", parts: [{ type: "text", content: "Wie viele Konzerte?" }] },
+                  ]),
+                }),
+                span("c", "7", null, "mcp.client.session", 50, 300, { "traceloop.span.kind": "session" }),
+                span("c", "8", "7", "initialize.mcp", 50, 60, {}),
+                span("c", "9", "7", "read_query.tool", 120, 130, {
+                  ...tie,
+                  "traceloop.span.kind": "tool",
+                  "traceloop.entity.name": "read_query",
+                  "traceloop.entity.input": JSON.stringify({
+                    tool_name: "read_query",
+                    arguments: { query: "SELECT * FROM konzerte" },
+                  }),
+                  "traceloop.entity.output": JSON.stringify({
+                    result: "Error: no such table: konzerte",
+                    is_error: true,
+                  }),
+                }),
+                // Another session of the same workflow, later: not this one's.
+                span("c", "a", "7", "list_tables.tool", 250, 260, { ...tie, "traceloop.span.kind": "tool" }),
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    const { traces, warnings } = adapt(doc, "otlp");
+    expect(traces).toHaveLength(2);
+    const session = traces.find((t) => t.question.text === "Wie viele Konzerte?")!;
+    const call = session.steps.find((s) => s.type === "tool_call")!;
+    expect(call).toMatchObject({ tool: "read_query", args: { query: "SELECT * FROM konzerte" } });
+    expect(call.error).toMatch(/no such table/);
+    // The MCP client's trace keeps only the later call; its connect span alone would not have been a trace.
+    expect(traces.find((t) => t !== session)!.steps.map((s) => s.tool)).toEqual(["list_tables"]);
+    expect(warnings).toEqual([]);
+  });
+});
+
 describe("traces without question text", () => {
   const store = useEngineStore("SQLite");
   it("get question ids of their own, not one shared id", async () => {

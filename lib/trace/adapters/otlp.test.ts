@@ -220,6 +220,81 @@ describe.each(ENGINES)("the OTLP receiver (%s store)", (engine) => {
     expect(await store.sql.get("SELECT count(*) AS n FROM traces")).toEqual({ n: 1 });
   });
 
+  it("an OpenLLMetry workflow's MCP calls, in the MCP client's own OTel trace stored first, join the workflow's trace when its root comes", async () => {
+    const W = "a".repeat(32);
+    const M = "c".repeat(32);
+    const at = (from: number, to: number) => ({
+      startTimeUnixNano: String(BigInt(from) * BigInt(1e6)),
+      endTimeUnixNano: String(BigInt(to) * BigInt(1e6)),
+    });
+    const tie = { "traceloop.workflow.name": "sql-agent", "traceloop.association.properties.metron.run.name": "oll" };
+    const resource = { "service.name": "oll-agent" };
+    // disableBatch: the client's session root and a call arrive (and are stored) before the workflow's root.
+    const first = doc(resource, [
+      span(
+        M,
+        "000000000000000c",
+        "000000000000000b",
+        "read_query.tool",
+        {
+          ...tie,
+          "traceloop.span.kind": "tool",
+          "traceloop.entity.name": "read_query",
+          "traceloop.entity.input": JSON.stringify({
+            tool_name: "read_query",
+            arguments: { query: "SELECT 1 FROM x" },
+          }),
+          "traceloop.entity.output": JSON.stringify({ result: "Error: no such table: x", is_error: true }),
+        },
+        at(1_700_000_100_020, 1_700_000_100_030),
+      ),
+      span(
+        M,
+        "000000000000000b",
+        null,
+        "mcp.client.session",
+        { "traceloop.span.kind": "session" },
+        at(1_700_000_100_000, 1_700_000_100_300),
+      ),
+    ]);
+    const r1 = await receiveSpans(store.sql, first, 1000);
+    await assembleGroups(store.sql, () => sharedHandle(store.sql), { groups: r1.complete, now: 1000 });
+    const runOll =
+      "SELECT t.id, t.question_text AS q FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = 'oll'";
+    expect(await store.sql.all(runOll)).toHaveLength(1); // the calls alone, for now
+    const second = doc(resource, [
+      span(
+        W,
+        "0000000000000002",
+        "0000000000000001",
+        "chat m",
+        {
+          ...tie,
+          "gen_ai.operation.name": "chat",
+          "gen_ai.input.messages": JSON.stringify([{ role: "user", parts: [{ type: "text", content: "Wie viele?" }] }]),
+        },
+        at(1_700_000_100_010, 1_700_000_100_015),
+      ),
+      span(
+        W,
+        "0000000000000001",
+        null,
+        "sql-agent.workflow",
+        { ...tie, "traceloop.span.kind": "workflow" },
+        at(1_700_000_100_005, 1_700_000_100_200),
+      ),
+    ]);
+    const r2 = await receiveSpans(store.sql, second, 2000);
+    await assembleGroups(store.sql, () => sharedHandle(store.sql), { groups: r2.complete, now: 2000 });
+    const traces = await store.sql.all<{ id: string; q: string }>(runOll);
+    expect(traces).toEqual([expect.objectContaining({ q: "Wie viele?" })]); // one trace, the workflow's
+    const calls = await store.sql.all<{ tool: string; error: string | null }>(
+      "SELECT tool, error FROM steps WHERE trace_id = ? AND type = 'tool_call'",
+      [traces[0].id],
+    );
+    expect(calls).toEqual([{ tool: "read_query", error: expect.stringMatching(/no such table/) }]);
+  });
+
   it("refuses an export of more spans than one request may carry, and stops a trace at its span limit", async () => {
     const many = (n: number, trace: string) =>
       doc(

@@ -1,0 +1,13 @@
+import type { NextRequest } from "next/server";
+import { gate } from "@/lib/auth/gate";
+import { receiveOtlpRequest } from "@/lib/otel/http";
+
+/**
+ * Langfuse's OTLP path: `@langfuse/otel`'s span processor given Metron as its `baseUrl` posts here, with its keys as
+ * Basic auth (with an access token configured, the token is the secret key). The same receiver as /v1/traces.
+ */
+export async function POST(request: NextRequest) {
+  const checked = gate(request);
+  if (!checked.ok) return checked.response;
+  return receiveOtlpRequest(request);
+}
