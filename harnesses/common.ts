@@ -5,6 +5,7 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import { expect } from "vitest";
 import type { Sql } from "@/lib/db/sql";
@@ -34,7 +35,9 @@ export const SCRIPT: ScriptStep[] = [
 export const TOOLS_CALLED = SCRIPT.flatMap((s) => ("tool" in s ? [s.tool] : []));
 
 /** A fresh SQLite store with Spider-de imported, and a folder for the harness's own files (its HOME). */
-export async function harnessStore(): Promise<EngineStore & { home: string }> {
+export type HarnessStore = EngineStore & { home: string };
+
+export async function harnessStore(): Promise<HarnessStore> {
   const store = await engineStore("SQLite");
   await importSpiderDe(store);
   const home = path.join(store.dir, "home");
@@ -129,7 +132,7 @@ export async function storedTrace(sql: Sql, run: string): Promise<{ trace: Trace
 export async function expectScriptedTrace(
   sql: Sql,
   run: string,
-  opts: { modelCalls: number; model: string; tool?: (stored: string) => string; tokens?: boolean },
+  opts: { modelCalls: number; model: string; tool?: (stored: string) => string; cached?: false },
 ) {
   const { trace, calls } = await storedTrace(sql, run);
   expect(trace).toMatchObject({
@@ -147,12 +150,11 @@ export async function expectScriptedTrace(
   expect(trace.dataset_name).toBe("spider-de");
   expect(trace.gold_sql).toBe(GOLD_22);
   expect(trace.run_model).toBe(opts.model);
-  if (opts.tokens !== false)
-    expect(trace).toMatchObject({
-      input_tokens: opts.modelCalls * USAGE.input,
-      output_tokens: opts.modelCalls * USAGE.output,
-      cached_input_tokens: opts.modelCalls * USAGE.cached,
-    });
+  expect(trace).toMatchObject({
+    input_tokens: opts.modelCalls * USAGE.input,
+    output_tokens: opts.modelCalls * USAGE.output,
+    ...(opts.cached === false ? {} : { cached_input_tokens: opts.modelCalls * USAGE.cached }),
+  });
   const name = opts.tool ?? ((s: string) => s);
   expect(calls.map((c) => name(c.tool))).toEqual(TOOLS_CALLED);
   expect(JSON.parse(calls[1].args)).toEqual({ table_name: "konzert" });
@@ -167,4 +169,70 @@ export async function expectScriptedTrace(
   const { counts } = await evaluateRun(sql, trace.run_id);
   expect(counts).toMatchObject({ correct: 1 });
   return { trace, calls };
+}
+
+/** A running Metron (the production build, `next start`) on the store, on a free port of 127.0.0.1. */
+export async function startMetron(
+  store: EngineStore,
+  env: Record<string, string> = {},
+): Promise<{ url: string; log: () => string; stop: () => Promise<void> }> {
+  const port = await new Promise<number>((resolve) => {
+    const s = net.createServer().listen(0, "127.0.0.1", () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+  let log = "";
+  const child = spawn(
+    path.join(ROOT, "node_modules", ".bin", "next"),
+    ["start", "-p", String(port), "-H", "127.0.0.1"],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        ...store.env,
+        METRON_MIGRATIONS: path.join(ROOT, "drizzle"),
+        METRON_OTLP_QUIET_MS: "1000",
+        ...env,
+      } as NodeJS.ProcessEnv,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  child.stdout.on("data", (d: Buffer) => (log += d));
+  child.stderr.on("data", (d: Buffer) => (log += d));
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`next start exited ${child.exitCode}:\n${log}`);
+    if (i > 600) throw new Error(`Metron did not answer in 60 s (is the app built? npm run build):\n${log}`);
+    const up = await fetch(`${url}/api/schema/trace`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    log: () => log,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+/** Waits until the run named `run` has `n` traces (the receiver assembles a session once it is quiet). */
+export async function waitForTraces(sql: Sql, run: string, n = 1, timeoutMs = 30_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const [row] = await sql.all<{ n: number }>(
+      "SELECT count(*) AS n FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = ?",
+      [run],
+    );
+    if (Number(row.n) >= n) return;
+    if (Date.now() > until) throw new Error(`run ${run}: ${row.n} of ${n} traces after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
