@@ -108,13 +108,18 @@ export function runHarness(
 type TraceRow = Record<string, unknown> & { id: string; run_id: string };
 type StepRow = { tool: string; args: string; result: string | null; error: string | null };
 
-/** The one trace of the run named `run`, and its tool calls in order. */
-export async function storedTrace(sql: Sql, run: string): Promise<{ trace: TraceRow; calls: StepRow[] }> {
-  const traces = await sql.all<TraceRow>(
+/** The one trace of the run named `run` (of its question `questionId`, when given), and its tool calls in order. */
+export async function storedTrace(
+  sql: Sql,
+  run: string,
+  questionId?: string,
+): Promise<{ trace: TraceRow; calls: StepRow[] }> {
+  const all = await sql.all<TraceRow>(
     `SELECT t.*, r.id AS run_id, r.model AS run_model, d.name AS dataset_name
        FROM traces t JOIN runs r ON r.id = t.run_id LEFT JOIN datasets d ON d.id = r.dataset_id WHERE r.name = ?`,
     [run],
   );
+  const traces = questionId === undefined ? all : all.filter((t) => t.question_id === questionId);
   expect(traces, "one trace for the one agent session").toHaveLength(1);
   const calls = await sql.all<StepRow>(
     "SELECT tool, args, result, error FROM steps WHERE trace_id = ? AND type = 'tool_call' ORDER BY seq",
@@ -132,9 +137,9 @@ export async function storedTrace(sql: Sql, run: string): Promise<{ trace: Trace
 export async function expectScriptedTrace(
   sql: Sql,
   run: string,
-  opts: { modelCalls: number; model: string; tool?: (stored: string) => string; cached?: false },
+  opts: { modelCalls: number; model: string; tool?: (stored: string) => string; cached?: false; question?: string },
 ) {
-  const { trace, calls } = await storedTrace(sql, run);
+  const { trace, calls } = await storedTrace(sql, run, opts.question);
   expect(trace).toMatchObject({
     question_id: QUESTION_ID,
     gold_count: 2,
@@ -166,8 +171,9 @@ export async function expectScriptedTrace(
   expect(calls[5].result).toMatch(/0 rows|no rows/i);
   expect(calls.filter((c) => c.error).length).toBe(1);
   expect(JSON.parse(trace.directives as string)).toMatchObject({ irrelevant_tables: ["sänger", "sänger_im_konzert"] });
-  const { counts } = await evaluateRun(sql, trace.run_id);
-  expect(counts).toMatchObject({ correct: 1 });
+  await evaluateRun(sql, trace.run_id);
+  const [ex] = await sql.all<{ ex: string }>("SELECT ex_outcome AS ex FROM traces WHERE id = ?", [trace.id]);
+  expect(ex.ex).toBe("correct");
   return { trace, calls };
 }
 
@@ -232,7 +238,12 @@ export async function waitForTraces(sql: Sql, run: string, n = 1, timeoutMs = 30
       [run],
     );
     if (Number(row.n) >= n) return;
-    if (Date.now() > until) throw new Error(`run ${run}: ${row.n} of ${n} traces after ${timeoutMs} ms`);
+    if (Date.now() > until) {
+      const stored = await sql.all(
+        "SELECT r.name, t.question_id, t.step_count, t.meta FROM traces t JOIN runs r ON r.id = t.run_id",
+      );
+      throw new Error(`run ${run}: ${row.n} of ${n} traces after ${timeoutMs} ms; stored: ${JSON.stringify(stored)}`);
+    }
     await new Promise((r) => setTimeout(r, 250));
   }
 }

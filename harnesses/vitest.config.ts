@@ -8,6 +8,7 @@ export default defineConfig({
   test: {
     root: path.resolve(import.meta.dirname, ".."),
     include: ["harnesses/**/*.test.ts"],
+    exclude: ["harnesses/node_modules/**", "harnesses/node22/**"],
     environment: "node",
     pool: "forks",
     testTimeout: 120_000,
