@@ -18,6 +18,7 @@ import { scrubSecrets } from "@/lib/config/secrets";
 import { asSql, type Sql } from "@/lib/db/sql";
 import { deleteTraces } from "@/lib/ingest/curate";
 import { ingestAdapted } from "@/lib/ingest/ingest-auto";
+import { labelQuestions } from "@/lib/trace/adapters";
 import {
   assembleTrace,
   flattenSpans,
@@ -295,6 +296,7 @@ export async function assembleGroups(
       const own = asSql(await openStore());
       try {
         const trace = assembleTrace(spans); // a group that cannot be assembled fails alone, with its error
+        labelQuestions([trace]); // as a file of the same spans is read
         if (!hasSteps(trace)) {
           // Nothing left to store (its calls joined their workflow's trace): a trace stored from it before goes.
           outcome.skipped = "no model call or tool call in its spans";

@@ -181,8 +181,17 @@ export function adapt(text: string, format: string, context: AdaptContext = {}):
   } catch (e) {
     throw new UnknownFormatError(`the file does not read as ${adapter.label} (${(e as Error).message})`);
   }
-  // The heading of a question page is the question, not the harness's instructions around it.
-  for (const t of result.traces) {
+  labelQuestions(result.traces);
+  return result;
+}
+
+/**
+ * The heading of a question page is the question, not the harness's instructions around it: a labelled question
+ * ("Question: …") in the first user message becomes the trace's question text. For files (`adapt`) and for traces
+ * the OTLP receiver assembles live alike (issue 29: the same trace either way).
+ */
+export function labelQuestions(traces: AdapterResult["traces"]): void {
+  for (const t of traces) {
     if (!t.question.text) continue;
     const { question, fromLabel } = questionOf(t.question.text);
     if (fromLabel) {
@@ -194,5 +203,4 @@ export function adapt(text: string, format: string, context: AdaptContext = {}):
       t.question.text = question;
     }
   }
-  return result;
 }

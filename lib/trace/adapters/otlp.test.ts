@@ -295,6 +295,29 @@ describe.each(ENGINES)("the OTLP receiver (%s store)", (engine) => {
     expect(calls).toEqual([{ tool: "read_query", error: expect.stringMatching(/no such table/) }]);
   });
 
+  it("takes the labelled question out of the prompt live, as a file of the same spans is read", async () => {
+    const L = "1abe11ed".repeat(4);
+    const prompt = "You are a database expert.\n\nQuestion: Wie viele Sänger gibt es?\n\nAnswer with SQL.";
+    const labelled = doc({ "service.name": "labelled", "metron.run.name": "labelled" }, [
+      span(L, "0000000000000001", null, "chat m", {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.input.messages": JSON.stringify([{ role: "user", parts: [{ type: "text", content: prompt }] }]),
+      }),
+    ]);
+    const fromFile = adapt(JSON.stringify(labelled), "otlp").traces[0].question.text;
+    await receiveSpans(store.sql, labelled, 1000);
+    // A root-less model call's group (its process and opening messages) closes once quiet.
+    const groups = (
+      await store.sql.all<{ g: string }>("SELECT group_key AS g FROM otlp_spans WHERE trace_id = ?", [L])
+    ).map((r) => r.g);
+    await assembleGroups(store.sql, () => sharedHandle(store.sql), { groups, now: 1000 + 3_600_000 });
+    const [live] = await store.sql.all<{ q: string }>(
+      "SELECT t.question_text AS q FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = 'labelled'",
+    );
+    expect(fromFile).toBe("Wie viele Sänger gibt es?");
+    expect(live.q).toBe(fromFile);
+  });
+
   it("refuses an export of more spans than one request may carry, and stops a trace at its span limit", async () => {
     const many = (n: number, trace: string) =>
       doc(
