@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compareRuns, pairStatus } from "./compare-runs";
+import { byQuestionId, compareRuns, pairStatus } from "./compare-runs";
 import type { TraceUnit } from "./run-units";
 
 const unit = (questionId: string, correct: number | null, exploratory: number, goldCount = 2): TraceUnit => ({
@@ -20,6 +20,21 @@ describe("compareRuns", () => {
   const baseline = [unit("1", 0, 6), unit("2", 1, 4), unit("3", 1, 2), unit("4", 0, 5), unit("only-base", 1, 1)];
   const other = [unit("1", 1, 2), unit("2", 0, 3), unit("3", 1, 2), unit("4", 0, 2), unit("only-other", 0, 9)];
   const c = compareRuns([baseline, other]);
+
+  it("lists questions in the run page's order: integer ids by value, then the others by text (issue 30)", () => {
+    const ids = ["10", "2", "b", "0", "19", "1", "a", "20", "-1"];
+    const runs = [ids.map((id) => unit(id, 1, 1)), [...ids].reverse().map((id) => unit(id, 0, 1))];
+    expect(compareRuns(runs).rows.map((r) => r.questionId)).toEqual(["-1", "0", "1", "2", "10", "19", "20", "a", "b"]);
+    expect(
+      [
+        { questionId: "3", sample: 1 },
+        { questionId: "3", sample: 0 },
+      ].sort(byQuestionId),
+    ).toEqual([
+      { questionId: "3", sample: 0 },
+      { questionId: "3", sample: 1 },
+    ]);
+  });
 
   it("aligns on the intersection and counts what was left out", () => {
     expect(c.aligned).toBe(4);

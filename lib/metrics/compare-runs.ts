@@ -41,6 +41,27 @@ export interface Comparison {
 
 const keyOf = (t: { questionId: string; sample: number }) => `${t.questionId}\u0000${t.sample}`;
 
+const INTEGER = /^-?\d+$/;
+
+/**
+ * The order of question ids everywhere (the run page's SQL sorts the same way): integer ids by their value, then
+ * the others by text; then the sample. Ids are text, but most benchmarks number them (issue 30: 0, 1, 10, …, 2).
+ */
+export function byQuestionId(a: { questionId: string; sample?: number }, b: { questionId: string; sample?: number }) {
+  const ia = INTEGER.test(a.questionId);
+  const ib = INTEGER.test(b.questionId);
+  if (ia !== ib) return ia ? -1 : 1;
+  const byId =
+    ia && ib
+      ? Number(a.questionId) - Number(b.questionId)
+      : a.questionId < b.questionId
+        ? -1
+        : a.questionId > b.questionId
+          ? 1
+          : 0;
+  return byId || (a.sample ?? 0) - (b.sample ?? 0);
+}
+
 export function pairStatus(baseline: number | null, other: number | null): PairStatus {
   if (baseline === null || other === null) return "unknown";
   if (baseline === 0 && other === 1) return "fixed";
@@ -52,7 +73,7 @@ export function compareRuns(runs: TraceUnit[][], baseline = 0, seed = 1): Compar
   const maps = runs.map((units) => new Map(units.map((u) => [keyOf(u), u])));
   const keys = [...maps[baseline].keys()].filter((k) => maps.every((m) => m.has(k)));
   const aligned = new Set(keys);
-  const rows: CompareRow[] = keys.map((k) => {
+  const rows: CompareRow[] = keys.map((k): CompareRow => {
     const cells = maps.map((m) => m.get(k)!);
     const b = cells[baseline];
     return {
@@ -75,6 +96,7 @@ export function compareRuns(runs: TraceUnit[][], baseline = 0, seed = 1): Compar
       ),
     };
   });
+  rows.sort(byQuestionId);
   const versus = runs.map((_, i): RunVsBaseline | null => {
     if (i === baseline) return null;
     const count = (s: PairStatus) => rows.filter((r) => r.status[i] === s).length;

@@ -1,12 +1,15 @@
 /**
  * CSV through csv-stringify (RFC 4180, CRLF). Exports escape formulas: a text cell that starts with `=`, `+`, `-`,
  * `@`, a tab or a carriage return gets a leading `'`, so a question text like `=HYPERLINK(…)` stays text in a
- * spreadsheet (numbers are left alone). Unknown values are empty cells, never 0. Pure.
+ * spreadsheet (numbers are left alone). Unknown values are empty cells, never 0. Every field holding a line break
+ * (a bare LF or CR too, as multi-line SQL has) is quoted: csv-stringify quotes only the record delimiter (CRLF) by
+ * itself (issue 30: a final SQL over two lines became two rows). Pure.
  */
 import { stringify } from "csv-stringify/sync";
 
 const OPTIONS = {
   record_delimiter: "windows",
+  quoted_match: /[\r\n]/,
   cast: { boolean: (b: boolean) => (b ? "true" : "false"), object: (o: object) => JSON.stringify(o) },
 } as const;
 

@@ -49,6 +49,47 @@ describe.each(ENGINES)("CSV exports cannot attack a spreadsheet (%s store)", (en
     expect(evaluated).toEqual([]);
   });
 
+  it("quotes every field with a line break: real multi-line final SQL round-trips, one row per trace (issue 30)", async () => {
+    const { ingestFile } = await import("@/lib/ingest/ingest-file");
+    const { sharedData } = await import("@/lib/testing/shared-data");
+    const report = await ingestFile(store.sql, sharedData("traces", "livesqlbench-adk", "single_turn_samples.json"));
+    // The audit's case: a line break and nothing else a CSV writer quotes for (no comma, no quote).
+    const bare = await ingestStream(
+      store.sql,
+      chunksOf(
+        jsonl({
+          run: { name: "bare", system: "s", model: "m", benchmark: "b" },
+          question: { id: "1", text: "Wie heißt\nder Held" },
+          steps: [],
+          final_sql: "SELECT superhero_name\nFROM superhero",
+        }),
+      ),
+    );
+    let multiline = 0;
+    for (const run of [...report.runs, ...bare.runs]) {
+      const { rows } = await listTraces(store.sql, run.id, { sort: "question", dir: "asc", page: 1, pageSize: 500 });
+      const t = tracesTable(rows, await listTraceTexts(store.sql, run.id));
+      const text = await csvResponse("t.csv", t.columns, t.rows).text();
+      const parsed = parse(text, { columns: true }) as Record<string, string>[]; // strict: no relaxed quotes
+      expect(parsed).toHaveLength(rows.length);
+      const sqlAt = t.columns.indexOf("final_sql");
+      for (const [i, row] of t.rows.entries()) {
+        const sql = row[sqlAt];
+        if (typeof sql !== "string") continue;
+        expect(parsed[i].final_sql.replace(/^'(?=[=+\-@\t\r])/, "")).toBe(sql);
+        if (/\n/.test(sql)) multiline++;
+      }
+      // A bare LF (or CR) inside a field is always inside quotes.
+      expect(
+        text
+          .replace(/"(?:[^"]|"")*"/g, "")
+          .split("\r\n")
+          .every((l) => !/[\r\n]/.test(l)),
+      ).toBe(true);
+    }
+    expect(multiline).toBeGreaterThan(0); // the real file has SQL over several lines
+  });
+
   it("streams a large export in pieces and keeps numbers as numbers", async () => {
     const rows = Array.from({ length: 5000 }, (_, i) => [`q${i}`, -i, i / 3]);
     const response = csvResponse("big.csv", ["id", "neg", "third"], rows);
