@@ -19,18 +19,9 @@ import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BasicTracerProvider, BatchSpanProcessor, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { generateText, stepCountIs } from "ai";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeLlm, type FakeLlm } from "@/lib/testing/fake-llm";
-import {
-  SCRIPT,
-  USAGE,
-  expectScriptedTrace,
-  harnessStore,
-  metronMcp,
-  startMetron,
-  waitForTraces,
-  type HarnessStore,
-} from "./common";
+import { describe, expect, it } from "vitest";
+import { type FakeLlm } from "@/lib/testing/fake-llm";
+import { expectScriptedTrace, metronMcp, useHarness, waitForTraces, type HarnessStore } from "./common";
 
 // As NodeSDK and NodeTracerProvider.register() do: without a context manager, every span is a root of its own.
 context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
@@ -75,47 +66,35 @@ async function session(store: HarnessStore, fake: FakeLlm, run: string, processo
 }
 
 describe("the AI SDK 6 with @ai-sdk/mcp, over OTLP to a running Metron", () => {
-  let store: HarnessStore;
-  let metron: Awaited<ReturnType<typeof startMetron>>;
-  let fake: FakeLlm;
-  beforeAll(async () => {
-    store = await harnessStore();
-    metron = await startMetron(store);
-    fake = await startFakeLlm(SCRIPT, USAGE);
-  }, 120_000);
-  afterAll(async () => {
-    await fake?.close();
-    await metron?.stop();
-    await store?.cleanup();
-  });
+  const h = useHarness({ metron: true });
 
   it("the OTLP/protobuf exporter: one trace with every MCP result unwrapped, isError kept, cached tokens, EX", async () => {
-    const before = fake.loopRequests().length;
+    const before = h.fake.loopRequests().length;
     await session(
-      store,
-      fake,
+      h.store,
+      h.fake,
       "ai sdk otlp",
-      new BatchSpanProcessor(new OTLPTraceExporter({ url: `${metron.url}/v1/traces` })),
+      new BatchSpanProcessor(new OTLPTraceExporter({ url: `${h.metron.url}/v1/traces` })),
     );
-    await waitForTraces(store.sql, "ai sdk otlp");
-    const { calls } = await expectScriptedTrace(store.sql, "ai sdk otlp", {
-      modelCalls: fake.loopRequests().length - before,
+    await waitForTraces(h.store.sql, "ai sdk otlp");
+    const { calls } = await expectScriptedTrace(h.store.sql, "ai sdk otlp", {
+      modelCalls: h.fake.loopRequests().length - before,
       model: "fake-sql",
     });
     expect(calls.every((c) => !/"content":\[/.test(c.result ?? ""))).toBe(true); // text, not the CallToolResult
   });
 
   it("@langfuse/otel's span processor pointed at Metron: the same trace", async () => {
-    const before = fake.loopRequests().length;
+    const before = h.fake.loopRequests().length;
     await session(
-      store,
-      fake,
+      h.store,
+      h.fake,
       "ai sdk langfuse",
-      new LangfuseSpanProcessor({ baseUrl: metron.url, publicKey: "pk-lf-metron", secretKey: "sk-lf-metron" }),
+      new LangfuseSpanProcessor({ baseUrl: h.metron.url, publicKey: "pk-lf-metron", secretKey: "sk-lf-metron" }),
     );
-    await waitForTraces(store.sql, "ai sdk langfuse");
-    await expectScriptedTrace(store.sql, "ai sdk langfuse", {
-      modelCalls: fake.loopRequests().length - before,
+    await waitForTraces(h.store.sql, "ai sdk langfuse");
+    await expectScriptedTrace(h.store.sql, "ai sdk langfuse", {
+      modelCalls: h.fake.loopRequests().length - before,
       model: "fake-sql",
     });
   });

@@ -13,19 +13,18 @@
  */
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeLlm, type FakeLlm } from "@/lib/testing/fake-llm";
+import { describe, expect, it } from "vitest";
 import {
   BIN,
-  ROOT,
-  SCRIPT,
-  USAGE,
   expectScriptedTrace,
-  harnessStore,
   metron,
   metronMcp,
+  ROOT,
   runHarness,
+  SCRIPT,
   storedTrace,
+  USAGE,
+  useHarness,
 } from "./common";
 
 const QUESTION = "Zeige den Stadionnamen und die Anzahl der Konzerte in jedem Stadion.";
@@ -40,26 +39,17 @@ const VERSIONS = [
 ];
 
 describe.each(VERSIONS)("Claude Code $version with metron mcp", ({ command }) => {
-  let store: Awaited<ReturnType<typeof harnessStore>>;
-  let fake: FakeLlm;
-  beforeAll(async () => {
-    store = await harnessStore();
-    fake = await startFakeLlm(SCRIPT, USAGE);
-  });
-  afterAll(async () => {
-    await fake?.close();
-    await store?.cleanup();
-  });
+  const h = useHarness();
 
   it("its session file without --format, and its stream-json output: calls, errors, tokens (cached too), EX", async () => {
-    const work = path.join(store.home, "work");
+    const work = path.join(h.store.home, "work");
     mkdirSync(work, { recursive: true });
-    const [node, ...args] = metronMcp({ variant: "oracle", traceOut: path.join(store.home, "env.jsonl") });
-    const mcpConfig = path.join(store.home, "mcp.json");
+    const [node, ...args] = metronMcp({ variant: "oracle", traceOut: path.join(h.store.home, "env.jsonl") });
+    const mcpConfig = path.join(h.store.home, "mcp.json");
     writeFileSync(
       mcpConfig,
       JSON.stringify({
-        mcpServers: { metron: { command: node, args, env: { DATABASE_PATH: store.env.DATABASE_PATH } } },
+        mcpServers: { metron: { command: node, args, env: { DATABASE_PATH: h.store.env.DATABASE_PATH } } },
       }),
     );
     const { stdout } = await runHarness(
@@ -82,8 +72,8 @@ describe.each(VERSIONS)("Claude Code $version with metron mcp", ({ command }) =>
         cwd: work,
         env: {
           PATH: process.env.PATH,
-          HOME: store.home,
-          ANTHROPIC_BASE_URL: fake.origin,
+          HOME: h.store.home,
+          ANTHROPIC_BASE_URL: h.fake.origin,
           ANTHROPIC_API_KEY: "sk-fake",
           ENABLE_TOOL_SEARCH: "false",
           DISABLE_TELEMETRY: "1",
@@ -91,17 +81,17 @@ describe.each(VERSIONS)("Claude Code $version with metron mcp", ({ command }) =>
         },
       },
     );
-    const loop = fake.loopRequests();
+    const loop = h.fake.loopRequests();
     expect(loop.every((r) => r.api === "messages" && r.stream)).toBe(true);
     expect(loop.length).toBe(SCRIPT.length);
 
     // The session file, found where Claude Code writes it; its warm-up agent files beside it are not the session.
-    const projects = path.join(store.home, ".claude", "projects");
+    const projects = path.join(h.store.home, ".claude", "projects");
     const files = readdirSync(projects, { recursive: true, encoding: "utf8" }).filter(
       (f) => f.endsWith(".jsonl") && !path.basename(f).startsWith("agent-"),
     );
     expect(files).toHaveLength(1);
-    const report = metron(store, [
+    const report = metron(h.store, [
       "ingest",
       path.join(projects, files[0]),
       "--run",
@@ -111,7 +101,7 @@ describe.each(VERSIONS)("Claude Code $version with metron mcp", ({ command }) =>
     ]);
     expect(report).toMatch(/\[claude-code\]: 1 inserted, 0 duplicates, 0 errors/);
     const tool = (t: string) => t.replace(/^mcp__metron__/, "");
-    const { trace, calls } = await expectScriptedTrace(store.sql, "session", {
+    const { trace, calls } = await expectScriptedTrace(h.store.sql, "session", {
       modelCalls: loop.length,
       model: "fake-sql",
       tool,
@@ -120,11 +110,11 @@ describe.each(VERSIONS)("Claude Code $version with metron mcp", ({ command }) =>
     expect(trace.duration_ms).toBeGreaterThan(0);
 
     // The stream-json output: its totals from the result line (not the assistant lines' partial output tokens).
-    const stream = path.join(store.home, "stream.jsonl");
+    const stream = path.join(h.store.home, "stream.jsonl");
     writeFileSync(stream, stdout);
-    metron(store, ["ingest", stream, "--run", "stream", "--dataset", "spider-de", "--question", "22"]);
-    await expectScriptedTrace(store.sql, "stream", { modelCalls: loop.length, model: "fake-sql", tool });
-    const { trace: s } = await storedTrace(store.sql, "stream");
+    metron(h.store, ["ingest", stream, "--run", "stream", "--dataset", "spider-de", "--question", "22"]);
+    await expectScriptedTrace(h.store.sql, "stream", { modelCalls: loop.length, model: "fake-sql", tool });
+    const { trace: s } = await storedTrace(h.store.sql, "stream");
     expect(s.output_tokens).toBe(SCRIPT.length * USAGE.output);
   });
 });

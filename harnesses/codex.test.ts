@@ -12,24 +12,24 @@
  */
 import { readdirSync, writeFileSync, mkdirSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeLlm, type FakeLlm } from "@/lib/testing/fake-llm";
+import { describe, expect, it } from "vitest";
+import { type FakeLlm } from "@/lib/testing/fake-llm";
 import {
   BIN,
-  SCRIPT,
-  USAGE,
   expectScriptedTrace,
-  harnessStore,
   metron,
   metronMcp,
   runHarness,
+  SCRIPT,
   storedTrace,
   TOOLS_CALLED,
+  useHarness,
+  type HarnessStore,
 } from "./common";
 
 const QUESTION = "Zeige den Stadionnamen und die Anzahl der Konzerte in jedem Stadion.";
 
-type Store = Awaited<ReturnType<typeof harnessStore>>;
+type Store = HarnessStore;
 
 /** Runs `codex exec` on the question in a CODEX_HOME of its own; returns its rollout file. */
 async function codexExec(store: Store, fake: FakeLlm, name: string, approval: "approve" | "prompt") {
@@ -70,25 +70,16 @@ async function codexExec(store: Store, fake: FakeLlm, name: string, approval: "a
 }
 
 describe("the Codex CLI 0.171 with metron mcp", () => {
-  let store: Store;
-  let fake: FakeLlm;
-  beforeAll(async () => {
-    store = await harnessStore();
-    fake = await startFakeLlm(SCRIPT, USAGE);
-  });
-  afterAll(async () => {
-    await fake?.close();
-    await store?.cleanup();
-  });
+  const h = useHarness();
 
   it("its rollout, ingested without --format: every call with its result and error, tokens, duration and EX", async () => {
-    const { rollout, stdout } = await codexExec(store, fake, "approve", "approve");
+    const { rollout, stdout } = await codexExec(h.store, h.fake, "approve", "approve");
     expect(stdout).toContain("Done: the query is submitted.");
-    const loop = fake.loopRequests();
+    const loop = h.fake.loopRequests();
     expect(loop.every((r) => r.api === "responses" && r.stream)).toBe(true);
-    const report = metron(store, ["ingest", rollout, "--run", "codex", "--dataset", "spider-de"]);
+    const report = metron(h.store, ["ingest", rollout, "--run", "codex", "--dataset", "spider-de"]);
     expect(report).toMatch(/\[codex\]: 1 inserted, 0 duplicates, 0 errors/);
-    const { trace, calls } = await expectScriptedTrace(store.sql, "codex", {
+    const { trace, calls } = await expectScriptedTrace(h.store.sql, "codex", {
       modelCalls: loop.length,
       model: "fake-sql",
     });
@@ -97,7 +88,7 @@ describe("the Codex CLI 0.171 with metron mcp", () => {
     expect(calls.every((c) => !/Wall time/.test(c.result ?? ""))).toBe(true);
     expect(calls[4].error).toBe("Error: no such table: konzerte");
     expect(trace.duration_ms).toBeGreaterThan(0);
-    const durations = await store.sql.all<{ d: number | null }>(
+    const durations = await h.store.sql.all<{ d: number | null }>(
       "SELECT duration_ms AS d FROM steps WHERE trace_id = ? AND type = 'tool_call'",
       [trace.id],
     );
@@ -105,13 +96,13 @@ describe("the Codex CLI 0.171 with metron mcp", () => {
   });
 
   it("a run whose calls Codex refused (approval needed): every call an error, nothing submitted, not EX-correct", async () => {
-    const { rollout, home } = await codexExec(store, fake, "prompt", "prompt");
-    metron(store, ["ingest", rollout, "--run", "codex denied", "--dataset", "spider-de"]);
-    const { trace, calls } = await storedTrace(store.sql, "codex denied");
+    const { rollout, home } = await codexExec(h.store, h.fake, "prompt", "prompt");
+    metron(h.store, ["ingest", rollout, "--run", "codex denied", "--dataset", "spider-de"]);
+    const { trace, calls } = await storedTrace(h.store.sql, "codex denied");
     expect(calls.map((c) => c.tool)).toEqual(TOOLS_CALLED);
     expect(calls.every((c) => /requires approval/.test(c.error ?? ""))).toBe(true);
     expect(trace).toMatchObject({ final_sql: null, status: "no_submission", error_step_count: TOOLS_CALLED.length });
-    expect(metron(store, ["evaluate", "--run", String(trace.run_id)])).toMatch(/correct: 0 .*no_submission: 1/);
+    expect(metron(h.store, ["evaluate", "--run", String(trace.run_id)])).toMatch(/correct: 0 .*no_submission: 1/);
     // No call reached Metron's environment, so its --trace-out has no trace at all.
     expect(readdirSync(home)).not.toContain("env.jsonl");
   });

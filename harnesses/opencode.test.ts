@@ -11,28 +11,18 @@
  */
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeLlm, type FakeLlm } from "@/lib/testing/fake-llm";
-import { BIN, SCRIPT, USAGE, expectScriptedTrace, harnessStore, metron, metronMcp, runHarness } from "./common";
+import { describe, expect, it } from "vitest";
+import { BIN, expectScriptedTrace, metron, metronMcp, runHarness, SCRIPT, useHarness } from "./common";
 
 const QUESTION = "Zeige den Stadionnamen und die Anzahl der Konzerte in jedem Stadion.";
 
 describe("OpenCode 1.18 with metron mcp --variant computed", () => {
-  let store: Awaited<ReturnType<typeof harnessStore>>;
-  let fake: FakeLlm;
-  beforeAll(async () => {
-    store = await harnessStore();
-    fake = await startFakeLlm(SCRIPT, USAGE);
-  });
-  afterAll(async () => {
-    await fake?.close();
-    await store?.cleanup();
-  });
+  const h = useHarness();
 
   it("its exported session, ingested without --format: one trace with tokens, model, every call and directive recall", async () => {
-    const work = path.join(store.home, "work");
+    const work = path.join(h.store.home, "work");
     mkdirSync(work, { recursive: true });
-    const envTrace = path.join(store.home, "env.jsonl");
+    const envTrace = path.join(h.store.home, "env.jsonl");
     writeFileSync(
       path.join(work, "opencode.json"),
       JSON.stringify({
@@ -41,7 +31,7 @@ describe("OpenCode 1.18 with metron mcp --variant computed", () => {
           fake: {
             npm: "@ai-sdk/openai-compatible",
             name: "Fake",
-            options: { baseURL: fake.url, apiKey: "sk-fake" },
+            options: { baseURL: h.fake.url, apiKey: "sk-fake" },
             models: { "fake-sql": { name: "fake-sql" } },
           },
         },
@@ -50,13 +40,13 @@ describe("OpenCode 1.18 with metron mcp --variant computed", () => {
           metron: {
             type: "local",
             command: metronMcp({ variant: "computed", traceOut: envTrace }),
-            environment: { DATABASE_PATH: store.env.DATABASE_PATH },
+            environment: { DATABASE_PATH: h.store.env.DATABASE_PATH },
             enabled: true,
           },
         },
       }),
     );
-    const env = { PATH: process.env.PATH, HOME: store.home };
+    const env = { PATH: process.env.PATH, HOME: h.store.home };
     const opencode = path.join(BIN, "opencode");
     const { stdout } = await runHarness(opencode, ["run", QUESTION], { cwd: work, env });
     expect(stdout).toContain("Done: the query is submitted.");
@@ -65,18 +55,18 @@ describe("OpenCode 1.18 with metron mcp --variant computed", () => {
     ) as { id: string }[];
     expect(sessions).toHaveLength(1);
     const exported = (await runHarness(opencode, ["export", sessions[0].id], { cwd: work, env })).stdout;
-    const file = path.join(store.home, "session.json");
+    const file = path.join(h.store.home, "session.json");
     writeFileSync(file, exported);
 
-    const loop = fake.loopRequests();
+    const loop = h.fake.loopRequests();
     expect(loop.every((r) => r.api === "chat" && r.stream)).toBe(true);
     expect(loop.length).toBe(SCRIPT.length);
-    expect(fake.requests.length).toBeGreaterThan(loop.length); // the title request, outside the session
+    expect(h.fake.requests.length).toBeGreaterThan(loop.length); // the title request, outside the session
 
-    expect(metron(store, ["ingest", file, "--run", "opencode", "--dataset", "spider-de"])).toMatch(
+    expect(metron(h.store, ["ingest", file, "--run", "opencode", "--dataset", "spider-de"])).toMatch(
       /\[opencode\]: 1 inserted, 0 duplicates, 0 errors/,
     );
-    const { trace } = await expectScriptedTrace(store.sql, "opencode", {
+    const { trace } = await expectScriptedTrace(h.store.sql, "opencode", {
       modelCalls: loop.length,
       model: "fake-sql",
       tool: (t) => t.replace(/^metron_/, ""),
