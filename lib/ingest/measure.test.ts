@@ -40,6 +40,44 @@ describe.each(ENGINES)("on the %s store", (engine) => {
     (await store.sql.get("SELECT t.* FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = ?", [name])) as Row;
 
   describe("metrics at ingest, against a real Spider-de database", () => {
+    it("reads a sqlite_master probe's tables as SQLite evaluates its filter on the question's database (issue 30)", async () => {
+      await importSpiderDe(store);
+      const probe = (query: string) => ({ type: "tool_call", tool: "read_query", args: { query } });
+      const probes = [
+        `SELECT "sql" FROM "sqlite_master" WHERE "name" = 'stadion'`, // quoted identifiers
+        "SELECT sql FROM sqlite_master WHERE 'konzert' = name", // reversed comparison
+        "SELECT sql FROM sqlite_master WHERE name = 'sänger' OR name = 'sänger_im_konzert'", // two tables
+        "SELECT sql FROM sqlite_master m WHERE lower(m.name) = 'stadion' AND m.type = 'table'", // only SQLite knows
+        "SELECT sql FROM sqlite_master WHERE name LIKE 'sänger%'", // a pattern: both sänger tables
+        "SELECT name FROM sqlite_master WHERE type = 'table'", // every table: a listing, not an exploration
+      ];
+      await ingestStream(
+        store.sql,
+        chunksOf(
+          jsonl({
+            run: { name: "probes", system: "s", model: "gpt-4o", benchmark: "spider-de" },
+            question: { id: "22" },
+            steps: probes.map(probe),
+          }),
+        ),
+      );
+      const row = await traceRow("probes");
+      const steps = await store.sql.all<{ tables: string; exploratory: number }>(
+        "SELECT tables, exploratory FROM steps WHERE trace_id = ? ORDER BY seq",
+        [row.id as string],
+      );
+      expect(steps.map((s) => [JSON.parse(s.tables), s.exploratory])).toEqual([
+        [["stadion"], 1],
+        [["konzert"], 1],
+        [["sänger", "sänger_im_konzert"], 1],
+        [["stadion"], 1],
+        [["sänger", "sänger_im_konzert"], 1],
+        [["sqlite_master"], 0], // the table it reads; no table's schema row in particular
+      ]);
+      expect(row.exploratory_calls).toBe(5);
+      expect(JSON.parse(row.table_sets).explored).toEqual(["stadion", "konzert", "sänger", "sänger_im_konzert"]);
+    });
+
     it("measures a trace whose run names its benchmark", async () => {
       await importSpiderDe(store);
       await ingestStream(store.sql, chunksOf(jsonl(trace({ benchmark: "spider-de" }))));

@@ -6,7 +6,13 @@
  */
 import Database from "better-sqlite3";
 import type { TraceTableSets } from "@/lib/db/schema";
-import { classifyStep, DEFAULT_ROLE_MAP, type RoleMap, type StepClass } from "@/lib/sql/classify-step";
+import {
+  classifyStep,
+  DEFAULT_ROLE_MAP,
+  type RoleMap,
+  type SchemaRowsOf,
+  type StepClass,
+} from "@/lib/sql/classify-step";
 import { extractTables, type TablesResult } from "@/lib/sql/extract-tables";
 import { extractSql } from "@/lib/sql/extract-sql";
 import { isEmptyResult, markProbes, type ProbeMarks, type ProbeStep } from "@/lib/sql/probes";
@@ -191,6 +197,31 @@ export class TraceMeasurer {
     return this.databases.get(key)!;
   }
 
+  /** What a `sqlite_master` probe's filter selects in the question's database, as SQLite evaluates it (cached). */
+  private schemaRowsOf(dbKey: string, handle: Database.Database): SchemaRowsOf {
+    return (alias, where) => {
+      const key = `${dbKey}\u0000${alias ?? ""}\u0000${where}`;
+      if (this.schemaRows.has(key)) return this.schemaRows.get(key);
+      let tables: string[] | undefined;
+      try {
+        const rows = handle
+          .prepare(
+            `SELECT DISTINCT ${alias ? `${alias}.` : ""}tbl_name AS t FROM sqlite_master ${alias ?? ""} WHERE ${where}`,
+          )
+          .raw()
+          .all() as [unknown][];
+        tables = rows.map((r) => String(r[0]));
+      } catch {
+        tables = undefined; // SQLite refused the filter out of its statement: read it from the tokens
+      }
+      if (this.schemaRows.size > 20_000) this.schemaRows.clear();
+      this.schemaRows.set(key, tables);
+      return tables;
+    };
+  }
+
+  private readonly schemaRows = new Map<string, string[] | undefined>();
+
   private tablesOf(
     sql: string,
     dbKey: string,
@@ -218,8 +249,9 @@ export class TraceMeasurer {
     const db = datasetId && dbId ? this.database(datasetId, dbId) : null;
     const dbKey = datasetId && dbId ? `${datasetId}:${dbId}` : "";
 
+    const schemaRowsOf = db ? this.schemaRowsOf(dbKey, db.handle) : undefined;
     const steps = trace.steps.map((s) =>
-      s.type === "tool_call" && s.tool ? classifyStep(s.tool, s.args, roles, db?.tables) : null,
+      s.type === "tool_call" && s.tool ? classifyStep(s.tool, s.args, roles, db?.tables, schemaRowsOf) : null,
     );
     const probeSteps: ProbeStep[] = trace.steps.map((s, i) => {
       const cls = steps[i];

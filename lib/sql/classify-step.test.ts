@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classifyStep, exploratoryTableOf } from "./classify-step";
+import { classifyStep, exploratoryTableOf, exploratoryTablesOf } from "./classify-step";
 import { scanTables } from "./scan-tables";
 
 describe("classifyStep", () => {
@@ -39,6 +39,34 @@ describe("classifyStep", () => {
   it("a run's own mapping overrides the default", () => {
     expect(classifyStep("peek", { table: "concert" }, { peek: "data_inspection" }).role).toBe("data_inspection");
     expect(classifyStep("read_query", { query: "SELECT 1" }, { read_query: "execution" }).role).toBe("execution");
+  });
+});
+
+describe("exploratoryTablesOf without a database: the names a filter compares a name column with (issue 30)", () => {
+  it("reads quoted columns, reversed comparisons, OR and IN lists, and an alias's column", () => {
+    expect(exploratoryTablesOf(`SELECT "sql" FROM "sqlite_master" WHERE "name" = 't'`)).toEqual(["t"]);
+    expect(exploratoryTablesOf("SELECT sql FROM sqlite_master WHERE 't' = name")).toEqual(["t"]);
+    expect(exploratoryTablesOf("SELECT sql FROM sqlite_master WHERE name = 'a' OR name = 'b'")).toEqual(["a", "b"]);
+    expect(exploratoryTablesOf("SELECT sql FROM sqlite_master WHERE tbl_name IN ('a', 'b', 'a')")).toEqual(["a", "b"]);
+    expect(exploratoryTablesOf("SELECT sql FROM sqlite_master AS m WHERE m.name == 'c'")).toEqual(["c"]);
+    expect(exploratoryTablesOf("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")).toBeUndefined();
+  });
+  it("asks the database when it is given, and only with a filter of plain functions", () => {
+    const asked: string[] = [];
+    const rows = (alias: string | undefined, where: string) => (
+      asked.push(`${alias ?? ""}|${where}`),
+      ["x", "sqlite_sequence"]
+    );
+    expect(exploratoryTablesOf("SELECT sql FROM sqlite_master m WHERE lower(m.name) = 'x' LIMIT 1", rows)).toEqual([
+      "x",
+    ]);
+    expect(asked).toEqual(["m|lower(m.name) = 'x'"]);
+    // A subquery or another function: not sent; read from the tokens.
+    expect(exploratoryTablesOf("SELECT sql FROM sqlite_master WHERE name IN (SELECT 'y')", rows)).toEqual(["y"]);
+    expect(exploratoryTablesOf("SELECT sql FROM sqlite_master WHERE name = 'z' AND randomblob(9)", rows)).toEqual([
+      "z",
+    ]);
+    expect(asked).toHaveLength(1);
   });
 });
 

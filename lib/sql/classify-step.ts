@@ -90,13 +90,77 @@ const isName = (t: Token | undefined) =>
 const isWord = (t: Token | undefined, ...words: string[]) => t?.kind === "word" && words.includes(t.text.toLowerCase());
 
 /**
- * The table of an exploratory SQL probe, or undefined when the SQL is not one. Read from SQLite's tokens, so
+ * How a probe of `sqlite_master` is read against the question's database: the names of the tables whose schema
+ * rows its filter selects, as SQLite itself evaluates it (`SELECT DISTINCT tbl_name FROM sqlite_master [alias]
+ * WHERE <the probe's filter>`), or undefined when it cannot say (no database, an error). lib/ingest/measure.ts gives
+ * one; the filter is only sent when it holds no subquery and calls only plain string functions (bounded work).
+ */
+export type SchemaRowsOf = (alias: string | undefined, where: string) => string[] | undefined;
+
+/** Functions a schema filter may call and still be evaluated against the database. */
+const PLAIN_FUNCTIONS = new Set([
+  "lower",
+  "upper",
+  "trim",
+  "ltrim",
+  "rtrim",
+  "substr",
+  "substring",
+  "instr",
+  "length",
+  "coalesce",
+  "ifnull",
+  "like",
+  "glob",
+  "in",
+  "not",
+  "and",
+  "or",
+  "is",
+]);
+const CLAUSE_END = new Set(["group", "order", "limit", "union", "except", "intersect", "window", "having"]);
+const NAME_COLUMNS = new Set(["name", "tbl_name"]);
+
+/** The values a filter compares a name column with, on either side: `=`, `==`, `IS`, `LIKE` without wildcards, `IN`. */
+function namesCompared(w: Token[]): string[] {
+  const out: string[] = [];
+  const isColumn = (i: number) =>
+    (w[i]?.kind === "word" || w[i]?.kind === "ident") &&
+    NAME_COLUMNS.has(w[i].text.toLowerCase()) &&
+    // `m.name`: the column of an alias, not a table called name.
+    !(w[i + 1]?.text === ".");
+  // A double-quoted word that names no column is a string to SQLite (`name = "concert"`).
+  const isValue = (t: Token | undefined) =>
+    t?.kind === "string" || (t?.kind === "ident" && !NAME_COLUMNS.has(t.text.toLowerCase()));
+  const isOp = (t: Token | undefined) => t?.text === "=" || isWord(t, "is", "like");
+  for (let i = 0; i < w.length; i++) {
+    if (!isColumn(i)) continue;
+    let j = i + 1;
+    if (w[j]?.text === "=" && w[j + 1]?.text === "=") j++; // ==
+    if (isOp(w[j]) && isValue(w[j + 1])) {
+      if (!(isWord(w[j], "like") && /[%_]/.test(w[j + 1].text))) out.push(w[j + 1].text);
+    } else if (isWord(w[j], "in") && w[j + 1]?.text === "(") {
+      for (let k = j + 2; k < w.length && w[k].text !== ")"; k++) if (isValue(w[k])) out.push(w[k].text);
+    }
+    // The reversed comparison: 't' = name.
+    const before = w[i - 1]?.text === "=" && w[i - 2]?.text === "=" ? i - 2 : i - 1;
+    if ((w[before]?.text === "=" || isWord(w[before], "is")) && isValue(w[before - 1])) out.push(w[before - 1].text);
+  }
+  return out;
+}
+
+/**
+ * The tables of an exploratory SQL probe, or undefined when the SQL is not one. Read from SQLite's tokens, so
  * every spelling SQLite accepts counts: any case, any quoting, a schema prefix (`PRAGMA "main".table_info(t)`),
  * the `PRAGMA table_info = t` form, leading comments and semicolons, `pragma_table_info(t, 'main')`,
- * `table_xinfo`, and `sqlite_master`/`sqlite_schema` filtered on one table's name.
+ * `table_xinfo`, and `sqlite_master`/`sqlite_schema` filtered on table names. A `sqlite_master` probe counts the
+ * tables whose schema rows it reads (issue 30): with the question's database, as SQLite evaluates its filter
+ * (`schemaRowsOf`); without it, every name its filter compares a name column with (quoted columns, reversed
+ * comparisons, `OR` and `IN` lists alike). A probe whose filter names no name column (`type = 'table'`) reads every
+ * table's row: a listing, not an exploration.
  */
-export function exploratoryTableOf(sql: string): string | undefined {
-  if (!/pragma|sqlite_(?:master|schema)/i.test(sql)) return undefined;
+export function exploratoryTablesOf(sql: string, schemaRowsOf?: SchemaRowsOf): string[] | undefined {
+  if (!/pragma|sqlite_(?:temp_)?(?:master|schema)/i.test(sql)) return undefined;
   const tokens = tokenize(sql);
   let a = 0;
   let b = tokens.length;
@@ -108,32 +172,59 @@ export function exploratoryTableOf(sql: string): string | undefined {
     if (isName(t[i]) && t[i + 1]?.text === ".") i += 2; // schema prefix
     if (!isWord(t[i], "table_info", "table_xinfo")) return undefined;
     i++;
-    if (t[i]?.text === "(" && isName(t[i + 1]) && t[i + 2]?.text === ")" && i + 3 === t.length) return t[i + 1].text;
-    if (t[i]?.text === "=" && isName(t[i + 1]) && i + 2 === t.length) return t[i + 1].text;
+    if (t[i]?.text === "(" && isName(t[i + 1]) && t[i + 2]?.text === ")" && i + 3 === t.length) return [t[i + 1].text];
+    if (t[i]?.text === "=" && isName(t[i + 1]) && i + 2 === t.length) return [t[i + 1].text];
     return undefined;
   }
-  for (let i = 0; i < t.length - 2; i++) {
+  const pragmas: string[] = [];
+  for (let i = 0; i < t.length - 2; i++)
     if (isWord(t[i], "pragma_table_info", "pragma_table_xinfo") && t[i + 1].text === "(" && isName(t[i + 2]))
-      return t[i + 2].text;
-  }
+      pragmas.push(t[i + 2].text);
+  if (pragmas.length) return [...new Set(pragmas)];
   const from = t.findIndex(
     (x, i) =>
       isWord(x, "from") &&
       (isSchemaTable(t[i + 1]) || (isName(t[i + 1]) && t[i + 2]?.text === "." && isSchemaTable(t[i + 3]))),
   );
   if (from === -1) return undefined;
-  for (let i = from; i < t.length - 2; i++) {
-    if (!isWord(t[i], "name", "tbl_name")) continue;
-    const op = t[i + 1];
-    const value = t[i + 2];
-    if ((op.text === "=" || isWord(op, "like", "is")) && (value.kind === "string" || value.kind === "ident")) {
-      if (isWord(op, "like") && /[%_]/.test(value.text)) continue;
-      return value.text;
-    }
-    if (op.text === "=" && t[i + 2]?.text === "=" && (t[i + 3]?.kind === "string" || t[i + 3]?.kind === "ident"))
-      return t[i + 3].text;
+  let at = isSchemaTable(t[from + 1]) ? from + 2 : from + 4;
+  if (isWord(t[at], "as")) at++;
+  const alias = t[at]?.kind === "word" && !isWord(t[at], "where", ...CLAUSE_END) ? t[at].text : undefined;
+  if (alias) at++;
+  if (!isWord(t[at], "where")) return undefined; // every schema row: a listing
+  // The filter, up to the end of its clause at depth 0.
+  let end = at + 1;
+  for (let depth = 0; end < t.length; end++) {
+    if (t[end].text === "(") depth++;
+    else if (t[end].text === ")") {
+      if (depth === 0) break;
+      depth--;
+    } else if (depth === 0 && (isWord(t[end], ...CLAUSE_END) || t[end].text === ";")) break;
   }
-  return undefined;
+  const w = t.slice(at + 1, end);
+  // A filter on no name column (`type = 'table'`) reads every table's row: a listing.
+  if (!w.some((x) => (x.kind === "word" || x.kind === "ident") && NAME_COLUMNS.has(x.text.toLowerCase())))
+    return undefined;
+  const plain = w.every(
+    (x, i) =>
+      !isWord(x, "select", "with", "recursive", "values") &&
+      !(x.kind === "word" && w[i + 1]?.text === "(" && !PLAIN_FUNCTIONS.has(x.text.toLowerCase())),
+  );
+  if (schemaRowsOf && plain && w[0].start !== undefined && w.at(-1)!.end !== undefined) {
+    const read = schemaRowsOf(alias, sql.slice(w[0].start, w.at(-1)!.end));
+    if (read) {
+      const tables = read.filter((n) => !/^sqlite_/i.test(n));
+      // Reading every table's row is listing the schema, as without a filter.
+      return tables.length ? tables : undefined;
+    }
+  }
+  const named = [...new Set(namesCompared(w))];
+  return named.length ? named : undefined;
+}
+
+/** The first table of `exploratoryTablesOf` (the common one-table probe). */
+export function exploratoryTableOf(sql: string): string | undefined {
+  return exploratoryTablesOf(sql)?.[0];
 }
 
 const isSchemaTable = (t: Token | undefined) =>
@@ -157,11 +248,11 @@ function toolNameIn(roles: RoleMap, tool: string): string {
  * What a SQL text's scan found, per distinct text: agents send the same probes again and again (within a trace,
  * across samples and questions), and a scan is pure. Bounded: cleared when full; long texts are not kept.
  */
-const scans = new Map<string, { explored?: string; tables?: string[] }>();
+const scans = new Map<string, { explored?: string[]; tables?: string[] }>();
 const SCAN_CACHE_ENTRIES = 20_000;
 const SCAN_CACHE_MAX_CHARS = 4_000;
 
-function scanOf(sql: string): { explored?: string; tables?: string[] } {
+function scanOf(sql: string): { explored?: string[]; tables?: string[] } {
   if (sql.length > SCAN_CACHE_MAX_CHARS) return {};
   let known = scans.get(sql);
   if (!known) {
@@ -176,6 +267,7 @@ export function classifyStep(
   args: unknown,
   roles: RoleMap = DEFAULT_ROLE_MAP,
   schemaTables?: readonly string[],
+  schemaRowsOf?: SchemaRowsOf,
 ): StepClass {
   const name = toolNameIn(roles, tool);
   const role = roles[name] ?? roles[tool] ?? "other";
@@ -190,8 +282,14 @@ export function classifyStep(
     const sql = raw === undefined ? undefined : extractSql(raw).sql;
     if (sql) {
       const known = scanOf(sql);
-      const explored = role === "submission" ? undefined : (known.explored ??= exploratoryTableOf(sql) ?? "");
-      if (explored) return { role, tool: name, tables: [fold(explored)], exploratory: true };
+      // Read against the database, a probe's tables depend on it: not cached across databases.
+      const explored =
+        role === "submission"
+          ? undefined
+          : schemaRowsOf
+            ? exploratoryTablesOf(sql, schemaRowsOf)
+            : (known.explored ??= exploratoryTablesOf(sql) ?? []);
+      if (explored?.length) return { role, tool: name, tables: [...new Set(explored.map(fold))], exploratory: true };
       return { role, tool: name, tables: (known.tables ??= scanTables(sql)).map(fold), exploratory: false };
     }
     const table = tableArg(args);

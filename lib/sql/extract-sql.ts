@@ -14,8 +14,8 @@ export interface ExtractedSql {
   extracted: null | "fence" | "label";
 }
 
-const FENCE = /(```|~~~)[ \t]*([A-Za-z0-9_+-]*)[ \t]*\r?\n?([\s\S]*?)\1/g;
-const MARKER = /(?:```|~~~)[ \t]*[A-Za-z0-9_+-]*[ \t]*/g;
+const FENCE = /(```|~~~)[ \t]*([\w.+-]*)[ \t]*\r?\n?([\s\S]*?)\1/g;
+const MARKER = /(?:```|~~~)[ \t]*[\w.+-]*[ \t]*/g;
 const LABEL = /^\s*(?:final\s+sql|final\s+query|final\s+answer|sql\s+query|sqlite|sql|answer|query)\s*:\s*/i;
 /** Text that starts (after comments) as a statement does. */
 const READS_AS_SQL =
@@ -32,7 +32,7 @@ function fenced(raw: string, depth = 0): string | undefined {
     // A fence inside the fence: the innermost SQL.
     const inner = depth < 3 && /```|~~~/.test(body) ? fenced(body, depth + 1) : undefined;
     const content = (inner ?? body).trim();
-    const tagged = /^(?:sql|sqlite|postgresql|mysql)$/i.test(m[2]);
+    const tagged = /(?:^|\.)(?:sql|sqlite|postgresql|mysql)$/i.test(m[2]);
     if (!content || !(tagged || readsAsSql(content))) continue;
     if (tagged || !bestIsSql) {
       best = content;
@@ -48,7 +48,7 @@ export function extractSql(raw: string): ExtractedSql {
     if (inside) return { sql: inside, extracted: "fence" };
     // No fence holds SQL: the SQL is the text outside the markers (a stray closing fence after the SQL, an unclosed
     // opening one before it, a fence of prose after it), up to the first fence that holds something else.
-    const parts = raw.split(/((?:```|~~~)[ \t]*[A-Za-z0-9_+-]*[ \t]*\r?\n?)/);
+    const parts = raw.split(/((?:```|~~~)[ \t]*[\w.+-]*[ \t]*\r?\n?)/);
     const texts = parts.filter((_, i) => i % 2 === 0).map((t) => t.trim());
     const sql = texts.find((t) => t && readsAsSql(t));
     if (sql) return { sql: sql.replace(MARKER, "").trim(), extracted: "fence" };

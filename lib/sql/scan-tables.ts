@@ -7,7 +7,8 @@
  */
 
 /** A SQL token: a bare word, a quoted identifier (its text unquoted), a string literal (its value) or punctuation. */
-export type Token = { kind: "word" | "ident" | "string" | "punct"; text: string };
+/** A token and where it stands in the text (`start` inclusive, `end` exclusive). */
+export type Token = { kind: "word" | "ident" | "string" | "punct"; text: string; start?: number; end?: number };
 
 const WORD = /[\p{L}\p{N}_$]+/uy;
 const SPACE = /\s+/y;
@@ -41,6 +42,8 @@ export function tokenize(sql: string): Token[] {
           .slice(i + 1, end - 1)
           .split("''")
           .join("'"),
+        start: i,
+        end,
       });
       i = end;
       continue;
@@ -53,6 +56,8 @@ export function tokenize(sql: string): Token[] {
           .slice(i + 1, end - 1)
           .split(c + c)
           .join(c),
+        start: i,
+        end,
       });
       i = end;
       continue;
@@ -60,17 +65,17 @@ export function tokenize(sql: string): Token[] {
     if (c === "[") {
       const end = sql.indexOf("]", i);
       const stop = end === -1 ? sql.length : end;
-      out.push({ kind: "ident", text: sql.slice(i + 1, stop) });
+      out.push({ kind: "ident", text: sql.slice(i + 1, stop), start: i, end: Math.min(stop + 1, sql.length) });
       i = stop + 1;
       continue;
     }
     WORD.lastIndex = i;
     if (WORD.test(sql)) {
-      out.push({ kind: "word", text: sql.slice(i, WORD.lastIndex) });
+      out.push({ kind: "word", text: sql.slice(i, WORD.lastIndex), start: i, end: WORD.lastIndex });
       i = WORD.lastIndex;
       continue;
     }
-    out.push({ kind: "punct", text: c });
+    out.push({ kind: "punct", text: c, start: i, end: i + 1 });
     i++;
   }
   return out;
