@@ -64,25 +64,54 @@ export async function runEvaluateCommand(argv: string[]): Promise<number> {
   try {
     const runId = await resolveRun(sql, values.run);
     let last = 0;
+    const tty = process.stderr.isTTY === true;
     const { counts } = await evaluateRun(sql, runId, {
       mode: values.mode as CompareMode,
       numeric: values.numeric as NumericMode,
       onProgress: (done, total) => {
         if (!values.json && (done === total || Date.now() - last > 1000)) {
           last = Date.now();
-          process.stderr.write(`\revaluated ${done}/${total}`);
+          // On a terminal the line is rewritten in place; in a log, one line per update (never run together).
+          process.stderr.write(tty ? `\revaluated ${done}/${total}` : `evaluated ${done}/${total}\n`);
         }
       },
     });
-    if (values.json) console.log(JSON.stringify({ run_id: runId, ...counts }, null, 2));
+    // Why traces were not evaluated, with what to do: a count alone says nothing (issue 30).
+    const reasons = await sql.all<{ reason: string | null; n: number }>(
+      `SELECT ex_error AS reason, count(*) AS n FROM traces WHERE run_id = ? AND ex_outcome = 'not_evaluated'
+        GROUP BY ex_error ORDER BY count(*) DESC`,
+      [runId],
+    );
+    const hint = (reason: string | null) =>
+      reason === "the run is not linked to a dataset" ? `: link it with metron run edit ${runId} --dataset NAME` : "";
+    const total = Object.values(counts).reduce((a, b) => a + b, 0);
+    const nothingJudged = total > 0 && counts.not_evaluated === total;
+    if (values.json)
+      console.log(
+        JSON.stringify(
+          {
+            run_id: runId,
+            ...counts,
+            not_evaluated_reasons: reasons.map((r) => ({ reason: r.reason, traces: Number(r.n) })),
+          },
+          null,
+          2,
+        ),
+      );
     else {
-      process.stderr.write("\n");
+      if (tty) process.stderr.write("\n");
       console.log(
         Object.entries(counts)
           .map(([k, v]) => `${k}: ${v}`)
           .join("  "),
       );
+      for (const r of reasons)
+        console.log(
+          `  not evaluated, ${Number(r.n)} ${Number(r.n) === 1 ? "trace" : "traces"}: ${r.reason ?? "no reason recorded"}${hint(r.reason)}`,
+        );
     }
+    // Nothing could be judged: the command did not do what it was asked.
+    if (nothingJudged) return 1;
   } finally {
     await sql.close();
   }

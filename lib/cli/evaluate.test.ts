@@ -1,0 +1,51 @@
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ingestStream } from "@/lib/ingest/ingest";
+import { chunksOf } from "@/lib/testing/db";
+import { useEngineStore } from "@/lib/testing/engines";
+import { jsonl } from "@/lib/testing/factories";
+
+const ROOT = path.resolve(import.meta.dirname, "..", "..");
+
+function metron(env: Record<string, string>, args: string[]) {
+  const child = spawn(process.execPath, [path.join(ROOT, "scripts", "metron.mjs"), ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (d) => (out += d));
+  child.stderr.on("data", (d) => (err += d));
+  return new Promise<{ code: number | null; out: string; err: string }>((resolve) =>
+    child.on("exit", (code) => resolve({ code, out, err })),
+  );
+}
+
+describe("metron evaluate on a run it cannot judge (issue 30)", () => {
+  const store = useEngineStore("SQLite");
+
+  it("says why each trace was not evaluated and what to do, one progress line per update, and exits 1", async () => {
+    const line = (id: string) => ({
+      run: { name: "unlinked", system: "s", model: "m" },
+      question: { id, text: `Frage ${id}`, db_id: "concert_singer" },
+      steps: [],
+      final_sql: "SELECT 1",
+    });
+    const report = await ingestStream(store.sql, chunksOf(jsonl(line("1"), line("2"), line("3"))));
+    const run = report.runs[0].id;
+    const r = await metron(store.env, ["evaluate", "--run", run]);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/not_evaluated: 3/);
+    expect(r.out).toContain(
+      `not evaluated, 3 traces: the run is not linked to a dataset: link it with metron run edit ${run} --dataset NAME`,
+    );
+    expect(r.err).not.toMatch(/\r/); // not a terminal: lines, not carriage returns
+    expect(r.err).toMatch(/^evaluated 3\/3$/m);
+    const json = await metron(store.env, ["evaluate", "--run", run, "--json"]);
+    expect(JSON.parse(json.out)).toMatchObject({
+      not_evaluated: 3,
+      not_evaluated_reasons: [{ reason: "the run is not linked to a dataset", traces: 3 }],
+    });
+  }, 60_000);
+});
