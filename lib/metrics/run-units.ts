@@ -160,7 +160,8 @@ export function breakdown(
 /**
  * Multi-sample runs (FlexSQL): Pass@1 is the mean share of correct samples per question; Pass@K the unbiased
  * estimator 1 − C(n−c, K)/C(n, K) of Chen et al. over a question's n judged samples (with n = K: whether any is
- * correct); Majority@K whether the largest group of equal execution results is correct (stats.ts). K defaults to
+ * correct); Majority@K whether the largest group of equal execution results among the first K samples (by sample
+ * number) is correct (stats.ts). K defaults to
  * the most samples a question has; a question with fewer than K judged samples is estimated at K = n, and
  * `short` counts them. Majority@K needs an evaluated run: a question none of whose samples executed scores 0
  * and stays in the denominator (DOMAIN.md). Null for a run with one sample per question.
@@ -193,8 +194,10 @@ export function sampleStats(
     pass1 += passAtK(judged.length, correct, 1);
     if (judged.length < k) short++;
     passK += passAtK(judged.length, correct, Math.min(k, judged.length));
+    // The vote of K samples: the first K by sample number (issue 30: it took every sample, whatever K).
+    const voters = [...u.traces].sort((a, b) => a.sample - b.sample).slice(0, k);
     if (evaluated)
-      majority += majorityAtK(u.traces.map((t) => ({ correct: t.correct === 1, resultKey: t.resultKey ?? null })));
+      majority += majorityAtK(voters.map((t) => ({ correct: t.correct === 1, resultKey: t.resultKey ?? null })));
   }
   const n = units.length;
   return {

@@ -108,6 +108,17 @@ describe("sampleStats over a multi-sample run", () => {
     expect(s.majorityK).toBeCloseTo((1 + 1 / 3 + 0) / 3);
   });
 
+  it("Majority@K votes with the first K samples: K = 1 is the first sample's outcome (issue 30: ?k= was ignored)", async () => {
+    const { sampleStats } = await import("./run-units");
+    const t = (sample: number, correct: number, resultKey: string) =>
+      makeTraceUnit({ questionId: "a", sample, correct, resultKey });
+    // Listed out of order: the vote goes by sample number.
+    const traces = [t(2, 1, "ok"), t(0, 0, "bad"), t(1, 1, "ok")];
+    expect(sampleStats(traces, 3)!.majorityK).toBe(1); // two of three agree on the right result
+    expect(sampleStats(traces, 1)!.majorityK).toBe(0); // sample 0 alone is wrong
+    expect(sampleStats(traces, 2)!.majorityK).toBeCloseTo(0.5); // a tie of one wrong and one right
+  });
+
   it("Majority@K scores a question none of whose samples executed as 0, in the denominator", async () => {
     const { sampleStats } = await import("./run-units");
     const t = (questionId: string, correct: number, resultKey: string | null) =>
