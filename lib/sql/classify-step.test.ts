@@ -70,6 +70,16 @@ describe("exploratoryTablesOf without a database: the names a filter compares a 
   });
 });
 
+describe("a describe_table argument as agents quote it (issue 30)", () => {
+  it("is the table SQLite reads, without its quotes", () => {
+    for (const arg of ['"sänger"', "'sänger'", "`sänger`", "[sänger]", " sänger "])
+      expect(classifyStep("describe_table", { table_name: arg }, undefined, ["sänger", "konzert"]).tables).toEqual([
+        "sänger",
+      ]);
+    expect(classifyStep("describe_table", { table_name: '"odd""name"' }).tables).toEqual(['odd"name']);
+  });
+});
+
 describe("exploratoryTableOf", () => {
   it("recognises the Sophrosyne forms", () => {
     expect(exploratoryTableOf("PRAGMA table_info('sänger');")).toBe("sänger");

@@ -68,18 +68,29 @@ export interface StepClass {
   exploratory: boolean;
 }
 
+/** A table name as an agent quoted it (`"t"`, `'t'`, `` `t` ``, `[t]`): the name SQLite reads (issue 30). */
+function unquotedName(name: string): string {
+  const t = name.trim();
+  const m = /^(?:"((?:[^"]|"")+)"|'((?:[^']|'')+)'|`((?:[^`]|``)+)`|\[([^\]]+)\])$/.exec(t);
+  if (!m) return t;
+  if (m[1] !== undefined) return m[1].replace(/""/g, '"');
+  if (m[2] !== undefined) return m[2].replace(/''/g, "'");
+  if (m[3] !== undefined) return m[3].replace(/``/g, "`");
+  return m[4];
+}
+
 function tableArg(args: unknown): string | undefined {
   if (typeof args === "string") {
     try {
       return tableArg(JSON.parse(args));
     } catch {
-      return args.trim() || undefined;
+      return args.trim() ? unquotedName(args) : undefined;
     }
   }
   if (args && typeof args === "object") {
     for (const k of TABLE_ARG_KEYS) {
       const v = (args as Record<string, unknown>)[k];
-      if (typeof v === "string" && v.trim()) return v.trim();
+      if (typeof v === "string" && v.trim()) return unquotedName(v);
     }
   }
   return undefined;
