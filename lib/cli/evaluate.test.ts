@@ -5,6 +5,7 @@ import { ingestStream } from "@/lib/ingest/ingest";
 import { chunksOf } from "@/lib/testing/db";
 import { useEngineStore } from "@/lib/testing/engines";
 import { jsonl } from "@/lib/testing/factories";
+import { sharedData } from "@/lib/testing/shared-data";
 
 const ROOT = path.resolve(import.meta.dirname, "..", "..");
 
@@ -47,5 +48,19 @@ describe("metron evaluate on a run it cannot judge (issue 30)", () => {
       not_evaluated: 3,
       not_evaluated_reasons: [{ reason: "the run is not linked to a dataset", traces: 3 }],
     });
+  }, 60_000);
+});
+
+describe("metron ingest's report in words (issue 30)", () => {
+  const store = useEngineStore("SQLite");
+
+  it("counts in the right number, and says unlinked questions are not linked", async () => {
+    // A real Claude Code session: three lines, one session, no dataset.
+    const file = sharedData("traces", "claude-code", "session_b.jsonl");
+    const r = await metron(store.env, ["ingest", file]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/1 inserted, 0 duplicates, 0 errors \(3 lines, /); // the file's lines, not its traces
+    expect(r.out).toContain("1 question not linked to a dataset question");
+    expect(r.out).not.toMatch(/by unlinked/);
   }, 60_000);
 });

@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import { openStore } from "@/lib/db/store";
 import { ingestFile } from "@/lib/ingest/ingest-file";
 import type { AutoReport } from "@/lib/ingest/ingest-auto";
+import { count } from "@/lib/text/count";
 import { FORMATS } from "@/lib/trace/adapters";
 import { UsageError } from "./args";
 import { readFileSync } from "node:fs";
@@ -57,14 +58,15 @@ export async function runIngestCommand(argv: string[]): Promise<number> {
 
 function printReport(file: string, r: AutoReport) {
   console.log(
-    `${file} [${r.format}]: ${r.inserted} inserted, ${r.duplicates} duplicates, ${r.error_count} errors (${r.lines} lines, ${(r.bytes / 1e6).toFixed(1)} MB)`,
+    `${file} [${r.format}]: ${r.inserted} inserted, ${count(r.duplicates, "duplicate")}, ${count(r.error_count, "error")} (${count(r.lines, "line")}, ${(r.bytes / 1e6).toFixed(1)} MB)`,
   );
   for (const w of r.warnings.slice(0, 20)) console.log(`  warning, line ${w.line}: ${w.message}`);
-  if (Object.keys(r.links).length)
+  // Linked by a method, and not linked at all (an `unlinked-…` id of its own): two different things.
+  const linked = Object.entries(r.links).filter(([k]) => k !== "unlinked");
+  if (linked.length) console.log(`  questions linked: ${linked.map(([k, n]) => `${n} by ${k}`).join(", ")}`);
+  if (r.links.unlinked)
     console.log(
-      `  questions linked: ${Object.entries(r.links)
-        .map(([k, n]) => `${n} by ${k}`)
-        .join(", ")}`,
+      `  ${count(r.links.unlinked, "question")} not linked to a dataset question (kept under unlinked-… ids; --dataset and --question link them)`,
     );
   for (const run of r.runs) {
     console.log(`  run ${run.id}  ${run.name} · ${run.system} · ${run.model}`);

@@ -145,7 +145,15 @@ export async function ingestAuto(
   }
   const adapted = adapt(text, format, { fileName: options.fileName });
   const report = await ingestAdapted(sqlite, adapted.traces, options);
-  return { ...report, format, warnings: [...utf8Warnings, ...adapted.warnings, ...report.warnings] };
+  // The file's own lines (issue 30: a 16-line file was reported as "2 lines processed", its traces' count).
+  let lines = 0;
+  for (let i = 0; i < text.length;) {
+    const nl = text.indexOf("\n", i);
+    const end = nl === -1 ? text.length : nl;
+    if (text.slice(i, end).trim()) lines++;
+    i = end + 1;
+  }
+  return { ...report, lines, format, warnings: [...utf8Warnings, ...adapted.warnings, ...report.warnings] };
 }
 
 /**
