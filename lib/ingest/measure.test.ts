@@ -40,6 +40,30 @@ describe.each(ENGINES)("on the %s store", (engine) => {
     (await store.sql.get("SELECT t.* FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = ?", [name])) as Row;
 
   describe("metrics at ingest, against a real Spider-de database", () => {
+    it("prices no trace whose tokens were not recorded: its cost is unknown, not $0, for a priced model (issue 30)", async () => {
+      await ingestStream(
+        store.sql,
+        chunksOf(
+          jsonl(
+            { run: { name: "no usage", system: "s", model: "gpt-4o" }, question: { id: "1" }, steps: [] },
+            {
+              run: { name: "no usage", system: "s", model: "gpt-4o" },
+              question: { id: "2" },
+              steps: [],
+              usage: { input_tokens: 1000, output_tokens: 100 },
+            },
+          ),
+        ),
+      );
+      const rows = await store.sql.all<{ q: string; cost: number | null; recorded: number }>(
+        `SELECT question_id AS q, cost_computed_usd AS cost, tokens_recorded AS recorded FROM traces t
+           JOIN runs r ON r.id = t.run_id WHERE r.name = 'no usage' ORDER BY question_id`,
+      );
+      expect(rows[0]).toMatchObject({ q: "1", cost: null });
+      expect(Number(rows[0].recorded)).toBe(0);
+      expect(rows[1].cost).toBeCloseTo((1000 * 2.5 + 100 * 10) / 1e6);
+    });
+
     it("reads a sqlite_master probe's tables as SQLite evaluates its filter on the question's database (issue 30)", async () => {
       await importSpiderDe(store);
       const probe = (query: string) => ({ type: "tool_call", tool: "read_query", args: { query } });

@@ -320,13 +320,15 @@ export class TraceMeasurer {
         database: db?.tables ?? null,
       },
       linking: final && gold ? linkingCounts(final, gold) : null,
-      costComputedUsd: trace.run.model
-        ? costOf(
-            trace.run.model,
-            { input: u.input_tokens ?? 0, cached: u.cached_input_tokens ?? 0, output: u.output_tokens ?? 0 },
-            this.prices,
-          )
-        : null,
+      // Tokens a trace did not record are unknown, and so is their price: never $0 (issue 30).
+      costComputedUsd:
+        trace.run.model && (u.input_tokens !== undefined || u.output_tokens !== undefined)
+          ? costOf(
+              trace.run.model,
+              { input: u.input_tokens ?? 0, cached: u.cached_input_tokens ?? 0, output: u.output_tokens ?? 0 },
+              this.prices,
+            )
+          : null,
       datasetId,
       question,
       empty: probeSteps.map((p) => (p.sql === undefined ? null : p.empty)),
