@@ -140,6 +140,21 @@ describe("exploratoryTableOf", () => {
   });
 });
 
+describe("the scan as SQLite reads names (issue 30)", () => {
+  it("goes on past a table-valued function in a FROM list", () => {
+    expect(scanTables("SELECT * FROM json_each('[1]'), atom")).toEqual(["atom"]);
+    expect(scanTables("SELECT * FROM atom, json_each('[1,2]') AS j, bond WHERE j.value = 1")).toEqual(["atom", "bond"]);
+    expect(scanTables("SELECT * FROM pragma_table_info('x') p JOIN molecule m ON 1")).toEqual(["molecule"]);
+  });
+  it("folds case in ASCII only, as SQLite matches identifiers", () => {
+    const schema = ["sänger", "konzert"];
+    expect(classifyStep("describe_table", { table_name: "KONZERT" }, undefined, schema).tables).toEqual(["konzert"]);
+    // SQLite does not fold Ä to ä: SÄNGER is not the table sänger.
+    expect(classifyStep("describe_table", { table_name: "SÄNGER" }, undefined, schema).tables).toEqual(["SÄNGER"]);
+    expect(classifyStep("describe_table", { table_name: "sÄnger" }, undefined, ["SÄNGER"]).tables).toEqual(["SÄNGER"]);
+  });
+});
+
 describe("scanTables", () => {
   it("reads FROM lists, joins, quoted names and skips CTEs, strings and functions", () => {
     expect(scanTables("SELECT * FROM a, main.b AS x JOIN \"c d\" ON 1 WHERE s = 'FROM e'")).toEqual(["a", "b", "c d"]);

@@ -5,9 +5,12 @@
  * commas of a FROM list, dropping CTE names and table-valued functions. Gold and final SQL use
  * extract-tables.ts (EXPLAIN, or the full parser) instead.
  */
+import { asciiLower } from "./fold-table";
 
-/** A SQL token: a bare word, a quoted identifier (its text unquoted), a string literal (its value) or punctuation. */
-/** A token and where it stands in the text (`start` inclusive, `end` exclusive). */
+/**
+ * A SQL token: a bare word, a quoted identifier (its text unquoted), a string literal (its value) or punctuation,
+ * and where it stands in the text (`start` inclusive, `end` exclusive).
+ */
 export type Token = { kind: "word" | "ident" | "string" | "punct"; text: string; start?: number; end?: number };
 
 const WORD = /[\p{L}\p{N}_$]+/uy;
@@ -141,7 +144,7 @@ export function scanTables(sql: string): string[] {
     j++;
     if (lower(tokens[j]) === "not") j++;
     if (lower(tokens[j]) === "materialized") j++;
-    if (tokens[j]?.text === "(") ctes.add(tokens[i].text.toLowerCase());
+    if (tokens[j]?.text === "(") ctes.add(asciiLower(tokens[i].text));
   }
   for (let i = 0; i < tokens.length; i++) {
     const kw = lower(tokens[i]);
@@ -156,8 +159,16 @@ export function scanTables(sql: string): string[] {
         name = tokens[j + 1].text;
         j += 2;
       }
-      if (tokens[j]?.text === "(") break; // a table-valued function such as pragma_table_info('t')
-      if (!ctes.has(name.toLowerCase())) found.push(name);
+      if (tokens[j]?.text === "(") {
+        // A table-valued function such as json_each('[1]') or pragma_table_info('t'): not a table; skip its
+        // arguments and go on with the comma list (issue 30: `FROM json_each('[1]'), atom` lost atom).
+        let depth = 0;
+        for (; j < tokens.length; j++) {
+          if (tokens[j].text === "(") depth++;
+          else if (tokens[j].text === ")" && --depth === 0) break;
+        }
+        j++;
+      } else if (!ctes.has(asciiLower(name))) found.push(name);
       if (lower(tokens[j]) === "as") j++;
       if (isName(tokens[j]) && tokens[j].text !== ",") j++; // alias
       if (kw === "from" && tokens[j]?.text === ",") {
