@@ -36,6 +36,30 @@ describe.each(ENGINES)("on the %s store", (engine) => {
   const count = async (table: string) => ((await sql.get(`SELECT count(*) AS n FROM ${table}`)) as { n: number }).n;
 
   describe("curating a run after upload", () => {
+    it("unlinking a run takes the dataset's gold with it, though its benchmark still names the dataset (issue 30)", async () => {
+      // Traces of their own (no shared result blob: the test below counts blobs).
+      const own = (id: string) => ({
+        run: { name: "linked by benchmark", system: "s", model: "m", benchmark: "spider-de" },
+        question: { id },
+        final_sql: "SELECT count(*) FROM sänger",
+        steps: [makeStep({ tool: "describe_table", args: { table_name: "sänger" } })],
+      });
+      const runId = await ingest(own("22"), own("0"));
+      const before = await getRunAggregates(sql, runId);
+      expect(before.goldSum).toBe(2 + 1);
+      await linkRunDataset(sql, runId, null, "alice");
+      const after = await getRunAggregates(sql, runId);
+      expect(after).toMatchObject({ goldSum: null, failedWithExtra: null });
+      const rows = await sql.all<Record<string, unknown>>(
+        "SELECT gold_sql, gold_count, over_exploration, extra_table_count FROM traces WHERE run_id = ?",
+        [runId],
+      );
+      expect(rows.every((r) => r.gold_sql === null && r.gold_count === null && r.over_exploration === null)).toBe(true);
+      // Linked again, the gold comes back.
+      await linkRunDataset(sql, runId, "spider-de", "alice");
+      expect((await getRunAggregates(sql, runId)).goldSum).toBe(3);
+    });
+
     it("links a dataset, remaps roles with a preview, archives and deletes, recording each change", async () => {
       const runId = await ingest(
         trace({ name: "no dataset", system: "s", model: "m" }, "0"),

@@ -137,6 +137,14 @@ export async function linkRunDataset(
     // A relinked trace whose (question, sample) is taken by another trace of the run keeps its id: nothing is merged.
     for (const [questionId, traceId] of relinks)
       await sql.run("UPDATE traces SET question_id = ? WHERE id = ?", [questionId, traceId]);
+    // What the traces took from the dataset they leave (its gold SQL, evidence, difficulty) goes with it; what a
+    // trace's own file said, where it differs, stays.
+    if (run.datasetId && run.datasetId !== datasetId)
+      for (const column of ["gold_sql", "evidence", "difficulty"])
+        await sql.run(
+          `UPDATE traces SET ${column} = NULL WHERE run_id = ? AND ${column} = (SELECT q.${column} FROM questions q WHERE q.dataset_id = ? AND q.question_id = traces.question_id)`,
+          [runId, run.datasetId],
+        );
     await record(
       sql,
       runId,

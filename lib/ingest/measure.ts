@@ -153,14 +153,17 @@ export class TraceMeasurer {
   constructor(
     store: Database.Database | MeasureLookups,
     private prices?: PriceTable,
-    /** A dataset chosen at upload wins over the run's `benchmark` field. */
-    private forcedDatasetId?: string,
+    /**
+     * A dataset chosen at upload (or the run's link, when measured again) wins over the run's `benchmark` field;
+     * null: the run is linked to no dataset, whatever its benchmark says (it was unlinked).
+     */
+    private forcedDatasetId?: string | null,
   ) {
     this.lookups = store instanceof Database ? storeLookups(store) : store;
   }
 
   datasetFor(benchmark: string | undefined): string | null {
-    if (this.forcedDatasetId) return this.forcedDatasetId;
+    if (this.forcedDatasetId !== undefined) return this.forcedDatasetId;
     if (!benchmark) return null;
     if (!this.datasetIds.has(benchmark)) {
       this.datasetIds.set(benchmark, this.lookups.datasetId(benchmark));

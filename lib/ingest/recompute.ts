@@ -45,7 +45,8 @@ export async function recomputeRun(store: Database.Database | Sql, runId: string
     await preloaded.prime(run.datasetId ?? run.benchmark);
     lookups = preloaded;
   }
-  const measurer = new TraceMeasurer(lookups, loadPrices(), run.datasetId ?? undefined);
+  // Measured again against the run's link, never its benchmark's name: an unlinked run has no gold (issue 30).
+  const measurer = new TraceMeasurer(lookups, loadPrices(), run.datasetId);
   const roles = mergeRoles(run.roles ? JSON.parse(run.roles) : null);
   const traces = await sql.all<TraceRow>(
     "SELECT id, question_id, db_id, gold_sql, final_sql, directives, input_tokens, output_tokens, cached_input_tokens FROM traces WHERE run_id = ?",
