@@ -30,7 +30,7 @@ export function OverviewCharts({ g, source }: { g: Pick<OverviewGroup, "group" |
       />
       <GroupedBarChart
         title="Execution accuracy"
-        help="Correct over judged questions, with 95% bootstrap intervals (Table 3)"
+        help="EX per cell: the mean over questions of each question's share of correct judged traces, with 95% bootstrap intervals over questions (Table 3). A run's own page counts correct over judged traces; the two agree when each question has one judged trace."
         fileName={`${base}-ex`}
         bars={g.charts.ex}
         format="percent"

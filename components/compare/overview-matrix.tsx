@@ -44,7 +44,12 @@ export async function OverviewMatrix({ g }: { g: OverviewGroup }) {
                     ) : (
                       <div className="mb-1 rounded p-1" data-testid="matrix-cell">
                         <div>
-                          <span className="text-zinc-500">EX</span>{" "}
+                          <span
+                            className="text-zinc-500"
+                            title="EX: the mean over questions of each question's share of correct judged traces"
+                          >
+                            EX
+                          </span>{" "}
                           <strong>{f.percent(c.stats.ex?.estimate ?? null)}</strong>
                           {ci(f, c.stats.ex)}
                         </div>

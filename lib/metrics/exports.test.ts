@@ -90,6 +90,12 @@ describe.each(ENGINES)("CSV exports cannot attack a spreadsheet (%s store)", (en
     expect(multiline).toBeGreaterThan(0); // the real file has SQL over several lines
   });
 
+  it("names the matrix's EX for what it is, apart from a run's correct/judged (issue 30)", async () => {
+    const overview = overviewTable((await loadOverview(store.sql, { withoutDataset: true })).groups);
+    expect(overview.columns).toContain("ex_mean_over_questions");
+    expect(overview.columns).not.toContain("ex");
+  });
+
   it("streams a large export in pieces and keeps numbers as numbers", async () => {
     const rows = Array.from({ length: 5000 }, (_, i) => [`q${i}`, -i, i / 3]);
     const response = csvResponse("big.csv", ["id", "neg", "third"], rows);

@@ -16,9 +16,11 @@ export function overviewTable(groups: ReturnType<typeof buildOverview>): Table {
       "runs",
       "run_ids",
       "questions",
-      "ex",
-      "ex_low",
-      "ex_high",
+      // The cell's EX: the mean over questions of each question's share of correct judged traces (docs/metrics.md);
+      // a run's own page and traces.csv count correct over judged traces instead. Named apart (issue 30).
+      "ex_mean_over_questions",
+      "ex_mean_over_questions_low",
+      "ex_mean_over_questions_high",
       "over_exploration",
       "over_low",
       "over_high",

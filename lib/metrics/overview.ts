@@ -146,7 +146,7 @@ export function overviewTable(g: OverviewGroup): ExportTable {
     Object.values(row).some((c) => c.runs.some((r) => r.simulated)),
   );
   return {
-    caption: `${simulated ? `${SIMULATED_NOTE} ` : ""}${g.group}: execution accuracy and over-exploration per model and system, with 95% bootstrap intervals over questions; ${n}. Best per column in bold.`,
+    caption: `${simulated ? `${SIMULATED_NOTE} ` : ""}${g.group}: execution accuracy (EX: the mean over questions of the share of each question's judged traces that are correct) and over-exploration per model and system, with 95% bootstrap intervals over questions; ${n}. Best per column in bold.`,
     label: `tab:${g.group}`,
     columns: [
       { label: "Model", kind: "text" },
