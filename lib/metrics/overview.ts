@@ -4,7 +4,7 @@
  * (Fig. 5b), EX and tokens (Table 3), cost with directive overhead (Table 4).
  */
 import { groupedBars, orderSystems, type GroupedBars } from "./chart-series";
-import { SIMULATED_NOTE, type ExportTable } from "./table-export";
+import { SIMULATED_MARK, SIMULATED_ROWS_NOTE, type ExportTable } from "./table-export";
 import { runStats, type RunStats, type TraceUnit } from "./run-units";
 import type { RunAggregates } from "./run-metrics";
 import type { Interval } from "./stats";
@@ -123,15 +123,21 @@ const interval = (i: Interval | null) => (i ? { value: i.estimate, low: i.low, h
 /** A dataset's matrix as a summary table (one row per model × system), for LaTeX and Markdown. */
 export function overviewTable(g: OverviewGroup): ExportTable {
   const rows: ExportTable["rows"] = [];
+  const perRow: number[] = [];
   const ns = new Set<number>();
+  let simulated = false;
   for (const m of g.models)
     for (const s of g.systems) {
       const c = g.cells[m]?.[s];
       if (!c) continue;
       ns.add(c.stats.questions);
+      perRow.push(c.stats.questions);
+      // A row is marked simulated when a run of its cell is: the table's real rows are not (issue 30).
+      const sim = c.runs.some((r) => r.simulated);
+      simulated ||= sim;
       rows.push([
         m,
-        s,
+        `${s}${sim ? SIMULATED_MARK : ""}`,
         interval(c.stats.ex),
         interval(c.stats.over),
         { value: c.stats.failedWithExtra },
@@ -142,23 +148,25 @@ export function overviewTable(g: OverviewGroup): ExportTable {
       ]);
     }
   const n = ns.size === 1 ? `n = ${[...ns][0]} questions per cell` : "n (questions) per row";
-  const simulated = Object.values(g.cells).some((row) =>
-    Object.values(row).some((c) => c.runs.some((r) => r.simulated)),
-  );
+  const best =
+    ns.size === 1
+      ? "Best per column in bold."
+      : "Best per column in bold; totals (failed traces, tokens, cost) are not compared across rows of different n.";
   return {
-    caption: `${simulated ? `${SIMULATED_NOTE} ` : ""}${g.group}: execution accuracy (EX: the mean over questions of the share of each question's judged traces that are correct) and over-exploration per model and system, with 95% bootstrap intervals over questions; ${n}. Best per column in bold.`,
+    caption: `${g.group}: execution accuracy (EX: the mean over questions of the share of each question's judged traces that are correct) and over-exploration per model and system, with 95% bootstrap intervals over questions; ${n}. ${best}${simulated ? ` ${SIMULATED_ROWS_NOTE}` : ""}`,
     label: `tab:${g.group}`,
     columns: [
       { label: "Model", kind: "text" },
       { label: "System", kind: "text" },
       { label: "EX", kind: "percent", best: "max" },
       { label: "Over-exploration", kind: "percent", best: "min" },
-      { label: "Failed w/ extra tables", kind: "count", best: "min" },
-      { label: "Input tokens", kind: "count", best: "min" },
-      { label: "Output tokens", kind: "count", best: "min" },
-      { label: "Cost", kind: "usd", best: "min" },
+      { label: "Failed w/ extra tables", kind: "count", best: "min", total: true },
+      { label: "Input tokens", kind: "count", best: "min", total: true },
+      { label: "Output tokens", kind: "count", best: "min", total: true },
+      { label: "Cost", kind: "usd", best: "min", total: true },
       { label: "n", kind: "count" },
     ],
     rows,
+    n: perRow,
   };
 }

@@ -56,3 +56,42 @@ describe("LaTeX that compiles", () => {
     );
   });
 });
+
+describe("the Experiments table of a store with real and simulated runs (issue 30)", () => {
+  it("marks only the simulated rows, shows n per cell, and bolds totals only across cells of the same n", async () => {
+    const { overviewTable, runStats } = await import("./overview").then(async (o) => ({
+      overviewTable: o.overviewTable,
+      runStats: (await import("./run-units")).runStats,
+    }));
+    const { makeTraceUnit } = await import("@/lib/testing/factories");
+    const units = (n: number, correct: (i: number) => number, tokens: number) =>
+      Array.from({ length: n }, (_, i) =>
+        makeTraceUnit({ questionId: String(i), correct: correct(i), inputTokens: tokens, outputTokens: 10 }),
+      );
+    const cell = (n: number, simulated: boolean, tokens: number, cost: number) => ({
+      runs: [{ id: `r${n}${simulated}`, name: simulated ? "sim" : "real", simulated }],
+      stats: runStats(units(n, (i) => i % 2, tokens)),
+      aggregates: { cost } as never,
+    });
+    const g = {
+      group: "spider-de",
+      models: ["gpt-4o"],
+      systems: ["No Directives", "Sophrosyne"],
+      cells: { "gpt-4o": { "No Directives": cell(23, false, 100, 0.5), Sophrosyne: cell(60, true, 50, 0.2) } },
+      charts: {} as never,
+    };
+    const t = overviewTable(g as never);
+    const tex = toLatex(t);
+    expect(tex).toContain("No Directives & ");
+    expect(tex).toContain("Sophrosyne (simulated) & ");
+    expect(tex).not.toContain("No Directives (simulated)");
+    expect(t.caption).not.toMatch(/^SIMULATED/); // the table is not simulated as a whole
+    expect(t.caption).toContain("Rows marked (simulated) are SIMULATED demo data");
+    expect(t.caption).toContain("n (questions) per row");
+    // n per cell, and no bold total across 23 and 60 questions (60 × 50 tokens vs 23 × 100 is no comparison).
+    const lines = tex.split("\n").filter((l) => l.includes("gpt-4o"));
+    expect(lines[0]).toMatch(/ & 23 \\\\$/);
+    expect(lines[1]).toMatch(/ & 60 \\\\$/);
+    expect(lines.join("\n")).not.toMatch(/\\textbf\{(2300|3000|0\.2000|0\.5000)\}/);
+  });
+});

@@ -11,6 +11,11 @@ export interface ExportColumn {
   kind: ColumnKind;
   /** Which value is best and set in bold: the highest (accuracy) or the lowest (over-exploration, cost). */
   best?: "max" | "min";
+  /**
+   * A total over a cell's questions (tokens, cost, a count of traces): comparable only between rows of the same n,
+   * so the best is set in bold only when every row with a value has the same `ExportTable.n` (issue 30).
+   */
+  total?: boolean;
 }
 
 export type ExportCell = string | { value: number | null; low?: number | null; high?: number | null };
@@ -21,6 +26,8 @@ export interface ExportTable {
   label: string;
   columns: ExportColumn[];
   rows: ExportCell[][];
+  /** Each row's n (its questions), for the columns that are totals. */
+  n?: (number | null)[];
 }
 
 const UNIT: Record<ColumnKind, string> = { text: "", percent: " (%)", count: "", usd: " (USD)", p: "" };
@@ -42,6 +49,9 @@ function bestRows(t: ExportTable): Set<number>[] {
     });
     const known = values.filter((v): v is number => v !== null);
     if (known.length < 2) return new Set<number>();
+    // Totals over different numbers of questions are not comparable: no best.
+    if (c.total && new Set(values.flatMap((v, i) => (v === null ? [] : [t.n?.[i] ?? null]))).size > 1)
+      return new Set<number>();
     const target = c.best === "max" ? Math.max(...known) : Math.min(...known);
     return new Set(values.flatMap((v, i) => (v !== null && number(c.kind, v) === number(c.kind, target) ? [i] : [])));
   });
@@ -77,6 +87,11 @@ export const latexEscape = (s: string) =>
 
 /** A caption's note on simulated data: a figure of the demo is never mistaken for a model's. */
 export const SIMULATED_NOTE = "SIMULATED demo data, produced by Metron's simulated policy, not by a model.";
+
+/** The mark of a row from simulated runs, and the caption's word for it (only those rows are simulated). */
+export const SIMULATED_MARK = " (simulated)";
+export const SIMULATED_ROWS_NOTE =
+  "Rows marked (simulated) are SIMULATED demo data, produced by Metron's simulated policy, not by a model.";
 
 type Render = { bold: (s: string) => string; small: (s: string) => string; text: (s: string) => string };
 
