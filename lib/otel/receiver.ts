@@ -82,12 +82,15 @@ async function adoptWorkflowSpans(
   sql: Sql,
   group: string,
   spans: FlatSpan[],
+  now: number,
 ): Promise<{ spans: FlatSpan[]; groups: string[] }> {
   const root = workflowRoot(spans);
   if (!root) return { spans: [], groups: [] };
   const rows = await sql.all<{ body: string; key: string }>(
-    `SELECT body, group_key AS key FROM otlp_spans WHERE group_key != ? AND body != '' AND body LIKE ?`,
-    [group, `%"traceloop.workflow.name"%`],
+    // Only spans kept for re-assembly (received within METRON_OTLP_KEEP_MS) can join: not the whole store's.
+    `SELECT body, group_key AS key FROM otlp_spans
+      WHERE group_key != ? AND received_at >= ? AND body != '' AND body LIKE ?`,
+    [group, now - otlpKeepMs(), `%"traceloop.workflow.name"%`],
   );
   const adopted = rows.map((r) => ({ key: r.key, s: fromJson(r.body) })).filter(({ s }) => inWorkflowSession(root, s));
   if (adopted.length === 0) return { spans: [], groups: [] };
@@ -116,14 +119,16 @@ async function releaseToWorkflow(
   sql: Sql,
   group: string,
   spans: FlatSpan[],
+  now: number,
 ): Promise<{ spans: FlatSpan[]; groups: string[] }> {
   const none = { spans: [], groups: [] };
   if (workflowRoot(spans) || !spans.some((s) => s.attrs["traceloop.workflow.name"] !== undefined)) return none;
   const roots = (
     await sql.all<{ body: string; key: string }>(
       `SELECT body, group_key AS key FROM otlp_spans
-        WHERE group_key != ? AND body LIKE '%"parentSpanId":null%' AND body LIKE '%"traceloop.workflow.name"%'`,
-      [group],
+        WHERE group_key != ? AND received_at >= ? AND body LIKE '%"parentSpanId":null%'
+          AND body LIKE '%"traceloop.workflow.name"%'`,
+      [group, now - otlpKeepMs()],
     )
   ).map((r) => ({ key: r.key, root: fromJson(r.body) }));
   const moved: { span: FlatSpan; key: string }[] = [];
@@ -276,10 +281,10 @@ export async function assembleGroups(
     const spans = (
       await sql.all<{ body: string }>("SELECT body FROM otlp_spans WHERE group_key = ? AND body != ''", [group])
     ).map((r) => fromJson(r.body));
-    const adopted = await adoptWorkflowSpans(sql, group, spans);
+    const adopted = await adoptWorkflowSpans(sql, group, spans, now);
     spans.push(...adopted.spans);
     for (const g of adopted.groups) if (!due.includes(g)) due.push(g);
-    const released = await releaseToWorkflow(sql, group, spans);
+    const released = await releaseToWorkflow(sql, group, spans, now);
     if (released.spans.length) {
       spans.splice(0, spans.length, ...spans.filter((s) => !released.spans.includes(s)));
       for (const g of released.groups) if (!due.includes(g)) due.push(g);

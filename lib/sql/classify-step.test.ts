@@ -66,6 +66,10 @@ describe("exploratoryTablesOf without a database: the names a filter compares a 
     expect(exploratoryTablesOf("SELECT sql FROM sqlite_master WHERE name = 'z' AND randomblob(9)", rows)).toEqual([
       "z",
     ]);
+    // `IN <table>` reads that table: not sent either.
+    expect(exploratoryTablesOf("SELECT sql FROM sqlite_master WHERE name = 'w' OR name IN big_table", rows)).toEqual([
+      "w",
+    ]);
     expect(asked).toHaveLength(1);
   });
 });

@@ -216,9 +216,13 @@ export function exploratoryTablesOf(sql: string, schemaRowsOf?: SchemaRowsOf): s
   // A filter on no name column (`type = 'table'`) reads every table's row: a listing.
   if (!w.some((x) => (x.kind === "word" || x.kind === "ident") && NAME_COLUMNS.has(x.text.toLowerCase())))
     return undefined;
+  // Sent to SQLite only when it reads nothing but sqlite_master's rows: no subquery, no `IN other_table` (SQLite
+  // reads a table named there), only plain string functions, and no multi-statement text.
   const plain = w.every(
     (x, i) =>
       !isWord(x, "select", "with", "recursive", "values") &&
+      x.text !== ";" &&
+      !(isWord(x, "in") && w[i + 1] !== undefined && w[i + 1].text !== "(") &&
       !(x.kind === "word" && w[i + 1]?.text === "(" && !PLAIN_FUNCTIONS.has(x.text.toLowerCase())),
   );
   if (schemaRowsOf && plain && w[0].start !== undefined && w.at(-1)!.end !== undefined) {
