@@ -1,5 +1,6 @@
 "use client";
 
+import { describeLinks } from "@/lib/text/count";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useRef, useState } from "react";
@@ -426,13 +427,9 @@ function FileProgress({
               ))}
             </ul>
           )}
-          {Object.keys(r.links).length > 0 && (
-            <p className="text-xs text-zinc-600">
-              Questions linked:{" "}
-              {Object.entries(r.links)
-                .map(([k, n]) => `${n} by ${k}`)
-                .join(", ")}
-            </p>
+          {describeLinks(r.links).linked && <p className="text-xs text-zinc-600">{describeLinks(r.links).linked}</p>}
+          {describeLinks(r.links).unlinked && (
+            <p className="text-xs text-amber-800">{describeLinks(r.links).unlinked}</p>
           )}
           {r.errors.length > 0 && (
             <div>

@@ -3,7 +3,7 @@ import { parseArgs } from "node:util";
 import { openStore } from "@/lib/db/store";
 import { ingestFile } from "@/lib/ingest/ingest-file";
 import type { AutoReport } from "@/lib/ingest/ingest-auto";
-import { count } from "@/lib/text/count";
+import { count, describeLinks } from "@/lib/text/count";
 import { FORMATS } from "@/lib/trace/adapters";
 import { UsageError } from "./args";
 import { readFileSync } from "node:fs";
@@ -61,13 +61,9 @@ function printReport(file: string, r: AutoReport) {
     `${file} [${r.format}]: ${r.inserted} inserted, ${count(r.duplicates, "duplicate")}, ${count(r.error_count, "error")} (${count(r.lines, "line")}, ${(r.bytes / 1e6).toFixed(1)} MB)`,
   );
   for (const w of r.warnings.slice(0, 20)) console.log(`  warning, line ${w.line}: ${w.message}`);
-  // Linked by a method, and not linked at all (an `unlinked-…` id of its own): two different things.
-  const linked = Object.entries(r.links).filter(([k]) => k !== "unlinked");
-  if (linked.length) console.log(`  questions linked: ${linked.map(([k, n]) => `${n} by ${k}`).join(", ")}`);
-  if (r.links.unlinked)
-    console.log(
-      `  ${count(r.links.unlinked, "question")} not linked to a dataset question (kept under unlinked-… ids; --dataset and --question link them)`,
-    );
+  const links = describeLinks(r.links);
+  if (links.linked) console.log(`  ${links.linked.replace(/^Questions/, "questions")}`);
+  if (links.unlinked) console.log(`  ${links.unlinked}`);
   for (const run of r.runs) {
     console.log(`  run ${run.id}  ${run.name} · ${run.system} · ${run.model}`);
     const said = run.unknown.filter((f) => f !== "dataset");
