@@ -24,6 +24,8 @@ test("rerun a failing demo question with the original's defaults, see its steps 
   await expect(table).toContainText("simulated");
   await table.getByRole("link", { name: "Simulated demo" }).click();
   await expect(page.getByText("Simulated demo: these traces were produced")).toBeVisible();
+  // It says which database the simulated policy ran on: the demo's own, generated one.
+  await expect(page.getByText(/simulated policy on the generated demo database, not by a model/)).toBeVisible();
   const runUrl = page.url();
   await page.getByLabel("failing only").check();
   await expect(page).toHaveURL(/failing=true/);

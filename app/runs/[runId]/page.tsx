@@ -115,13 +115,13 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
         {run.description && <p className="mt-1 whitespace-pre-wrap text-sm text-zinc-700">{run.description}</p>}
         {isSimulated(run.config) && (
           <p className="mt-1 rounded bg-fuchsia-50 px-2 py-1 text-sm text-fuchsia-900">
-            Simulated demo: these traces were produced by Metron&apos;s simulated policy, not a model,{" "}
+            Simulated demo: these traces were produced by Metron&apos;s simulated policy{" "}
             {run.datasetId === DEMO_DATASET
               ? "on the generated demo database"
               : run.datasetId
                 ? `on the databases of dataset ${run.datasetId}`
                 : "on no dataset's database"}
-            , to show the product without a model. They are not results of a real agent.
+            , not by a model. They show the product; they are not results of a real agent.
           </p>
         )}
         <p className="text-sm text-zinc-600">
