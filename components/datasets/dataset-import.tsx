@@ -176,12 +176,15 @@ export function DatasetImport() {
         </label>
         {format === "spider2-lite" && (
           <label className="flex flex-col gap-1">
-            <span className="text-xs text-zinc-600">Gold SQL files (&lt;instance_id&gt;.sql)</span>
+            <span className="text-xs text-zinc-600">
+              Gold files: &lt;instance_id&gt;.sql, gold answers &lt;instance_id&gt;.csv or _a.csv, _b.csv…, and
+              spider2lite_eval.jsonl (condition_cols, ignore_order)
+            </span>
             <input
               aria-label="Gold SQL files"
               type="file"
               multiple
-              accept=".sql"
+              accept=".sql,.csv,.jsonl"
               onChange={(e) => setFiles({ ...files, gold: Array.from(e.target.files ?? []) })}
             />
           </label>

@@ -10,10 +10,19 @@ type State =
   | { phase: "failed"; error: string };
 
 /** Starts the re-evaluation of a run and follows its progress (server-sent events over the POST response). */
-export function EvaluateButton({ runId, disabledReason }: { runId: string; disabledReason?: string }) {
+export function EvaluateButton({
+  runId,
+  disabledReason,
+  defaultMode = "set",
+}: {
+  runId: string;
+  disabledReason?: string;
+  /** Spider 2.0's rules for a Spider2-lite dataset, sets (BIRD) otherwise. */
+  defaultMode?: string;
+}) {
   const router = useRouter();
   const [state, setState] = useState<State>({ phase: "idle" });
-  const [mode, setMode] = useState("set");
+  const [mode, setMode] = useState(defaultMode);
   const [numeric, setNumeric] = useState("exact");
 
   async function start() {
@@ -50,7 +59,7 @@ export function EvaluateButton({ runId, disabledReason }: { runId: string; disab
   return (
     <div className="flex flex-wrap items-center gap-3 text-sm">
       <label className="flex items-center gap-1 text-zinc-600">
-        Compare rows as
+        Compare results as
         <select
           value={mode}
           onChange={(e) => setMode(e.target.value)}
@@ -61,6 +70,7 @@ export function EvaluateButton({ runId, disabledReason }: { runId: string; disab
           <option value="bag">bags</option>
           <option value="ordered">ordered lists</option>
           <option value="order-aware">ordered when gold has ORDER BY</option>
+          <option value="spider2">Spider 2.0: chosen columns, 0.01 tolerance</option>
         </select>
       </label>
       <label className="flex items-center gap-1 text-zinc-600">
@@ -70,6 +80,8 @@ export function EvaluateButton({ runId, disabledReason }: { runId: string; disab
           onChange={(e) => setNumeric(e.target.value)}
           className="rounded border border-zinc-300 bg-white px-1 py-0.5"
           aria-label="Numeric comparison"
+          disabled={mode === "spider2"}
+          title={mode === "spider2" ? "Spider 2.0 compares numbers within 0.01" : undefined}
         >
           <option value="exact">exactly (BIRD, Spider)</option>
           <option value="sig10">to 10 significant digits</option>

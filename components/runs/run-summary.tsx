@@ -33,7 +33,7 @@ export async function RunSummary({
       <Card
         label="Execution accuracy"
         value={ex ? f.percent(ex.share) : "not judged"}
-        detail={`${ex ? `of ${f.count(ex.n)} judged (${ex.source})` : "no outcome recorded or evaluated"}${a.goldErrors ? `; ${f.count(a.goldErrors)} gold errors` : ""}${a.traces - a.judged - a.goldErrors > 0 ? `; ${f.count(a.traces - a.judged - a.goldErrors)} not evaluated` : ""}${exSettings && ex && ex.source !== "recorded" ? ` · rows as ${exSettings.mode}${exSettings.numeric === "sig10" ? ", numbers to 10 significant digits" : ""}` : ""}`}
+        detail={`${ex ? `of ${f.count(ex.n)} judged (${ex.source})` : "no outcome recorded or evaluated"}${a.goldErrors ? `; ${f.count(a.goldErrors)} gold errors` : ""}${a.traces - a.judged - a.goldErrors > 0 ? `; ${f.count(a.traces - a.judged - a.goldErrors)} not evaluated` : ""}${exSettings && ex && ex.source !== "recorded" ? (exSettings.mode === "spider2" ? " · by Spider 2.0's rules (chosen columns, numbers within 0.01)" : ` · rows as ${exSettings.mode}${exSettings.numeric === "sig10" ? ", numbers to 10 significant digits" : ""}`) : ""}`}
         help="Correct over judged traces (correct, wrong result, prediction error, time-out, no submission); gold errors and unevaluated traces are left out. Re-evaluated outcomes are used when the run was evaluated, else the recorded ones."
       />
       <Card

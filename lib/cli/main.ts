@@ -27,7 +27,7 @@ commands:
   sql tables [--db FILE] (--sql "…" | --file queries.jsonl) [--method scan|parser] [--json]
       the tables a query reads, by EXPLAIN against FILE, else by the fast scan (or the parser); --file reads one
       query per line (a JSON string, or an object with "sql"/"query" and an optional "id") and prints one result per line
-  evaluate --run R [--mode set|bag|ordered|order-aware] [--numeric exact|sig10] [--json]
+  evaluate --run R [--mode set|bag|ordered|order-aware|spider2] [--numeric exact|sig10] [--json]
       execution accuracy of a run's final SQL against the gold SQL
   mcp --dataset NAME --question ID [--variant none|computed|oracle] [--trace-out FILE] [--http PORT]
       serve the five environment tools for one question over MCP (stdio, or HTTP on 127.0.0.1)

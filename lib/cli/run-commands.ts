@@ -50,13 +50,13 @@ export async function runEvaluateCommand(argv: string[]): Promise<number> {
     args: argv,
     options: {
       run: { type: "string" },
-      mode: { type: "string", default: "set" },
+      mode: { type: "string" },
       numeric: { type: "string", default: "exact" },
       json: { type: "boolean", default: false },
     },
   });
   if (!values.run) throw new UsageError("--run R is required");
-  if (!(compareModes as readonly string[]).includes(values.mode!))
+  if (values.mode !== undefined && !(compareModes as readonly string[]).includes(values.mode))
     throw new UsageError(`--mode must be one of ${compareModes.join(", ")}`);
   if (!(numericModes as readonly string[]).includes(values.numeric!))
     throw new UsageError(`--numeric must be one of ${numericModes.join(", ")}`);
@@ -66,7 +66,7 @@ export async function runEvaluateCommand(argv: string[]): Promise<number> {
     let last = 0;
     const tty = process.stderr.isTTY === true;
     const { counts } = await evaluateRun(sql, runId, {
-      mode: values.mode as CompareMode,
+      mode: values.mode as CompareMode | undefined,
       numeric: values.numeric as NumericMode,
       onProgress: (done, total) => {
         if (!values.json && (done === total || Date.now() - last > 1000)) {

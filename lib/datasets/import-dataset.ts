@@ -18,7 +18,9 @@ import {
   parseBirdQuestions,
   parseGoldFile,
   parseSpider2LiteQuestions,
+  parseSpider2Standards,
   parseSpiderQuestions,
+  type Spider2Gold,
   type DatasetFormat,
   type DatasetQuestion,
 } from "./question-formats";
@@ -34,7 +36,11 @@ export interface ImportOptions {
   tables?: string;
   ddl?: string;
   descriptions?: string;
-  /** Spider2-lite: the folder of gold `<instance_id>.sql` files. */
+  /**
+   * Spider2-lite: the gold folder — `<instance_id>.sql` files, gold answers `<instance_id>.csv` or
+   * `<instance_id>_a.csv`, `_b.csv`, … and the evaluation standard `*_eval.jsonl`; flat, or laid out as Spider 2.0's
+   * `evaluation_suite/gold` (`sql/`, `exec_result/`, `spider2lite_eval.jsonl`).
+   */
   gold?: string;
 }
 
@@ -63,14 +69,44 @@ export function datasetIdOf(name: string): string {
 function readQuestions(opts: ImportOptions): DatasetQuestion[] {
   const text = decodeText(readFileSync(opts.questions)).text;
   if (opts.format === "spider2-lite") {
-    return parseSpider2LiteQuestions(text, (id) => {
-      const file = opts.gold ? fileUnder(opts.gold, id, ".sql", "instance_id") : undefined;
-      return file && existsSync(file) ? readFileSync(file, "utf8").trim() : undefined;
-    });
+    const gold = opts.gold ? spider2GoldFolder(opts.gold) : undefined;
+    return parseSpider2LiteQuestions(text, (id) => gold?.of(id));
   }
   // A file that is not a JSON array is a gold file of `SQL<TAB>db_id` lines.
   if (!text.trimStart().startsWith("[")) return parseGoldFile(text);
   return opts.format === "bird" ? parseBirdQuestions(text) : parseSpiderQuestions(text);
+}
+
+/** A Spider2-lite gold folder, flat or in Spider 2.0's layout (see ImportOptions.gold). */
+function spider2GoldFolder(root: string) {
+  const sub = (name: string) => (existsSync(path.join(root, name)) ? path.join(root, name) : root);
+  const sqlDir = sub("sql");
+  const csvDir = sub("exec_result");
+  const csvFiles = readdirSync(csvDir).filter((f) => /\.csv$/i.test(f));
+  const standardFiles = readdirSync(root).filter((f) => /_eval\.jsonl$/i.test(f));
+  const standards = new Map<string, Spider2Gold["standard"]>();
+  for (const f of standardFiles)
+    for (const [id, s] of parseSpider2Standards(decodeText(readFileSync(path.join(root, f))).text, f))
+      standards.set(id, s);
+  return {
+    of(id: string): Spider2Gold {
+      const sqlFile = fileUnder(sqlDir, id, ".sql", "instance_id");
+      // Spider 2.0's resolve_gold_paths: `<id>.csv` alone, else `<id>_<letter>.csv` in name order.
+      const single = csvFiles.find((f) => f === `${id}.csv`);
+      const answers = single
+        ? [single]
+        : csvFiles
+            .filter(
+              (f) => f.length === id.length + 6 && f.startsWith(`${id}_`) && /^_[a-z]\.csv$/.test(f.slice(id.length)),
+            )
+            .sort();
+      return {
+        sql: existsSync(sqlFile) ? readFileSync(sqlFile, "utf8").trim() : undefined,
+        answers: answers.map((f) => decodeText(readFileSync(fileUnder(csvDir, f, "", "gold answer"))).text),
+        standard: standards.get(id),
+      };
+    },
+  };
 }
 
 interface PlannedDatabase {
@@ -204,6 +240,8 @@ export async function importDataset(store: Db | Sql, opts: ImportOptions, filesD
       goldTables: result?.ok ? result.tables : null,
       goldTablesMethod: result?.method ?? null,
       goldTablesError: result && !result.ok ? result.error : null,
+      goldAnswers: q.goldAnswers ?? null,
+      evalStandard: q.evalStandard ?? null,
       position,
     };
   });
@@ -246,7 +284,7 @@ export async function importDataset(store: Db | Sql, opts: ImportOptions, filesD
     // The questions were deleted above and are unique by id (dedupeQuestions): plain inserts.
     await insertMany(
       tx,
-      "INSERT INTO questions (dataset_id, question_id, db_id, text, evidence, gold_sql, difficulty, gold_tables, gold_tables_method, gold_tables_error, position)",
+      "INSERT INTO questions (dataset_id, question_id, db_id, text, evidence, gold_sql, difficulty, gold_tables, gold_tables_method, gold_tables_error, gold_answers, eval_standard, position)",
       questionRows.map((q) => [
         q.datasetId,
         q.questionId,
@@ -258,6 +296,8 @@ export async function importDataset(store: Db | Sql, opts: ImportOptions, filesD
         q.goldTables ? JSON.stringify(q.goldTables) : null,
         q.goldTablesMethod,
         q.goldTablesError,
+        q.goldAnswers ? JSON.stringify(q.goldAnswers) : null,
+        q.evalStandard ? JSON.stringify(q.evalStandard) : null,
         q.position,
       ]),
     );

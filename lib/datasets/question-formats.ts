@@ -8,6 +8,9 @@ export interface DatasetQuestion {
   evidence?: string;
   goldSql?: string;
   difficulty?: string;
+  /** Spider 2.0: gold answers as CSV texts, and the evaluation standard (`condition_cols`, `ignore_order`). */
+  goldAnswers?: string[];
+  evalStandard?: { condition_cols?: unknown; ignore_order?: boolean };
 }
 
 export const datasetFormats = ["bird", "spider", "spider2-lite"] as const;
@@ -89,10 +92,48 @@ const spider2Item = z.object({
   external_knowledge: z.string().nullish(),
 });
 
-/** Spider2-lite JSONL: `instance_id, db, question, external_knowledge`; gold SQL from `<instance_id>.sql` files. */
+const spider2Standard = z.object({
+  instance_id: z.string(),
+  condition_cols: z.unknown().optional(),
+  ignore_order: z.boolean().optional(),
+});
+
+/** Spider 2.0's `spider2lite_eval.jsonl`: each instance's `condition_cols` and `ignore_order`, by instance id. */
+export function parseSpider2Standards(
+  text: string,
+  file = "eval standard",
+): Map<string, DatasetQuestion["evalStandard"]> {
+  const out = new Map<string, DatasetQuestion["evalStandard"]>();
+  text
+    .replace(/^\uFEFF/, "")
+    .split(/\r?\n/)
+    .forEach((line, i) => {
+      if (!line.trim()) return;
+      let item: unknown;
+      try {
+        item = JSON.parse(line);
+      } catch (e) {
+        throw new Error(`${file} line ${i + 1}: ${(e as Error).message}`);
+      }
+      const s = validate(spider2Standard, item, `${file} line ${i + 1}`);
+      out.set(s.instance_id, { condition_cols: s.condition_cols, ignore_order: s.ignore_order });
+    });
+  return out;
+}
+
+export interface Spider2Gold {
+  sql?: string;
+  answers?: string[];
+  standard?: DatasetQuestion["evalStandard"];
+}
+
+/**
+ * Spider2-lite JSONL: `instance_id, db, question, external_knowledge`; gold SQL from `<instance_id>.sql` files,
+ * gold answers from `<instance_id>.csv` or `<instance_id>_a.csv`, `_b.csv`, … and the evaluation standard.
+ */
 export function parseSpider2LiteQuestions(
   text: string,
-  goldSqlOf: (instanceId: string) => string | undefined,
+  goldOf: (instanceId: string) => Spider2Gold | string | undefined,
 ): DatasetQuestion[] {
   const out: DatasetQuestion[] = [];
   text
@@ -101,12 +142,16 @@ export function parseSpider2LiteQuestions(
     .forEach((line, i) => {
       if (!line.trim()) return;
       const q = validate(spider2Item, JSON.parse(line), `line ${i + 1}`);
+      const given = goldOf(q.instance_id);
+      const gold: Spider2Gold = typeof given === "string" ? { sql: given } : (given ?? {});
       out.push({
         id: q.instance_id,
         dbId: q.db,
         text: q.question,
         evidence: q.external_knowledge ?? undefined,
-        goldSql: goldSqlOf(q.instance_id),
+        goldSql: gold.sql,
+        ...(gold.answers?.length ? { goldAnswers: gold.answers } : {}),
+        ...(gold.standard ? { evalStandard: gold.standard } : {}),
       });
     });
   return out;

@@ -249,6 +249,10 @@ export const questions = sqliteTable(
     goldTables: text("gold_tables", { mode: "json" }).$type<string[]>(),
     goldTablesMethod: text("gold_tables_method"),
     goldTablesError: text("gold_tables_error"),
+    /** Spider 2.0: the gold answers as CSV texts (`<id>.csv`, or `<id>_a.csv`, `<id>_b.csv`, …), a JSON array. */
+    goldAnswers: text("gold_answers", { mode: "json" }).$type<string[]>(),
+    /** Spider 2.0: the question's evaluation standard (`condition_cols`, `ignore_order`), as in spider2lite_eval.jsonl. */
+    evalStandard: text("eval_standard", { mode: "json" }).$type<{ condition_cols?: unknown; ignore_order?: boolean }>(),
     position: integer("position").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.datasetId, t.questionId] })],

@@ -7,7 +7,8 @@
 import { tokenize } from "@/lib/sql/scan-tables";
 import type { SqlValue } from "@/lib/sql/sandbox/sandbox";
 
-export const compareModes = ["set", "bag", "ordered", "order-aware"] as const;
+/** `spider2` is Spider 2.0's column comparison (spider2.ts); the others compare rows (resultsMatch). */
+export const compareModes = ["set", "bag", "ordered", "order-aware", "spider2"] as const;
 export type CompareMode = (typeof compareModes)[number];
 
 /**
@@ -55,7 +56,7 @@ export function hasTopLevelOrderBy(sql: string): boolean {
 export function resultsMatch(
   gold: SqlValue[][],
   pred: SqlValue[][],
-  mode: CompareMode,
+  mode: Exclude<CompareMode, "spider2">,
   goldSql = "",
   numeric: NumericMode = "exact",
 ): boolean {

@@ -7,7 +7,8 @@ import type Database from "better-sqlite3";
 import { createHash } from "node:crypto";
 import { extractSql } from "@/lib/sql/extract-sql";
 import { asSql, type Sql } from "@/lib/db/sql";
-import { resultsMatch, rowKey, type CompareMode, type NumericMode } from "./compare";
+import { compareModes, resultsMatch, rowKey, type CompareMode, type NumericMode } from "./compare";
+import { csvAnswerColumns, resultColumns, spider2Match, type Cell, type Spider2Standard } from "./spider2";
 import { SqlSandbox, type QueryResult, type SqlValue } from "@/lib/sql/sandbox/sandbox";
 import { exOutcomes, type ExOutcome } from "./outcomes";
 
@@ -27,7 +28,7 @@ interface DbRow {
   sha256: string;
   schema_only: number;
 }
-type GoldResult = { rows: SqlValue[][]; truncated: boolean } | { error: string };
+type GoldResult = { rows: SqlValue[][]; truncated: boolean; columns?: number } | { error: string };
 
 const encode = (v: unknown) =>
   JSON.stringify(v, (_k, x) =>
@@ -39,6 +40,10 @@ const decode = (s: string) =>
   );
 
 export interface EvaluateOptions {
+  /**
+   * How results compare. By default: the run's own setting when only some traces are evaluated (a rerun), else
+   * Spider 2.0's rules for a Spider2-lite dataset and sets (BIRD) for any other.
+   */
   mode?: CompareMode;
   /** How numbers compare; `exact` follows BIRD's and Spider's evaluators. */
   numeric?: NumericMode;
@@ -48,25 +53,37 @@ export interface EvaluateOptions {
   traceIds?: string[];
 }
 
+/** The comparison a run's evaluation uses unless one is chosen: Spider 2.0's for Spider2-lite, BIRD's sets otherwise. */
+export function defaultCompareMode(datasetFormat: string | null | undefined): CompareMode {
+  return datasetFormat === "spider2-lite" ? "spider2" : "set";
+}
+
 export async function evaluateRun(
   store: Database.Database | Sql,
   runId: string,
   options: EvaluateOptions = {},
 ): Promise<{ run_id: string; counts: ExCounts }> {
   const sql = asSql(store);
-  const run = await sql.get<{ id: string; datasetId: string | null }>(
-    "SELECT id, dataset_id AS datasetId FROM runs WHERE id = ?",
+  const run = await sql.get<{ id: string; datasetId: string | null; settings: string | null; format: string | null }>(
+    `SELECT r.id, r.dataset_id AS datasetId, r.ex_settings AS settings, d.format
+     FROM runs r LEFT JOIN datasets d ON d.id = r.dataset_id WHERE r.id = ?`,
     [runId],
   );
   if (!run) throw new Error(`no run ${runId}`);
-  const mode = options.mode ?? "set";
-  const numeric = options.numeric ?? "exact";
-  const sandbox = options.sandbox ?? new SqlSandbox();
   const only = options.traceIds;
+  const kept = only && run.settings ? (JSON.parse(run.settings) as { mode?: string; numeric?: string }) : {};
+  const mode: CompareMode = options.mode ?? compareModes.find((m) => m === kept.mode) ?? defaultCompareMode(run.format);
+  const numeric: NumericMode = options.numeric ?? (kept.numeric === "sig10" ? "sig10" : "exact");
+  const sandbox = options.sandbox ?? new SqlSandbox();
   const traces = await sql.all<TraceRow>(
     `SELECT id, question_id, db_id, final_sql, gold_sql FROM traces WHERE run_id = ?${only ? ` AND id IN (${only.map(() => "?").join(",") || "NULL"})` : ""}`,
     [runId, ...(only ?? [])],
   );
+  const spider2Of = (questionId: string) =>
+    sql.get<{ answers: string | null; standard: string | null }>(
+      "SELECT gold_answers AS answers, eval_standard AS standard FROM questions WHERE dataset_id = ? AND question_id = ?",
+      [run.datasetId, questionId],
+    );
   const dbOf = (id: string) => sql.get<DbRow>("SELECT path, sha256, schema_only FROM databases WHERE id = ?", [id]);
   const cachedGold = (sha: string, key: string) =>
     sql.get<{ result: string | null; error: string | null }>(
@@ -92,7 +109,7 @@ export async function evaluateRun(
         if (cached) return cached.error !== null ? { error: cached.error } : (decode(cached.result!) as GoldResult);
         const r = await sandbox.run(db.path, goldSql);
         const value: GoldResult = r.ok
-          ? { rows: r.rows, truncated: r.truncated }
+          ? { rows: r.rows, truncated: r.truncated, columns: r.columns.length }
           : { error: r.kind === "timeout" ? `timeout: ${r.error}` : r.error };
         // Time-outs depend on the machine: not cached.
         if (r.ok || r.kind !== "timeout")
@@ -118,7 +135,17 @@ export async function evaluateRun(
     const db = await dbOf(`${run.datasetId}:${t.db_id}`);
     if (!db) return ["not_evaluated", `database ${t.db_id} is not registered in the dataset`, null];
     if (Number(db.schema_only)) return ["not_evaluated", "schema-only database: every result would be empty", null];
-    if (!t.gold_sql) return ["not_evaluated", "no gold SQL", null];
+    if (mode === "spider2") return evaluateSpider2(t, db);
+    if (!t.gold_sql) {
+      const s2 = await spider2Of(t.question_id);
+      return [
+        "not_evaluated",
+        s2?.answers
+          ? "no gold SQL: the question's gold answers are CSV files, compared by Spider 2.0's rules (mode spider2)"
+          : "no gold SQL",
+        null,
+      ];
+    }
     const gold = await goldResult(db, t.gold_sql);
     if ("error" in gold) return ["gold_error", gold.error, null];
     if (gold.truncated)
@@ -136,6 +163,27 @@ export async function evaluateRun(
       null,
       resultHash(pred.rows),
     ];
+  };
+
+  /** Spider 2.0's rules (spider2.ts) against the question's gold answer CSVs, else against its gold SQL's result. */
+  const evaluateSpider2 = async (t: TraceRow, db: DbRow): Promise<[ExOutcome, string | null, string | null]> => {
+    const s2 = await spider2Of(t.question_id);
+    const standard = (s2?.standard ? JSON.parse(s2.standard) : {}) as Spider2Standard;
+    let golds: Cell[][][];
+    if (s2?.answers) golds = (JSON.parse(s2.answers) as string[]).map(csvAnswerColumns);
+    else if (t.gold_sql) {
+      const gold = await goldResult(db, t.gold_sql);
+      if ("error" in gold) return ["gold_error", gold.error, null];
+      if (gold.truncated)
+        return ["gold_error", `gold result over the row cap of ${sandbox.limits.maxRows} (METRON_SQL_MAX_ROWS)`, null];
+      golds = [resultColumns(gold.rows, gold.columns)];
+    } else return ["not_evaluated", "no gold SQL and no gold answer CSV", null];
+    const pred: QueryResult = await sandbox.run(db.path, extractSql(t.final_sql!).sql);
+    if (!pred.ok) return [pred.kind === "timeout" ? "timeout" : "pred_error", pred.error, null];
+    if (pred.truncated) return ["wrong_result", `predicted result over the row cap of ${sandbox.limits.maxRows}`, null];
+    const verdict = spider2Match(resultColumns(pred.rows, pred.columns.length), golds, standard);
+    if (!verdict.ok) return ["gold_error", verdict.error, null];
+    return [verdict.match ? "correct" : "wrong_result", null, resultHash(pred.rows)];
   };
 
   let done = 0;

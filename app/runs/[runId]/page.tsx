@@ -10,6 +10,7 @@ import { connection } from "next/server";
 import { Suspense } from "react";
 import { createLoader, createSerializer } from "nuqs/server";
 import { EvaluateButton } from "@/components/runs/evaluate-button";
+import { defaultCompareMode } from "@/lib/eval/evaluate-run";
 import { LazyRunCharts } from "@/components/runs/run-charts-lazy";
 import { RunSummary } from "@/components/runs/run-summary";
 import { DirectiveSavingsPanel } from "@/components/runs/directive-savings";
@@ -68,7 +69,9 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
   const facets = await listTraceFacets(sql, run.id);
   const savings = await getDirectiveSavings(sql, run.id);
   const changes = await listRunChanges(sql, run.id);
-  const datasets = (await listDatasets(sql)).map((d) => ({ id: d.id, name: d.name }));
+  const allDatasets = await listDatasets(sql);
+  const datasets = allDatasets.map((d) => ({ id: d.id, name: d.name }));
+  const datasetFormat = allDatasets.find((d) => d.id === run.datasetId)?.format;
   const sweep = await sweepStatus(sql, run.id);
   const filterParts = [
     query.failing && "failing",
@@ -183,6 +186,7 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
       {savings && <DirectiveSavingsPanel savings={savings} />}
       <EvaluateButton
         runId={run.id}
+        defaultMode={defaultCompareMode(datasetFormat)}
         disabledReason={run.datasetId ? undefined : "Link the run to a dataset (Edit this run, above) to evaluate it"}
       />
       {run.datasetId && (

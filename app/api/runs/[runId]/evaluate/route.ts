@@ -6,7 +6,7 @@ import { evaluateRun } from "@/lib/eval/evaluate-run";
 import { sseResponse } from "@/lib/http/sse";
 import { invalidBody } from "@/lib/http/invalid";
 
-const body = z.object({ mode: z.enum(compareModes).default("set"), numeric: z.enum(numericModes).default("exact") });
+const body = z.object({ mode: z.enum(compareModes).optional(), numeric: z.enum(numericModes).default("exact") });
 const running = ((globalThis as unknown as { metronEvaluating?: Set<string> }).metronEvaluating ??= new Set());
 
 /** Re-evaluates a run's execution accuracy; progress and the final counts stream as server-sent events. */
