@@ -11,6 +11,15 @@ async function Line({ label, e }: { label: string; e: SavingsEstimate }) {
     <li>
       {label}: <strong>{e.estimated === null ? "—" : f.percent(e.estimated)}</strong> over-exploration (estimate),
       saving {f.count(e.saved)} of {f.count(e.exploratory)} exploratory calls over {f.count(e.traces)} traces
+      {e.hiddenGold > 0 && (
+        <span className="text-amber-800" data-testid="hidden-gold">
+          {" "}
+          · would have hidden {f.count(e.hiddenGold)} gold {e.hiddenGold === 1 ? "table" : "tables"} in{" "}
+          {f.count(e.tracesHidingGold)} {e.tracesHidingGold === 1 ? "trace" : "traces"}
+          {e.callsOnHiddenGold > 0 &&
+            ` (${f.count(e.callsOnHiddenGold)} ${e.callsOnHiddenGold === 1 ? "call" : "calls"} on them not counted as saved)`}
+        </span>
+      )}
     </li>
   );
 }
@@ -22,7 +31,7 @@ export async function DirectiveSavingsPanel({ savings }: { savings: DirectiveSav
     <section
       className="rounded-lg border border-zinc-200 bg-white p-3 text-sm"
       data-testid="directive-savings"
-      title="Each question's directives are computed offline; an exploratory call on a flagged table is counted as saved (an obedient agent would not make it). An upper bound: it assumes the agent obeys and makes no other calls."
+      title="Each question's directives are computed offline; an exploratory call on flagged tables is counted as saved (an obedient agent would not make it), unless it reads a gold table: a directive hiding a gold table costs the answer, it saves nothing. An upper bound: it assumes the agent obeys and makes no other calls. No estimate exceeds the oracle's."
     >
       <h2 className="font-semibold">What directives would have saved</h2>
       <p className="text-xs text-zinc-500">
