@@ -1,6 +1,6 @@
 "use client";
 
-import { describeLinks } from "@/lib/text/count";
+import { count, describeLinks } from "@/lib/text/count";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useRef, useState } from "react";
@@ -295,10 +295,21 @@ function ReviewForm({
     >
       <p className="text-sm">
         <span className="rounded bg-white px-1.5 py-0.5 text-xs">{p.format}</span>{" "}
-        {p.runs.reduce((s, r) => s + r.traces, 0)} traces{p.partial ? " in the first lines" : ""} of {p.runs.length} run
-        {p.runs.length === 1 ? "" : "s"}. The file does not say{" "}
-        {p.unknown.length ? p.unknown.join(", ") : "the roles of some tools"}: fill {p.unknown.length ? "them" : "them"}{" "}
-        in before storing (left empty, they stay &quot;unknown&quot;).
+        {count(
+          p.runs.reduce((s, r) => s + r.traces, 0),
+          "trace",
+        )}
+        {p.partial ? " in the first lines" : ""} of {count(p.runs.length, "run")} will be stored
+        {p.invalidLines > 0 && (
+          <span className="text-red-800" data-testid="review-invalid">
+            ; {count(p.invalidLines, "line")}
+            {p.partial ? " in the first lines" : ""} {p.invalidLines === 1 ? "is" : "are"} invalid and will be skipped (
+            {p.lineErrors.map((e) => `line ${e.line}: ${e.error}`).join("; ")}
+            {p.invalidLines > p.lineErrors.length ? "; …" : ""})
+          </span>
+        )}
+        . The file does not say {p.unknown.length ? p.unknown.join(", ") : "the roles of some tools"}: fill{" "}
+        {p.unknown.length ? "them" : "them"} in before storing (left empty, they stay &quot;unknown&quot;).
       </p>
       <div className="grid gap-2 sm:grid-cols-3">
         {(["system", "model"] as const)

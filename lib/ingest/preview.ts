@@ -12,6 +12,7 @@ import { DEFAULT_ROLE_MAP } from "@/lib/sql/classify-step";
 import { adapt, detectFormat, looksCanonical } from "@/lib/trace/adapters";
 import { evalZipToLog, isZip } from "@/lib/trace/adapters/inspect-zip";
 import { normalizeToolName } from "@/lib/trace/tool-names";
+import { parseLine } from "@/lib/trace/parse-line";
 import { splitLines } from "./split-lines";
 import { streamAdapted, streamSpecFor } from "./stream-foreign";
 
@@ -32,6 +33,9 @@ export interface UploadPreview {
   unknownTools: { tool: string; calls: number }[];
   /** Whether only the first lines were read. */
   partial: boolean;
+  /** Lines that will not be stored (invalid JSON, or not a trace by the format's schema), and the first few errors. */
+  invalidLines: number;
+  lineErrors: { line: number; error: string }[];
   datasets: { id: string; name: string }[];
 }
 
@@ -57,6 +61,12 @@ export async function previewFile(
   let partial = false;
   let text: string | undefined;
   let streamed = false;
+  let invalidLines = 0;
+  const lineErrors: UploadPreview["lineErrors"] = [];
+  const invalid = (line: number, error: string) => {
+    invalidLines++;
+    if (lineErrors.length < 5) lineErrors.push({ line, error });
+  };
   if (isZip(headBytes)) {
     // An Inspect .eval: the .json log it holds.
     text = JSON.stringify(await evalZipToLog(await readFile(file)));
@@ -93,14 +103,20 @@ export async function previewFile(
         partial = true;
         break;
       }
-      if ("error" in line) continue;
-      try {
-        const o = JSON.parse(line.text) as Json;
-        if (o && typeof o === "object" && o.kind !== "step") traces.push(o as { run?: Json; steps?: Json[] });
-        else if (o?.kind === "step") traces.push({ steps: [o] });
-      } catch {
-        /* reported at ingest */
+      if ("error" in line) {
+        invalid(line.lineNo, line.error);
+        continue;
       }
+      if (!line.text.trim()) continue;
+      // Validated as ingest validates it: the review counts what will be stored (issue 30).
+      const parsed = parseLine(line.text, line.lineNo);
+      if (!parsed.ok) {
+        invalid(parsed.lineNo, parsed.error);
+        continue;
+      }
+      const o = JSON.parse(line.text) as Json;
+      if (o.kind !== "step") traces.push(o as { run?: Json; steps?: Json[] });
+      else traces.push({ steps: [o] });
     }
   } else {
     const adapted = adapt(text ?? (await readFile(file, "utf8")), format, { fileName: options.fileName });
@@ -141,6 +157,8 @@ export async function previewFile(
     unknown,
     unknownTools: [...tools].map(([tool, calls]) => ({ tool, calls })).sort((a, b) => b.calls - a.calls),
     partial,
+    invalidLines,
+    lineErrors,
     datasets,
   };
 }
