@@ -33,9 +33,22 @@ export function SweepProgress({ initial, compact = false }: { initial: SweepStat
     return () => es.close();
   }, [live, s.runId, router]);
 
-  const control = async (action: "pause" | "resume" | "cancel") => {
+  const control = async (action: "pause" | "resume" | "cancel", payload?: object) => {
     setError(null);
-    const res = await fetch(`/api/sweeps/${encodeURIComponent(s.runId)}/${action}`, { method: "POST" });
+    if (action === "cancel") {
+      const left = s.jobs.queued + s.jobs.running;
+      // Cancelling drops every queued job: asked first, with how many (issue 30).
+      if (
+        !window.confirm(
+          `Cancel this sweep? ${f.count(left)} of ${f.count(s.jobs.total)} jobs have not finished and will not run.`,
+        )
+      )
+        return;
+    }
+    const res = await fetch(`/api/sweeps/${encodeURIComponent(s.runId)}/${action}`, {
+      method: "POST",
+      ...(payload ? { headers: { "Content-Type": "application/json" }, body: JSON.stringify(payload) } : {}),
+    });
     const body = await res.json().catch(() => ({}));
     if (!res.ok) setError(body.error ?? `HTTP ${res.status}`);
     else setS({ ...s, state: body.state });
@@ -43,13 +56,21 @@ export function SweepProgress({ initial, compact = false }: { initial: SweepStat
   };
 
   const finished = s.jobs.done + s.jobs.failed;
-  const share = s.jobs.total ? (finished + s.jobs.cancelled) / s.jobs.total : 0;
+  // The bar shows what ran: jobs not run (budget, cancel) are a segment of their own, never "finished" (issue 30).
+  const share = s.jobs.total ? finished / s.jobs.total : 0;
   const percent = Math.round(share * 100);
+  const width = (n: number) => `${s.jobs.total ? (100 * n) / s.jobs.total : 0}%`;
+  const tokensText =
+    s.tokens === null
+      ? "not recorded (the provider reported no usage)"
+      : `${f.count(s.tokens)}${s.tokensUnreported ? ` (and ${f.count(s.tokensUnreported)} ${s.tokensUnreported === 1 ? "job" : "jobs"} without usage reported)` : ""}`;
   const compareHref = s.sourceRunId
     ? `/compare?runs=${encodeURIComponent(s.sourceRunId)},${encodeURIComponent(s.runId)}&baseline=${encodeURIComponent(s.sourceRunId)}`
     : null;
   const budget = [
-    s.budget.maxTokens !== undefined ? `${f.count(s.tokens)} of ${f.count(s.budget.maxTokens)} tokens` : null,
+    s.budget.maxTokens !== undefined
+      ? `${s.tokens === null ? "unknown" : f.count(s.tokens)} of ${f.count(s.budget.maxTokens)} tokens`
+      : null,
     s.budget.maxCostUsd !== undefined
       ? `${s.costUsd === null ? "cost not priced" : f.usd(s.costUsd, 4)} of ${f.usd(s.budget.maxCostUsd, 2)}`
       : null,
@@ -86,17 +107,25 @@ export function SweepProgress({ initial, compact = false }: { initial: SweepStat
         aria-valuenow={percent}
         className="h-3 w-full overflow-hidden rounded bg-zinc-100"
       >
-        <div className="h-full bg-emerald-600 transition-all" style={{ width: `${percent}%` }} />
+        <div className="flex h-full">
+          <div className="h-full bg-emerald-600 transition-all" style={{ width: width(s.jobs.done) }} />
+          <div className="h-full bg-red-500 transition-all" style={{ width: width(s.jobs.failed) }} />
+          <div
+            className="h-full bg-[repeating-linear-gradient(45deg,#d4d4d8_0,#d4d4d8_4px,#f4f4f5_4px,#f4f4f5_8px)]"
+            style={{ width: width(s.jobs.cancelled) }}
+            title="not run"
+            data-testid="sweep-not-run-bar"
+          />
+        </div>
       </div>
       <p data-testid="sweep-counts">
-        {f.percent(share, 0)} · {f.count(s.jobs.done)} done, {f.count(s.jobs.failed)} failed,{" "}
-        {f.count(s.jobs.cancelled)} not run, {s.jobs.queued + s.jobs.running} remaining ({s.jobs.running} running) of{" "}
-        {s.jobs.total}
+        {f.percent(share, 0)} ran · {f.count(s.jobs.done)} done, {f.count(s.jobs.failed)} failed,{" "}
+        {f.count(s.jobs.cancelled)} not run, {f.count(s.jobs.queued + s.jobs.running)} remaining (
+        {f.count(s.jobs.running)} running) of {f.count(s.jobs.total)}
         {s.etaMs !== null ? ` · about ${seconds(s.etaMs)} left` : ""} · {seconds(s.elapsedMs)} elapsed
       </p>
       <p>
-        Tokens {f.count(s.tokens)} · cost{" "}
-        {s.costUsd === null ? "not priced (a model without a price)" : f.usd(s.costUsd, 4)}
+        Tokens {tokensText} · cost {s.costUsd === null ? "not priced (a model without a price)" : f.usd(s.costUsd, 4)}
         {s.provider === "simulated" ? " (simulated: free)" : ""}
         {budget.length ? ` · budget: ${budget.join(", ")}` : " · no budget"}
       </p>
@@ -123,7 +152,7 @@ export function SweepProgress({ initial, compact = false }: { initial: SweepStat
             Pause
           </button>
         )}
-        {(s.state === "paused" || s.state === "stopped") && (
+        {s.state === "paused" && (
           <button
             type="button"
             className="rounded border border-zinc-300 px-2 py-1"
@@ -152,10 +181,10 @@ export function SweepProgress({ initial, compact = false }: { initial: SweepStat
           </Link>
         )}
       </div>
-      {s.state === "stopped" && (
-        <p className="text-xs text-zinc-600">
-          Resuming a sweep stopped by its budget stops again at once unless the budget is raised (
-          <code>metron sweep resume RUN --max-tokens N</code>).
+      {s.state === "stopped" && <RaiseBudget s={s} onResume={(budget) => void control("resume", { budget })} />}
+      {s.stopReason && s.state !== "running" && (
+        <p className="text-xs text-zinc-600" data-testid="sweep-stop-reason">
+          {f.count(s.jobs.cancelled)} not run: {s.stopReason}.
         </p>
       )}
       {error && (
@@ -197,5 +226,58 @@ export function SweepProgress({ initial, compact = false }: { initial: SweepStat
         </div>
       )}
     </section>
+  );
+}
+
+/** A sweep stopped by its budget resumes with a larger one: each limit it has, prefilled at twice its value. */
+function RaiseBudget({
+  s,
+  onResume,
+}: {
+  s: SweepStatus;
+  onResume: (budget: { maxTokens?: number; maxCostUsd?: number; maxWallMs?: number }) => void;
+}) {
+  const [tokens, setTokens] = useState(s.budget.maxTokens !== undefined ? String(s.budget.maxTokens * 2) : "");
+  const [usd, setUsd] = useState(s.budget.maxCostUsd !== undefined ? String(s.budget.maxCostUsd * 2) : "");
+  const [minutes, setMinutes] = useState(
+    s.budget.maxWallMs !== undefined ? String(Math.ceil((s.budget.maxWallMs * 2) / 60_000)) : "",
+  );
+  const num = (v: string) => (v.trim() ? Number(v) : undefined);
+  const budget = {
+    ...(num(tokens) !== undefined ? { maxTokens: num(tokens) } : {}),
+    ...(num(usd) !== undefined ? { maxCostUsd: num(usd) } : {}),
+    ...(num(minutes) !== undefined ? { maxWallMs: num(minutes)! * 60_000 } : {}),
+  };
+  const valid = Object.values(budget).every((v) => Number.isFinite(v) && v! > 0);
+  const field = (label: string, value: string, set: (v: string) => void) => (
+    <label className="flex items-center gap-1">
+      {label}
+      <input
+        type="number"
+        min="0"
+        step="any"
+        value={value}
+        onChange={(e) => set(e.target.value)}
+        className="w-28 rounded border border-zinc-300 px-1 py-0.5"
+      />
+    </label>
+  );
+  return (
+    <form
+      className="flex flex-wrap items-center gap-3 rounded border border-amber-300 bg-amber-50 p-2 text-xs"
+      aria-label="Raise the budget"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (valid) onResume(budget);
+      }}
+    >
+      <span>Stopped by its budget: raise it to run the rest.</span>
+      {s.budget.maxTokens !== undefined && field("Max tokens", tokens, setTokens)}
+      {s.budget.maxCostUsd !== undefined && field("Max USD", usd, setUsd)}
+      {s.budget.maxWallMs !== undefined && field("Max minutes", minutes, setMinutes)}
+      <button type="submit" disabled={!valid} className="rounded bg-zinc-900 px-2 py-1 text-white disabled:opacity-50">
+        Raise the budget and resume
+      </button>
+    </form>
   );
 }

@@ -575,7 +575,8 @@ interface Finished {
   runId: string;
   traceId: string;
   sample: number;
-  tokens: number;
+  /** Null when the provider reported no usage. */
+  tokens: number | null;
   costUsd: number | null;
   original?: { runId: string; sample: number };
   verdict?: Verdict;
@@ -656,15 +657,18 @@ export async function storeJobTrace(
   );
   if (!stored) throw new Error("the job's trace was not stored: see the upload's errors");
   await evaluateRun(sql, runId, { traceIds: [stored.id], sandbox: sharedSandbox() });
-  const u = result.usage;
-  const tokens = u.input_tokens + u.output_tokens;
+  // No usage reported (or only by some calls): tokens and cost unknown, never 0.
+  const u = result.usage && !result.usage.unreported ? result.usage : null;
+  const tokens = u ? u.input_tokens + u.output_tokens : null;
   const costUsd = simulated
     ? 0
-    : costOf(
-        result.modelName,
-        { input: u.input_tokens, cached: u.cached_input_tokens, output: u.output_tokens },
-        loadPrices(),
-      );
+    : u
+      ? costOf(
+          result.modelName,
+          { input: u.input_tokens, cached: u.cached_input_tokens, output: u.output_tokens },
+          loadPrices(),
+        )
+      : null;
   return {
     runId,
     traceId: stored.id,
@@ -696,10 +700,18 @@ export async function budgetReached(
   createdAt: string,
   provider = "simulated",
 ): Promise<string | null> {
-  const spent = (await sql.get<{ tokens: number; cost: number }>(
-    "SELECT coalesce(sum(tokens), 0) AS tokens, coalesce(sum(cost_usd), 0) AS cost FROM rerun_jobs WHERE sweep_id = ?",
+  const spent = (await sql.get<{ tokens: number; cost: number; noTokens: number; noCost: number }>(
+    `SELECT coalesce(sum(tokens), 0) AS tokens, coalesce(sum(cost_usd), 0) AS cost,
+      sum(CASE WHEN state = 'done' AND tokens IS NULL THEN 1 ELSE 0 END) AS "noTokens",
+      sum(CASE WHEN state = 'done' AND cost_usd IS NULL THEN 1 ELSE 0 END) AS "noCost"
+    FROM rerun_jobs WHERE sweep_id = ?`,
     [sweepId],
   ))!;
+  // A budget the provider's answers cannot measure is not kept silently at 0 (issue 30).
+  if (budget.maxTokens !== undefined && Number(spent.noTokens) > 0)
+    return `a token budget, but the provider reported no usage for ${Number(spent.noTokens)} finished ${Number(spent.noTokens) === 1 ? "job" : "jobs"}: tokens spent are unknown`;
+  if (budget.maxCostUsd !== undefined && provider !== "simulated" && Number(spent.noCost) > 0)
+    return `a cost budget, but the cost of ${Number(spent.noCost)} finished ${Number(spent.noCost) === 1 ? "job is" : "jobs are"} unknown (no usage reported, or no price)`;
   if (budget.maxTokens !== undefined && spent.tokens >= budget.maxTokens)
     return `${spent.tokens} tokens of at most ${budget.maxTokens}`;
   if (budget.maxCostUsd !== undefined && spent.cost >= budget.maxCostUsd)

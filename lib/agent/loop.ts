@@ -32,8 +32,17 @@ export interface LoopResult {
   error?: string;
   /** A provider's HTTP failure (after the SDK's own retries): its status and any retry-after it asked for. */
   failure?: { statusCode?: number; retryAfterMs?: number };
-  /** Tokens the loop used, summed over its model calls. */
-  usage: { input_tokens: number; output_tokens: number; reasoning_tokens: number; cached_input_tokens: number };
+  /**
+   * Tokens the loop used, summed over the model calls that reported usage; null when none did (a provider that
+   * reports no usage: unknown, never 0). `unreported` counts the model calls without usage.
+   */
+  usage: {
+    input_tokens: number;
+    output_tokens: number;
+    reasoning_tokens: number;
+    cached_input_tokens: number;
+    unreported: number;
+  } | null;
 }
 
 /** The HTTP status and retry-after of a provider error, looking through the SDK's retry wrapper. */
@@ -74,6 +83,8 @@ export async function runAgentLoop(opts: {
   const limits = opts.limits ?? defaultLimits();
   const steps: (ForeignStep & { seq: number })[] = [];
   const usage = { input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, cached_input_tokens: 0 };
+  let reportedCalls = 0;
+  let unreportedCalls = 0;
   let envCursor = 0;
   const push = (s: ForeignStep) => {
     const step = { ...s, seq: steps.length };
@@ -149,23 +160,38 @@ export async function runAgentLoop(opts: {
         : {}),
       onStepFinish: (step) => {
         const u = step.usage;
-        const stepUsage = {
-          input_tokens: u.inputTokens ?? 0,
-          output_tokens: u.outputTokens ?? 0,
-          reasoning_tokens: u.outputTokenDetails?.reasoningTokens ?? 0,
-          cached_input_tokens: u.inputTokenDetails?.cacheReadTokens ?? 0,
-        };
-        usage.input_tokens += stepUsage.input_tokens;
-        usage.output_tokens += stepUsage.output_tokens;
-        usage.reasoning_tokens += stepUsage.reasoning_tokens;
-        usage.cached_input_tokens += stepUsage.cached_input_tokens;
+        // A call whose provider reported no usage has none (unknown), not zero tokens.
+        const reported = u.inputTokens !== undefined || u.outputTokens !== undefined;
+        const stepUsage = reported
+          ? {
+              input_tokens: u.inputTokens ?? 0,
+              output_tokens: u.outputTokens ?? 0,
+              reasoning_tokens: u.outputTokenDetails?.reasoningTokens ?? 0,
+              cached_input_tokens: u.inputTokenDetails?.cacheReadTokens ?? 0,
+            }
+          : undefined;
+        if (stepUsage) {
+          reportedCalls++;
+          usage.input_tokens += stepUsage.input_tokens;
+          usage.output_tokens += stepUsage.output_tokens;
+          usage.reasoning_tokens += stepUsage.reasoning_tokens;
+          usage.cached_input_tokens += stepUsage.cached_input_tokens;
+        } else unreportedCalls++;
         const first = steps.length;
         if (step.reasoningText)
           push({ type: "reasoning", role: "assistant", content: step.reasoningText, model: modelName });
         if (step.text) push({ type: "message", role: "assistant", content: step.text, model: modelName });
         flushToolSteps();
-        if (steps[first]) steps[first].usage = stepUsage;
-        else push({ type: "message", role: "assistant", content: "", usage: stepUsage, model: modelName });
+        if (steps[first]) {
+          if (stepUsage) steps[first].usage = stepUsage;
+        } else
+          push({
+            type: "message",
+            role: "assistant",
+            content: "",
+            ...(stepUsage ? { usage: stepUsage } : {}),
+            model: modelName,
+          });
       },
     });
     status =
@@ -185,7 +211,12 @@ export async function runAgentLoop(opts: {
   }
   flushToolSteps(); // tool calls that ran before an error cut the step short
   if (error) push({ type: "error", content: error, error });
-  const trace = env.trace({ status, error, usage, steps });
-  (trace.meta as Record<string, unknown>).agent = { model: modelName, limits };
-  return { trace, status, error, ...(failure ? { failure } : {}), usage };
+  const total = reportedCalls > 0 ? { ...usage, unreported: unreportedCalls } : null;
+  const trace = env.trace({ status, error, ...(total ? { usage } : {}), steps });
+  (trace.meta as Record<string, unknown>).agent = {
+    model: modelName,
+    limits,
+    ...(unreportedCalls ? { model_calls_without_usage: unreportedCalls } : {}),
+  };
+  return { trace, status, error, ...(failure ? { failure } : {}), usage: total };
 }

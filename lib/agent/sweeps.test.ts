@@ -13,7 +13,7 @@ import { ENGINES, engineStore, type EngineStore } from "@/lib/testing/engines";
 import { jsonl, makeStep } from "@/lib/testing/factories";
 import { startFakeOpenAI, type FakeServer, type ReplyFn } from "@/lib/testing/fake-openai";
 import { importSpiderDe } from "@/lib/testing/spider-de";
-import { createSweep, sweepStatus, workSweepToEnd } from "./sweeps";
+import { controlSweep, createSweep, setSweepBudget, sweepStatus, workSweepToEnd } from "./sweeps";
 import { promoteTrace } from "@/lib/ingest/curate";
 import { getRerun, startRerun } from "./reruns";
 import { stopServerWorker } from "./jobs";
@@ -253,6 +253,37 @@ describe.each(ENGINES)("sweeps on the %s store", (engine) => {
         ),
       ).toBe(0);
       expect(await count("SELECT count(*) AS n FROM traces WHERE run_id = ?", runId)).toBe(3);
+      expect(status.stopReason).toMatch(/budget was reached \(360 tokens of at most 300\)/);
+      // Resumed as it is, it would stop again at once: refused, naming the budget; raised, it runs on.
+      await expect(controlSweep(sql, runId, "resume")).rejects.toThrow(/budget is still reached .*raise it/);
+      await setSweepBudget(sql, runId, { maxTokens: 600 });
+      expect(await controlSweep(sql, runId, "resume")).toEqual({ state: "running" });
+      await workSweepToEnd(open, runId);
+      expect((await sweepStatus(sql, runId))!).toMatchObject({ state: "stopped", tokens: 600 });
+    });
+
+    it("a provider that reports no usage: tokens not recorded (never 0), and a token budget stops, saying why", async () => {
+      await fake(() => ({ toolCalls: [{ name: "submit_final_query", args: { query: "SELECT 1" } }], usage: null }));
+      const free = await sweep({
+        name: "no-usage",
+        concurrency: 2,
+        selection: { kind: "ids", ids: questions.slice(0, 4).map((q) => q.id) },
+      });
+      await workSweepToEnd(open, free.runId);
+      const status = (await sweepStatus(sql, free.runId))!;
+      expect(status).toMatchObject({ state: "done", tokens: null, tokensUnreported: 4, costUsd: null });
+      // The traces say so too: tokens not recorded, so no cost is computed from them.
+      const rows = await sql.all<{ r: number | boolean; c: number | null }>(
+        "SELECT DISTINCT tokens_recorded AS r, cost_computed_usd AS c FROM traces WHERE run_id = ?",
+        [free.runId],
+      );
+      expect(rows.map((x) => [Number(x.r), x.c])).toEqual([[0, null]]);
+      const capped = await sweep({ name: "no-usage-budget", concurrency: 1, budget: { maxTokens: 1000 } });
+      await workSweepToEnd(open, capped.runId);
+      const stopped = (await sweepStatus(sql, capped.runId))!;
+      expect(stopped).toMatchObject({ state: "stopped", stoppedBy: "budget" });
+      expect(stopped.jobs.done).toBe(1);
+      expect(stopped.stopReason).toMatch(/provider reported no usage for 1 finished job: tokens spent are unknown/);
     });
 
     it("SIGKILL of the process running a sweep half-way, then resume: exactly 40 traces, none duplicated or lost", async () => {

@@ -13,7 +13,7 @@ import { loadPrices } from "@/lib/ingest/prices-file";
 import { priceOf } from "@/lib/metrics/prices";
 import { runIdOf } from "@/lib/trace/hash";
 import { asSql, type Param, type Sql } from "@/lib/db/sql";
-import { JobWorker, liveJob, serverWorker, stopSweep, type StoreOpener } from "./jobs";
+import { budgetReached, JobWorker, liveJob, serverWorker, stopSweep, type StoreOpener } from "./jobs";
 import { defaultLimits, type AgentLimits } from "./loop";
 import { listProviders, type ProviderId } from "./providers";
 import { rerunDefaults } from "./reruns";
@@ -261,10 +261,15 @@ export interface SweepStatus {
   budget: Budget;
   state: string;
   stoppedBy: string | null;
+  /** Why a stopped or cancelled sweep left jobs unrun, in words ("not run: …" of its jobs). */
+  stopReason: string | null;
   createdAt: string;
   finishedAt: string | null;
   jobs: { total: number; queued: number; running: number; done: number; failed: number; cancelled: number };
-  tokens: number;
+  /** Tokens of the finished jobs that reported usage; null when none did (not recorded, never 0). */
+  tokens: number | null;
+  /** Done jobs whose provider reported no usage. */
+  tokensUnreported: number;
   costUsd: number | null;
   /** The price the cost is computed with (USD per million tokens) and its source; null when simulated or unpriced. */
   price: { input: number; output: number; source: string } | null;
@@ -299,13 +304,25 @@ export async function sweepStatus(store: Database.Database | Sql, runId: string)
     [runId],
   );
   if (!s) return null;
-  const jobs = await sql.all<{ state: string; n: number; tokens: number | null; cost: number | null; priced: number }>(
-    "SELECT state, count(*) AS n, sum(tokens) AS tokens, sum(cost_usd) AS cost, count(cost_usd) AS priced FROM rerun_jobs WHERE sweep_id = ? GROUP BY state",
+  const jobs = await sql.all<{
+    state: string;
+    n: number;
+    tokens: number | null;
+    counted: number;
+    cost: number | null;
+    priced: number;
+  }>(
+    "SELECT state, count(*) AS n, sum(tokens) AS tokens, count(tokens) AS counted, sum(cost_usd) AS cost, count(cost_usd) AS priced FROM rerun_jobs WHERE sweep_id = ? GROUP BY state",
     [runId],
   );
-  const count = (state: string) => jobs.find((j) => j.state === state)?.n ?? 0;
+  const count = (state: string) => Number(jobs.find((j) => j.state === state)?.n ?? 0);
   const finished = jobs.filter((j) => j.state === "done" || j.state === "failed");
-  const tokens = finished.reduce((a, j) => a + (j.tokens ?? 0), 0);
+  // Tokens of the jobs whose provider reported usage; a done job without is counted apart, never as 0 (issue 30).
+  const tokensUnreported = jobs
+    .filter((j) => j.state === "done")
+    .reduce((a, j) => a + Number(j.n) - Number(j.counted), 0);
+  const anyTokens = finished.some((j) => Number(j.counted) > 0);
+  const tokens = anyTokens ? finished.reduce((a, j) => a + Number(j.tokens ?? 0), 0) : null;
   const unpriced = finished.some((j) => j.priced < j.n);
   const costUsd = unpriced ? null : finished.reduce((a, j) => a + (j.cost ?? 0), 0);
   const outcomes: Record<VerdictKind, number> = {
@@ -346,6 +363,14 @@ export async function sweepStatus(store: Database.Database | Sql, runId: string)
       })),
     };
   });
+  const stopReason = s.stopped_by
+    ? ((
+        await sql.get<{ error: string | null }>(
+          "SELECT error FROM rerun_jobs WHERE sweep_id = ? AND state = 'cancelled' AND error LIKE 'not run:%' LIMIT 1",
+          [runId],
+        )
+      )?.error?.replace(/^not run: /, "") ?? null)
+    : null;
   const createdAt = String(s.created_at);
   const end = s.finished_at ? Date.parse(String(s.finished_at)) : Date.now();
   const elapsedMs = Math.max(0, end - Date.parse(createdAt));
@@ -367,6 +392,7 @@ export async function sweepStatus(store: Database.Database | Sql, runId: string)
     budget: JSON.parse(String(s.budget)),
     state: String(s.state),
     stoppedBy: (s.stopped_by as string | null) ?? null,
+    stopReason,
     createdAt,
     finishedAt: (s.finished_at as string | null) ?? null,
     jobs: {
@@ -378,6 +404,7 @@ export async function sweepStatus(store: Database.Database | Sql, runId: string)
       cancelled: count("cancelled"),
     },
     tokens,
+    tokensUnreported,
     costUsd,
     price: priceFor(String(s.provider), String(s.model)),
     elapsedMs,
@@ -405,7 +432,15 @@ export async function controlSweep(
     if (s.state === "done") throw new SweepError("the sweep is done: there is nothing to resume");
     // A running sweep whose process was killed resumes as it is: its jobs are taken back by the next worker.
     if (s.state === "cancelled") throw new SweepError("the sweep was cancelled: start a new one");
-    // A sweep stopped by its budget resumes only with a larger budget (sweep resume --max-…).
+    // A sweep stopped by its budget resumes only with a larger budget (sweep resume --max-…, or the sweep page).
+    if (s.state === "stopped") {
+      const row = (await sql.get<{ budget: string; createdAt: string; provider: string }>(
+        "SELECT budget, created_at AS createdAt, provider FROM sweeps WHERE run_id = ?",
+        [runId],
+      ))!;
+      const still = await budgetReached(sql, runId, JSON.parse(row.budget), row.createdAt, row.provider);
+      if (still) throw new SweepError(`the budget is still reached (${still}): raise it to resume`);
+    }
     await sql.transaction(async (tx) => {
       await tx.run(
         "UPDATE rerun_jobs SET state = 'queued', error = NULL, finished_at = NULL WHERE sweep_id = ? AND state = 'cancelled' AND error LIKE 'not run:%'",

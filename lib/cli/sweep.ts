@@ -52,6 +52,8 @@ function summary(s: SweepStatus) {
     cancelled: s.jobs.cancelled,
     remaining: s.jobs.queued + s.jobs.running,
     tokens: s.tokens,
+    jobs_without_usage: s.tokensUnreported,
+    stop_reason: s.stopReason,
     cost_usd: s.costUsd,
     stopped_by: s.stoppedBy,
     outcomes: s.outcomes,
@@ -66,9 +68,9 @@ function print(s: SweepStatus, json: boolean): void {
   const o = s.outcomes;
   console.log(
     [
-      `sweep ${s.name} (run ${s.runId}): ${s.state}${s.stoppedBy ? ` by ${s.stoppedBy}` : ""}`,
+      `sweep ${s.name} (run ${s.runId}): ${s.state}${s.stoppedBy ? ` by ${s.stoppedBy}` : ""}${s.stopReason ? ` (${s.stopReason})` : ""}`,
       `  jobs: ${s.jobs.done} done, ${s.jobs.failed} failed, ${s.jobs.cancelled} cancelled, ${s.jobs.queued + s.jobs.running} left of ${s.jobs.total}`,
-      `  tokens ${s.tokens}, cost ${s.costUsd === null ? "not priced" : `$${s.costUsd.toFixed(4)}`}`,
+      `  tokens ${s.tokens === null ? "not recorded (the provider reported no usage)" : s.tokens}${s.tokensUnreported && s.tokens !== null ? ` (${s.tokensUnreported} jobs reported no usage)` : ""}, cost ${s.costUsd === null ? "not priced" : `$${s.costUsd.toFixed(4)}`}`,
       s.sourceRunId
         ? `  against ${s.sourceRunName}: ${o.fixed} fixed, ${o.regressed} regressed, ${o["still right"]} still right, ${o["still wrong"]} still wrong, ${o.unknown} not judged`
         : "",

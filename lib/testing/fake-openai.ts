@@ -4,8 +4,11 @@
  */
 import http from "node:http";
 
-/** Token usage of a reply; `cached` is sent as OpenAI does, `prompt_tokens_details.cached_tokens`. */
-export type ScriptedUsage = { prompt: number; completion: number; cached?: number };
+/**
+ * Token usage of a reply; `cached` is sent as OpenAI does, `prompt_tokens_details.cached_tokens`. `null`: the reply
+ * has no `usage` at all (a provider that reports none).
+ */
+export type ScriptedUsage = { prompt: number; completion: number; cached?: number } | null;
 
 export type ScriptedReply =
   | { toolCalls: { name: string; args: Record<string, unknown> }[]; usage?: ScriptedUsage }
@@ -37,7 +40,7 @@ export async function startFakeOpenAI(script: ScriptedReply[] | ReplyFn): Promis
         .end(JSON.stringify({ error: { message: r.message, type: "server_error" } }));
       return;
     }
-    const usage = r.usage ?? { prompt: 100, completion: 20 };
+    const usage = r.usage === undefined ? { prompt: 100, completion: 20 } : r.usage;
     const message =
       "toolCalls" in r
         ? {
@@ -57,14 +60,16 @@ export async function startFakeOpenAI(script: ScriptedReply[] | ReplyFn): Promis
         created: 1_700_000_000,
         model,
         choices: [{ index: 0, message, finish_reason: "toolCalls" in r ? "tool_calls" : "stop" }],
-        usage: {
-          prompt_tokens: usage.prompt,
-          completion_tokens: usage.completion,
-          total_tokens: usage.prompt + usage.completion,
-          ...("cached" in usage && usage.cached !== undefined
-            ? { prompt_tokens_details: { cached_tokens: usage.cached } }
-            : {}),
-        },
+        ...(usage
+          ? {
+              usage: {
+                prompt_tokens: usage.prompt,
+                completion_tokens: usage.completion,
+                total_tokens: usage.prompt + usage.completion,
+                ...(usage.cached !== undefined ? { prompt_tokens_details: { cached_tokens: usage.cached } } : {}),
+              },
+            }
+          : {}),
       }),
     );
   };
