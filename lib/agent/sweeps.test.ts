@@ -15,6 +15,7 @@ import { startFakeOpenAI, type FakeServer, type ReplyFn } from "@/lib/testing/fa
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { controlSweep, createSweep, setSweepBudget, sweepStatus, workSweepToEnd } from "./sweeps";
 import { promoteTrace } from "@/lib/ingest/curate";
+import { listOtherRuns, listRerunsOf } from "@/lib/db/queries/question-traces";
 import { getRerun, startRerun } from "./reruns";
 import { stopServerWorker } from "./jobs";
 
@@ -192,7 +193,14 @@ describe.each(ENGINES)("sweeps on the %s store", (engine) => {
       expect(done).toMatchObject({ type: "done", verdict: { kind: "fixed", before: false, after: true } });
       expect(await csvOf()).toBe(before); // a rerun moves no figure
       const rerunTrace = (done as { traceId: string }).traceId;
+      const rerunsRun = (await sql.get<{ r: string }>("SELECT run_id AS r FROM traces WHERE id = ?", [rerunTrace]))!.r;
+      expect((await listRerunsOf(sql, original.id))[0]).toMatchObject({ traceId: rerunTrace, kind: "reruns" });
       const promoted = await promoteTrace(sql, rerunTrace, "promoted fixes", "test");
+      // The run of reruns held only this one: it goes, and the rerun now says where it counts.
+      expect(await sql.get("SELECT id FROM runs WHERE id = ?", [rerunsRun])).toBeUndefined();
+      expect((await listRerunsOf(sql, original.id))[0]).toMatchObject({ runId: promoted.runId, kind: "run" });
+      const others = await listOtherRuns(sql, sourceRun, questions[1].id);
+      expect(others.map((o) => [o.name, o.kind])).toContainEqual(["promoted fixes", "run"]);
       expect(await sql.get("SELECT run_id AS r, sample FROM traces WHERE id = ?", [rerunTrace])).toEqual({
         r: promoted.runId,
         sample: 0,

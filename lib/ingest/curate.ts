@@ -371,8 +371,11 @@ export async function promoteTrace(
     await record(sql, t.runId, who, `promoted its trace of question ${t.questionId} into run "${name}"`);
     return next;
   });
-  // Tool counts and versions of both runs follow their traces.
-  await recomputeRun(sql, t.runId);
+  // Tool counts and versions of both runs follow their traces; a run of reruns left empty goes (issue 30: an empty
+  // "Reruns" run stayed in the list). The next rerun of its system and model makes it again.
+  const left = await sql.get<{ n: number }>("SELECT count(*) AS n FROM traces WHERE run_id = ?", [t.runId]);
+  if (Number(left?.n ?? 0) === 0) await deleteRun(sql, t.runId);
+  else await recomputeRun(sql, t.runId);
   await recomputeRun(sql, runId);
   return { runId, sample };
 }

@@ -66,15 +66,25 @@ export async function listOtherRuns(
     model: string;
     exOutcome: string | null;
     recordedCorrect: number | null;
+    /** A run of single reruns, a sweep's run, or a run of its own (imported, or promoted reruns). */
+    kind: RunKind;
   }[]
 > {
   return (await sql.all(
-    `SELECT r.id, r.name, r.system, r.model, min(t.ex_outcome) AS exOutcome, min(t.recorded_correct) AS recordedCorrect
+    `SELECT r.id, r.name, r.system, r.model, min(t.ex_outcome) AS exOutcome, min(t.recorded_correct) AS recordedCorrect,
+      ${runKindSql(sql)} AS kind
     FROM runs r JOIN traces t ON t.run_id = r.id JOIN runs me ON me.id = ?
     WHERE r.id != me.id AND t.question_id = ? AND ((me.dataset_id IS NOT NULL AND r.dataset_id = me.dataset_id) OR (me.dataset_id IS NULL AND me.benchmark IS NOT NULL AND r.benchmark = me.benchmark))
-    GROUP BY r.id, r.name, r.system, r.model ORDER BY ${sql.d.binary("r.system")}, ${sql.d.binary("r.model")}, ${sql.d.binary("r.name")}`,
+    GROUP BY r.id, r.name, r.system, r.model, r.config ORDER BY ${sql.d.binary("r.system")}, ${sql.d.binary("r.model")}, ${sql.d.binary("r.name")}`,
     [runId, questionId],
   )) as never;
+}
+
+export type RunKind = "reruns" | "sweep" | "run";
+
+/** What a run is, from its config: a run of single reruns (outside every figure), a sweep's run, or a run. */
+function runKindSql(sql: Sql): string {
+  return `CASE WHEN ${sql.d.jsonValue("r.config", "reruns")} IS NOT NULL THEN 'reruns' WHEN ${sql.d.jsonValue("r.config", "sweep")} IS NOT NULL THEN 'sweep' ELSE 'run' END`;
 }
 
 export interface RerunRow {
@@ -88,6 +98,8 @@ export interface RerunRow {
   exOutcome: string | null;
   createdAt: string;
   simulated: boolean;
+  /** Where the rerun is now: still in a run of reruns (outside every figure), in a sweep's run, or promoted. */
+  kind: RunKind;
 }
 
 /** The reruns of a trace (its children, `meta.rerun_of`), newest first. */
@@ -95,7 +107,8 @@ export async function listRerunsOf(sql: Sql, traceId: string, limit = 20): Promi
   return (
     (await sql.all(
       `SELECT t.id AS traceId, r.id AS runId, r.name AS runName, r.system, r.model, t.sample, t.status, t.ex_outcome AS exOutcome,
-           t.created_at AS createdAt, coalesce(${sql.d.jsonValue("r.config", "simulated")}, 0) AS simulated
+           t.created_at AS createdAt, coalesce(${sql.d.jsonValue("r.config", "simulated")}, 0) AS simulated,
+           ${runKindSql(sql)} AS kind
          FROM traces t JOIN runs r ON r.id = t.run_id
          WHERE ${sql.d.jsonText("t.meta", "rerun_of.trace_id")} = ? ORDER BY t.created_at DESC LIMIT ?`,
       [traceId, limit],

@@ -132,7 +132,8 @@ async function Question({ params, searchParams }: PageProps<"/runs/[runId]/quest
           <span className="text-zinc-500">Same question in:</span>
           {others.map((o) => (
             <Link key={o.id} href={questionPath(o.id, questionId)} className="text-blue-700 hover:underline">
-              {o.system} · {o.model}
+              {o.name} · {o.system} · {o.model}
+              {o.kind === "reruns" ? " [reruns]" : o.kind === "sweep" ? " [sweep]" : ""}
               {o.exOutcome
                 ? ` (${o.exOutcome.replace(/_/g, " ")})`
                 : o.recordedCorrect !== null
@@ -193,8 +194,9 @@ async function Question({ params, searchParams }: PageProps<"/runs/[runId]/quest
             Reruns of this trace
           </h2>
           <p className="text-xs text-zinc-600">
-            Each rerun is judged against this trace (execution accuracy when evaluated, else the recorded outcome).
-            Reruns stay outside every run figure and experiment unless their run is added to one.
+            Each rerun is judged against this trace (execution accuracy when evaluated, else the recorded outcome). A
+            rerun in a run of reruns stays outside every run figure and experiment; a promoted one counts in the figures
+            of the run it was promoted into, as a sample of this question.
           </p>
           <ul className="space-y-1">
             {reruns.map((r) => (
@@ -206,6 +208,15 @@ async function Question({ params, searchParams }: PageProps<"/runs/[runId]/quest
                   {r.runName} · {r.system} · {r.model}
                   {r.simulated ? " (simulated)" : ""} #{r.sample}
                 </Link>
+                <span className="text-xs text-zinc-600" data-testid="rerun-where">
+                  {r.kind === "reruns"
+                    ? "in a run of reruns: outside every figure"
+                    : r.kind === "sweep"
+                      ? "in a sweep's run: in figures only when the view includes sweeps"
+                      : r.runId === runId
+                        ? "in this run: counts in its figures"
+                        : "promoted: counts in that run's figures"}
+                </span>
                 <LocalTime iso={r.createdAt} />
                 <VerdictLine verdict={r.verdict} />
                 {r.runName === RERUN_RUN_NAME && <PromoteRerun traceId={r.traceId} />}
