@@ -66,6 +66,45 @@ test("label three failing questions by keyboard; Experiments counts them per sys
   await expect(page.getByTestId("traces-table").locator("tbody tr")).toHaveCount(3);
 });
 
+test("keyboard triage under load: a label key pressed while the next question loads is refused visibly, never filed on the question left", async ({
+  page,
+}) => {
+  await page.goto("/?system=Sophrosyne&model=sim-hasty");
+  await page.getByTestId("runs-table").getByRole("link", { name: "Simulated demo" }).click();
+  await page.getByLabel("failing only").check();
+  await expect(page).toHaveURL(/failing=true/);
+  await page.getByTestId("traces-table").locator("tbody tr").first().getByRole("link").first().click();
+  await expect(page).toHaveURL(/\/questions\//);
+  const first = page.url();
+  const position = await page.getByTestId("question-position").textContent();
+  const wrongTable = page.getByTestId("label-panel").getByRole("button", { name: /wrong table/ });
+  await expect(wrongTable).toHaveAttribute("aria-pressed", "false");
+  // The next question's page takes 1.5 s to arrive (a loaded server).
+  await page.route(/\/questions\//, async (route) => {
+    if (route.request().headers()["rsc"]) await new Promise((r) => setTimeout(r, 1500));
+    await route.continue();
+  });
+  await page.keyboard.press("j");
+  await expect(page.getByTestId("question-loading")).toBeVisible();
+  await page.keyboard.press("1"); // "wrong table", while the previous question is still shown
+  await expect(page.getByTestId("label-panel").getByRole("alert")).toContainText(
+    "not labelled: the next question is still loading",
+  );
+  await expect(page.getByTestId("question-position")).not.toHaveText(position!);
+  await expect(page.getByTestId("question-loading")).toHaveCount(0);
+  await page.unroute(/\/questions\//);
+  // Now shown: the key labels this question.
+  await expect(wrongTable).toHaveAttribute("aria-pressed", "false");
+  await page.keyboard.press("1");
+  await expect(wrongTable).toHaveAttribute("aria-pressed", "true");
+  // The question left has no label from the refused key.
+  await page.goto(first);
+  await expect(page.getByTestId("label-panel").getByRole("button", { name: /wrong table/ })).toHaveAttribute(
+    "aria-pressed",
+    "false",
+  );
+});
+
 test("the side-by-side view of a question across No Directives and Sophrosyne aligns steps and marks the first divergence", async ({
   page,
 }) => {

@@ -1,7 +1,8 @@
 "use client";
 
 import { isShortcut } from "@/components/ui/keys";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
+import { isNavigating } from "./navigation-state";
 import type { LabelRow } from "@/lib/labels/labels";
 
 interface Cause {
@@ -30,17 +31,28 @@ export function LabelPanel({
   const [saved, setSaved] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const on = new Set(labels.filter((l) => l.seq === -1).map((l) => l.label));
+  // Toggles run one after another, each from the labels the previous one left: quick keys neither race nor undo
+  // each other, and a reply never overwrites a newer one (issue 30).
+  const latest = useRef(labels);
+  const queue = useRef<Promise<void>>(Promise.resolve());
 
-  const toggle = async (label: string, value = !on.has(label)) => {
+  const toggle = (label: string, value?: boolean) => {
     setError(null);
-    const res = await fetch(`/api/traces/${encodeURIComponent(traceId)}/labels`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ label, on: value }),
+    queue.current = queue.current.then(async () => {
+      const want = value ?? !latest.current.some((l) => l.seq === -1 && l.label === label);
+      const res = await fetch(`/api/traces/${encodeURIComponent(traceId)}/labels`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ label, on: want }),
+      }).catch((e: Error) => ({ ok: false, status: 0, json: async () => ({ error: e.message }) }) as const);
+      const body = await res.json().catch(() => ({ error: `HTTP ${res.status}` }));
+      if (!res.ok) setError(`"${label}" not saved: ${body.error ?? `HTTP ${res.status}`}`);
+      else {
+        latest.current = body as LabelRow[];
+        setLabels(body as LabelRow[]);
+      }
     });
-    const body = await res.json().catch(() => ({ error: `HTTP ${res.status}` }));
-    if (!res.ok) setError(body.error);
-    else setLabels(body as LabelRow[]);
+    return queue.current;
   };
 
   // Number keys subscribe to the document: an external system, hence the effect.
@@ -50,6 +62,11 @@ export function LabelPanel({
       const cause = causes.find((c) => c.key === e.key);
       if (cause) {
         e.preventDefault();
+        // The next question is loading: this panel is the previous one's. Refused, visibly, not misfiled.
+        if (isNavigating()) {
+          setError(`"${cause.label}" not labelled: the next question is still loading; press it again once it shows`);
+          return;
+        }
         void toggle(cause.label);
       }
     };

@@ -3,7 +3,8 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { isShortcut } from "@/components/ui/keys";
-import { useEffect, useState } from "react";
+import { useEffect, useState, useTransition } from "react";
+import { setNavigating } from "./navigation-state";
 import type { Neighbours } from "@/lib/db/queries/question-traces";
 
 /** The run's neighbours of this question, as page paths, and the run's own path. */
@@ -13,19 +14,40 @@ export type NavLinks = Neighbours & { runHref: string };
 export function QuestionNav({ links }: { links: NavLinks }) {
   const router = useRouter();
   const [copied, setCopied] = useState(false);
+  // Moving to another question is a transition: until its content shows, label keys are refused (navigation-state).
+  const [pending, startTransition] = useTransition();
+  useEffect(() => {
+    setNavigating(pending);
+  }, [pending]);
+  useEffect(() => () => setNavigating(false), []);
+  const go = (href: string) => {
+    setNavigating(true);
+    startTransition(() => router.push(href));
+  };
   // Keyboard shortcuts subscribe to the document: an external system, hence the effect.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (!isShortcut(e)) return;
-      if (e.key === "j" && links.nextFailing) router.push(links.nextFailing);
-      if (e.key === "k" && links.prevFailing) router.push(links.prevFailing);
+      const href = e.key === "j" ? links.nextFailing : e.key === "k" ? links.prevFailing : undefined;
+      if (!href) return;
+      setNavigating(true);
+      startTransition(() => router.push(href));
     };
     document.addEventListener("keydown", onKey);
     return () => document.removeEventListener("keydown", onKey);
   }, [links.nextFailing, links.prevFailing, router]);
   const link = (href: string | undefined, label: string, hint?: string) =>
     href ? (
-      <Link href={href} className="rounded border border-zinc-300 bg-white px-2 py-1 hover:bg-zinc-50" title={hint}>
+      <Link
+        href={href}
+        className="rounded border border-zinc-300 bg-white px-2 py-1 hover:bg-zinc-50"
+        title={hint}
+        onClick={(e) => {
+          if (e.metaKey || e.ctrlKey || e.shiftKey || e.altKey || e.button !== 0) return; // a new tab or window
+          e.preventDefault();
+          go(href);
+        }}
+      >
         {label}
       </Link>
     ) : (
@@ -40,9 +62,15 @@ export function QuestionNav({ links }: { links: NavLinks }) {
       {link(links.next, "next ›")}
       {link(links.prevFailing, "‹ previous failing", "key k")}
       {link(links.nextFailing, "next failing ›", "key j")}
-      <span className="text-zinc-500">
-        question {links.position} of {links.total}
+      {/* A position in the run's order, not a question id (ids are often 0-based: "question 10" is the 11th). */}
+      <span className="text-zinc-500" data-testid="question-position">
+        {links.position} of {links.total} in this run
       </span>
+      {pending && (
+        <span role="status" className="text-xs text-amber-800" data-testid="question-loading">
+          loading the question…
+        </span>
+      )}
       <button
         type="button"
         className="ml-auto rounded border border-zinc-300 bg-white px-2 py-1"

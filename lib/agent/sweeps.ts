@@ -321,7 +321,8 @@ export async function sweepStatus(store: Database.Database | Sql, runId: string)
   const tokensUnreported = jobs
     .filter((j) => j.state === "done")
     .reduce((a, j) => a + Number(j.n) - Number(j.counted), 0);
-  const anyTokens = finished.some((j) => Number(j.counted) > 0);
+  // Before any job is done nothing was spent (0); once jobs are done and none reported usage, it is unknown.
+  const anyTokens = finished.some((j) => Number(j.counted) > 0) || count("done") === 0;
   const tokens = anyTokens ? finished.reduce((a, j) => a + Number(j.tokens ?? 0), 0) : null;
   const unpriced = finished.some((j) => j.priced < j.n);
   const costUsd = unpriced ? null : finished.reduce((a, j) => a + (j.cost ?? 0), 0);
