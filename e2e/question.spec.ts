@@ -58,6 +58,10 @@ test("the question page: failing question, hostile content as text, deep link to
   await page.keyboard.press("j");
   await expect(page).toHaveURL(/\/questions\/23$/);
   await expect(page.getByTestId("sql-diff")).toContainText("+ 1");
+  // The legend is a line above the diff, not run into its first word.
+  const legend = (await page.getByTestId("sql-diff-legend").boundingBox())!;
+  const body = (await page.getByTestId("sql-diff-body").boundingBox())!;
+  expect(body.y).toBeGreaterThanOrEqual(legend.y + legend.height - 1);
   await page.getByRole("button", { name: "Run both queries and compare their results" }).click();
   await expect(page.getByTestId("results-compare")).toContainText("missing");
   await page.screenshot({ path: "e2e/screenshots/question-results.png", fullPage: true });

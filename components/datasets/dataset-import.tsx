@@ -1,5 +1,6 @@
 "use client";
 
+import { count } from "@/lib/text/count";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useFormats } from "@/components/ui/locale";
@@ -223,8 +224,8 @@ export function DatasetImport() {
       {report && (
         <div className="mt-2 space-y-1" data-testid="dataset-report">
           <p>
-            <strong>{report.dataset}</strong>: {report.questions} questions over {report.databases}{" "}
-            {report.schema_only ? "schema-only " : ""}databases.
+            <strong>{report.dataset}</strong>: {count(report.questions, "question")} over{" "}
+            {count(report.databases, report.schema_only ? "schema-only database" : "database")}.
           </p>
           <p className="text-xs">
             Gold tables: {report.gold_tables.explain} by EXPLAIN, {report.gold_tables.parser} by the parser,{" "}
@@ -232,14 +233,15 @@ export function DatasetImport() {
           </p>
           {report.questions_without_database > 0 && (
             <p className="text-xs text-amber-800">
-              {report.questions_without_database} questions name a database that was not uploaded.
+              {count(report.questions_without_database, "question names", "questions name")} a database that was not
+              uploaded.
             </p>
           )}
           {report.duplicate_question_ids.length > 0 && (
             <p className="text-xs">Repeated question ids kept once: {report.duplicate_question_ids.join(", ")}</p>
           )}
           {report.linked_runs.length > 0 && (
-            <p className="text-xs">Linked and measured again: {report.linked_runs.length} runs.</p>
+            <p className="text-xs">Linked and measured again: {count(report.linked_runs.length, "run")}.</p>
           )}
         </div>
       )}

@@ -28,8 +28,8 @@ export async function DatasetList({ datasets, selected }: { datasets: DatasetLis
           >
             <span className="font-medium">{d.name}</span>{" "}
             <span className="text-zinc-500">
-              {d.format} · {f.count(d.questionCount)} questions · {d.databases} databases
-              {d.schemaOnly ? ` (${d.schemaOnly} schema-only)` : ""} · {d.runs} runs
+              {d.format} · {f.counted(d.questionCount, "question")} · {f.counted(d.databases, "database")}
+              {d.schemaOnly ? ` (${d.schemaOnly} schema-only)` : ""} · {f.counted(d.runs, "run")}
             </span>
           </Link>
         </li>

@@ -10,7 +10,7 @@ async function Line({ label, e }: { label: string; e: SavingsEstimate }) {
   return (
     <li>
       {label}: <strong>{e.estimated === null ? "—" : f.percent(e.estimated)}</strong> over-exploration (estimate),
-      saving {f.count(e.saved)} of {f.count(e.exploratory)} exploratory calls over {f.count(e.traces)} traces
+      saving {f.count(e.saved)} of {f.counted(e.exploratory, "exploratory call")} over {f.counted(e.traces, "trace")}
       {e.hiddenGold > 0 && (
         <span className="text-amber-800" data-testid="hidden-gold">
           {" "}

@@ -1,5 +1,6 @@
 "use client";
 
+import { count } from "@/lib/text/count";
 import { useState, useTransition } from "react";
 import {
   applyRunRoles,
@@ -219,7 +220,7 @@ export function RunCuration({ run, datasets, tools }: CurationProps) {
           <h3 className="font-medium">Archive or delete</h3>
           <p className="text-xs text-zinc-600">
             An archived run is hidden from the run list and the Experiments page, and kept. Deleting removes its{" "}
-            {run.traces} traces, their steps and the results no other trace uses, for good.
+            {count(run.traces, "trace")}, their steps and the results no other trace uses, for good.
           </p>
           <div className="flex flex-wrap gap-2">
             <button
@@ -246,7 +247,7 @@ export function RunCuration({ run, datasets, tools }: CurationProps) {
                   onClick={() => act("delete", () => removeRun(run.id))}
                   className="rounded bg-red-700 px-3 py-1 text-white disabled:opacity-50"
                 >
-                  Delete the run and its {run.traces} traces
+                  Delete the run and its {count(run.traces, "trace")}
                 </button>
                 <button
                   type="button"

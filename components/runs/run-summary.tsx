@@ -33,7 +33,7 @@ export async function RunSummary({
       <Card
         label="Execution accuracy"
         value={ex ? f.percent(ex.share) : "not judged"}
-        detail={`${ex ? `of ${f.count(ex.n)} judged (${ex.source})` : "no outcome recorded or evaluated"}${a.goldErrors ? `; ${f.count(a.goldErrors)} gold errors` : ""}${a.traces - a.judged - a.goldErrors > 0 ? `; ${f.count(a.traces - a.judged - a.goldErrors)} not evaluated` : ""}${exSettings && ex && ex.source !== "recorded" ? (exSettings.mode === "spider2" ? " · by Spider 2.0's rules (chosen columns, numbers within 0.01)" : ` · rows as ${exSettings.mode}${exSettings.numeric === "sig10" ? ", numbers to 10 significant digits" : ""}`) : ""}`}
+        detail={`${ex ? `of ${f.count(ex.n)} judged (${ex.source})` : "no outcome recorded or evaluated"}${a.goldErrors ? `; ${f.counted(a.goldErrors, "gold error")}` : ""}${a.traces - a.judged - a.goldErrors > 0 ? `; ${f.count(a.traces - a.judged - a.goldErrors)} not evaluated` : ""}${exSettings && ex && ex.source !== "recorded" ? (exSettings.mode === "spider2" ? " · by Spider 2.0's rules (chosen columns, numbers within 0.01)" : ` · rows as ${exSettings.mode}${exSettings.numeric === "sig10" ? ", numbers to 10 significant digits" : ""}`) : ""}`}
         help="Correct over judged traces (correct, wrong result, prediction error, time-out, no submission); gold errors and unevaluated traces are left out. Re-evaluated outcomes are used when the run was evaluated, else the recorded ones."
       />
       <Card
@@ -64,7 +64,7 @@ export async function RunSummary({
         detail={
           a.tokensRecorded === 0
             ? "the traces carry no token usage"
-            : `input / output (output includes reasoning)${a.tokensRecorded < a.traces ? `; ${f.count(a.tokensRecorded)} of ${f.count(a.traces)} traces recorded usage` : ""}`
+            : `input / output (output includes reasoning)${a.tokensRecorded < a.traces ? `; ${f.count(a.tokensRecorded)} of ${f.counted(a.traces, "trace")} recorded usage` : ""}`
         }
         help="Summed over the traces that recorded usage."
       />
@@ -73,7 +73,7 @@ export async function RunSummary({
         value={a.cost === null ? (a.tokensRecorded === 0 ? "not recorded" : "no price") : f.usd(a.cost)}
         detail={
           a.unpricedTraces
-            ? `${f.count(a.unpricedTraces)} traces without a price`
+            ? `${f.counted(a.unpricedTraces, "trace")} without a price`
             : "recorded, else from the price table"
         }
         help="A trace's recorded cost_usd, else its tokens priced by the model's price table (METRON_PRICES overrides it)."
@@ -104,7 +104,7 @@ export async function RunSummary({
         detail={
           a.emptyProbes === null
             ? "no probe recorded its result"
-            : `in ${f.count(a.probeTraces)} traces with recorded probe results`
+            : `in ${f.counted(a.probeTraces, "trace")} with recorded probe results`
         }
         help="SQL probes (data inspection, execution) whose result had no rows (SDE-SQL); the timeline marks them and the probe that refines each."
       />
@@ -112,7 +112,7 @@ export async function RunSummary({
         <Card
           label={`Pass@1 · Pass@${samples.k} · Majority@${samples.maxK}`}
           value={`${f.percent(samples.pass1, 0)} · ${f.percent(samples.passK, 0)} · ${samples.majorityK === null ? "—" : f.percent(samples.majorityK, 0)}`}
-          detail={`${f.count(samples.questions)} questions${samples.short ? ` (${f.count(samples.short)} with fewer than ${samples.k} samples)` : ""}${samples.majorityK === null ? " · evaluate the run for Majority@K" : ""}`}
+          detail={`${f.counted(samples.questions, "question")}${samples.short ? ` (${f.count(samples.short)} with fewer than ${samples.k} samples)` : ""}${samples.majorityK === null ? " · evaluate the run for Majority@K" : ""}`}
           help="Pass@1: mean share of correct samples per question. Pass@K: the unbiased estimator 1 − C(n−c, K)/C(n, K) over a question's n samples (K from ?k=, default the most samples). Majority@K: the largest group of equal execution results is correct; a question none of whose samples executed scores 0; a tie scores the share of tied groups that are correct."
         />
       )}

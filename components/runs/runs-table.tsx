@@ -58,7 +58,9 @@ const columns = [
           </span>
         );
       return (
-        <span title={`${ex.source}: ${Math.round(ex.share * ex.n)} of ${ex.n} traces correct`}>
+        <span
+          title={`${ex.source}: ${Math.round(ex.share * ex.n)} of ${ex.n} ${ex.n === 1 ? "trace" : "traces"} correct`}
+        >
           <Percent share={ex.share} />
           {ex.source === "recorded" ? <sup className="text-zinc-500"> rec</sup> : null}
         </span>

@@ -199,7 +199,7 @@ export function SweepProgress({ initial, compact = false }: { initial: SweepStat
             {s.running.map((r) => (
               <li key={r.jobId}>
                 question {r.questionId}
-                {s.samples > 1 ? ` #${r.sample}` : ""}: {r.steps} steps
+                {s.samples > 1 ? ` #${r.sample}` : ""}: {f.counted(r.steps, "step")}
                 {r.recent.length ? " … " : ""}
                 {r.recent.map((st) => (
                   <span key={st.seq} className={st.error ? "text-red-700" : "text-zinc-700"}>

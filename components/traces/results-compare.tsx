@@ -1,5 +1,6 @@
 "use client";
 
+import { count } from "@/lib/text/count";
 import { useState } from "react";
 
 type Result =
@@ -36,8 +37,7 @@ function ResultTable({ title, r, marked, mark }: { title: string; r: Result; mar
   return (
     <div className="overflow-auto rounded border border-zinc-200">
       <p className="bg-zinc-50 px-2 py-1 text-xs text-zinc-500">
-        {title}: {r.rows.length}
-        {r.truncated ? "+" : ""} rows in {Math.round(r.ms)} ms
+        {title}: {r.truncated ? `${r.rows.length}+ rows` : count(r.rows.length, "row")} in {Math.round(r.ms)} ms
       </p>
       <table className="w-full text-xs">
         <thead>
@@ -94,7 +94,7 @@ export function ResultsCompare({ traceId }: { traceId: string }) {
           )}
           {state.diff && (
             <p className="text-sm">
-              {state.diff.commonCount} rows in both ·{" "}
+              {count(state.diff.commonCount, "row")} in both ·{" "}
               <span className="text-red-700">{state.diff.missingCount} missing</span> from the final result ·{" "}
               <span className="text-amber-700">{state.diff.extraCount} extra</span> in it
             </p>

@@ -111,41 +111,41 @@ export async function SqlCompare({
         </p>
       )}
       {parts && (
-        <div
-          className="rounded-lg border border-zinc-200 bg-white p-2 font-mono text-xs whitespace-pre-wrap"
-          data-testid="sql-diff"
-        >
-          <span className="mr-2 font-sans text-zinc-500">
-            diff (underlined: only in the final SQL; struck through: only in the gold SQL; ⚠ wavy red: a table the gold
-            SQL does not read):
-          </span>
-          {parts.map((p, i) =>
-            // Marked by more than colour: an addition is underlined, a removal struck through (and said in the title).
-            p.added && extra.size > 0 && extraTableIn(p.value, extra) ? (
-              <ins
-                key={i}
-                className="bg-red-200 text-red-950 underline decoration-wavy decoration-2"
-                title="an extra table: the final SQL reads it, the gold SQL does not"
-                data-testid="sql-diff-extra"
-              >
-                ⚠{p.value}
-              </ins>
-            ) : p.added ? (
-              <ins
-                key={i}
-                className="bg-emerald-100 text-emerald-900 underline decoration-2"
-                title="only in the final SQL"
-              >
-                {p.value}
-              </ins>
-            ) : p.removed ? (
-              <del key={i} className="bg-red-100 text-red-900 line-through" title="only in the gold SQL">
-                {p.value}
-              </del>
-            ) : (
-              <span key={i}>{p.value}</span>
-            ),
-          )}
+        <div className="rounded-lg border border-zinc-200 bg-white p-2" data-testid="sql-diff">
+          {/* The legend is a line of its own: the diff starts on the next one (issue 30). */}
+          <p className="mb-1 text-xs text-zinc-500" data-testid="sql-diff-legend">
+            Diff: underlined, only in the final SQL; struck through, only in the gold SQL; ⚠ wavy red, a table the gold
+            SQL does not read.
+          </p>
+          <div className="font-mono text-xs whitespace-pre-wrap" data-testid="sql-diff-body">
+            {parts.map((p, i) =>
+              // Marked by more than colour: an addition is underlined, a removal struck through (and said in the title).
+              p.added && extra.size > 0 && extraTableIn(p.value, extra) ? (
+                <ins
+                  key={i}
+                  className="bg-red-200 text-red-950 underline decoration-wavy decoration-2"
+                  title="an extra table: the final SQL reads it, the gold SQL does not"
+                  data-testid="sql-diff-extra"
+                >
+                  ⚠{p.value}
+                </ins>
+              ) : p.added ? (
+                <ins
+                  key={i}
+                  className="bg-emerald-100 text-emerald-900 underline decoration-2"
+                  title="only in the final SQL"
+                >
+                  {p.value}
+                </ins>
+              ) : p.removed ? (
+                <del key={i} className="bg-red-100 text-red-900 line-through" title="only in the gold SQL">
+                  {p.value}
+                </del>
+              ) : (
+                <span key={i}>{p.value}</span>
+              ),
+            )}
+          </div>
         </div>
       )}
     </section>

@@ -6,6 +6,8 @@
 export type Formats = {
   locale: string;
   count: (n: number) => string;
+  /** A count with its noun in the right number ("1 run", "2 runs", "1,030 jobs"): the nouns are English. */
+  counted: (n: number, one: string, other?: string) => string;
   /** Token counts: compact (12k, 1.2M) from 10,000 up. */
   tokens: (n: number) => string;
   /** Compact whatever the size (5K, 10K, 1.2M). */
@@ -20,6 +22,7 @@ export type Formats = {
 export const DEFAULT_LOCALE = "en-US";
 
 const cache = new Map<string, Formats>();
+const englishPlural = new Intl.PluralRules("en-US");
 
 /** A locale tag the platform knows, or the default. */
 export function supportedLocale(tag: string | null | undefined): string | null {
@@ -80,6 +83,7 @@ export function formatsFor(localeTag: string): Formats {
   const formats: Formats = {
     locale,
     count: (n) => count.format(n),
+    counted: (n, one, other = `${one}s`) => `${count.format(n)} ${englishPlural.select(n) === "one" ? one : other}`,
     tokens: (n) => (Math.abs(n) >= 1e4 ? compact.format(n) : count.format(n)),
     compact: (n) => compact.format(n),
     percent: (share, digits = 1) =>

@@ -1,3 +1,4 @@
+import { count } from "@/lib/text/count";
 import { parseArgs } from "node:util";
 import { openStore } from "@/lib/db/store";
 import { datasetFormats, type DatasetFormat } from "@/lib/datasets/question-formats";
@@ -43,7 +44,7 @@ export async function runDatasetCommand(argv: string[]): Promise<number> {
       console.log(JSON.stringify(importReportJson(r), null, 2));
     } else {
       console.log(
-        `dataset ${r.dataset} (${r.datasetId}): ${r.questions} questions over ${r.databases} ${r.schemaOnly ? "schema-only " : ""}databases`,
+        `dataset ${r.dataset} (${r.datasetId}): ${count(r.questions, "question")} over ${count(r.databases, r.schemaOnly ? "schema-only database" : "database")}`,
       );
       console.log(
         `gold tables: ${r.goldTables.explain} by EXPLAIN, ${r.goldTables.parser} by the parser, ${r.goldTables.failed} failed`,
@@ -51,8 +52,10 @@ export async function runDatasetCommand(argv: string[]): Promise<number> {
       if (r.duplicateQuestionIds.length)
         console.log(`repeated question ids kept once: ${r.duplicateQuestionIds.join(", ")}`);
       if (r.questionsWithoutDatabase)
-        console.log(`warning: ${r.questionsWithoutDatabase} questions name a database that is not registered`);
-      if (r.linkedRuns.length) console.log(`linked and recomputed ${r.linkedRuns.length} runs`);
+        console.log(
+          `warning: ${count(r.questionsWithoutDatabase, "question names", "questions name")} a database that is not registered`,
+        );
+      if (r.linkedRuns.length) console.log(`linked and recomputed ${count(r.linkedRuns.length, "run")}`);
     }
   } finally {
     await sql.close();

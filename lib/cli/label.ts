@@ -3,6 +3,7 @@
  * `metron label list [--run R] [--json]`, `metron label export [--run R]` (JSONL on stdout),
  * `metron label import FILE [--json]` (merge a team's triage), `metron label cause --run R LABEL` (a run's own cause).
  */
+import { count } from "@/lib/text/count";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { openStore } from "@/lib/db/store";
@@ -58,7 +59,7 @@ export async function runLabelCommand(argv: string[]): Promise<number> {
         console.log(
           values.json
             ? JSON.stringify(report, null, 2)
-            : `${report.labels} labels and ${report.notes} notes added; ${report.unknownTraces} lines for traces this store lacks; ${report.errors.length} bad lines${report.errors.map((e) => `\n  line ${e.line}: ${e.message}`).join("")}`,
+            : `${count(report.labels, "label")} and ${count(report.notes, "note")} added; ${count(report.unknownTraces, "line")} for traces this store lacks; ${count(report.errors.length, "bad line")}${report.errors.map((e) => `\n  line ${e.line}: ${e.message}`).join("")}`,
         );
         return report.errors.length ? 1 : 0;
       }

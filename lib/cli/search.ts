@@ -1,4 +1,5 @@
 /** `metron search "QUERY" [--limit N] [--json]`: full-text search over the stored traces (docs/search.md). */
+import { count } from "@/lib/text/count";
 import { parseArgs } from "node:util";
 import { openStore } from "@/lib/db/store";
 import { MARK_END, MARK_START, searchTraces } from "@/lib/search";
@@ -46,7 +47,7 @@ export async function runSearchCommand(argv: string[]): Promise<number> {
       return 0;
     }
     if (r.query.unknown.length) console.error(`not understood, left out: ${r.query.unknown.join("; ")}`);
-    console.log(`${r.total} traces${r.capped ? " (at least)" : ""}`);
+    console.log(`${count(r.total, "trace")}${r.capped ? " (at least)" : ""}`);
     for (const h of r.hits) {
       console.log(
         `${h.runName} · ${h.system} · ${h.model} · question ${h.questionId}#${h.sample} (${h.exOutcome ?? "not evaluated"})`,

@@ -1,4 +1,5 @@
 "use server";
+import { count } from "@/lib/text/count";
 import { getSql } from "@/lib/db/store";
 
 import { headers } from "next/headers";
@@ -63,7 +64,7 @@ export async function linkDataset(runId: string, dataset: string): Promise<Actio
     return {
       ok: true,
       message: dataset
-        ? `Linked: ${r.linked} of ${r.traces} traces matched a question of the dataset; metrics recomputed`
+        ? `Linked: ${r.linked} of ${count(r.traces, "trace")} matched a question of the dataset; metrics recomputed`
         : "Unlinked; metrics recomputed",
     };
   });
@@ -76,7 +77,7 @@ export async function previewRunRoles(runId: string, roles: string): Promise<Act
       ok: true,
       changed: p.changed,
       message: p.changed
-        ? `${p.changed} calls change role: ${p.tools.map((t) => `${t.tool} ${t.from} → ${t.to} (${t.calls})`).join(", ")}`
+        ? `${count(p.changed, "call")} change role: ${p.tools.map((t) => `${t.tool} ${t.from} → ${t.to} (${t.calls})`).join(", ")}`
         : "No call changes role",
     };
   } catch (e) {
@@ -90,7 +91,7 @@ export async function applyRunRoles(runId: string, roles: string): Promise<Actio
     return {
       ok: true,
       changed: r.changed,
-      message: `Roles saved; ${r.changed} calls changed role; metrics recomputed`,
+      message: `Roles saved; ${count(r.changed, "call")} changed role; metrics recomputed`,
     };
   });
 }
@@ -108,7 +109,10 @@ export async function setRunArchived(runId: string, archived: boolean): Promise<
 export async function removeRun(runId: string): Promise<ActionResult> {
   const r = await attempt(runId, async () => {
     const d = await deleteRun(await getSql(), runId);
-    return { ok: true, message: `Deleted ${d.traces} traces, ${d.steps} steps, ${d.blobs} unreferenced results` };
+    return {
+      ok: true,
+      message: `Deleted ${count(d.traces, "trace")}, ${count(d.steps, "step")}, ${count(d.blobs, "unreferenced result")}`,
+    };
   });
   if (r.ok) redirect(`/?deleted=${encodeURIComponent(r.message)}`);
   return r;

@@ -1,3 +1,4 @@
+import { count } from "@/lib/text/count";
 import type { Metadata } from "next";
 import { TableStripLegend } from "@/components/traces/table-strip";
 import { readerFormats } from "@/components/ui/reader-locale";
@@ -134,7 +135,7 @@ async function SideBySide({ params, searchParams }: PageProps<"/compare/question
                       recordedCorrect={t.recordedCorrect}
                       status={t.status}
                     />
-                    exploratory {t.exploratoryCalls} / gold {t.goldCount ?? "?"} · {t.stepCount} steps ·{" "}
+                    exploratory {t.exploratoryCalls} / gold {t.goldCount ?? "?"} · {count(t.stepCount, "step")} ·{" "}
                     {t.tokensRecorded ? `${f.tokens(t.inputTokens + t.outputTokens)} tokens` : "tokens not recorded"}
                   </div>
                 </header>
