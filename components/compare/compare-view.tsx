@@ -50,12 +50,12 @@ export async function CompareHeadline({
                   <div title="Exact McNemar test on the discordant pairs (fixed vs regressed)">
                     McNemar p = {p(f, v.mcnemarP)}
                   </div>
-                  <div title="Difference of over-exploration from the baseline, with a 95% paired bootstrap interval over questions">
+                  <div title="Difference of over-exploration from the baseline in percentage points (pp), with a 95% paired bootstrap interval over questions">
                     Δ over-exploration:{" "}
                     {v.overDifference ? (
                       <>
-                        {f.percent(v.overDifference.estimate)} [{f.percent(v.overDifference.low)},{" "}
-                        {f.percent(v.overDifference.high)}]
+                        {f.points(v.overDifference.estimate)} [{f.points(v.overDifference.low)},{" "}
+                        {f.points(v.overDifference.high)}]
                       </>
                     ) : (
                       "— (no gold tables)"

@@ -43,6 +43,9 @@ export async function OverviewMatrix({ g }: { g: OverviewGroup }) {
                       <span className="text-zinc-500">no run</span>
                     ) : (
                       <div className="mb-1 rounded p-1" data-testid="matrix-cell">
+                        <div className="text-[11px] text-zinc-500" data-testid="cell-n">
+                          n = {f.counted(c.stats.questions, "question")}
+                        </div>
                         <div>
                           <span
                             className="text-zinc-500"

@@ -13,6 +13,8 @@ export type Formats = {
   /** Compact whatever the size (5K, 10K, 1.2M). */
   compact: (n: number) => string;
   percent: (share: number | null, digits?: number) => string;
+  /** A difference of two shares in percentage points, signed: "+12.3 pp", "−4.0 pp" (never "%"). */
+  points: (delta: number | null, digits?: number) => string;
   bytes: (n: number) => string;
   usd: (v: number, digits?: number) => string;
   seconds: (ms: number) => string;
@@ -96,6 +98,14 @@ export function formatsFor(localeTag: string): Formats {
               maximumFractionDigits: digits,
             }),
           ).format(share),
+    points: (delta, digits = 1) => {
+      if (delta === null || Number.isNaN(delta)) return "—";
+      const text = memo(decimals, digits, () =>
+        Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits }),
+      ).format(Math.abs(delta * 100));
+      const zero = Number((delta * 100).toFixed(digits)) === 0;
+      return `${zero ? "" : delta > 0 ? "+" : "−"}${text} pp`;
+    },
     bytes: (n) => {
       const u = byteUnits.find((b) => Math.abs(n) >= b.min) ?? byteUnits[byteUnits.length - 1];
       return u.f.format(n / u.scale);

@@ -183,7 +183,7 @@ export function comparisonTable(
       { label: "Both right", kind: "count" },
       { label: "Both wrong", kind: "count" },
       { label: "McNemar p", kind: "p" },
-      { label: "Δ over-exploration", kind: "percent", best: "min" },
+      { label: "Δ over-exploration", kind: "points", best: "min" },
     ],
     rows: runs.flatMap((r, i) => {
       const v = comparison.versus[i];

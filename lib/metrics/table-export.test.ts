@@ -95,3 +95,25 @@ describe("the Experiments table of a store with real and simulated runs (issue 3
     expect(lines.join("\n")).not.toMatch(/\\textbf\{(2300|3000|0\.2000|0\.5000)\}/);
   });
 });
+
+describe("differences of percentages", () => {
+  it("are percentage points, signed, never '%'", () => {
+    const t: ExportTable = {
+      caption: "c",
+      label: "l",
+      columns: [
+        { label: "System", kind: "text" },
+        { label: "Δ over-exploration", kind: "points", best: "min" },
+      ],
+      rows: [
+        ["A", { value: -0.123, low: -0.2, high: -0.05 }],
+        ["B", { value: 0.04, low: 0, high: 0.1 }],
+      ],
+    };
+    const md = toMarkdown(t);
+    expect(md).toContain("Δ over-exploration (pp)");
+    expect(md).toContain("**-12.3** [-20.0, -5.0]");
+    expect(md).toContain("+4.0 [0.0, +10.0]");
+    expect(md).not.toContain("%");
+  });
+});

@@ -4,7 +4,8 @@
  * separators): percentages to one decimal, the unit in the column header. Pure.
  */
 
-export type ColumnKind = "text" | "percent" | "count" | "usd" | "p";
+/** `points`: a difference of two percentages, in percentage points (signed), never printed as "%". */
+export type ColumnKind = "text" | "percent" | "points" | "count" | "usd" | "p";
 
 export interface ExportColumn {
   label: string;
@@ -30,10 +31,21 @@ export interface ExportTable {
   n?: (number | null)[];
 }
 
-const UNIT: Record<ColumnKind, string> = { text: "", percent: " (%)", count: "", usd: " (USD)", p: "" };
+const UNIT: Record<ColumnKind, string> = {
+  text: "",
+  percent: " (%)",
+  points: " (pp)",
+  count: "",
+  usd: " (USD)",
+  p: "",
+};
 
 function number(kind: ColumnKind, v: number): string {
   if (kind === "percent") return (v * 100).toFixed(1);
+  if (kind === "points") {
+    const t = (v * 100).toFixed(1);
+    return v > 0 && t !== "0.0" ? `+${t}` : t === "-0.0" ? "0.0" : t;
+  }
   if (kind === "usd") return v.toFixed(Math.abs(v) < 1 ? 4 : 2);
   if (kind === "p") return v < 0.001 ? "< 0.001" : v.toFixed(3);
   return Number.isInteger(v) ? String(v) : v.toFixed(2);
