@@ -134,3 +134,46 @@ test("figures: one colour per system in every chart, exports that carry the page
   }
   await page.screenshot({ path: "e2e/screenshots/figure-side-by-side.png", fullPage: true });
 });
+
+test("exported figures keep every text inside their edges: the top tick label, the legend, the source lines", async ({
+  page,
+}) => {
+  await page.goto("/experiments");
+  const frame = page.getByTestId("chart-over").first();
+  await expect(frame.locator("g[data-system][data-base]").first()).toBeAttached();
+  const group = page.getByRole("group", { name: /^Download / }).first();
+  const [svgDownload] = await Promise.all([
+    page.waitForEvent("download"),
+    group.getByRole("button", { name: "SVG" }).click(),
+  ]);
+  const svg = await (await import("node:fs/promises")).readFile((await svgDownload.path())!, "utf8");
+  // Drawn alone in a blank page, each text's box must lie inside the figure's viewBox.
+  const blank = await page.context().newPage();
+  await blank.setContent(`<!doctype html><body style="margin:0">${svg}</body>`);
+  const report = await blank.evaluate(() => {
+    const root = document.querySelector("svg")!;
+    const [, , w, h] = root.getAttribute("viewBox")!.split(" ").map(Number);
+    const out: string[] = [];
+    const rootBox = root.getBoundingClientRect();
+    for (const t of root.querySelectorAll("text")) {
+      const b = t.getBoundingClientRect();
+      if (!t.textContent?.trim() || b.width === 0) continue;
+      const x0 = b.left - rootBox.left;
+      const y0 = b.top - rootBox.top;
+      if (x0 < -0.5 || y0 < -0.5 || x0 + b.width > w + 0.5 || y0 + b.height > h + 0.5)
+        out.push(
+          `${t.textContent} at ${Math.round(x0)},${Math.round(y0)} ${Math.round(b.width)}×${Math.round(b.height)} in ${w}×${h}`,
+        );
+    }
+    return {
+      outside: out,
+      sourceLines: root.querySelectorAll("[data-role='source'] text").length,
+      texts: root.querySelectorAll("text").length,
+    };
+  });
+  expect(report.outside).toEqual([]);
+  expect(report.sourceLines).toBeGreaterThan(0);
+  expect(report.texts).toBeGreaterThan(5);
+  await blank.screenshot({ path: "e2e/screenshots/figure-export-svg.png" });
+  await blank.close();
+});

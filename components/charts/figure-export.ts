@@ -41,7 +41,45 @@ function el(name: string, attrs: Record<string, string | number>, text?: string)
   return e;
 }
 
-/** The figure as SVG text: the chart, then its legend in rows, then the data it covers. */
+/** Text widths in the figure's font, measured (a canvas), for wrapping; an estimate where canvas is missing. */
+function measurer(sizePx: number): (text: string) => number {
+  const ctx = typeof document !== "undefined" ? document.createElement("canvas").getContext("2d") : null;
+  if (ctx) ctx.font = `${sizePx}px ${FONT}`;
+  return (text) => (ctx ? ctx.measureText(text).width : text.length * sizePx * 0.6);
+}
+
+/** Words wrapped into lines no wider than `width` (a word longer than a line is cut at characters). */
+export function wrapText(text: string, width: number, measure: (t: string) => number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    const candidate = line ? `${line} ${word}` : word;
+    if (measure(candidate) <= width) {
+      line = candidate;
+      continue;
+    }
+    if (line) lines.push(line);
+    line = word;
+    while (measure(line) > width && line.length > 1) {
+      let cut = line.length - 1;
+      while (cut > 1 && measure(line.slice(0, cut)) > width) cut--;
+      lines.push(line.slice(0, cut));
+      line = line.slice(cut);
+    }
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+/** Room around the drawn chart: its outermost tick labels (the top one, centred on its tick) are not cut off. */
+const PAD = 12;
+const SOURCE_MAX_LINES = 12;
+
+/**
+ * The figure as SVG text: the chart (inside a margin), then its legend in rows, then the data it covers, wrapped to the
+ * figure's width — nothing is drawn past its edges (issue 30: the source line ran off the right edge, the top tick label
+ * was cut).
+ */
 export async function figureSvg(
   container: HTMLElement | null,
   opts: { title: string; legend?: LegendItem[]; source?: string },
@@ -50,24 +88,33 @@ export async function figureSvg(
   if (!drawn) return null;
   const clone = drawn.cloneNode(true) as SVGSVGElement;
   const box = drawn.getBoundingClientRect();
-  const width = Math.round(Number(drawn.getAttribute("width")) || box.width);
-  let height = Math.round(Number(drawn.getAttribute("height")) || box.height);
+  const chartWidth = Math.round(Number(drawn.getAttribute("width")) || box.width);
+  const chartHeight = Math.round(Number(drawn.getAttribute("height")) || box.height);
+  const width = chartWidth + 2 * PAD;
+  const inner = width - 2 * PAD;
+  // The chart's own drawing, moved inside the margin.
+  const chart = el("g", { transform: `translate(${PAD},${PAD})` });
+  while (clone.firstChild) chart.appendChild(clone.firstChild);
+  clone.appendChild(chart);
+  let height = chartHeight + 2 * PAD;
   clone.setAttribute("xmlns", SVG_NS);
-  clone.insertBefore(el("title", {}, opts.title), clone.firstChild);
-  if (opts.source) clone.insertBefore(el("desc", {}, opts.source), clone.firstChild?.nextSibling ?? null);
+  const title = el("title", {}, opts.title);
+  clone.insertBefore(title, chart);
+  if (opts.source) clone.insertBefore(el("desc", {}, opts.source), chart);
   const style = el("style", {}, `${await embeddedFonts()} text{font-family:${FONT};}`);
-  clone.insertBefore(style, clone.firstChild);
+  clone.insertBefore(style, title);
   // The legend, wrapped into rows across the figure's width.
   const legend = opts.legend ?? [];
   if (legend.length) {
+    const measure11 = measurer(11);
     const defs = el("defs", {});
     const g = el("g", { "font-size": 11, fill: "#18181b" });
-    let x = 8;
-    let y = height + 6;
+    let x = PAD;
+    let y = height - PAD + 6;
     legend.forEach((item, i) => {
-      const w = 18 + item.label.length * 6.2 + 14;
-      if (x + w > width && x > 8) {
-        x = 8;
+      const w = 17 + Math.ceil(measure11(item.label)) + 14;
+      if (x + w > PAD + inner && x > PAD) {
+        x = PAD;
         y += 18;
       }
       const id = `legend-${i}`;
@@ -87,12 +134,22 @@ export async function figureSvg(
     });
     clone.appendChild(defs);
     clone.appendChild(g);
-    height = y + 18;
+    height = y + 18 + PAD;
   }
   if (opts.source) {
-    const text = opts.source.length > 220 ? `${opts.source.slice(0, 217)}…` : opts.source;
-    clone.appendChild(el("text", { x: 4, y: height + 10, "font-size": 9, fill: "#52525b" }, text));
-    height += 16;
+    const lines = wrapText(opts.source, inner, measurer(9));
+    const shown =
+      lines.length > SOURCE_MAX_LINES
+        ? [...lines.slice(0, SOURCE_MAX_LINES - 1), `… and more (the full list is in the figure's description)`]
+        : lines;
+    const g = el("g", { "font-size": 9, fill: "#52525b", "data-role": "source" });
+    let y = height - PAD + 10;
+    for (const line of shown) {
+      g.appendChild(el("text", { x: PAD, y }, line));
+      y += 12;
+    }
+    clone.appendChild(g);
+    height = y - 12 + 4 + PAD;
   }
   clone.setAttribute("width", String(width));
   clone.setAttribute("height", String(height));
