@@ -105,3 +105,38 @@ test("rerun a failing demo question with the original's defaults, see its steps 
   const storeFiles = filesUnder(storeDir("main")).filter((f) => /\.db(-wal)?$/.test(f));
   expect(storeContains("main", E2E_SECRET, storeFiles)).toBe(false);
 });
+
+test("a sweep stopped by its budget looks stopped, not finished; its budget is raised from the page and it runs on", async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  await page.goto("/?system=Sophrosyne&model=sim-careful");
+  await page.getByTestId("runs-table").getByRole("link", { name: "Simulated demo" }).click();
+  const form = page.getByTestId("sweep-form");
+  await form.locator("summary").click();
+  await form.getByLabel("a list of ids").check();
+  await form.getByLabel(/Question ids/).fill("1 2 3 4 5 6");
+  await form.getByLabel("Concurrency").fill("1");
+  await form.getByLabel("Max tokens").fill("1");
+  await form.getByRole("button", { name: /Start sweep of \d+ questions/ }).click();
+  await expect(page).toHaveURL(/\/sweeps\//);
+  const progress = page.getByTestId("sweep-progress");
+  await expect(progress).toContainText("Sweep stopped (stopped by budget)", { timeout: 60_000 });
+  // The bar shows what ran; the jobs not run are a segment of their own, and the page says why.
+  const ran = Number(await progress.getByRole("progressbar").getAttribute("aria-valuenow"));
+  expect(ran).toBeLessThan(100);
+  await expect(progress.getByTestId("sweep-counts")).toContainText(/ran · \d+ done, 0 failed, \d+ not run/);
+  expect((await progress.getByTestId("sweep-not-run-bar").boundingBox())!.width).toBeGreaterThan(0);
+  await expect(progress.getByTestId("sweep-stop-reason")).toContainText("budget was reached");
+  await page.screenshot({ path: "e2e/screenshots/sweep-stopped.png", fullPage: true });
+  await expectAccessible(page);
+  // Raised from the page: it resumes and finishes.
+  const raise = progress.getByRole("form", { name: "Raise the budget" });
+  // Prefilled at twice what was spent (the limit of 1 was long passed).
+  const spent = Number((await progress.textContent())!.match(/Tokens ([\d,]+)/)![1].replace(/,/g, ""));
+  await expect(raise.getByLabel("Max tokens")).toHaveValue(String(2 * spent));
+  await raise.getByLabel("Max tokens").fill("100000000");
+  await raise.getByRole("button", { name: "Raise the budget and resume" }).click();
+  await expect(progress).toContainText("Sweep done", { timeout: 90_000 });
+  await expect(progress.getByRole("progressbar")).toHaveAttribute("aria-valuenow", "100");
+});

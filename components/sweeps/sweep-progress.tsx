@@ -69,7 +69,7 @@ export function SweepProgress({ initial, compact = false }: { initial: SweepStat
     : null;
   const budget = [
     s.budget.maxTokens !== undefined
-      ? `${s.tokens === null ? "unknown" : f.count(s.tokens)} of ${f.count(s.budget.maxTokens)} tokens`
+      ? `${s.tokens === null ? "unknown" : f.count(s.tokens)} of ${f.counted(s.budget.maxTokens, "token")}`
       : null,
     s.budget.maxCostUsd !== undefined
       ? `${s.costUsd === null ? "cost not priced" : f.usd(s.costUsd, 4)} of ${f.usd(s.budget.maxCostUsd, 2)}`
@@ -229,7 +229,7 @@ export function SweepProgress({ initial, compact = false }: { initial: SweepStat
   );
 }
 
-/** A sweep stopped by its budget resumes with a larger one: each limit it has, prefilled at twice its value. */
+/** A sweep stopped by its budget resumes with a larger one: each limit it has, prefilled at twice its value or twice what was spent. */
 function RaiseBudget({
   s,
   onResume,
@@ -237,10 +237,16 @@ function RaiseBudget({
   s: SweepStatus;
   onResume: (budget: { maxTokens?: number; maxCostUsd?: number; maxWallMs?: number }) => void;
 }) {
-  const [tokens, setTokens] = useState(s.budget.maxTokens !== undefined ? String(s.budget.maxTokens * 2) : "");
-  const [usd, setUsd] = useState(s.budget.maxCostUsd !== undefined ? String(s.budget.maxCostUsd * 2) : "");
+  // Prefilled at twice the limit or twice what was spent, whichever is larger: a raise that lets the sweep run on.
+  const twice = (limit: number, spent: number | null) => Math.max(limit, spent ?? 0) * 2;
+  const [tokens, setTokens] = useState(
+    s.budget.maxTokens !== undefined ? String(Math.ceil(twice(s.budget.maxTokens, s.tokens))) : "",
+  );
+  const [usd, setUsd] = useState(
+    s.budget.maxCostUsd !== undefined ? String(Number(twice(s.budget.maxCostUsd, s.costUsd).toFixed(2))) : "",
+  );
   const [minutes, setMinutes] = useState(
-    s.budget.maxWallMs !== undefined ? String(Math.ceil((s.budget.maxWallMs * 2) / 60_000)) : "",
+    s.budget.maxWallMs !== undefined ? String(Math.ceil(twice(s.budget.maxWallMs, s.elapsedMs) / 60_000)) : "",
   );
   const num = (v: string) => (v.trim() ? Number(v) : undefined);
   const budget = {
