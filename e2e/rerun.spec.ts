@@ -140,3 +140,29 @@ test("a sweep stopped by its budget looks stopped, not finished; its budget is r
   await expect(progress).toContainText("Sweep done", { timeout: 90_000 });
   await expect(progress.getByRole("progressbar")).toHaveAttribute("aria-valuenow", "100");
 });
+
+test("cancelling a sweep asks first, saying how many jobs will not run", async ({ page }) => {
+  await page.goto("/?system=Sophrosyne&model=sim-careful");
+  await page.getByTestId("runs-table").getByRole("link", { name: "Simulated demo" }).click();
+  const form = page.getByTestId("sweep-form");
+  await form.locator("summary").click();
+  await form.getByLabel(/the whole dataset/).check();
+  await form.getByLabel("Concurrency").fill("1");
+  await form.getByRole("button", { name: /Start sweep of \d+ questions/ }).click();
+  await expect(page).toHaveURL(/\/sweeps\//);
+  const progress = page.getByTestId("sweep-progress");
+  const messages: string[] = [];
+  // Dismissed, nothing happens; accepted, the sweep is cancelled.
+  page.once("dialog", (d) => {
+    messages.push(d.message());
+    void d.dismiss();
+  });
+  await progress.getByRole("button", { name: "Cancel" }).click();
+  await expect.poll(() => messages.length).toBe(1);
+  expect(messages[0]).toMatch(/^Cancel this sweep\? \d+ of 42 jobs have not finished and will not run\.$/);
+  await expect(progress).toContainText("Sweep running");
+  page.once("dialog", (d) => void d.accept());
+  await progress.getByRole("button", { name: "Cancel" }).click();
+  await expect(progress).toContainText("Sweep cancelled");
+  await expect(progress.getByTestId("sweep-stop-reason")).toContainText("the sweep was cancelled");
+});
