@@ -90,8 +90,18 @@ export function SweepProgress({ initial, compact = false }: { initial: SweepStat
         </strong>
         <span className="text-zinc-600">
           {s.variant === "none" ? "no" : s.variant} directives ·{" "}
-          {s.provider === "simulated" ? "simulated " : `${s.provider} `}
-          {s.model} · {s.samples} sample{s.samples > 1 ? "s" : ""} · concurrency {s.concurrency}
+          {s.harness ? (
+            <span data-testid="sweep-harness">
+              harness {s.harness.name} ({s.harness.kind}
+              {s.harness.version ? ` ${s.harness.version}` : ", version not reported"}) · {s.model}
+            </span>
+          ) : (
+            <>
+              {s.provider === "simulated" ? "simulated " : `${s.provider} `}
+              {s.model}
+            </>
+          )}{" "}
+          · {s.samples} sample{s.samples > 1 ? "s" : ""} · concurrency {s.concurrency}
         </span>
         {compact && (
           <Link className="text-blue-700 hover:underline" href={`/sweeps/${encodeURIComponent(s.runId)}`}>

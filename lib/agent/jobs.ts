@@ -30,6 +30,7 @@ import { runIdOf } from "@/lib/trace/hash";
 import { directiveDeps } from "./directive-models";
 import { runAgentLoop, type AgentLimits, type LoopResult } from "./loop";
 import { languageModel, type ProviderId } from "./providers";
+import { harnessModel, harnessProfile, runHarnessJob } from "./harnesses";
 import { scrubSecrets, scrubValue } from "@/lib/config/secrets";
 import { createSimulatedModel, SIMULATED_POLICIES } from "./simulated";
 import { traceVerdict, type Verdict } from "./verdict";
@@ -47,6 +48,8 @@ export interface JobRow {
   provider: ProviderId;
   model: string;
   variant: Variant;
+  /** A harness profile's name (lib/agent/harnesses.ts); null: Metron's own loop. */
+  harness: string | null;
   limits: string | null;
   state: string;
   attempts: number;
@@ -448,7 +451,9 @@ export class JobWorker {
       job.finishedAt = now();
     };
     try {
-      const result = await runJobLoop(sql, row, job, this.settings);
+      const result = row.harness
+        ? await runHarnessJobLoop(sql, row, job)
+        : await runJobLoop(sql, row, job, this.settings);
       const { failure } = result;
       const s = this.settings;
       if (result.status === "cancelled" && job.abortedFor === "pause") {
@@ -473,7 +478,8 @@ export class JobWorker {
         return;
       }
       // Transient failures (5xx, 408, a broken connection) are tried again; a 4xx will not change.
-      const transient = !failure?.statusCode || failure.statusCode >= 500 || failure.statusCode === 408;
+      const transient =
+        !result.final && (!failure?.statusCode || failure.statusCode >= 500 || failure.statusCode === 408);
       if (result.status === "error" && transient && row.attempts < s.attempts) {
         await requeue(`attempt ${row.attempts}: ${result.error}`, s.backoffMs * 2 ** (row.attempts - 1), "retry");
         return;
@@ -570,6 +576,67 @@ export async function runJobLoop(
 interface Loaded {
   run: { name: string; system: string; model: string };
   modelName: string;
+}
+
+/**
+ * Runs one job's question through a harness profile (lib/agent/harnesses.ts): its trace, joined to the environment's,
+ * is what the worker stores. A harness that fails (non-zero exit, wall time, no file) fails its job, not retried: the
+ * same harness on the same question fails again. Its partial trace (the environment's) is kept when there is one.
+ */
+export async function runHarnessJobLoop(
+  store: Database.Database | Sql,
+  row: JobRow,
+  job: Pick<LiveJob, "controller" | "tokens" | "events" | "listeners">,
+): Promise<LoopResult & Loaded> {
+  if (!row.dataset_id || !row.question_id || !row.harness) throw new Error("the job names no dataset question");
+  const sql = asSql(store);
+  const { question } = await loadQuestionFrom(sql, row.dataset_id, row.question_id);
+  const profile = harnessProfile(row.harness);
+  const modelName = harnessModel(row.harness, profile);
+  const run = await targetRun(sql, row, modelName);
+  const limits = JSON.parse(row.limits ?? "null") as AgentLimits | null;
+  const r = await runHarnessJob(row.harness, profile, {
+    jobId: row.id,
+    datasetId: row.dataset_id,
+    questionId: row.question_id,
+    questionText: question.text,
+    evidence: question.evidence ?? null,
+    variant: row.variant,
+    signal: job.controller.signal,
+    ...(limits?.wallTimeMs ? { timeoutMs: limits.wallTimeMs } : {}),
+  });
+  const base = r.trace ?? {
+    steps: r.error ? [{ type: "error", content: r.error, error: r.error }] : [],
+    outcome: { status: r.status, ...(r.error ? { error: r.error } : {}) },
+  };
+  const trace: Record<string, unknown> = {
+    ...base,
+    run: { name: run.name, system: run.system, model: run.model, benchmark: row.dataset_id },
+    question: {
+      ...((base.question as object | undefined) ?? {}),
+      id: question.id,
+      db_id: question.dbId,
+      text: question.text,
+    },
+    ...(r.error
+      ? { outcome: { ...((base.outcome as object | undefined) ?? {}), status: "error", error: r.error } }
+      : {}),
+    meta: {
+      ...((base.meta as object | undefined) ?? {}),
+      harness: { name: row.harness, kind: profile.kind, version: r.version, files: r.files },
+    },
+  };
+  if (r.usage) job.tokens += r.usage.input_tokens + r.usage.output_tokens;
+  const failed = r.status === "error" || r.status === "timeout";
+  return {
+    trace,
+    status: r.status === "cancelled" ? "cancelled" : failed ? "error" : r.status,
+    ...(r.error ? { error: r.error } : {}),
+    final: true,
+    usage: r.usage ? { ...r.usage, reasoning_tokens: 0, unreported: 0 } : null,
+    run,
+    modelName,
+  };
 }
 interface Finished {
   runId: string;

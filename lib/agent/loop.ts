@@ -32,6 +32,8 @@ export interface LoopResult {
   error?: string;
   /** A provider's HTTP failure (after the SDK's own retries): its status and any retry-after it asked for. */
   failure?: { statusCode?: number; retryAfterMs?: number };
+  /** A failure that another attempt would repeat (a harness that exits non-zero): not retried. */
+  final?: boolean;
   /**
    * Tokens the loop used, summed over the model calls that reported usage; null when none did (a provider that
    * reports no usage: unknown, never 0). `unreported` counts the model calls without usage.

@@ -13,6 +13,7 @@ import { loadPrices } from "@/lib/ingest/prices-file";
 import { priceOf } from "@/lib/metrics/prices";
 import { runIdOf } from "@/lib/trace/hash";
 import { asSql, type Param, type Sql } from "@/lib/db/sql";
+import { harnessBin, harnessInstalled, harnessModel, harnessProfile, type HarnessProfile } from "./harnesses";
 import { budgetReached, JobWorker, liveJob, serverWorker, stopSweep, type StoreOpener } from "./jobs";
 import { defaultLimits, type AgentLimits } from "./loop";
 import { listProviders, type ProviderId } from "./providers";
@@ -42,6 +43,11 @@ export interface SweepRequest {
   selection: Selection;
   provider: ProviderId;
   model: string;
+  /**
+   * A harness profile's name (lib/agent/harnesses.ts): each question runs through that harness instead of Metron's
+   * own loop; `provider` and `model` are then the profile's (the request's are ignored).
+   */
+  harness?: string;
   variant: Variant;
   limits?: Partial<AgentLimits>;
   samples?: number;
@@ -101,8 +107,22 @@ export async function createSweep(
   request: SweepRequest,
 ): Promise<{ runId: string; jobs: number }> {
   const sql = asSql(store);
+  let harness: { name: string; kind: string; version: string | null } | null = null;
+  if (request.harness) {
+    let profile: HarnessProfile;
+    try {
+      profile = harnessProfile(request.harness);
+    } catch (e) {
+      throw new SweepError((e as Error).message);
+    }
+    const installed = harnessInstalled(profile);
+    if (!installed.installed)
+      throw new SweepError(`harness "${request.harness}": ${harnessBin(profile)} is not installed (not on PATH)`);
+    harness = { name: request.harness, kind: profile.kind, version: installed.version };
+    request = { ...request, provider: "harness" as ProviderId, model: harnessModel(request.harness, profile) };
+  }
   const provider = listProviders().find((p) => p.id === request.provider);
-  if (!provider?.available)
+  if (!harness && !provider?.available)
     throw new SweepError(`provider ${request.provider} is not configured: ${provider?.enable ?? "unknown provider"}`);
   if (request.provider === "simulated" && !SIMULATED_POLICIES[request.model])
     throw new SweepError(`the simulated provider has the models ${Object.keys(SIMULATED_POLICIES).join(", ")}`);
@@ -147,7 +167,8 @@ export async function createSweep(
       `${questions.length} questions × ${samples} samples is over the limit of ${max.jobs} jobs (METRON_SWEEP_MAX_JOBS)`,
     );
   const system = SYSTEM_OF[request.variant];
-  const modelName = request.provider === "simulated" ? request.model : `${request.provider}:${request.model}`;
+  const modelName =
+    request.provider === "simulated" || harness ? request.model : `${request.provider}:${request.model}`;
   const stamp = `${new Date().toISOString().replace("T", " ").slice(0, 19)} UTC`;
   const name = request.name?.trim() || `Sweep ${stamp} · ${system} · ${modelName}`;
   const run = { name, system, model: modelName };
@@ -166,6 +187,7 @@ export async function createSweep(
       selection: { kind: selection.kind, count: selection.count },
       provider: request.provider,
       model: request.model,
+      ...(harness ? { harness } : {}),
       variant: request.variant,
       limits,
       samples,
@@ -198,7 +220,7 @@ export async function createSweep(
       ],
     );
     await tx.run(
-      "INSERT INTO sweeps (run_id, dataset_id, source_run_id, selection, provider, model, variant, limits, samples, concurrency, budget, state, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)",
+      "INSERT INTO sweeps (run_id, dataset_id, source_run_id, selection, provider, model, harness, variant, limits, samples, concurrency, budget, state, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)",
       [
         runId,
         dataset.id,
@@ -206,6 +228,7 @@ export async function createSweep(
         JSON.stringify(selection),
         request.provider,
         request.model,
+        harness ? JSON.stringify(harness) : null,
         request.variant,
         JSON.stringify(limits),
         samples,
@@ -230,6 +253,7 @@ export async function createSweep(
           request.createdBy ?? "local",
           request.provider,
           request.model,
+          harness?.name ?? null,
           request.variant,
           JSON.stringify(limits),
           new Date(base + rows.length).toISOString(),
@@ -238,7 +262,7 @@ export async function createSweep(
     for (let i = 0; i < rows.length; i += 500) {
       const chunk = rows.slice(i, i + 500);
       await tx.run(
-        `INSERT INTO rerun_jobs (id, trace_id, sweep_id, dataset_id, question_id, sample, client, provider, model, variant, limits, created_at, state) VALUES ${chunk.map(() => "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued')").join(", ")}`,
+        `INSERT INTO rerun_jobs (id, trace_id, sweep_id, dataset_id, question_id, sample, client, provider, model, harness, variant, limits, created_at, state) VALUES ${chunk.map(() => "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued')").join(", ")}`,
         chunk.flat(),
       );
     }
@@ -254,6 +278,8 @@ export interface SweepStatus {
   sourceRunName: string | null;
   provider: string;
   model: string;
+  /** The harness profile the sweep runs, with its kind and version when it started; null: Metron's own loop. */
+  harness: { name: string; kind: string; version: string | null } | null;
   variant: string;
   samples: number;
   concurrency: number;
@@ -386,6 +412,7 @@ export async function sweepStatus(store: Database.Database | Sql, runId: string)
     sourceRunName: (s.sourceName as string | null) ?? null,
     provider: String(s.provider),
     model: String(s.model),
+    harness: s.harness ? JSON.parse(String(s.harness)) : null,
     variant: String(s.variant),
     samples: Number(s.samples),
     concurrency: Number(s.concurrency),

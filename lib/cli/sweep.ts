@@ -7,6 +7,7 @@ import { parseArgs } from "node:util";
 import { openStore, storeOpener } from "@/lib/db/store";
 import { variants, type Variant } from "@/lib/environment/directives";
 import { providerIds, type ProviderId } from "@/lib/agent/providers";
+import { createExperiment, CurationError } from "@/lib/ingest/curate";
 import {
   controlSweep,
   createSweep,
@@ -93,6 +94,7 @@ export async function runSweepCommand(argv: string[]): Promise<number> {
       all: { type: "boolean", default: false },
       provider: { type: "string", default: "simulated" },
       model: { type: "string" },
+      harness: { type: "string" },
       variant: { type: "string", default: "computed" },
       samples: { type: "string" },
       concurrency: { type: "string" },
@@ -101,20 +103,36 @@ export async function runSweepCommand(argv: string[]): Promise<number> {
       "max-minutes": { type: "string" },
       "max-steps": { type: "string" },
       name: { type: "string" },
+      experiment: { type: "string" },
       detach: { type: "boolean", default: false },
       json: { type: "boolean", default: false },
     },
   });
+  const list = (v: string | undefined) =>
+    (v ?? "")
+      .split(",")
+      .map((x) => x.trim())
+      .filter(Boolean);
   if (!values.dataset) throw new UsageError("--dataset D is required");
-  if (!values.model) throw new UsageError("--model M is required");
-  if (!(providerIds as readonly string[]).includes(values.provider!))
+  const harnesses = list(values.harness);
+  const models = list(values.model);
+  if (!harnesses.length && !models.length) throw new UsageError("--model M (or --harness NAME) is required");
+  if (harnesses.length && models.length)
+    throw new UsageError("--harness runs each profile's own model: give --harness or --model, not both");
+  if (!harnesses.length && !(providerIds as readonly string[]).includes(values.provider!))
     throw new UsageError(`--provider must be one of ${providerIds.join(", ")}`);
-  if (!(variants as readonly string[]).includes(values.variant!))
-    throw new UsageError(`--variant must be one of ${variants.join(", ")}`);
+  const chosenVariants = list(values.variant);
+  for (const v of chosenVariants)
+    if (!(variants as readonly string[]).includes(v))
+      throw new UsageError(`--variant must be one or more of ${variants.join(", ")} (comma-separated)`);
   const chosen = [values.failing, values.questions !== undefined, values.all].filter(Boolean).length;
   if (chosen !== 1) throw new UsageError("choose the questions with exactly one of --failing, --questions, --all");
+  // The grid: every variant × model (or harness profile), one sweep and one run each (issue 31).
+  const agents = harnesses.length ? harnesses.map((h) => ({ harness: h })) : models.map((m) => ({ model: m }));
+  const grid = chosenVariants.flatMap((variant) => agents.map((a) => ({ variant: variant as Variant, ...a })));
   const sql = await openStore();
-  let runId: string;
+  const runIds: string[] = [];
+  let experimentId: string | null = null;
   let sourceRunId: string | undefined;
   try {
     sourceRunId = values["from-run"] ? await resolveRun(sql, values["from-run"]) : undefined;
@@ -131,29 +149,48 @@ export async function runSweepCommand(argv: string[]): Promise<number> {
               .filter(Boolean),
           };
     const maxSteps = number("max-steps", values["max-steps"], true);
-    ({ runId } = await createSweep(sql, {
-      dataset: values.dataset,
-      sourceRunId,
-      selection,
-      provider: values.provider as ProviderId,
-      model: values.model,
-      variant: values.variant as Variant,
-      samples: number("samples", values.samples, true),
-      concurrency: number("concurrency", values.concurrency, true),
-      budget: budgetOf(values),
-      ...(maxSteps ? { limits: { maxSteps } } : {}),
-      ...(values.name ? { name: values.name } : {}),
-      createdBy: "cli",
-    }));
+    for (const cell of grid) {
+      const name = values.name
+        ? grid.length > 1
+          ? `${values.name} · ${cell.variant} · ${"harness" in cell ? cell.harness : cell.model}`
+          : values.name
+        : undefined;
+      const { runId } = await createSweep(sql, {
+        dataset: values.dataset,
+        sourceRunId,
+        selection,
+        provider: values.provider as ProviderId,
+        model: "model" in cell ? cell.model! : "",
+        ...("harness" in cell ? { harness: cell.harness } : {}),
+        variant: cell.variant,
+        samples: number("samples", values.samples, true),
+        concurrency: number("concurrency", values.concurrency, true),
+        budget: budgetOf(values),
+        ...(maxSteps ? { limits: { maxSteps } } : {}),
+        ...(name ? { name } : {}),
+        createdBy: "cli",
+      });
+      runIds.push(runId);
+      console.error(`sweep started: run ${runId}${values.detach ? " (a running server works it)" : ""}`);
+    }
+    // A grid is saved as a named experiment: its figures are those runs' (the Experiments page, ?experiment=ID).
+    if (grid.length > 1 || values.experiment)
+      experimentId = await createExperiment(
+        sql,
+        values.experiment ?? `Grid ${new Date().toISOString().replace("T", " ").slice(0, 19)} UTC`,
+        runIds,
+      );
   } catch (e) {
-    if (e instanceof SweepError) throw new UsageError(e.message);
+    if (e instanceof SweepError || e instanceof CurationError) throw new UsageError(e.message);
     throw e;
   } finally {
     await sql.close();
   }
-  console.error(`sweep started: run ${runId}${values.detach ? " (a running server works it)" : ""}`);
-  if (!values.detach) await work(runId);
-  return printStatus(runId, values.json);
+  if (experimentId)
+    console.error(`experiment ${experimentId}: ${runIds.length} runs (open /experiments?experiment=${experimentId})`);
+  if (!values.detach) for (const runId of runIds) await work(runId);
+  for (const runId of runIds) await printStatus(runId, values.json);
+  return 0;
 }
 
 async function work(runId: string): Promise<void> {

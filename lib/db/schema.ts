@@ -310,6 +310,8 @@ export const rerunJobs = sqliteTable(
     provider: text("provider").notNull(),
     model: text("model").notNull(),
     variant: text("variant").notNull(),
+    /** The harness profile the job runs (lib/agent/harnesses.ts); null: Metron's own loop. */
+    harness: text("harness"),
     limits: text("limits", { mode: "json" }).$type<{ maxSteps: number; wallTimeMs: number; maxOutputTokens: number }>(),
     state: text("state").notNull(),
     attempts: integer("attempts").notNull().default(0),
@@ -348,6 +350,8 @@ export const sweeps = sqliteTable("sweeps", {
   provider: text("provider").notNull(),
   model: text("model").notNull(),
   variant: text("variant").notNull(),
+  /** The harness profile the sweep runs, and its kind and version when it started; null: Metron's own loop. */
+  harness: text("harness", { mode: "json" }).$type<{ name: string; kind: string; version: string | null }>(),
   limits: text("limits", { mode: "json" })
     .$type<{ maxSteps: number; wallTimeMs: number; maxOutputTokens: number }>()
     .notNull(),

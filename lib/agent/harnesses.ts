@@ -1,0 +1,508 @@
+/**
+ * The researcher's own agent harness, run over one question inside Metron's environment (issue 31). A profile says
+ * how to start it non-interactively; each job gets a fresh working directory with a HOME of its own, `metron mcp` for
+ * its question and variant (stdio, `--trace-out` beside it), the prompt Metron's own loop would give, and a wall time.
+ * What the harness wrote (its session file, exported or found where it keeps it) is read with the importers of the
+ * conformance suite and joined to the environment's trace: directives and the submission from the environment,
+ * tokens, model and text from the harness.
+ *
+ * Profiles come only from the server's configuration — the JSON file named by `METRON_HARNESSES`, else
+ * `metron.harnesses.json` in the working directory — never from a request: a browser chooses among them by name.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { dataDir } from "@/lib/db/client";
+import { scrubSecrets } from "@/lib/config/secrets";
+import { adapt, detectFormat, looksCanonical } from "@/lib/trace/adapters";
+import type { Variant } from "@/lib/environment/directives";
+import { SYSTEM_PROMPT, userPrompt } from "./prompts";
+
+const timeoutS = z
+  .number()
+  .positive()
+  .max(24 * 3600)
+  .optional();
+/** Names of the server's environment variables handed to the harness (its provider key, say); nothing else is. */
+const passEnv = z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).optional();
+const extraEnv = z.record(z.string(), z.string()).optional();
+
+const profileSchema = z.discriminatedUnion("kind", [
+  z
+    .object({
+      kind: z.literal("command"),
+      command: z.array(z.string()).min(1),
+      model: z.string().optional(),
+      timeoutS,
+      passEnv,
+      env: extraEnv,
+    })
+    .strict(),
+  z
+    .object({
+      kind: z.literal("opencode"),
+      bin: z.string().optional(),
+      /** `provider/model`, as opencode.json's `model`. */
+      model: z.string(),
+      /** opencode.json's `provider` block (a custom OpenAI-compatible provider, say). */
+      provider: z.record(z.string(), z.unknown()).optional(),
+      timeoutS,
+      passEnv,
+      env: extraEnv,
+    })
+    .strict(),
+  z
+    .object({
+      kind: z.literal("claude-code"),
+      bin: z.string().optional(),
+      model: z.string().optional(),
+      timeoutS,
+      passEnv,
+      env: extraEnv,
+    })
+    .strict(),
+  z
+    .object({
+      kind: z.literal("codex"),
+      bin: z.string().optional(),
+      model: z.string(),
+      /** `model_provider` and its `[model_providers.<id>]` table (name, base_url, wire_api, env_key, …). */
+      providerId: z
+        .string()
+        .regex(/^[A-Za-z0-9_-]+$/)
+        .optional(),
+      provider: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+      /** `[features]` of config.toml (Codex 0.171 needs `incremental_tools = false` for an MCP server's tools). */
+      features: z.record(z.string(), z.boolean()).optional(),
+      /** More config.toml lines, appended at its end as written (tables of their own: `[profiles.x]`, …). */
+      config: z.array(z.string()).optional(),
+      timeoutS,
+      passEnv,
+      env: extraEnv,
+    })
+    .strict(),
+]);
+
+export type HarnessProfile = z.infer<typeof profileSchema>;
+export type HarnessKind = HarnessProfile["kind"];
+export const harnessKinds: HarnessKind[] = ["opencode", "claude-code", "codex", "command"];
+
+const DEFAULT_TIMEOUT_S = 600;
+const DEFAULT_BIN: Record<Exclude<HarnessKind, "command">, string> = {
+  opencode: "opencode",
+  "claude-code": "claude",
+  codex: "codex",
+};
+
+export class HarnessConfigError extends Error {}
+
+/** The profiles file: `METRON_HARNESSES`, else `metron.harnesses.json` in the working directory; null when neither. */
+export function harnessesFile(): string | null {
+  if (process.env.METRON_HARNESSES) return path.resolve(process.env.METRON_HARNESSES);
+  const local = path.resolve("metron.harnesses.json");
+  return existsSync(local) ? local : null;
+}
+
+/** The configured profiles, by name; a file that does not parse is an error naming the profile and field. */
+export function loadHarnesses(): Record<string, HarnessProfile> {
+  const file = harnessesFile();
+  if (!file) return {};
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, "utf8"));
+  } catch (e) {
+    throw new HarnessConfigError(`${file}: ${(e as Error).message}`);
+  }
+  if (!json || typeof json !== "object" || Array.isArray(json))
+    throw new HarnessConfigError(`${file}: expected an object of harness profiles by name`);
+  const out: Record<string, HarnessProfile> = {};
+  for (const [name, value] of Object.entries(json)) {
+    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name))
+      throw new HarnessConfigError(`${file}: profile name "${name}": letters, digits, _ . - only`);
+    const r = profileSchema.safeParse(value);
+    if (!r.success)
+      throw new HarnessConfigError(
+        `${file}: profile "${name}": ${r.error.issues.map((i) => `${i.path.join(".") || "(profile)"}: ${i.message}`).join("; ")}`,
+      );
+    out[name] = r.data;
+  }
+  return out;
+}
+
+export function harnessProfile(name: string): HarnessProfile {
+  const p = loadHarnesses()[name];
+  if (!p) {
+    const known = Object.keys(loadHarnesses());
+    throw new HarnessConfigError(
+      `no harness profile "${name}"${known.length ? ` (configured: ${known.join(", ")})` : ` (none configured: ${harnessesFile() ?? "set METRON_HARNESSES to a profiles file"})`}`,
+    );
+  }
+  return p;
+}
+
+/** The program a profile starts. */
+export function harnessBin(p: HarnessProfile): string {
+  return p.kind === "command" ? p.command[0] : (p.bin ?? DEFAULT_BIN[p.kind]);
+}
+
+function onPath(bin: string): string | null {
+  if (bin.includes("/")) return existsSync(bin) ? path.resolve(bin) : null;
+  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
+    const f = path.join(dir, bin);
+    try {
+      if (statSync(f).isFile()) return f;
+    } catch {
+      /* not here */
+    }
+  }
+  return null;
+}
+
+const versions = new Map<string, string | null>();
+
+/** Whether the profile's program is installed, and its version (`--version`, once per process). */
+export function harnessInstalled(p: HarnessProfile): {
+  installed: boolean;
+  path: string | null;
+  version: string | null;
+} {
+  const bin = onPath(harnessBin(p));
+  if (!bin) return { installed: false, path: null, version: null };
+  if (p.kind === "command") return { installed: true, path: bin, version: null };
+  if (!versions.has(bin)) {
+    const r = spawnSync(bin, ["--version"], {
+      encoding: "utf8",
+      timeout: 20_000,
+      env: { PATH: process.env.PATH } as unknown as NodeJS.ProcessEnv,
+    });
+    versions.set(bin, r.status === 0 ? r.stdout.trim().split("\n")[0].slice(0, 80) : null);
+  }
+  return { installed: true, path: bin, version: versions.get(bin) ?? null };
+}
+
+/** The model a profile's runs are named by. */
+export function harnessModel(name: string, p: HarnessProfile): string {
+  return `${p.kind === "command" ? name : p.kind}:${p.model ?? "default"}`;
+}
+
+export interface HarnessJob {
+  jobId: string;
+  datasetId: string;
+  questionId: string;
+  questionText: string;
+  evidence: string | null;
+  variant: Variant;
+  signal: AbortSignal;
+  /** The wall time, unless the profile says its own. */
+  timeoutMs?: number;
+}
+
+export interface HarnessResult {
+  /** A canonical trace (the ingest path's line), or null when neither the harness nor the environment left one. */
+  trace: Record<string, unknown> | null;
+  error: string | null;
+  status: "submitted" | "no_submission" | "timeout" | "cancelled" | "error";
+  usage: { input_tokens: number; output_tokens: number; cached_input_tokens: number } | null;
+  version: string | null;
+  /** Files read from the output folder. */
+  files: string[];
+}
+
+/** `metron mcp` for the job's question and variant, as argv (the CLI of this installation). */
+export function metronMcpArgv(
+  job: Pick<HarnessJob, "datasetId" | "questionId" | "variant">,
+  traceOut: string,
+): string[] {
+  const root = process.env.METRON_ROOT ?? process.cwd();
+  return [
+    process.execPath,
+    path.join(root, "scripts", "metron.mjs"),
+    "mcp",
+    "--dataset",
+    job.datasetId,
+    "--question",
+    job.questionId,
+    "--variant",
+    job.variant,
+    "--trace-out",
+    traceOut,
+  ];
+}
+
+/** What `metron mcp` needs to reach this store: the store's own settings, nothing else of the server's. */
+function storeEnv(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k of ["DATABASE_PATH", "DATABASE_URL", "METRON_DATA_DIR", "METRON_SQL_TIMEOUT_MS", "METRON_SQL_MAX_ROWS"])
+    if (process.env[k]) out[k] = process.env[k]!;
+  return out;
+}
+
+function tail(text: string, max = 2000): string {
+  const t = text.trim();
+  return scrubSecrets(t.length > max ? `…${t.slice(-max)}` : t);
+}
+
+interface Spawned {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  cancelled: boolean;
+}
+
+/** Runs a program in its own process group (killed whole at the wall time or on cancel), stdin closed. */
+function run(
+  bin: string,
+  args: string[],
+  opts: { cwd: string; env: Record<string, string>; timeoutMs: number; signal: AbortSignal },
+): Promise<Spawned> {
+  return new Promise((resolve) => {
+    const child = spawn(bin, args, {
+      cwd: opts.cwd,
+      env: opts.env as unknown as NodeJS.ProcessEnv,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    let stdout = "";
+    let stderr = "";
+    const cap = 4 * 1024 * 1024;
+    child.stdout.on("data", (c: Buffer) => (stdout = (stdout + c.toString()).slice(-cap)));
+    child.stderr.on("data", (c: Buffer) => (stderr = (stderr + c.toString()).slice(-cap)));
+    let timedOut = false;
+    let cancelled = false;
+    const kill = () => {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        child.kill("SIGKILL");
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      kill();
+    }, opts.timeoutMs);
+    const onAbort = () => {
+      cancelled = true;
+      kill();
+    };
+    opts.signal.addEventListener("abort", onAbort, { once: true });
+    child.on("error", (e) => {
+      stderr += `\n${e.message}`;
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      opts.signal.removeEventListener("abort", onAbort);
+      resolve({ code, stdout, stderr, timedOut, cancelled });
+    });
+  });
+}
+
+const tomlString = (v: unknown) => JSON.stringify(v);
+const tomlValue = (v: string | number | boolean) => (typeof v === "string" ? tomlString(v) : String(v));
+
+/** Finds files under a folder whose relative path matches, newest last. */
+function filesUnder(dir: string, match: (rel: string) => boolean): string[] {
+  if (!existsSync(dir)) return [];
+  return (readdirSync(dir, { recursive: true, encoding: "utf8" }) as string[])
+    .filter((f) => match(f) && statSync(path.join(dir, f)).isFile())
+    .map((f) => path.join(dir, f))
+    .sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs);
+}
+
+/** The first trace a file holds, as a canonical line object: canonical JSONL (whole or events) or a foreign format. */
+export function traceFromFile(file: string): Record<string, unknown> | null {
+  const text = readFileSync(file, "utf8");
+  if (!text.trim()) return null;
+  if (looksCanonical(text.endsWith("\n") ? text : `${text}\n`)) {
+    const lines = text
+      .split(/\r?\n/)
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const whole = lines.find((l) => l.kind === undefined);
+    if (whole) return whole;
+    const header = lines.find((l) => l.kind === "trace");
+    if (!header) return null;
+    const { kind: _k, trace_id: id, ...rest } = header;
+    void _k;
+    const steps = lines
+      .filter((l) => l.kind === "step" && l.trace_id === id)
+      .sort((a, b) => Number(a.seq) - Number(b.seq))
+      .map(({ kind: _s, trace_id: _t, ...s }) => (void _s, void _t, s));
+    return { ...rest, steps };
+  }
+  const adapted = adapt(text, detectFormat(text), { fileName: path.basename(file) });
+  const t = adapted.traces.find((x) => x.steps.length > 0) ?? adapted.traces[0];
+  return t ? (t as unknown as Record<string, unknown>) : null;
+}
+
+/** Runs one job through a harness and joins what it wrote to the environment's trace. Never throws for the harness. */
+export async function runHarnessJob(name: string, profile: HarnessProfile, job: HarnessJob): Promise<HarnessResult> {
+  const work = path.join(dataDir(), "harness-jobs", job.jobId);
+  rmSync(work, { recursive: true, force: true });
+  const home = path.join(work, "home");
+  const cwd = path.join(work, "work");
+  const out = path.join(work, "out");
+  for (const d of [home, cwd, out]) mkdirSync(d, { recursive: true });
+  const envTrace = path.join(work, "environment.jsonl");
+  const mcp = metronMcpArgv(job, envTrace);
+  const prompt = `${SYSTEM_PROMPT}\n\n${userPrompt(job.questionText, job.evidence)}`;
+  const timeoutMs = profile.timeoutS ? profile.timeoutS * 1000 : (job.timeoutMs ?? DEFAULT_TIMEOUT_S * 1000);
+  const installed = harnessInstalled(profile);
+  const passed: Record<string, string> = {};
+  for (const k of profile.passEnv ?? []) if (process.env[k] !== undefined) passed[k] = process.env[k]!;
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "",
+    HOME: home,
+    ...passed,
+    ...(profile.env ?? {}),
+    METRON_PROMPT: prompt,
+    METRON_MCP_COMMAND: JSON.stringify(mcp),
+    METRON_OUTPUT_DIR: out,
+    METRON_QUESTION_ID: job.questionId,
+    METRON_DATASET: job.datasetId,
+    METRON_MODEL: profile.model ?? "",
+    METRON_VARIANT: job.variant,
+    ...storeEnv(),
+  };
+  const fail = (error: string, status: HarnessResult["status"] = "error"): HarnessResult => {
+    const partial = existsSync(envTrace) ? traceFromFile(envTrace) : null;
+    return { trace: partial, error, status, usage: null, version: installed.version, files: [] };
+  };
+  if (!installed.installed)
+    return fail(`the harness program ${harnessBin(profile)} is not installed (not found on PATH)`);
+  const bin = installed.path!;
+  const go = (args: string[]) => run(bin, args, { cwd, env, timeoutMs, signal: job.signal });
+  let r: Spawned;
+  const mcpEnv = storeEnv();
+  if (profile.kind === "command") {
+    r = await go(profile.command.slice(1));
+  } else if (profile.kind === "opencode") {
+    writeFileSync(
+      path.join(cwd, "opencode.json"),
+      JSON.stringify({
+        $schema: "https://opencode.ai/config.json",
+        ...(profile.provider ? { provider: profile.provider } : {}),
+        model: profile.model,
+        mcp: { metron: { type: "local", command: mcp, environment: mcpEnv, enabled: true } },
+      }),
+    );
+    r = await go(["run", prompt]);
+    if (r.code === 0 && !r.timedOut && !r.cancelled) {
+      // The session, exported as OpenCode's own `export` writes it.
+      const list = await go(["session", "list", "--format", "json"]);
+      const sessions = list.code === 0 ? (JSON.parse(list.stdout || "[]") as { id: string }[]) : [];
+      if (sessions[0]) {
+        const exported = await go(["export", sessions[0].id]);
+        if (exported.code === 0) writeFileSync(path.join(out, "opencode-session.json"), exported.stdout);
+        else r = { ...exported, stderr: `opencode export: ${exported.stderr}` };
+      }
+    }
+  } else if (profile.kind === "claude-code") {
+    const mcpConfig = path.join(work, "mcp.json");
+    writeFileSync(
+      mcpConfig,
+      JSON.stringify({ mcpServers: { metron: { command: mcp[0], args: mcp.slice(1), env: mcpEnv } } }),
+    );
+    const tools = ["list_tables", "describe_table", "get_join_info", "read_query", "submit_final_query"].map(
+      (t) => `mcp__metron__${t}`,
+    );
+    r = await go([
+      "-p",
+      prompt,
+      "--mcp-config",
+      mcpConfig,
+      "--allowedTools",
+      tools.join(","),
+      ...(profile.model ? ["--model", profile.model] : []),
+      "--output-format",
+      "stream-json",
+      "--verbose",
+    ]);
+    // The session file, where Claude Code keeps it (its warm-up agent files beside it are not the session).
+    const session = filesUnder(
+      path.join(home, ".claude", "projects"),
+      (f) => f.endsWith(".jsonl") && !path.basename(f).startsWith("agent-"),
+    ).pop();
+    if (session) writeFileSync(path.join(out, "claude-session.jsonl"), readFileSync(session));
+    else if (r.stdout.trim()) writeFileSync(path.join(out, "claude-stream.jsonl"), r.stdout);
+  } else {
+    const providerId = profile.providerId ?? "metron";
+    writeFileSync(
+      path.join(home, "config.toml"),
+      [
+        `model = ${tomlString(profile.model)}`,
+        ...(profile.provider ? [`model_provider = ${tomlString(providerId)}`] : []),
+        ...(profile.provider
+          ? [
+              `[model_providers.${providerId}]`,
+              ...Object.entries(profile.provider).map(([k, v]) => `${k} = ${tomlValue(v)}`),
+            ]
+          : []),
+        `[mcp_servers.metron]`,
+        `command = ${tomlString(mcp[0])}`,
+        `args = ${tomlString(mcp.slice(1))}`,
+        `env = { ${Object.entries(mcpEnv)
+          .map(([k, v]) => `${k} = ${tomlString(v)}`)
+          .join(", ")} }`,
+        `default_tools_approval_mode = "approve"`,
+        ...(profile.features ? ["[features]", ...Object.entries(profile.features).map(([k, v]) => `${k} = ${v}`)] : []),
+        ...(profile.config ?? []),
+      ].join("\n"),
+    );
+    env.CODEX_HOME = home;
+    r = await go(["exec", "--skip-git-repo-check", prompt]);
+    const rollout = filesUnder(path.join(home, "sessions"), (f) => /rollout-.*\.jsonl$/.test(f)).pop();
+    if (rollout) writeFileSync(path.join(out, path.basename(rollout)), readFileSync(rollout));
+  }
+  if (r.cancelled) return fail("cancelled", "cancelled");
+  if (r.timedOut)
+    return fail(
+      `the harness was killed at its wall time of ${Math.round(timeoutMs / 1000)} s (timeoutS of profile "${name}")`,
+      "timeout",
+    );
+  if (r.code !== 0)
+    return fail(
+      `the harness exited with ${r.code}${r.stderr.trim() ? `: ${tail(r.stderr)}` : " (no output on stderr)"}`,
+    );
+  const files = readdirSync(out)
+    .map((f) => path.join(out, f))
+    .filter((f) => statSync(f).isFile());
+  if (!files.length) return fail("the harness exited 0 but wrote no file in METRON_OUTPUT_DIR");
+  let harness: Record<string, unknown> | null = null;
+  const unreadable: string[] = [];
+  for (const f of files) {
+    try {
+      harness = traceFromFile(f);
+      if (harness) break;
+      unreadable.push(`${path.basename(f)}: no trace in it`);
+    } catch (e) {
+      unreadable.push(`${path.basename(f)}: ${(e as Error).message}`);
+    }
+  }
+  if (!harness) return fail(`no file Metron reads in METRON_OUTPUT_DIR (${unreadable.join("; ")})`);
+  // Joined on one trace: the environment's directives and submission, the harness's tokens, model and text.
+  const environment = existsSync(envTrace) ? traceFromFile(envTrace) : null;
+  const trace: Record<string, unknown> = { ...harness };
+  if (environment?.directives) trace.directives = environment.directives;
+  if (!trace.final_sql && environment?.final_sql) trace.final_sql = environment.final_sql;
+  const u = harness.usage as
+    { input_tokens?: number; output_tokens?: number; cached_input_tokens?: number } | undefined;
+  const usage =
+    u && (u.input_tokens !== undefined || u.output_tokens !== undefined)
+      ? {
+          input_tokens: u.input_tokens ?? 0,
+          output_tokens: u.output_tokens ?? 0,
+          cached_input_tokens: u.cached_input_tokens ?? 0,
+        }
+      : null;
+  const submitted = Boolean(trace.final_sql);
+  return {
+    trace,
+    error: null,
+    status: submitted ? "submitted" : "no_submission",
+    usage,
+    version: installed.version,
+    files: files.map((f) => path.basename(f)),
+  };
+}
