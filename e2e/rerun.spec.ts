@@ -166,3 +166,29 @@ test("cancelling a sweep asks first, saying how many jobs will not run", async (
   await expect(progress).toContainText("Sweep cancelled");
   await expect(progress.getByTestId("sweep-stop-reason")).toContainText("the sweep was cancelled");
 });
+
+test("a sweep through a harness profile from the form: the server's profile chosen by name, its traces in a run of their own", async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  await page.goto("/settings");
+  await expect(page.getByTestId("harnesses-table")).toContainText("scripted-agent");
+  await expect(page.getByTestId("harnesses-table")).toContainText("installed");
+  await page.goto("/datasets?dataset=spider-de");
+  const form = page.getByTestId("sweep-form");
+  await form.locator("summary").click();
+  await form.getByLabel("a list of ids").check();
+  await form.getByLabel(/Question ids/).fill("0 1");
+  await form.getByLabel("Agent").selectOption("scripted-agent");
+  await expect(form.getByTestId("sweep-harness-note")).toBeVisible();
+  await form.getByRole("button", { name: /Start sweep of 2 questions/ }).click();
+  await expect(page).toHaveURL(/\/sweeps\//);
+  const progress = page.getByTestId("sweep-progress");
+  await expect(progress.getByTestId("sweep-harness")).toContainText("harness scripted-agent (command");
+  await expect(progress).toContainText("Sweep done", { timeout: 90_000 });
+  await expect(progress.getByTestId("sweep-counts")).toContainText("2 done, 0 failed");
+  await page.screenshot({ path: "e2e/screenshots/sweep-harness.png", fullPage: true });
+  await progress.getByRole("link", { name: "Open the sweep's run" }).click();
+  await expect(page.getByTestId("traces-table").locator("tbody tr")).toHaveCount(2);
+  await expectAccessible(page);
+});

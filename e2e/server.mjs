@@ -42,6 +42,20 @@ if (secure) {
   );
   env.METRON_TOKENS_FILE = tokens;
 }
+// A harness profile (issue 31): the test's small MCP agent script as a custom command.
+const harnesses = path.join(dir, "harnesses.json");
+writeFileSync(
+  harnesses,
+  JSON.stringify({
+    "scripted-agent": {
+      kind: "command",
+      command: [process.execPath, path.join(root, "lib", "testing", "harness-agent.mjs")],
+      model: "script-1",
+      timeoutS: 60,
+    },
+  }),
+);
+env.METRON_HARNESSES = harnesses;
 const seed = path.join(dir, "seed.jsonl");
 writeFileSync(seed, makeSeedLines());
 // Real Spider-de data from ../shared/data (never copied into the repo), then the seed traces.

@@ -2,6 +2,7 @@ import { connection } from "next/server";
 import { Suspense } from "react";
 import { defaultLimits } from "@/lib/agent/loop";
 import { listProviders } from "@/lib/agent/providers";
+import { listHarnesses } from "@/lib/agent/harnesses";
 import type { Metadata } from "next";
 import { getSql } from "@/lib/db/store";
 import { listRunModels } from "@/lib/db/queries/runs";
@@ -16,6 +17,7 @@ export default function SettingsPage() {
       <h1 className="text-xl font-semibold">Settings</h1>
       <Suspense fallback={<p className="text-sm text-zinc-500">Loading…</p>}>
         <Providers />
+        <Harnesses />
         <Prices />
       </Suspense>
     </div>
@@ -63,6 +65,63 @@ async function Providers() {
         (METRON_AGENT_WALL_TIME_MS), {process.env.METRON_RERUN_CONCURRENCY ?? 2} at a time (METRON_RERUN_CONCURRENCY).
       </p>
     </>
+  );
+}
+
+/** The agent harness profiles of the server's configuration (METRON_HARNESSES), and whether each is installed. */
+async function Harnesses() {
+  await connection();
+  const { file, profiles, error } = listHarnesses();
+  return (
+    <section className="space-y-2" aria-labelledby="harnesses-heading">
+      <h2 id="harnesses-heading" className="font-semibold">
+        Agent harnesses
+      </h2>
+      <p className="text-sm text-zinc-600">
+        Sweeps can run each question through an agent harness (OpenCode, Claude Code, Codex, or a command) with{" "}
+        <code>metron mcp</code> as its environment. Profiles come only from the server&apos;s configuration:{" "}
+        {file ? <code>{file}</code> : "none configured (set METRON_HARNESSES to a profiles file; see docs/agent.md)"}.
+      </p>
+      {error && (
+        <p role="alert" className="text-sm text-red-700">
+          {error}
+        </p>
+      )}
+      {profiles.length > 0 && (
+        <div className="overflow-x-auto rounded-lg border border-zinc-200 bg-white">
+          <table className="w-full text-sm" data-testid="harnesses-table">
+            <thead className="border-b border-zinc-200 bg-zinc-50 text-left text-xs uppercase tracking-wide text-zinc-500">
+              <tr>
+                <th className="px-3 py-2">Profile</th>
+                <th className="px-3 py-2">Kind</th>
+                <th className="px-3 py-2">Model</th>
+                <th className="px-3 py-2">Program</th>
+                <th className="px-3 py-2">Status</th>
+                <th className="px-3 py-2 text-right">Wall time</th>
+              </tr>
+            </thead>
+            <tbody>
+              {profiles.map((p) => (
+                <tr key={p.name} className="border-b border-zinc-100 last:border-0">
+                  <td className="px-3 py-2 font-medium">{p.name}</td>
+                  <td className="px-3 py-2">{p.kind}</td>
+                  <td className="px-3 py-2 font-mono text-xs">{p.model}</td>
+                  <td className="px-3 py-2 font-mono text-xs">{p.program}</td>
+                  <td className="px-3 py-2">
+                    {p.installed ? (
+                      <span className="text-emerald-800">installed{p.version ? ` (${p.version})` : ""}</span>
+                    ) : (
+                      <span className="text-red-800">not installed</span>
+                    )}
+                  </td>
+                  <td className="px-3 py-2 text-right">{p.timeoutS} s</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
   );
 }
 

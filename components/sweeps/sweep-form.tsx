@@ -11,19 +11,23 @@ interface Props {
   source?: { id: string; name: string; failing: number; filter?: { ids: string[]; description: string } };
   totalQuestions: number;
   providers: Omit<ProviderInfo, "enable">[];
+  /** The server's harness profiles (configured there, chosen here by name). */
+  harnesses?: { name: string; kind: string; model: string; installed: boolean; version: string | null }[];
   defaults: { provider: string; model: string; variant: string; maxSteps: number; maxConcurrency: number };
 }
 
 const input = "rounded border border-zinc-300 px-2 py-1";
 
 /** "Run a variant on these questions": a sweep into a new run, worked by the server's durable job queue. */
-export function SweepForm({ datasetId, source, totalQuestions, providers, defaults }: Props) {
+export function SweepForm({ datasetId, source, totalQuestions, providers, harnesses = [], defaults }: Props) {
   const router = useRouter();
   const [selection, setSelection] = useState(source && source.failing > 0 ? "failing" : "all");
   const [ids, setIds] = useState("");
   const [provider, setProvider] = useState(defaults.provider);
   const [model, setModel] = useState(defaults.model);
   const [variant, setVariant] = useState(defaults.variant);
+  // "metron": Metron's own loop with a provider and model; else a harness profile's name.
+  const [agent, setAgent] = useState("metron");
   const [samples, setSamples] = useState(1);
   const [concurrency, setConcurrency] = useState(Math.min(4, defaults.maxConcurrency));
   const [maxSteps, setMaxSteps] = useState(defaults.maxSteps);
@@ -52,8 +56,7 @@ export function SweepForm({ datasetId, source, totalQuestions, providers, defaul
             : selection === "ids"
               ? { kind: "ids", ids: list }
               : { kind: "all" },
-      provider,
-      model,
+      ...(agent === "metron" ? { provider, model } : { harness: agent }),
       variant,
       samples,
       concurrency,
@@ -126,6 +129,26 @@ export function SweepForm({ datasetId, source, totalQuestions, providers, defaul
             <span className="text-xs text-zinc-600">Question ids, separated by commas, spaces or lines</span>
             <textarea value={ids} onChange={(e) => setIds(e.target.value)} rows={2} className={input} />
           </label>
+        )}
+        {harnesses.length > 0 && (
+          <label className="flex flex-col gap-1">
+            <span className="text-xs text-zinc-600">Agent</span>
+            <select value={agent} onChange={(e) => setAgent(e.target.value)} className={input} aria-label="Agent">
+              <option value="metron">Metron&apos;s own loop (a provider and model below)</option>
+              {harnesses.map((h) => (
+                <option key={h.name} value={h.name} disabled={!h.installed}>
+                  harness {h.name} ({h.kind}
+                  {h.version ? ` ${h.version}` : ""}, {h.model}){h.installed ? "" : " — not installed"}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        {agent !== "metron" && (
+          <p className="text-xs text-zinc-600" data-testid="sweep-harness-note">
+            Each question runs through the harness with <code>metron mcp</code> for its question and the directives
+            chosen below; the harness uses its profile&apos;s model (the provider and model below are not used).
+          </p>
         )}
         <div className="flex flex-wrap items-end gap-3">
           <AgentFields

@@ -506,3 +506,36 @@ export async function runHarnessJob(name: string, profile: HarnessProfile, job: 
     files: files.map((f) => path.basename(f)),
   };
 }
+
+export interface HarnessListing {
+  name: string;
+  kind: HarnessKind;
+  /** The model its runs are named by (`kind:model`). */
+  model: string;
+  program: string;
+  installed: boolean;
+  version: string | null;
+  timeoutS: number;
+}
+
+/** The configured profiles for the settings page and the sweep form; a broken file is reported, not thrown. */
+export function listHarnesses(): { file: string | null; profiles: HarnessListing[]; error: string | null } {
+  const file = harnessesFile();
+  try {
+    const profiles = Object.entries(loadHarnesses()).map(([name, p]) => {
+      const i = harnessInstalled(p);
+      return {
+        name,
+        kind: p.kind,
+        model: harnessModel(name, p),
+        program: harnessBin(p),
+        installed: i.installed,
+        version: i.version,
+        timeoutS: p.timeoutS ?? DEFAULT_TIMEOUT_S,
+      };
+    });
+    return { file, profiles, error: null };
+  } catch (e) {
+    return { file, profiles: [], error: (e as Error).message };
+  }
+}

@@ -13,7 +13,14 @@ import { loadPrices } from "@/lib/ingest/prices-file";
 import { priceOf } from "@/lib/metrics/prices";
 import { runIdOf } from "@/lib/trace/hash";
 import { asSql, type Param, type Sql } from "@/lib/db/sql";
-import { harnessBin, harnessInstalled, harnessModel, harnessProfile, type HarnessProfile } from "./harnesses";
+import {
+  harnessBin,
+  harnessInstalled,
+  harnessModel,
+  harnessProfile,
+  listHarnesses,
+  type HarnessProfile,
+} from "./harnesses";
 import { budgetReached, JobWorker, liveJob, serverWorker, stopSweep, type StoreOpener } from "./jobs";
 import { defaultLimits, type AgentLimits } from "./loop";
 import { listProviders, type ProviderId } from "./providers";
@@ -537,6 +544,14 @@ export async function sweepFormSetup(
       : {}),
     totalQuestions: total ?? 0,
     providers: listProviders().map((p) => ({ id: p.id, label: p.label, available: p.available, models: p.models })),
+    // The server's harness profiles, by name (a form chooses among them; it cannot give a command).
+    harnesses: listHarnesses().profiles.map((h) => ({
+      name: h.name,
+      kind: h.kind,
+      model: h.model,
+      installed: h.installed,
+      version: h.version,
+    })),
     defaults: {
       provider: d.provider,
       model: d.model,

@@ -18,8 +18,15 @@ const body = z.object({
       description: z.string().max(500),
     }),
   ]),
-  provider: z.enum(providerIds),
-  model: z.string().min(1).max(200),
+  provider: z.enum(providerIds).optional(),
+  model: z.string().min(1).max(200).optional(),
+  /**
+   * A harness profile of the server's configuration, by name only: a command never comes from a request (issue 31).
+   */
+  harness: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/)
+    .optional(),
   variant: z.enum(variants),
   samples: z.number().int().min(1).max(20).optional(),
   concurrency: z.number().int().min(1).max(64).optional(),
@@ -38,11 +45,15 @@ const body = z.object({
 export async function POST(request: Request) {
   const parsed = body.safeParse(await request.json().catch(() => null));
   if (!parsed.success) return invalidBody(parsed.error);
-  const { maxSteps, ...rest } = parsed.data;
+  const { maxSteps, provider, model, ...rest } = parsed.data;
+  if (!rest.harness && (!provider || !model))
+    return Response.json({ error: "provider and model are required (or a harness profile's name)" }, { status: 400 });
   const sql = await getSql();
   try {
     const { runId, jobs } = await createSweep(sql, {
       ...rest,
+      provider: provider ?? "simulated",
+      model: model ?? "",
       ...(maxSteps ? { limits: { maxSteps } } : {}),
       createdBy: request.headers.get("x-metron-principal") ?? "local",
     });
