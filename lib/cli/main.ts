@@ -40,10 +40,12 @@ commands:
   run archive|unarchive RUN [--json]     hide a run from lists and figures (kept), or show it again
   run delete RUN --yes [--json]          delete a run, its traces, steps and unreferenced results
   run promote TRACE --into NAME [--json] a rerun's trace into a run of its system and model (it then counts there)
-  sweep --dataset D (--from-run R --failing | --questions a,b | --all) --provider P --model M
-        [--variant none|computed|oracle] [--samples K] [--concurrency N] [--max-cost USD] [--max-tokens N]
-        [--max-minutes M] [--max-steps N] [--name N] [--detach] [--json]
-      run a variant over many questions into a new run (this process works it; --detach leaves it to the server)
+  sweep --dataset D (--from-run R --failing | --questions a,b | --all) (--provider P --model M[,M…] | --harness H[,H…])
+        [--variant V[,V…]] [--samples K] [--concurrency N] [--max-cost USD] [--max-tokens N]
+        [--max-minutes M] [--max-steps N] [--name N] [--experiment NAME] [--detach] [--json]
+      run a variant over many questions into a new run (this process works it; --detach leaves it to the server);
+      --harness runs each question through a harness profile (METRON_HARNESSES); several variants, models or
+      harnesses make a grid: one run each, saved as one experiment
   worker [--concurrency N]
       a dedicated job worker: takes queued sweep jobs and reruns from the store until stopped (run several beside a
       server started with METRON_WORKERS=0; Ctrl-C puts its running jobs back in the queue)
