@@ -4,7 +4,7 @@
  * --variant computed`, against the fake model; and the server's sweep API (what the browser's form posts) does the
  * same by profile name. Each question ends as one trace with directives, tokens, the model and EX.
  */
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -29,7 +29,7 @@ function profiles(h: Harness): string {
             models: { "fake-sql": { name: "fake-sql" } },
           },
         },
-        timeoutS: 180,
+        timeoutS: 90,
       },
       codex: {
         kind: "codex",
@@ -39,7 +39,7 @@ function profiles(h: Harness): string {
         provider: { name: "Fake", base_url: h.fake.url, wire_api: "responses", env_key: "FAKE_API_KEY" },
         features: { incremental_tools: false, incremental_tools_legacy: false },
         env: { FAKE_API_KEY: "sk-fake" },
-        timeoutS: 180,
+        timeoutS: 90,
       },
     }),
   );
@@ -73,8 +73,9 @@ async function expectFiveTraces(h: Harness, runId: string, model: string) {
   expect(traces.find((t) => t.q === "22")!.ex).toBe("correct");
 }
 
-function sweepCli(h: Harness, file: string, harness: string): string {
-  const r = spawnSync(
+/** `metron sweep --harness …` as a user runs it; asynchronous, so the fake model (in this process) keeps answering. */
+async function sweepCli(h: Harness, file: string, harness: string): Promise<string> {
+  const child = spawn(
     process.execPath,
     [
       path.join(ROOT, "scripts", "metron.mjs"),
@@ -88,14 +89,19 @@ function sweepCli(h: Harness, file: string, harness: string): string {
       "--variant",
       "computed",
       "--concurrency",
-      "2",
+      "5",
       "--json",
     ],
-    { env: { ...process.env, ...h.store.env, METRON_HARNESSES: file }, encoding: "utf8", timeout: 600_000 },
+    { env: { ...process.env, ...h.store.env, METRON_HARNESSES: file }, stdio: ["ignore", "pipe", "pipe"] },
   );
-  expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
-  const status = JSON.parse(r.stdout) as { run_id: string; done: number; failed: number; state: string };
-  expect(status).toMatchObject({ state: "done", done: 5, failed: 0 });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d: Buffer) => (stdout += d));
+  child.stderr.on("data", (d: Buffer) => (stderr += d));
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  expect(code, `${stdout}\n${stderr}`).toBe(0);
+  const status = JSON.parse(stdout) as { run_id: string; done: number; failed: number; state: string };
+  expect(status, stdout).toMatchObject({ state: "done", done: 5, failed: 0 });
   return status.run_id;
 }
 
@@ -103,12 +109,12 @@ describe("harness sweeps with the real harnesses", () => {
   const h = useHarness();
 
   it("metron sweep --harness opencode over five questions: five traces with directives, tokens, model and EX", async () => {
-    const runId = sweepCli(h, profiles(h), "opencode");
+    const runId = await sweepCli(h, profiles(h), "opencode");
     await expectFiveTraces(h, runId, "opencode:fake/fake-sql");
   }, 600_000);
 
   it("metron sweep --harness codex over five questions: the same", async () => {
-    const runId = sweepCli(h, profiles(h), "codex");
+    const runId = await sweepCli(h, profiles(h), "codex");
     await expectFiveTraces(h, runId, "codex:fake-sql");
   }, 600_000);
 
@@ -139,7 +145,7 @@ describe("harness sweeps with the real harnesses", () => {
           selection: { kind: "ids", ids: QUESTIONS },
           harness: "opencode",
           variant: "computed",
-          concurrency: 2,
+          concurrency: 5,
         }),
       });
       expect(res.status, await res.clone().text()).toBe(200);

@@ -1,7 +1,7 @@
 // Harness sweeps (issue 31) with custom-command profiles: a small agent script that speaks MCP to the real `metron
 // mcp` (lib/testing/harness-agent.mjs), one that hangs, one that fails, one that writes nothing; and the grid of
 // variants through the real CLI, saved as an experiment whose matrix has a cell per variant.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -58,6 +58,12 @@ describe("harness sweeps with custom-command profiles (SQLite store)", () => {
           ],
         },
         silent: { kind: "command", command: [process.execPath, "-e", "0"] },
+        slow: {
+          kind: "command",
+          command: [process.execPath, AGENT],
+          model: "slow-1",
+          env: { ANSWERS: JSON.stringify(answers), DELAY_MS: "700" },
+        },
       }),
     );
     process.env.METRON_HARNESSES = file;
@@ -86,7 +92,7 @@ describe("harness sweeps with custom-command profiles (SQLite store)", () => {
 
   it("reads the profiles, refuses a bad one naming its field, and says whether each is installed", () => {
     const profiles = loadHarnesses();
-    expect(Object.keys(profiles)).toEqual(["scripted", "hangs", "fails", "silent"]);
+    expect(Object.keys(profiles)).toEqual(["scripted", "hangs", "fails", "silent", "slow"]);
     expect(harnessInstalled(profiles.scripted).installed).toBe(true);
     const bad = path.join(dir, "bad.json");
     writeFileSync(bad, JSON.stringify({ x: { kind: "command", command: [] } }));
@@ -190,5 +196,58 @@ describe("harness sweeps with custom-command profiles (SQLite store)", () => {
     expect(g.systems.sort()).toEqual(["No Directives", "Sophrosyne", "Sophrosyne-Oracle"]);
     expect(g.models).toEqual(["scripted:scripted-1"]);
     for (const s of g.systems) expect(g.cells["scripted:scripted-1"][s]!.stats.questions).toBe(2);
+  }, 300_000);
+
+  it("SIGKILL of the process running a harness sweep half-way, then resume: one trace per question × sample", async () => {
+    const cli = path.join(ROOT, "scripts", "metron.mjs");
+    const env = { ...process.env, ...store.env };
+    const child = spawn(
+      process.execPath,
+      [
+        cli,
+        "sweep",
+        "--harness",
+        "slow",
+        "--dataset",
+        "spider-de",
+        "--questions",
+        questions.join(","),
+        "--samples",
+        "2",
+        "--concurrency",
+        "2",
+        "--json",
+      ],
+      { env, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let runId = "";
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d;
+      runId ||= /sweep started: run (\w+)/.exec(stderr)?.[1] ?? "";
+    });
+    const exited = new Promise<void>((r) => child.on("exit", () => r()));
+    const count = async (text: string) => Number((await sql.get<{ n: number }>(text, [runId]))!.n);
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 100));
+      if (!runId) continue;
+      if ((await count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state = 'done'")) >= 3) break;
+    }
+    child.kill("SIGKILL");
+    await exited;
+    expect(
+      await count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state IN ('queued', 'running')"),
+    ).toBeGreaterThan(0);
+    const resumed = spawnSync(process.execPath, [cli, "sweep", "resume", runId, "--json"], {
+      env,
+      encoding: "utf8",
+      timeout: 240_000,
+    });
+    expect(resumed.status, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ run_id: runId, jobs: 10, done: 10, failed: 0 });
+    expect(await count("SELECT count(*) AS n FROM traces WHERE run_id = ?")).toBe(10);
+    expect(await count("SELECT count(DISTINCT question_id || ':' || sample) AS n FROM traces WHERE run_id = ?")).toBe(
+      10,
+    );
   }, 300_000);
 });

@@ -243,6 +243,18 @@ function tail(text: string, max = 2000): string {
   return scrubSecrets(t.length > max ? `…${t.slice(-max)}` : t);
 }
 
+/** Kills the process group whose leader's pid a file records (an orphaned harness), if it still runs. */
+function killRecorded(pidFile: string): void {
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, "utf8"));
+  if (!Number.isInteger(pid) || pid <= 1) return;
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    /* gone already */
+  }
+}
+
 interface Spawned {
   code: number | null;
   stdout: string;
@@ -255,7 +267,7 @@ interface Spawned {
 function run(
   bin: string,
   args: string[],
-  opts: { cwd: string; env: Record<string, string>; timeoutMs: number; signal: AbortSignal },
+  opts: { cwd: string; env: Record<string, string>; timeoutMs: number; signal: AbortSignal; pidFile?: string },
 ): Promise<Spawned> {
   return new Promise((resolve) => {
     const child = spawn(bin, args, {
@@ -264,6 +276,7 @@ function run(
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     });
+    if (opts.pidFile && child.pid) writeFileSync(opts.pidFile, String(child.pid));
     let stdout = "";
     let stderr = "";
     const cap = 4 * 1024 * 1024;
@@ -339,6 +352,9 @@ export function traceFromFile(file: string): Record<string, unknown> | null {
 /** Runs one job through a harness and joins what it wrote to the environment's trace. Never throws for the harness. */
 export async function runHarnessJob(name: string, profile: HarnessProfile, job: HarnessJob): Promise<HarnessResult> {
   const work = path.join(dataDir(), "harness-jobs", job.jobId);
+  // A job taken over from a worker that died (SIGKILL): its harness may still run, orphaned. Its process group goes
+  // before the job starts again from scratch.
+  killRecorded(path.join(work, "harness.pid"));
   rmSync(work, { recursive: true, force: true });
   const home = path.join(work, "home");
   const cwd = path.join(work, "work");
@@ -372,7 +388,8 @@ export async function runHarnessJob(name: string, profile: HarnessProfile, job: 
   if (!installed.installed)
     return fail(`the harness program ${harnessBin(profile)} is not installed (not found on PATH)`);
   const bin = installed.path!;
-  const go = (args: string[]) => run(bin, args, { cwd, env, timeoutMs, signal: job.signal });
+  const pidFile = path.join(work, "harness.pid");
+  const go = (args: string[]) => run(bin, args, { cwd, env, timeoutMs, signal: job.signal, pidFile });
   let r: Spawned;
   const mcpEnv = storeEnv();
   if (profile.kind === "command") {

@@ -55,6 +55,7 @@ function summary(s: SweepStatus) {
     tokens: s.tokens,
     jobs_without_usage: s.tokensUnreported,
     stop_reason: s.stopReason,
+    errors: s.errors,
     cost_usd: s.costUsd,
     stopped_by: s.stoppedBy,
     outcomes: s.outcomes,

@@ -7,6 +7,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
 const [command, ...args] = JSON.parse(process.env.METRON_MCP_COMMAND);
+// A slow agent, for tests that kill the sweep's worker half-way.
+if (process.env.DELAY_MS) await new Promise((r) => setTimeout(r, Number(process.env.DELAY_MS)));
 const client = new Client({ name: "scripted-harness", version: "1.0.0" });
 await client.connect(new StdioClientTransport({ command, args, env: process.env, stderr: "inherit" }));
 const steps = [];
