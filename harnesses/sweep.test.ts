@@ -63,7 +63,16 @@ async function expectFiveTraces(h: Harness, runId: string, model: string) {
   );
   expect(traces.map((t) => t.q).sort()).toEqual([...QUESTIONS].sort());
   for (const t of traces) {
-    expect(JSON.parse(t.directives!)).toMatchObject({ strategy: "computed" });
+    const steps = await h.store.sql.all<{ tool: string | null; type: string; content: string | null }>(
+      "SELECT s.tool, s.type, s.content FROM steps s JOIN traces t ON t.id = s.trace_id WHERE t.run_id = ? AND t.question_id = ? ORDER BY s.seq",
+      [runId, t.q],
+    );
+    expect(
+      JSON.parse(t.directives!),
+      JSON.stringify(steps.map((x) => [x.type, x.tool, x.type === "message" ? "" : (x.content ?? "").slice(0, 200)])),
+    ).toMatchObject({
+      strategy: "computed",
+    });
     expect([t.q, Number(t.recorded), t.input > 0]).toEqual([t.q, 1, true]);
     expect(t.model).toBe(model);
     expect(t.ex).not.toBeNull();
@@ -114,7 +123,13 @@ describe("harness sweeps with the real harnesses", () => {
   }, 600_000);
 
   it("metron sweep --harness codex over five questions: the same", async () => {
-    const runId = await sweepCli(h, profiles(h), "codex");
+    const before = h.fake.requests.length;
+    // On failure, what Codex offered the model says whether it saw Metron's tools.
+    const runId = await sweepCli(h, profiles(h), "codex").catch((e) => {
+      throw new Error(
+        `${e}\n${JSON.stringify(h.fake.requests.slice(before).map((r) => [r.api, r.step, JSON.stringify(r.body.tools ?? null).slice(0, 300)]))}`,
+      );
+    });
     await expectFiveTraces(h, runId, "codex:fake-sql");
   }, 600_000);
 

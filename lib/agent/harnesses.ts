@@ -463,6 +463,11 @@ export async function runHarnessJob(name: string, profile: HarnessProfile, job: 
           .map(([k, v]) => `${k} = ${tomlString(v)}`)
           .join(", ")} }`,
         `default_tools_approval_mode = "approve"`,
+        // Several jobs start their `metron mcp` at once on a busy machine: without `required` Codex 0.171 went on
+        // without the tools while the server was still starting.
+        `required = true`,
+        `startup_timeout_sec = 120`,
+        `tool_timeout_sec = 300`,
         ...(profile.features ? ["[features]", ...Object.entries(profile.features).map(([k, v]) => `${k} = ${v}`)] : []),
         ...(profile.config ?? []),
       ].join("\n"),
