@@ -191,4 +191,22 @@ test("a sweep through a harness profile from the form: the server's profile chos
   await progress.getByRole("link", { name: "Open the sweep's run" }).click();
   await expect(page.getByTestId("traces-table").locator("tbody tr")).toHaveCount(2);
   await expectAccessible(page);
+
+  // The grid: the same two questions under every directive variant, one run each, one saved experiment.
+  await page.goto("/datasets?dataset=spider-de");
+  await form.locator("summary").click();
+  await form.getByLabel("a list of ids").check();
+  await form.getByLabel(/Question ids/).fill("0 1");
+  await form.getByLabel("Agent").selectOption("scripted-agent");
+  await form.getByLabel(/every directive variant/).check();
+  await form.getByRole("button", { name: /Start sweep of 2 questions × 3 variants/ }).click();
+  await expect(page).toHaveURL(/\/experiments\?experiment=/);
+  const matrix = page.getByTestId("matrix-spider-de");
+  await expect(async () => {
+    await page.reload();
+    await expect(matrix.getByTestId("matrix-cell")).toHaveCount(3);
+    await expect(matrix).not.toContainText("no run");
+    for (const cell of await matrix.getByTestId("cell-n").all()) await expect(cell).toHaveText("n = 2 questions");
+  }).toPass({ timeout: 90_000 });
+  await page.screenshot({ path: "e2e/screenshots/sweep-grid.png", fullPage: true });
 });

@@ -28,6 +28,8 @@ export function SweepForm({ datasetId, source, totalQuestions, providers, harnes
   const [variant, setVariant] = useState(defaults.variant);
   // "metron": Metron's own loop with a provider and model; else a harness profile's name.
   const [agent, setAgent] = useState("metron");
+  // All three directive variants at once: one run each, saved as one experiment (the Sophrosyne table).
+  const [grid, setGrid] = useState(false);
   const [samples, setSamples] = useState(1);
   const [concurrency, setConcurrency] = useState(Math.min(4, defaults.maxConcurrency));
   const [maxSteps, setMaxSteps] = useState(defaults.maxSteps);
@@ -58,6 +60,7 @@ export function SweepForm({ datasetId, source, totalQuestions, providers, harnes
               : { kind: "all" },
       ...(agent === "metron" ? { provider, model } : { harness: agent }),
       variant,
+      ...(grid ? { variants: ["none", "computed", "oracle"] } : {}),
       samples,
       concurrency,
       maxSteps,
@@ -75,7 +78,11 @@ export function SweepForm({ datasetId, source, totalQuestions, providers, harnes
     const answer = await res.json().catch(() => ({ error: `HTTP ${res.status}` }));
     setBusy(false);
     if (!res.ok) return setError(answer.error);
-    router.push(`/sweeps/${encodeURIComponent(answer.runId)}`);
+    router.push(
+      answer.experimentId
+        ? `/experiments?experiment=${encodeURIComponent(answer.experimentId)}`
+        : `/sweeps/${encodeURIComponent(answer.runId)}`,
+    );
   };
 
   const count =
@@ -150,6 +157,10 @@ export function SweepForm({ datasetId, source, totalQuestions, providers, harnes
             chosen below; the harness uses its profile&apos;s model (the provider and model below are not used).
           </p>
         )}
+        <label className="flex items-center gap-1 text-sm">
+          <input type="checkbox" checked={grid} onChange={(e) => setGrid(e.target.checked)} />
+          every directive variant (none, computed, oracle) as a grid: one run each, saved as one experiment
+        </label>
         <div className="flex flex-wrap items-end gap-3">
           <AgentFields
             providers={providers}
@@ -233,6 +244,7 @@ export function SweepForm({ datasetId, source, totalQuestions, providers, harnes
           >
             Start sweep of {count} question{count === 1 ? "" : "s"}
             {samples > 1 ? ` × ${samples}` : ""}
+            {grid ? " × 3 variants" : ""}
           </button>
         </fieldset>
         {provider === "simulated" && (

@@ -4,6 +4,7 @@ import { createSweep, startSweepWork, SweepError } from "@/lib/agent/sweeps";
 import { getSql, storeOpener } from "@/lib/db/store";
 import { variants } from "@/lib/environment/directives";
 import { invalidBody } from "@/lib/http/invalid";
+import { createExperiment } from "@/lib/ingest/curate";
 
 const body = z.object({
   dataset: z.string().min(1),
@@ -28,6 +29,9 @@ const body = z.object({
     .regex(/^[A-Za-z0-9_.-]{1,64}$/)
     .optional(),
   variant: z.enum(variants),
+  /** A grid: one sweep per variant (instead of `variant` alone), saved as one experiment named `experiment`. */
+  variants: z.array(z.enum(variants)).min(1).max(3).optional(),
+  experiment: z.string().min(1).max(200).optional(),
   samples: z.number().int().min(1).max(20).optional(),
   concurrency: z.number().int().min(1).max(64).optional(),
   maxSteps: z.number().int().min(1).max(200).optional(),
@@ -49,18 +53,36 @@ export async function POST(request: Request) {
   if (!rest.harness && (!provider || !model))
     return Response.json({ error: "provider and model are required (or a harness profile's name)" }, { status: 400 });
   const sql = await getSql();
+  const { variants: grid, experiment, ...one } = rest;
+  const runIds: string[] = [];
+  let jobs = 0;
   try {
-    const { runId, jobs } = await createSweep(sql, {
-      ...rest,
-      provider: provider ?? "simulated",
-      model: model ?? "",
-      ...(maxSteps ? { limits: { maxSteps } } : {}),
-      createdBy: request.headers.get("x-metron-principal") ?? "local",
-    });
+    for (const variant of grid ?? [one.variant]) {
+      const created = await createSweep(sql, {
+        ...one,
+        variant,
+        provider: provider ?? "simulated",
+        model: model ?? "",
+        ...(maxSteps ? { limits: { maxSteps } } : {}),
+        ...(one.name && grid && grid.length > 1 ? { name: `${one.name} · ${variant}` } : {}),
+        createdBy: request.headers.get("x-metron-principal") ?? "local",
+      });
+      runIds.push(created.runId);
+      jobs += created.jobs;
+    }
+    // A grid is one experiment: its matrix has a cell per variant (issue 31).
+    const experimentId =
+      grid && grid.length > 1
+        ? await createExperiment(
+            sql,
+            experiment ?? `Grid ${new Date().toISOString().replace("T", " ").slice(0, 19)} UTC`,
+            runIds,
+          )
+        : null;
     startSweepWork(storeOpener());
-    return Response.json({ runId, jobs });
+    return Response.json({ runId: runIds[0], runIds, jobs, experimentId });
   } catch (e) {
-    if (e instanceof SweepError) return Response.json({ error: e.message }, { status: 400 });
+    if (e instanceof SweepError) return Response.json({ error: e.message, runIds }, { status: 400 });
     throw e;
   }
 }
