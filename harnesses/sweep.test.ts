@@ -1,6 +1,6 @@
 /**
  * Harness sweeps (issue 31) with the real harnesses of the suite: `metron sweep --harness NAME` runs five Spider-de
- * questions through OpenCode and through the Codex CLI, each in a folder and HOME of its own with `metron mcp
+ * questions through OpenCode, Claude Code and the Codex CLI, each in a folder and HOME of its own with `metron mcp
  * --variant computed`, against the fake model; and the server's sweep API (what the browser's form posts) does the
  * same by profile name. Each question ends as one trace with directives, tokens, the model and EX.
  */
@@ -30,6 +30,19 @@ function profiles(h: Harness): string {
           },
         },
         timeoutS: 90,
+      },
+      claude: {
+        kind: "claude-code",
+        bin: path.join(BIN, "claude"),
+        model: "fake-sql",
+        env: {
+          ANTHROPIC_BASE_URL: h.fake.origin,
+          ANTHROPIC_API_KEY: "sk-fake",
+          ENABLE_TOOL_SEARCH: "false",
+          DISABLE_TELEMETRY: "1",
+          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        },
+        timeoutS: 180,
       },
       codex: {
         kind: "codex",
@@ -131,6 +144,11 @@ describe("harness sweeps with the real harnesses", () => {
       );
     });
     await expectFiveTraces(h, runId, "codex:fake-sql");
+  }, 600_000);
+
+  it("metron sweep --harness claude (Claude Code) over five questions: the same", async () => {
+    const runId = await sweepCli(h, profiles(h), "claude");
+    await expectFiveTraces(h, runId, "claude-code:fake-sql");
   }, 600_000);
 
   it("the server's sweep API (the browser's form) by profile name: the same, and the profile is listed in settings", async () => {
