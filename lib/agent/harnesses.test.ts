@@ -2,7 +2,7 @@
 // mcp` (lib/testing/harness-agent.mjs), one that hangs, one that fails, one that writes nothing; and the grid of
 // variants through the real CLI, saved as an experiment whose matrix has a cell per variant.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -136,6 +136,9 @@ describe("harness sweeps with custom-command profiles (SQLite store)", () => {
       expect(t.steps).toBeGreaterThanOrEqual(2);
     }
     expect(traces.map((t) => t.ex)).toEqual(["correct", "correct", "correct", "correct", "wrong_result"]);
+    // The jobs' folders (their HOMEs) are gone once their traces are read.
+    const jobs = path.join(path.dirname(store.env.DATABASE_PATH), "harness-jobs");
+    expect(existsSync(jobs) ? readdirSync(jobs) : []).toEqual([]);
   });
 
   it("a harness that hangs is killed at its wall time; one that fails or writes nothing fails its job, saying why", async () => {

@@ -519,6 +519,9 @@ export async function runHarnessJob(name: string, profile: HarnessProfile, job: 
         }
       : null;
   const submitted = Boolean(trace.final_sql);
+  // A job that produced its trace leaves nothing behind (a harness's HOME holds caches and databases of its own);
+  // a failed one keeps its folder for a look (METRON_KEEP_HARNESS_JOBS=1 keeps every one).
+  if (process.env.METRON_KEEP_HARNESS_JOBS !== "1") rmSync(work, { recursive: true, force: true });
   return {
     trace,
     error: null,
