@@ -93,13 +93,11 @@ test("the runs table sorts on the server and keeps the sort in the URL", async (
 
   await page.getByLabel("Filter by system").selectOption("Sophrosyne");
   await expect(page).toHaveURL(/system=Sophrosyne/);
-  // The e2e run and the two simulated demo runs of that system.
-  await expect(table.locator("tbody tr")).toHaveCount(3);
-  expect(await table.locator("tbody tr td:nth-child(2)").allInnerTexts()).toEqual([
-    "Sophrosyne",
-    "Sophrosyne",
-    "Sophrosyne",
-  ]);
+  // The e2e run and the two simulated demo runs of that system, besides the sweeps earlier tests ran with it.
+  await expect(table.locator("tbody tr").filter({ hasNotText: /Sweep \d{4}-/ })).toHaveCount(3);
+  const systems = await table.locator("tbody tr td:nth-child(2)").allInnerTexts();
+  expect(systems.length).toBeGreaterThanOrEqual(3);
+  expect(new Set(systems)).toEqual(new Set(["Sophrosyne"]));
   await page.screenshot({ path: "e2e/screenshots/home.png", fullPage: true });
   await expectAccessible(page);
 });
