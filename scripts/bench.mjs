@@ -6,6 +6,8 @@ import { register } from "tsx/esm/api";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 process.env.METRON_MIGRATIONS ??= path.join(root, "drizzle");
+// PostgreSQL's migrations too: a `metron mcp` a harness starts in a folder of its own must find them (issue 31).
+process.env.METRON_MIGRATIONS_PG ??= path.join(root, "drizzle-pg");
 process.env.METRON_ROOT ??= root;
 register({ tsconfig: path.join(root, "tsconfig.json") });
 const { runBench } = await import("./bench/main.ts");
