@@ -165,6 +165,21 @@ describe("harness sweeps with custom-command profiles (SQLite store)", () => {
     }
   }, 120_000);
 
+  it("a harness file over METRON_HARNESS_MAX_FILE_BYTES is not read: the job fails naming the limit", async () => {
+    process.env.METRON_HARNESS_MAX_FILE_BYTES = "100";
+    try {
+      const { runId } = await sweepOf("scripted", ["0"]);
+      await workSweepToEnd(store.open, runId);
+      const status = (await sweepStatus(sql, runId))!;
+      expect(status.jobs.failed).toBe(1);
+      expect(status.errors[0].error).toMatch(
+        /trace\.jsonl: \d+ bytes, over the limit of 100 bytes \(METRON_HARNESS_MAX_FILE_BYTES\)/,
+      );
+    } finally {
+      delete process.env.METRON_HARNESS_MAX_FILE_BYTES;
+    }
+  });
+
   it("the grid through the CLI: 2 questions × 3 variants, one saved experiment with a cell per variant", async () => {
     const r = spawnSync(
       process.execPath,

@@ -15,6 +15,7 @@ import path from "node:path";
 import { z } from "zod";
 import { dataDir } from "@/lib/db/client";
 import { scrubSecrets } from "@/lib/config/secrets";
+import { positiveNumber } from "@/lib/config/env";
 import { adapt, detectFormat, looksCanonical } from "@/lib/trace/adapters";
 import type { Variant } from "@/lib/environment/directives";
 import { SYSTEM_PROMPT, userPrompt } from "./prompts";
@@ -27,6 +28,8 @@ const timeoutS = z
 /** Names of the server's environment variables handed to the harness (its provider key, say); nothing else is. */
 const passEnv = z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).optional();
 const extraEnv = z.record(z.string(), z.string()).optional();
+/** What every kind of profile may say: its wall time, the server variables it gets, fixed variables. */
+const common = { timeoutS, passEnv, env: extraEnv };
 
 const profileSchema = z.discriminatedUnion("kind", [
   z
@@ -34,9 +37,7 @@ const profileSchema = z.discriminatedUnion("kind", [
       kind: z.literal("command"),
       command: z.array(z.string()).min(1),
       model: z.string().optional(),
-      timeoutS,
-      passEnv,
-      env: extraEnv,
+      ...common,
     })
     .strict(),
   z
@@ -47,9 +48,7 @@ const profileSchema = z.discriminatedUnion("kind", [
       model: z.string(),
       /** opencode.json's `provider` block (a custom OpenAI-compatible provider, say). */
       provider: z.record(z.string(), z.unknown()).optional(),
-      timeoutS,
-      passEnv,
-      env: extraEnv,
+      ...common,
     })
     .strict(),
   z
@@ -57,9 +56,7 @@ const profileSchema = z.discriminatedUnion("kind", [
       kind: z.literal("claude-code"),
       bin: z.string().optional(),
       model: z.string().optional(),
-      timeoutS,
-      passEnv,
-      env: extraEnv,
+      ...common,
     })
     .strict(),
   z
@@ -77,9 +74,7 @@ const profileSchema = z.discriminatedUnion("kind", [
       features: z.record(z.string(), z.boolean()).optional(),
       /** More config.toml lines, appended at its end as written (tables of their own: `[profiles.x]`, …). */
       config: z.array(z.string()).optional(),
-      timeoutS,
-      passEnv,
-      env: extraEnv,
+      ...common,
     })
     .strict(),
 ]);
@@ -323,8 +318,16 @@ function filesUnder(dir: string, match: (rel: string) => boolean): string[] {
     .sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs);
 }
 
+/** The most a harness's file may hold to be read whole (`METRON_HARNESS_MAX_FILE_BYTES`, default 512 MiB). */
+function maxFileBytes(): number {
+  return positiveNumber("METRON_HARNESS_MAX_FILE_BYTES", 512 * 1024 ** 2);
+}
+
 /** The first trace a file holds, as a canonical line object: canonical JSONL (whole or events) or a foreign format. */
 export function traceFromFile(file: string): Record<string, unknown> | null {
+  const size = statSync(file).size;
+  if (size > maxFileBytes())
+    throw new Error(`${size} bytes, over the limit of ${maxFileBytes()} bytes (METRON_HARNESS_MAX_FILE_BYTES)`);
   const text = readFileSync(file, "utf8");
   if (!text.trim()) return null;
   if (looksCanonical(text.endsWith("\n") ? text : `${text}\n`)) {
@@ -347,6 +350,15 @@ export function traceFromFile(file: string): Record<string, unknown> | null {
   const adapted = adapt(text, detectFormat(text), { fileName: path.basename(file) });
   const t = adapted.traces.find((x) => x.steps.length > 0) ?? adapted.traces[0];
   return t ? (t as unknown as Record<string, unknown>) : null;
+}
+
+/** The environment's own trace of the job (`metron mcp --trace-out`), or null when it has none it can read. */
+function environmentTrace(file: string): Record<string, unknown> | null {
+  try {
+    return existsSync(file) ? traceFromFile(file) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Runs one job through a harness and joins what it wrote to the environment's trace. Never throws for the harness. */
@@ -382,7 +394,7 @@ export async function runHarnessJob(name: string, profile: HarnessProfile, job: 
     ...storeEnv(),
   };
   const fail = (error: string, status: HarnessResult["status"] = "error"): HarnessResult => {
-    const partial = existsSync(envTrace) ? traceFromFile(envTrace) : null;
+    const partial = environmentTrace(envTrace);
     return { trace: partial, error, status, usage: null, version: installed.version, files: [] };
   };
   if (!installed.installed)
@@ -504,7 +516,7 @@ export async function runHarnessJob(name: string, profile: HarnessProfile, job: 
   }
   if (!harness) return fail(`no file Metron reads in METRON_OUTPUT_DIR (${unreadable.join("; ")})`);
   // Joined on one trace: the environment's directives and submission, the harness's tokens, model and text.
-  const environment = existsSync(envTrace) ? traceFromFile(envTrace) : null;
+  const environment = environmentTrace(envTrace);
   const trace: Record<string, unknown> = { ...harness };
   if (environment?.directives) trace.directives = environment.directives;
   if (!trace.final_sql && environment?.final_sql) trace.final_sql = environment.final_sql;

@@ -5,7 +5,7 @@
  * Re-importing a dataset of the same name replaces it. Runs whose `benchmark` names the dataset are linked.
  */
 import Database from "better-sqlite3";
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { dataDir, type Db } from "@/lib/db/client";
 import { asSql, isSql, type Param, type Sql } from "@/lib/db/sql";
@@ -77,6 +77,8 @@ function readQuestions(opts: ImportOptions): DatasetQuestion[] {
   return opts.format === "bird" ? parseBirdQuestions(text) : parseSpiderQuestions(text);
 }
 
+const GOLD_ANSWER_MAX_BYTES = 64 * 1024 ** 2;
+
 /** A Spider2-lite gold folder, flat or in Spider 2.0's layout (see ImportOptions.gold). */
 function spider2GoldFolder(root: string) {
   const sub = (name: string) => (existsSync(path.join(root, name)) ? path.join(root, name) : root);
@@ -102,7 +104,13 @@ function spider2GoldFolder(root: string) {
             .sort();
       return {
         sql: existsSync(sqlFile) ? readFileSync(sqlFile, "utf8").trim() : undefined,
-        answers: answers.map((f) => decodeText(readFileSync(fileUnder(csvDir, f, "", "gold answer"))).text),
+        answers: answers.map((f) => {
+          const file = fileUnder(csvDir, f, "", "gold answer");
+          // Stored in the store with its question: bounded (Spider 2.0's largest local answers are a few MB).
+          if (statSync(file).size > GOLD_ANSWER_MAX_BYTES)
+            throw new Error(`gold answer ${f}: over ${GOLD_ANSWER_MAX_BYTES} bytes; not imported`);
+          return decodeText(readFileSync(file)).text;
+        }),
         standard: standards.get(id),
       };
     },
