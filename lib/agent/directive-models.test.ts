@@ -1,3 +1,4 @@
+import { asSql } from "@/lib/db/sql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importDataset } from "@/lib/datasets/import-dataset";
 import { loadQuestionFrom } from "@/lib/environment/database-info";
@@ -13,7 +14,7 @@ const store = tempDb();
 let fake: FakeServer;
 beforeAll(async () => {
   await importDataset(
-    store.db,
+    asSql(store.db.$client),
     {
       name: "bird",
       format: "bird",

@@ -12,12 +12,11 @@
  * METRON_JOB_ATTEMPTS attempts, and the last attempt's partial trace is kept. Sweeps add a concurrency, a
  * budget checked before each job starts, and pause, resume and cancel (lib/agent/sweeps.ts).
  */
-import type Database from "better-sqlite3";
 import { createHash, randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { nonNegativeNumber, positiveNumber } from "@/lib/config/env";
 import { deleteTraces } from "@/lib/ingest/curate";
-import { asSql, type Sql } from "@/lib/db/sql";
+import type { Sql } from "@/lib/db/sql";
 import { ingestStream } from "@/lib/ingest/ingest";
 import { loadPrices } from "@/lib/ingest/prices-file";
 import { loadQuestionFrom } from "@/lib/environment/database-info";
@@ -158,9 +157,9 @@ const now = () => Date.now();
 /** Timestamps are written by the worker (the same text on both engines). */
 const isoNow = () => new Date().toISOString();
 
-/** A store a worker opens: a SQLite connection (wrapped), or a `Sql` store (the caller's to close). */
-export type StoreOpener = () => Database.Database | Sql | Promise<Sql>;
-const openSql = async (open: StoreOpener) => asSql(await open());
+/** A store a worker opens (the opener's caller closes it). */
+export type StoreOpener = () => Sql | Promise<Sql>;
+const openSql = async (open: StoreOpener) => await open();
 const sameSweep = (sql: Sql) => (sql.dialect === "postgres" ? "sweep_id IS NOT DISTINCT FROM ?" : "sweep_id IS ?");
 
 function alive(pid: number): boolean {
@@ -517,13 +516,12 @@ export class JobWorker {
 
 /** Runs one job's question through the agent loop (no store writes); the worker decides what to do with the result. */
 export async function runJobLoop(
-  store: Database.Database | Sql,
+  sql: Sql,
   row: JobRow,
   job: Pick<LiveJob, "controller" | "tokens" | "events" | "listeners">,
   settings: ReturnType<typeof jobSettings> = jobSettings(),
 ): Promise<LoopResult & Loaded> {
   if (!row.dataset_id || !row.question_id) throw new Error("the job names no dataset question");
-  const sql = asSql(store);
   const { question, database } = await loadQuestionFrom(sql, row.dataset_id, row.question_id);
   const directives = await directivesFor(row.variant, question, database, { deps: directiveDeps() });
   const modelName = row.provider === "simulated" ? row.model : `${row.provider}:${row.model}`;
@@ -584,12 +582,11 @@ interface Loaded {
  * same harness on the same question fails again. Its partial trace (the environment's) is kept when there is one.
  */
 export async function runHarnessJobLoop(
-  store: Database.Database | Sql,
+  sql: Sql,
   row: JobRow,
   job: Pick<LiveJob, "controller" | "tokens" | "events" | "listeners">,
 ): Promise<LoopResult & Loaded> {
   if (!row.dataset_id || !row.question_id || !row.harness) throw new Error("the job names no dataset question");
-  const sql = asSql(store);
   const { question } = await loadQuestionFrom(sql, row.dataset_id, row.question_id);
   const profile = harnessProfile(row.harness);
   const modelName = harnessModel(row.harness, profile);
@@ -663,12 +660,7 @@ async function targetRun(sql: Sql, row: JobRow, modelName: string) {
 }
 
 /** Stores a job's trace (replacing one an earlier attempt of the same job stored), evaluates it, and judges it. */
-export async function storeJobTrace(
-  store: Database.Database | Sql,
-  row: JobRow,
-  result: LoopResult & Loaded,
-): Promise<Finished> {
-  const sql = asSql(store);
+export async function storeJobTrace(sql: Sql, row: JobRow, result: LoopResult & Loaded): Promise<Finished> {
   const runId = runIdOf(result.run);
   const previous = (
     await sql.all<{ id: string }>(
@@ -748,8 +740,7 @@ export async function storeJobTrace(
 }
 
 /** Spent today (UTC) on reruns and sweeps with a real provider, from their stored traces: recorded cost, else priced tokens; null when unpriced. */
-export async function spentToday(store: Database.Database | Sql): Promise<{ usd: number; unpriced: number }> {
-  const sql = asSql(store);
+export async function spentToday(sql: Sql): Promise<{ usd: number; unpriced: number }> {
   const { d } = sql;
   const r = await sql.get<{ usd: number | null; unpriced: number | null }>(
     `SELECT sum(coalesce(cost_usd, cost_computed_usd)) AS usd, sum(CASE WHEN coalesce(cost_usd, cost_computed_usd) IS NULL THEN 1 ELSE 0 END) AS unpriced
@@ -796,14 +787,9 @@ export async function budgetReached(
 }
 
 /** Ends a sweep early: its queued jobs are cancelled with the reason; what runs finishes. */
-export async function stopSweep(
-  store: Database.Database | Sql,
-  sweepId: string,
-  by: "budget" | "cancel",
-  reason: string,
-): Promise<void> {
+export async function stopSweep(sql: Sql, sweepId: string, by: "budget" | "cancel", reason: string): Promise<void> {
   const at = isoNow();
-  await asSql(store).transaction(async (tx) => {
+  await sql.transaction(async (tx) => {
     await tx.run(
       "UPDATE sweeps SET state = ?, stopped_by = ?, finished_at = ? WHERE run_id = ? AND state IN ('running', 'paused')",
       [by === "budget" ? "stopped" : "cancelled", by, at, sweepId],

@@ -10,7 +10,6 @@
  * daily cost cap; past one, RerunLimitError (HTTP 429) names it. Events are scrubbed of secrets, and a finished
  * job's events are released after METRON_RERUN_RETENTION_MS.
  */
-import type Database from "better-sqlite3";
 import { randomUUID } from "node:crypto";
 import { SYSTEM_OF, type Variant, variants } from "@/lib/environment/directives";
 import { positiveNumber } from "@/lib/config/env";
@@ -28,7 +27,7 @@ import {
   RERUN_RUN_NAME,
   type StoreOpener,
 } from "./jobs";
-import { asSql, type Param, type Sql } from "@/lib/db/sql";
+import { type Param, type Sql } from "@/lib/db/sql";
 import { listProviders, type ProviderId, type ProviderInfo } from "./providers";
 import { SIMULATED_POLICIES } from "./simulated";
 
@@ -65,12 +64,11 @@ export class RerunLimitError extends Error {}
 
 /** What the store says of a job this process does not hold (finished and released, or run by another process). */
 export async function getRecordedRerun(
-  store: Database.Database | Sql,
+  sql: Sql,
   id: string,
 ): Promise<{ state: string; error: string | null; resultTraceId: string | null } | undefined> {
-  return (await asSql(store).get("SELECT state, error, result_trace_id AS resultTraceId FROM rerun_jobs WHERE id = ?", [
-    id,
-  ])) as { state: string; error: string | null; resultTraceId: string | null } | undefined;
+  return (await sql.get("SELECT state, error, result_trace_id AS resultTraceId FROM rerun_jobs WHERE id = ?", [id])) as
+    { state: string; error: string | null; resultTraceId: string | null } | undefined;
 }
 
 /** Checks the request against the limits, the store and the providers; returns the job, queued in the store. */
@@ -89,7 +87,7 @@ export async function startRerun(openStore: StoreOpener, request: RerunRequest):
     wallTimeMs: Math.min(request.limits.wallTimeMs, max.wallTimeMs),
     maxOutputTokens: Math.min(request.limits.maxOutputTokens, max.maxOutputTokens),
   };
-  const sql = asSql(await openStore());
+  const sql = await openStore();
   // Never wait synchronously for the lock (it would stop the server while its own upload writes): the transaction
   // below awaits it.
   sql.connection?.pragma("busy_timeout = 0");
@@ -170,7 +168,7 @@ export async function cancelRerun(openStore: StoreOpener, id: string): Promise<b
     job.controller.abort();
     return true;
   }
-  const sql = asSql(await openStore());
+  const sql = await openStore();
   try {
     const changed = (
       await sql.run(

@@ -5,14 +5,13 @@
  * stops it before the job that would pass it starts, and it can be paused, resumed and cancelled from the
  * dashboard or the CLI. Outcomes are judged against the source run as they arrive.
  */
-import type Database from "better-sqlite3";
 import { randomUUID } from "node:crypto";
 import { SYSTEM_OF, type Variant } from "@/lib/environment/directives";
 import { EFFECTIVE_CORRECT } from "@/lib/db/queries/metrics-sql";
 import { loadPrices } from "@/lib/ingest/prices-file";
 import { priceOf } from "@/lib/metrics/prices";
 import { runIdOf } from "@/lib/trace/hash";
-import { asSql, type Param, type Sql } from "@/lib/db/sql";
+import { type Param, type Sql } from "@/lib/db/sql";
 import {
   harnessBin,
   harnessInstalled,
@@ -77,9 +76,9 @@ export function sweepMaxima() {
 }
 
 /** Questions a run got wrong in every sample that was judged (never-judged questions are not failing: unknown). */
-export async function failingQuestions(store: Database.Database | Sql, runId: string): Promise<string[]> {
+export async function failingQuestions(sql: Sql, runId: string): Promise<string[]> {
   return (
-    await asSql(store).all<{ id: string }>(
+    await sql.all<{ id: string }>(
       `SELECT t.question_id AS id FROM traces t WHERE t.run_id = ? GROUP BY t.question_id HAVING max(${EFFECTIVE_CORRECT}) = 0`,
       [runId],
     )
@@ -109,11 +108,7 @@ async function selectQuestions(sql: Sql, datasetId: string, selection: Selection
 }
 
 /** Creates the sweep's run and its jobs (question × sample), queued; returns the run's id. */
-export async function createSweep(
-  store: Database.Database | Sql,
-  request: SweepRequest,
-): Promise<{ runId: string; jobs: number }> {
-  const sql = asSql(store);
+export async function createSweep(sql: Sql, request: SweepRequest): Promise<{ runId: string; jobs: number }> {
   let harness: { name: string; kind: string; version: string | null } | null = null;
   if (request.harness) {
     let profile: HarnessProfile;
@@ -330,8 +325,7 @@ function priceFor(provider: string, model: string): SweepStatus["price"] {
   return p ? { input: p.input, output: p.output, source: p.source ?? "METRON_PRICES" } : null;
 }
 
-export async function sweepStatus(store: Database.Database | Sql, runId: string): Promise<SweepStatus | null> {
-  const sql = asSql(store);
+export async function sweepStatus(sql: Sql, runId: string): Promise<SweepStatus | null> {
   const s = await sql.get<Record<string, string | number | null>>(
     `SELECT s.*, r.name, src.name AS sourceName FROM sweeps s JOIN runs r ON r.id = s.run_id LEFT JOIN runs src ON src.id = s.source_run_id WHERE s.run_id = ?`,
     [runId],
@@ -452,11 +446,10 @@ export async function sweepStatus(store: Database.Database | Sql, runId: string)
 
 /** Pause (nothing new starts; what runs finishes), resume, or cancel (queued jobs dropped, running ones stopped). */
 export async function controlSweep(
-  store: Database.Database | Sql,
+  sql: Sql,
   runId: string,
   action: "pause" | "resume" | "cancel",
 ): Promise<{ state: string }> {
-  const sql = asSql(store);
   const stateOf = () => sql.get<{ state: string }>("SELECT state FROM sweeps WHERE run_id = ?", [runId]);
   const s = await stateOf();
   if (!s) throw new SweepError(`run ${runId} is not a sweep`);
@@ -493,8 +486,8 @@ export async function controlSweep(
 }
 
 /** Raises a stopped sweep's budget before resuming it. */
-export async function setSweepBudget(store: Database.Database | Sql, runId: string, budget: Budget): Promise<void> {
-  await asSql(store).transaction((tx) =>
+export async function setSweepBudget(sql: Sql, runId: string, budget: Budget): Promise<void> {
+  await sql.transaction((tx) =>
     tx.run("UPDATE sweeps SET budget = ? WHERE run_id = ?", [JSON.stringify(budget), runId]),
   );
 }
@@ -519,12 +512,11 @@ export async function workSweepToEnd(openStore: StoreOpener, runId: string): Pro
 
 /** What the sweep form of a page needs: the dataset's size, the source run's failing questions, providers, defaults. */
 export async function sweepFormSetup(
-  store: Database.Database | Sql,
+  sql: Sql,
   datasetId: string,
   source?: { id: string; name: string; system: string; model: string },
   filter?: { ids: string[]; description: string },
 ) {
-  const sql = asSql(store);
   const max = sweepMaxima();
   const d = source ? rerunDefaults(source) : rerunDefaults({ system: "Sophrosyne", model: "sim-careful" });
   const failing = source ? (await failingQuestions(sql, source.id)).length : 0;

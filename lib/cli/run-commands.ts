@@ -1,14 +1,13 @@
 import { parseArgs } from "node:util";
 import { openStore } from "@/lib/db/store";
-import { openDb } from "@/lib/db/client";
 import { compareModes, numericModes, type CompareMode, type NumericMode } from "@/lib/eval/compare";
 import { evaluateRun } from "@/lib/eval/evaluate-run";
 import { recomputeRun } from "@/lib/ingest/recompute";
-import { asSql, type Sql } from "@/lib/db/sql";
+import type { Sql } from "@/lib/db/sql";
 import { UsageError } from "./args";
 
-export async function resolveRun(store: ReturnType<typeof openDb>["$client"] | Sql, ref: string): Promise<string> {
-  const rows = await asSql(store).all<{ id: string }>("SELECT id FROM runs WHERE id = ? OR name = ?", [ref, ref]);
+export async function resolveRun(sql: Sql, ref: string): Promise<string> {
+  const rows = await sql.all<{ id: string }>("SELECT id FROM runs WHERE id = ? OR name = ?", [ref, ref]);
   if (rows.length === 0) throw new UsageError(`no run with id or name "${ref}"`);
   if (rows.length > 1)
     throw new UsageError(

@@ -7,8 +7,8 @@
 import Database from "better-sqlite3";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { dataDir, type Db } from "@/lib/db/client";
-import { asSql, isSql, type Param, type Sql } from "@/lib/db/sql";
+import { dataDir } from "@/lib/db/client";
+import type { Param, Sql } from "@/lib/db/sql";
 import type { DatabaseRow, ForeignKey } from "@/lib/db/schema";
 import { extractTables } from "@/lib/sql/extract-tables";
 import { recomputeRun } from "@/lib/ingest/recompute";
@@ -188,7 +188,7 @@ function dedupeQuestions(all: DatasetQuestion[]): { questions: DatasetQuestion[]
 }
 
 /** `filesDir` holds the schema-only databases built here; by default the store's folder. */
-export async function importDataset(store: Db | Sql, opts: ImportOptions, filesDir = dataDir()): Promise<ImportResult> {
+export async function importDataset(sql: Sql, opts: ImportOptions, filesDir = dataDir()): Promise<ImportResult> {
   const datasetId = datasetIdOf(opts.name);
   const { questions, duplicates } = dedupeQuestions(readQuestions(opts));
   const planned = planDatabases(opts, datasetId, filesDir);
@@ -255,7 +255,6 @@ export async function importDataset(store: Db | Sql, opts: ImportOptions, filesD
   });
   for (const h of handles.values()) h.close();
 
-  const sql = isSql(store) ? store : asSql(store.$client);
   const insertMany = async (tx: Sql, head: string, tuples: Param[][], tail = "") => {
     for (let i = 0; i < tuples.length; i += 500) {
       const chunk = tuples.slice(i, i + 500);

@@ -322,11 +322,13 @@ export function isSql(x: unknown): x is Sql {
   return typeof x === "object" && x !== null && typeof (x as Sql).rows === "function" && "d" in x;
 }
 
-/** A store as `Sql`: itself, or a SQLite connection wrapped (once per connection: one transaction queue each). */
-export function asSql(store: Database.Database | Sql): Sql {
-  if (isSql(store)) return store;
-  let sql = wrapped.get(store);
-  if (!sql) wrapped.set(store, (sql = sqliteSql(store)));
+/**
+ * A SQLite connection as `Sql` (tests, benches, a CLI command's own connection), wrapped once per connection: one
+ * transaction queue each. Code below the edges takes `Sql` only.
+ */
+export function asSql(db: Database.Database): Sql {
+  let sql = wrapped.get(db);
+  if (!sql) wrapped.set(db, (sql = sqliteSql(db)));
   return sql;
 }
 

@@ -1,3 +1,4 @@
+import { asSql } from "@/lib/db/sql";
 import Database from "better-sqlite3";
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -51,17 +52,17 @@ function contents(db: Db) {
 describe("metron export / import", () => {
   let dir: string;
   beforeAll(async () => {
-    await seedDemo(source.db, { dir: path.join(source.dir, "demo") });
+    await seedDemo(asSql(source.db.$client), { dir: path.join(source.dir, "demo") });
     // Real data beside the demo: Spider-de (its databases referenced where they lie) and a real foreign trace file.
     await importSpiderDe(source);
     const sqlite = source.db.$client;
-    const real = await ingestFile(sqlite, sharedData("traces", "livesqlbench-adk", "single_turn_samples.json"), {
+    const real = await ingestFile(asSql(sqlite), sharedData("traces", "livesqlbench-adk", "single_turn_samples.json"), {
       defaults: { name: "livesql", system: "ADK agent", model: "unknown" },
     });
     expect(real.inserted).toBe(3);
     const trace = sqlite.prepare("SELECT id FROM traces ORDER BY id LIMIT 1").get() as { id: string };
-    await setLabel(sqlite, trace.id, "wrong join", { on: true, who: "ana" });
-    await setNote(sqlite, trace.id, "the join path skips the bridge table", { who: "ana", seq: 2 });
+    await setLabel(asSql(sqlite), trace.id, "wrong join", { on: true, who: "ana" });
+    await setNote(asSql(sqlite), trace.id, "the join path skips the bridge table", { who: "ana", seq: 2 });
     // Values a naive copy would change: a REAL that is a whole number, an integer past 2^53.
     sqlite.prepare("UPDATE traces SET cost_usd = 3.0, input_tokens = 9007199254740993 WHERE id = ?").run(trace.id);
     dir = path.join(source.dir, "export");

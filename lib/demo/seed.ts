@@ -9,8 +9,8 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createSimulatedModel, SIMULATED_POLICIES } from "@/lib/agent/simulated";
 import { runAgentLoop } from "@/lib/agent/loop";
-import { dataDir, type Db } from "@/lib/db/client";
-import { asSql, isSql, type Sql } from "@/lib/db/sql";
+import { dataDir } from "@/lib/db/client";
+import type { Sql } from "@/lib/db/sql";
 import { deleteRun } from "@/lib/ingest/curate";
 import { importDataset } from "@/lib/datasets/import-dataset";
 import { loadQuestionFrom } from "@/lib/environment/database-info";
@@ -74,10 +74,9 @@ function writeDemoFiles(dir: string): { questions: string; databases: string; de
 }
 
 export async function seedDemo(
-  store: Db | Sql,
+  sql: Sql,
   opts: { force?: boolean; dir?: string; log?: (s: string) => void } = {},
 ): Promise<DemoResult> {
-  const sql = isSql(store) ? store : asSql(store.$client);
   const listRuns = () =>
     sql.all<DemoResult["runs"][number]>(
       `SELECT id, name, system, model FROM runs WHERE ${sql.d.jsonValue("config", "demo")} = 1 ORDER BY ${sql.d.binary("system")}, ${sql.d.binary("model")}`,

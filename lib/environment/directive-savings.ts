@@ -3,11 +3,10 @@
  * traces with their exploratory calls and questions, computes each question's oracle and computed directives
  * offline, and compares with the measured over-exploration of runs of the same dataset that had directives.
  */
-import type Database from "better-sqlite3";
 import { estimateSavings, type SavingsEstimate, type SavingsTrace } from "@/lib/metrics/directive-savings";
 import { overExploration } from "@/lib/metrics/stats";
 import { loadDatabaseFrom, type DatabaseInfo } from "./database-info";
-import { asSql, type Sql } from "@/lib/db/sql";
+import type { Sql } from "@/lib/db/sql";
 import { directivesFor, SYSTEM_OF } from "./directives";
 
 export interface DirectiveSavings {
@@ -26,11 +25,10 @@ export interface DirectiveSavings {
 }
 
 export async function computeDirectiveSavings(
-  store: Database.Database | Sql,
+  sql: Sql,
   runId: string,
   options: { indexDir?: string } = {},
 ): Promise<DirectiveSavings | null> {
-  const sql = asSql(store);
   const run = (await sql.get("SELECT dataset_id AS datasetId, model FROM runs WHERE id = ?", [runId])) as
     { datasetId: string | null; model: string } | undefined;
   if (!run?.datasetId) return null;

@@ -1,7 +1,6 @@
 /** Runs a trace's final SQL and its gold SQL side by side (through the sandbox) and diffs their results. */
 import { extractSql } from "@/lib/sql/extract-sql";
-import type Database from "better-sqlite3";
-import { asSql, type Sql } from "@/lib/db/sql";
+import type { Sql } from "@/lib/db/sql";
 import { diffResults, type ResultDiff } from "./result-diff";
 import { sharedSandbox, type SqlSandbox, type QueryResult } from "@/lib/sql/sandbox/sandbox";
 
@@ -13,13 +12,8 @@ const PREVIEW_ROWS = 200;
 const MAX_ROWS = 10_000;
 
 /** With no sandbox given, the process-wide one (a server's requests share its workers and queue); a given one stays open. */
-export async function compareTraceResults(
-  store: Database.Database | Sql,
-  traceId: string,
-  given?: SqlSandbox,
-): Promise<TraceResults> {
+export async function compareTraceResults(sql: Sql, traceId: string, given?: SqlSandbox): Promise<TraceResults> {
   const sandbox = given ?? sharedSandbox();
-  const sql = asSql(store);
   const t = (await sql.get(
     `SELECT t.final_sql AS finalSql, t.gold_sql AS goldSql, t.db_id AS dbId, r.dataset_id AS datasetId FROM traces t JOIN runs r ON r.id = t.run_id WHERE t.id = ?`,
     [traceId],

@@ -3,10 +3,9 @@
  * the question's registered database and their results are compared (compare.ts). Gold results are cached per
  * (database file SHA-256, gold SQL). The recorded `outcome.correct` stays beside the re-evaluated outcome.
  */
-import type Database from "better-sqlite3";
 import { createHash } from "node:crypto";
 import { extractSql } from "@/lib/sql/extract-sql";
-import { asSql, type Sql } from "@/lib/db/sql";
+import type { Sql } from "@/lib/db/sql";
 import { compareModes, resultsMatch, rowKey, type CompareMode, type NumericMode } from "./compare";
 import { csvAnswerColumns, resultColumns, spider2Match, type Cell, type Spider2Standard } from "./spider2";
 import { SqlSandbox, type QueryResult, type SqlValue } from "@/lib/sql/sandbox/sandbox";
@@ -59,11 +58,10 @@ export function defaultCompareMode(datasetFormat: string | null | undefined): Co
 }
 
 export async function evaluateRun(
-  store: Database.Database | Sql,
+  sql: Sql,
   runId: string,
   options: EvaluateOptions = {},
 ): Promise<{ run_id: string; counts: ExCounts }> {
-  const sql = asSql(store);
   const run = await sql.get<{ id: string; datasetId: string | null; settings: string | null; format: string | null }>(
     `SELECT r.id, r.dataset_id AS datasetId, r.ex_settings AS settings, d.format
      FROM runs r LEFT JOIN datasets d ON d.id = r.dataset_id WHERE r.id = ?`,

@@ -5,8 +5,7 @@
  * `run_changes` with its time and who made it (an access token's name, "local" or "cli"). Traces and steps are
  * never rewritten except by delete; derived columns are recomputed.
  */
-import type Database from "better-sqlite3";
-import { asSql, type Param, type Sql } from "@/lib/db/sql";
+import { type Param, type Sql } from "@/lib/db/sql";
 import { randomUUID } from "node:crypto";
 import { stepRoles, type StepRole } from "@/lib/sql/classify-step";
 import { linkQuestion } from "@/lib/trace/adapters/link-questions";
@@ -24,8 +23,6 @@ export interface RunIdentityEdit {
   description?: string | null;
   tags?: string[];
 }
-
-type Store = Database.Database | Sql;
 
 const record = async (sql: Sql, runId: string, who: string, change: string) =>
   await sql.run("INSERT INTO run_changes (run_id, who, change) VALUES (?, ?, ?)", [runId, who, change]);
@@ -51,8 +48,7 @@ async function runOf(sql: Sql, runId: string) {
   return run;
 }
 
-export async function editRun(store: Store, runId: string, edit: RunIdentityEdit, who: string): Promise<string[]> {
-  const sql = asSql(store);
+export async function editRun(sql: Sql, runId: string, edit: RunIdentityEdit, who: string): Promise<string[]> {
   const run = await runOf(sql, runId);
   const changes: string[] = [];
   const set: [string, Param][] = [];
@@ -95,12 +91,11 @@ export async function editRun(store: Store, runId: string, edit: RunIdentityEdit
  * again. Returns how many of the run's traces are linked to a question of the dataset.
  */
 export async function linkRunDataset(
-  store: Store,
+  sql: Sql,
   runId: string,
   datasetRef: string | null,
   who: string,
 ): Promise<{ traces: number; linked: number }> {
-  const sql = asSql(store);
   const run = await runOf(sql, runId);
   let datasetId: string | null = null;
   if (datasetRef) {
@@ -172,11 +167,10 @@ export function parseRoles(value: unknown): Record<string, StepRole> {
 
 /** How many of the run's tool calls a new mapping would move to another role, per tool. */
 export async function previewRoles(
-  store: Store,
+  sql: Sql,
   runId: string,
   roles: Record<string, StepRole>,
 ): Promise<{ changed: number; tools: { tool: string; calls: number; from: string; to: string }[] }> {
-  const sql = asSql(store);
   await runOf(sql, runId);
   const merged = mergeRoles(roles);
   const counts = (await sql.all("SELECT tool, role, calls FROM run_tool_counts WHERE run_id = ? ORDER BY calls DESC", [
@@ -189,12 +183,11 @@ export async function previewRoles(
 }
 
 export async function setRunRoles(
-  store: Store,
+  sql: Sql,
   runId: string,
   roles: Record<string, StepRole>,
   who: string,
 ): Promise<{ changed: number }> {
-  const sql = asSql(store);
   const preview = await previewRoles(sql, runId, roles);
   await sql.transaction(async (sql) => {
     await sql.run("UPDATE runs SET tool_roles = ? WHERE id = ?", [
@@ -216,8 +209,7 @@ export async function setRunRoles(
   return { changed: preview.changed };
 }
 
-export async function archiveRun(store: Store, runId: string, archived: boolean, who: string): Promise<void> {
-  const sql = asSql(store);
+export async function archiveRun(sql: Sql, runId: string, archived: boolean, who: string): Promise<void> {
   const run = await runOf(sql, runId);
   if (Boolean(run.archivedAt) === archived) return;
   await sql.transaction(async (sql) => {
@@ -253,11 +245,7 @@ async function removeTraces(tx: Sql, where: string, params: string[]) {
 }
 
 /** Deletes a run with its traces, steps, tool counts and the blobs no other step uses, in one transaction. */
-export async function deleteRun(
-  store: Store,
-  runId: string,
-): Promise<{ traces: number; steps: number; blobs: number }> {
-  const sql = asSql(store);
+export async function deleteRun(sql: Sql, runId: string): Promise<{ traces: number; steps: number; blobs: number }> {
   await runOf(sql, runId);
   return sql.transaction(async (tx) => {
     const removed = await removeTraces(tx, "run_id = ?", [runId]);
@@ -272,9 +260,8 @@ export async function deleteRun(
  * Deletes some traces of a run (a job's earlier attempt, replaced by its rerun) and recounts the run's tools and
  * metrics from what stays.
  */
-export async function deleteTraces(store: Database.Database | Sql, runId: string, traceIds: string[]): Promise<number> {
+export async function deleteTraces(sql: Sql, runId: string, traceIds: string[]): Promise<number> {
   if (!traceIds.length) return 0;
-  const sql = asSql(store);
   const removed = await sql.transaction(
     async (tx) => (await removeTraces(tx, `id IN (${traceIds.map(() => "?").join(",")})`, traceIds)).traces,
   );
@@ -283,8 +270,7 @@ export async function deleteTraces(store: Database.Database | Sql, runId: string
 }
 
 /** Saves a named experiment: exactly these runs (unknown ids dropped), whose figures then change only with them. */
-export async function createExperiment(store: Store, name: string, runIds: string[]): Promise<string> {
-  const sql = asSql(store);
+export async function createExperiment(sql: Sql, name: string, runIds: string[]): Promise<string> {
   const clean = name.trim().slice(0, 200);
   if (!clean || runIds.length === 0) throw new CurationError("an experiment needs a name and at least one run");
   const known = (await sql.all(
@@ -309,12 +295,11 @@ export async function createExperiment(store: Store, name: string, runIds: strin
  * is created when it does not exist; the trace keeps its steps, metrics and labels. Recorded in both runs' history.
  */
 export async function promoteTrace(
-  store: Store,
+  sql: Sql,
   traceId: string,
   runName: string,
   who: string,
 ): Promise<{ runId: string; sample: number }> {
-  const sql = asSql(store);
   const name = runName.trim().slice(0, 200);
   if (!name) throw new CurationError("the run needs a name");
   const t = (await sql.get(

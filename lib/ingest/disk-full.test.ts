@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDb, type Db } from "@/lib/db/client";
-import { sqliteSql } from "@/lib/db/sql";
+import { asSql, sqliteSql } from "@/lib/db/sql";
 import { chunksOf } from "@/lib/testing/db";
 import { realisticLines } from "@/lib/testing/realistic-traces";
 import { ingestStream } from "./ingest";
@@ -53,7 +53,7 @@ describe.runIf(root)("an upload that fills the disk", () => {
   it("is refused whole with 'the disk is full', leaves no row behind, and a later upload is not taken for duplicates", async () => {
     const sql = sqliteSql(db.$client);
     const count = async (table: string) => (await sql.get<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))!.n;
-    const error = await ingestStream(db.$client, chunksOf(bigLines(), 64 * 1024), { source: "cli" }).catch(
+    const error = await ingestStream(asSql(db.$client), chunksOf(bigLines(), 64 * 1024), { source: "cli" }).catch(
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(StoreFaultError);
@@ -63,7 +63,7 @@ describe.runIf(root)("an upload that fills the disk", () => {
     // A small upload afterwards: stored whole, nothing counted as a duplicate of the failed one.
     const small = realisticLines().split("\n").slice(0, 5).join("\n");
     expect(small.split("\n").every((l) => JSON.parse(l))).toBe(true);
-    const report = await ingestStream(db.$client, chunksOf(small, 4096), { source: "cli" });
+    const report = await ingestStream(asSql(db.$client), chunksOf(small, 4096), { source: "cli" });
     expect(report).toMatchObject({ inserted: 5, duplicates: 0, error_count: 0 });
     expect(await count("traces")).toBe(5);
   });

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { chunksOf, tempDb } from "@/lib/testing/db";
 import { jsonl } from "@/lib/testing/factories";
 import { sharedData } from "@/lib/testing/shared-data";
-import { sqliteSql } from "@/lib/db/sql";
+import { asSql, sqliteSql } from "@/lib/db/sql";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { ingestStream } from "./ingest";
 import { ingestFile } from "./ingest-file";
@@ -43,9 +43,9 @@ describe("the ingest worker", () => {
     const file = path.join(alone.dir, "traces.jsonl");
     writeFileSync(file, realisticLines());
     process.env.METRON_INGEST_WORKER_BYTES = "off";
-    const a = await ingestFile(alone.db.$client, file);
+    const a = await ingestFile(asSql(alone.db.$client), file);
     process.env.METRON_INGEST_WORKER_BYTES = "0";
-    const b = await ingestFile(worker.db.$client, file);
+    const b = await ingestFile(asSql(worker.db.$client), file);
     expect(a.read_in_worker).toBe(false);
     expect(b.read_in_worker).toBe(true);
     expect(omit(b, "upload_id", "read_in_worker")).toEqual(omit(a, "upload_id", "read_in_worker"));
@@ -60,7 +60,9 @@ describe("the ingest worker", () => {
     expect(s.blobs.length).toBeGreaterThan(0);
 
     // The same lines again, in 1 kB pieces of one shared buffer (copied, not transferred): all duplicates.
-    const again = await ingestStream(worker.db.$client, chunksOf(readFileSync(file), 1000), { expectedBytes: 1 });
+    const again = await ingestStream(asSql(worker.db.$client), chunksOf(readFileSync(file), 1000), {
+      expectedBytes: 1,
+    });
     expect(again).toMatchObject({ read_in_worker: true, inserted: 0, duplicates: 122, error_count: 2 });
   });
 
@@ -68,9 +70,9 @@ describe("the ingest worker", () => {
     const file = sharedData("traces", "livesqlbench-adk", "single_turn_samples.json");
     const defaults = { name: "livesql", system: "ADK agent", model: "unknown" };
     process.env.METRON_INGEST_WORKER_BYTES = "off";
-    const a = await ingestFile(alone.db.$client, file, { defaults });
+    const a = await ingestFile(asSql(alone.db.$client), file, { defaults });
     process.env.METRON_INGEST_WORKER_BYTES = "0";
-    const b = await ingestFile(worker.db.$client, file, { defaults });
+    const b = await ingestFile(asSql(worker.db.$client), file, { defaults });
     expect([a.inserted, b.inserted, b.read_in_worker]).toEqual([3, 3, true]);
     // (The worker's store also holds the errors of the second upload above.)
     expect(omit(await stored(worker.db.$client), "errors")).toEqual(omit(await stored(alone.db.$client), "errors"));
@@ -81,7 +83,7 @@ describe("the ingest worker", () => {
     const before = await stored(worker.db.$client);
     let batches = 0;
     await expect(
-      ingestStream(worker.db.$client, chunksOf(realisticLines().replaceAll("gpt-test", "gpt-other"), 4096), {
+      ingestStream(asSql(worker.db.$client), chunksOf(realisticLines().replaceAll("gpt-test", "gpt-other"), 4096), {
         expectedBytes: 1,
         onProgress: () => {
           if (++batches === 3) throw new Error("stopped by the user");
@@ -94,23 +96,27 @@ describe("the ingest worker", () => {
       yield Buffer.from(realisticLines().slice(0, 20_000).replaceAll("gpt-test", "gpt-third"));
       throw new Error("the connection dropped");
     }
-    await expect(ingestStream(worker.db.$client, failing(), { expectedBytes: 1 })).rejects.toThrow(
+    await expect(ingestStream(asSql(worker.db.$client), failing(), { expectedBytes: 1 })).rejects.toThrow(
       "the connection dropped",
     );
     expect(await stored(worker.db.$client)).toEqual(before);
     // The store is writable again: nothing holds the write lock.
-    const ok = await ingestStream(worker.db.$client, chunksOf(jsonl(JSON.parse(realisticLines().split("\n")[1])), 64), {
-      expectedBytes: 1,
-    });
+    const ok = await ingestStream(
+      asSql(worker.db.$client),
+      chunksOf(jsonl(JSON.parse(realisticLines().split("\n")[1])), 64),
+      {
+        expectedBytes: 1,
+      },
+    );
     expect(ok.read_in_worker).toBe(true);
   });
 
   it("is not used below the size threshold, nor when turned off", async () => {
     delete process.env.METRON_INGEST_WORKER_BYTES;
-    const small = await ingestStream(worker.db.$client, chunksOf(realisticLines()), { expectedBytes: 1000 });
+    const small = await ingestStream(asSql(worker.db.$client), chunksOf(realisticLines()), { expectedBytes: 1000 });
     expect(small.read_in_worker).toBe(false);
     process.env.METRON_INGEST_WORKER_BYTES = "lots";
-    await expect(ingestStream(worker.db.$client, chunksOf("{}\n"), { expectedBytes: 1 })).rejects.toThrow(
+    await expect(ingestStream(asSql(worker.db.$client), chunksOf("{}\n"), { expectedBytes: 1 })).rejects.toThrow(
       /METRON_INGEST_WORKER_BYTES/,
     );
   });

@@ -5,7 +5,6 @@
  * cores then share an ingest that was one thread's work, and memory stays bounded: the worker never holds more
  * than a few chunks, and this thread never more than a few batches.
  */
-import type Database from "better-sqlite3";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
@@ -22,11 +21,11 @@ export function ingestWorkerFile(): string | null {
 }
 
 /**
- * Whether an upload of `expectedBytes` is read in the worker: when the store is a file, the worker is built, and
- * the upload is at least `METRON_INGEST_WORKER_BYTES` (default 8 MB; "off" never). Below it, starting a thread
- * costs more than it saves.
+ * Whether an upload of `expectedBytes` into a store file is read in the worker: when the worker is built and the
+ * upload is at least `METRON_INGEST_WORKER_BYTES` (default 8 MB; "off" never). Below it, starting a thread costs
+ * more than it saves.
  */
-export function workerForUpload(sqlite: Database.Database, expectedBytes: number | undefined): string | null {
+export function workerForUpload(expectedBytes: number | undefined): string | null {
   const setting = process.env.METRON_INGEST_WORKER_BYTES;
   if (setting === "off") return null;
   let threshold = 8 * 1024 * 1024;
@@ -35,17 +34,20 @@ export function workerForUpload(sqlite: Database.Database, expectedBytes: number
     if (!Number.isFinite(threshold) || threshold < 0)
       throw new Error(`METRON_INGEST_WORKER_BYTES must be a number of bytes ≥ 0 or "off", got "${setting}"`);
   }
-  if (sqlite.memory || expectedBytes === undefined || expectedBytes < threshold) return null;
+  if (expectedBytes === undefined || expectedBytes < threshold) return null;
   return ingestWorkerFile();
 }
 
-/** Reads `chunks` in the worker; `onItem` gets each trace or failure in order, `onBatch` runs after each batch. */
+/**
+ * Reads `chunks` in the worker; `onItem` gets each trace or failure in order (a writer that returns a promise is
+ * awaited before the next item), `onBatch` runs after each batch.
+ */
 export function readInWorker(
   file: string,
   init: WorkerInit,
   chunks: AsyncIterable<Uint8Array>,
   progress: SplitProgress,
-  onItem: (item: WorkerItem) => void,
+  onItem: (item: WorkerItem) => void | Promise<void>,
   onBatch: () => void,
 ): Promise<void> {
   // A young generation of 32 MB (V8's default is larger): the worker's garbage is collected sooner, which keeps the
@@ -67,23 +69,35 @@ export function readInWorker(
         reject(error instanceof Error ? error : new Error(String(error)));
       } else resolve();
     };
-    worker.on("message", (m: FromWorker) => {
+    // Messages are handled in order, each after the one before it has been written.
+    let handled: Promise<void> = Promise.resolve();
+    const handle = async (m: FromWorker) => {
       if (finished) return;
       try {
         if (m.type === "fatal") throw new Error(`the ingest worker failed: ${m.message}`);
         progress.bytes = m.bytes;
         progress.lines = m.lines;
         if (m.type === "done") return finish();
-        for (const item of m.items) onItem(item);
+        for (const item of m.items) {
+          const pending = onItem(item);
+          if (pending) await pending;
+          if (finished) return;
+        }
         consumed = m.consumed;
         onBatch();
         wake?.();
       } catch (e) {
         finish(e);
       }
+    };
+    worker.on("message", (m: FromWorker) => {
+      handled = handled.then(() => handle(m));
     });
     worker.on("error", (e) => finish(e));
-    worker.on("exit", (code) => finish(new Error(`the ingest worker stopped (exit code ${code}) before the end`)));
+    worker.on("exit", (code) => {
+      // After the messages it sent before it stopped.
+      handled = handled.then(() => finish(new Error(`the ingest worker stopped (exit code ${code}) before the end`)));
+    });
     void (async () => {
       try {
         for (;;) {

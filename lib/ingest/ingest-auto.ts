@@ -4,8 +4,7 @@
  * documents or sessions that must be assembled — adapted to canonical traces, linked to its dataset's questions,
  * and then stored through the same `ingestStream`, so every trace is validated and measured alike.
  */
-import type Database from "better-sqlite3";
-import { asSql, type Sql } from "@/lib/db/sql";
+import type { Sql } from "@/lib/db/sql";
 import { isUtf8 } from "node:buffer";
 import { positiveNumber } from "@/lib/config/env";
 import { scrubSecrets } from "@/lib/config/secrets";
@@ -46,7 +45,7 @@ async function* prepend(head: Uint8Array[], rest: AsyncIterator<Uint8Array>): As
 }
 
 export async function ingestAuto(
-  sqlite: Database.Database | Sql,
+  sql: Sql,
   chunks: AsyncIterable<Uint8Array>,
   options: AutoOptions = {},
 ): Promise<AutoReport> {
@@ -71,7 +70,7 @@ export async function ingestAuto(
   const requested = options.format && options.format !== "auto" ? options.format : undefined;
   if (requested === "canonical" || (!requested && looksCanonical(headText))) {
     const report = await ingestStream(
-      sqlite,
+      sql,
       done
         ? (async function* () {
             yield* head;
@@ -92,7 +91,7 @@ export async function ingestAuto(
         })()
       : prepend(head, iterator);
     const report = await ingestAdapted(
-      sqlite,
+      sql,
       streamAdapted(body, spec, { fileName: options.fileName }, (w) => warnings.push(w)),
       options,
     );
@@ -135,7 +134,7 @@ export async function ingestAuto(
   }
   if (format === "canonical") {
     const report = await ingestStream(
-      sqlite,
+      sql,
       (async function* () {
         yield bytes;
       })(),
@@ -144,7 +143,7 @@ export async function ingestAuto(
     return { ...report, format, links: {} };
   }
   const adapted = adapt(text, format, { fileName: options.fileName });
-  const report = await ingestAdapted(sqlite, adapted.traces, options);
+  const report = await ingestAdapted(sql, adapted.traces, options);
   // The file's own lines (issue 30: a 16-line file was reported as "2 lines processed", its traces' count).
   let lines = 0;
   for (let i = 0; i < text.length;) {
@@ -161,17 +160,16 @@ export async function ingestAuto(
  * then through the same `ingestStream` as canonical lines, so every trace is validated and measured alike.
  */
 export async function ingestAdapted(
-  sqlite: Database.Database | Sql,
+  sql: Sql,
   traces: AdaptedTrace[] | AsyncIterable<AdaptedTrace>,
   options: AutoOptions = {},
 ): Promise<Omit<AutoReport, "format">> {
   const datasetRef = options.dataset ?? options.defaults?.benchmark;
-  const store = asSql(sqlite);
   const dataset = datasetRef
-    ? await store.get<{ id: string }>("SELECT id FROM datasets WHERE id = ? OR name = ?", [datasetRef, datasetRef])
+    ? await sql.get<{ id: string }>("SELECT id FROM datasets WHERE id = ? OR name = ?", [datasetRef, datasetRef])
     : undefined;
   const questions = dataset
-    ? await store.all<{ id: string; text: string }>(
+    ? await sql.all<{ id: string; text: string }>(
         "SELECT question_id AS id, text FROM questions WHERE dataset_id = ?",
         [dataset.id],
       )
@@ -203,7 +201,7 @@ export async function ingestAdapted(
   const unreadable: { line: number; message: string }[] = [];
   let position = 0;
   const report = await ingestStream(
-    sqlite,
+    sql,
     (async function* () {
       // Streamed traces go on as they are adapted, in batches of lines.
       let batch: string[] = [];

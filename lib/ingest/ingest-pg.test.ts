@@ -14,7 +14,7 @@ import { tempPostgres, testPostgresUrl } from "@/lib/testing/postgres";
 import { omit, realisticLines, storedRows } from "@/lib/testing/realistic-traces";
 import { sharedData } from "@/lib/testing/shared-data";
 import { importSpiderDe } from "@/lib/testing/spider-de";
-import { ingestStream, runIngestSql } from "./ingest";
+import { ingestStream, runIngest } from "./ingest";
 import { ingestFile } from "./ingest-file";
 
 describe.runIf(testPostgresUrl)("ingest on PostgreSQL", () => {
@@ -59,8 +59,8 @@ describe.runIf(testPostgresUrl)("ingest on PostgreSQL", () => {
         .replaceAll("gpt-test", "gpt-race")
         .replace('"name":"events"', '"name":"events-race"');
       const [x, y] = await Promise.all([
-        runIngestSql(pg.sql, chunksOf(lines, 4096), {}),
-        runIngestSql(other, chunksOf(lines, 4096), {}),
+        runIngest(pg.sql, chunksOf(lines, 4096), {}),
+        runIngest(other, chunksOf(lines, 4096), {}),
       ]);
       expect([...x.errors, ...y.errors].map((e) => e.line)).toEqual([14, 25, 14, 25]);
       expect(x.inserted + y.inserted).toBe(121);

@@ -6,8 +6,8 @@
  */
 import Database from "better-sqlite3";
 import { parentPort, workerData } from "node:worker_threads";
-import { TraceMeasurer } from "./measure";
-import { runRoles } from "./persist";
+import { storeLookups, TraceMeasurer } from "./measure";
+import { runRoles } from "./sqlite-writer";
 import { prepareTrace } from "./prepare";
 import { loadPrices } from "./prices-file";
 import { finalSqlCaveat, lineFailure, readTraces } from "./read-traces";
@@ -18,7 +18,7 @@ const BATCH_TRACES = 256;
 async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Promise<void> {
   const reader = new Database(init.dbPath, { readonly: true, fileMustExist: true });
   reader.pragma("busy_timeout = 300000");
-  const measurer = new TraceMeasurer(reader, loadPrices(), init.datasetId);
+  const measurer = new TraceMeasurer(storeLookups(reader), loadPrices(), init.datasetId);
   const rolesFor = runRoles(reader, init.toolRoles);
   const queue: (Uint8Array | null)[] = [];
   let wake: (() => void) | null = null;

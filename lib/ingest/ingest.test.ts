@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { Sql } from "@/lib/db/sql";
+import { asSql, type Sql } from "@/lib/db/sql";
 import { chunksOf, tempDb } from "@/lib/testing/db";
 import { ENGINES, engineStore, type Engine } from "@/lib/testing/engines";
 import { jsonl, makeTraceLine } from "@/lib/testing/factories";
@@ -172,7 +172,10 @@ describe("two writers on the SQLite file", () => {
     try {
       const many = (n: number) => jsonl(...Array.from({ length: n }, () => makeTraceLine()));
       // The module's in-process queue would serialise these; two connections in one process race like two processes.
-      const [ra, rb] = await Promise.all([ingestStreamUnqueued(a, many(300)), ingestStreamUnqueued(b, many(300))]);
+      const [ra, rb] = await Promise.all([
+        ingestStreamUnqueued(asSql(a), many(300)),
+        ingestStreamUnqueued(asSql(b), many(300)),
+      ]);
       expect(ra.inserted + rb.inserted).toBe(600);
       expect((a.prepare("SELECT count(*) AS n FROM traces").get() as { n: number }).n).toBe(600);
     } finally {

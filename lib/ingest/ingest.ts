@@ -1,24 +1,25 @@
 /**
  * The ingest pipeline: byte stream → lines → `parseLine` → assemble (read-traces.ts; in a worker thread for large
- * uploads, in-worker.ts) → `Persister` (one transaction per upload) → `IngestReport`. A bad line is reported with
- * its number and never stops the others; a duplicate (same content hash) is counted, not stored twice.
+ * uploads into a SQLite file, in-worker.ts) → measure → the store's `UploadWriter` (upload-writer.ts, one
+ * transaction per upload) → `IngestReport`. A bad line is reported with its number and never stops the others; a
+ * duplicate (same content hash) is counted, not stored twice.
  */
-import type Database from "better-sqlite3";
-import { StoreFaultError, storeFault } from "./store-fault";
 import { randomUUID } from "node:crypto";
-import type { RunDefaults, Trace } from "@/lib/trace/types";
-import { Persister, type RunRef, type UploadInfo } from "./persist";
+import type { Sql } from "@/lib/db/sql";
+import type { RunDefaults } from "@/lib/trace/types";
+import { StoreFaultError, storeFault } from "./store-fault";
 import type { SplitProgress } from "./split-lines";
 import { readInWorker, workerForUpload } from "./in-worker";
 import { finalSqlCaveat, lineFailure, readTraces } from "./read-traces";
-import { mergeRoles } from "./measure";
-import type { RoleMap } from "@/lib/sql/classify-step";
 import { ingestLimits } from "./limits";
-import { PreloadedLookups, TraceMeasurer } from "./measure";
+import { TraceMeasurer } from "./measure";
 import { loadPrices } from "./prices-file";
-import { isSql, type Sql } from "@/lib/db/sql";
-import { SqlPersister } from "./persist-sql";
 import { prepareTrace } from "./prepare";
+import { SqliteUploadWriter } from "./sqlite-writer";
+import { BatchedUploadWriter } from "./batched-writer";
+import type { PendingTrace, RunRef, UploadInfo, UploadWriter, WriteSink } from "./upload-writer";
+
+export type { RunRef, UploadInfo } from "./upload-writer";
 
 export interface IngestError {
   line: number;
@@ -77,11 +78,27 @@ export class UnknownDatasetError extends Error {
 
 let lock: Promise<unknown> = Promise.resolve();
 
-/** Uploads are serialised: SQLite has one writer, and each upload holds a write transaction. */
-function withIngestLock<T>(fn: () => Promise<T>): Promise<T> {
+/**
+ * Uploads into SQLite take turns in this process: the store has one writer, and each upload holds the write
+ * transaction. PostgreSQL uploads run side by side (each in a transaction of its own; the primary keys settle races).
+ */
+function withIngestLock<T>(sql: Sql, fn: () => Promise<T>): Promise<T> {
+  if (sql.dialect !== "sqlite") return fn();
   const next = lock.then(fn, fn);
   lock = next.catch(() => undefined);
   return next;
+}
+
+/** The store's upload writer, chosen once by engine. */
+export async function openUploadWriter(
+  tx: Sql,
+  upload: UploadInfo,
+  sink: WriteSink,
+  toolRoles?: Record<string, string>,
+): Promise<UploadWriter> {
+  return tx.connection
+    ? new SqliteUploadWriter(tx.connection, upload, sink, toolRoles)
+    : BatchedUploadWriter.open(tx, upload, sink, toolRoles);
 }
 
 function reportOf(
@@ -107,19 +124,13 @@ function reportOf(
   };
 }
 
-/** Ingests into a SQLite connection (its synchronous fast path) or any `Sql` store (PostgreSQL: batched writes). */
+/** Ingests into the store, after the uploads this process is already writing into the same SQLite store. */
 export function ingestStream(
-  store: Database.Database | Sql,
+  sql: Sql,
   chunks: AsyncIterable<Uint8Array>,
   options: IngestOptions = {},
 ): Promise<IngestReport> {
-  if (isSql(store)) {
-    const { connection } = store;
-    return withIngestLock(() =>
-      connection ? runIngest(connection, chunks, options) : runIngestSql(store, chunks, options),
-    );
-  }
-  return withIngestLock(() => runIngest(store, chunks, options));
+  return withIngestLock(sql, () => runIngest(sql, chunks, options));
 }
 
 /** What an upload starts with, on either engine: its limits, its record and the run name a file without one gets. */
@@ -135,187 +146,95 @@ function uploadOf(options: IngestOptions) {
 
 /** The ingest itself, outside this process's upload queue (other processes do not share that queue either). */
 export async function runIngest(
-  sqlite: Database.Database,
-  chunks: AsyncIterable<Uint8Array>,
-  options: IngestOptions,
-): Promise<IngestReport> {
-  const { limits, maxLineBytes, upload, fallbackName } = uploadOf(options);
-  let datasetId: string | undefined;
-  if (options.dataset) {
-    const row = sqlite
-      .prepare("SELECT id FROM datasets WHERE id = ? OR name = ?")
-      .get(options.dataset, options.dataset) as { id: string } | undefined;
-    if (!row) throw new UnknownDatasetError(options.dataset);
-    datasetId = row.id;
-  }
-  const measurer = new TraceMeasurer(sqlite, loadPrices(), datasetId);
-  const persister = new Persister(sqlite, upload, measurer, options.toolRoles);
-  const progress: IngestProgress = { bytes: 0, lines: 0, traces: 0, errors: 0 };
-  const errors: IngestError[] = [];
-  const warnings: IngestError[] = [];
-  const written = (line: number, caveat: string | null) => {
-    progress.traces++;
-    if (caveat && warnings.length < limits.maxReportedErrors)
-      warnings.push({ line, message: `${caveat}; the raw text is kept in the trace` });
-  };
-  const warn = (line: number, message: string) => {
-    if (warnings.length < limits.maxReportedErrors) warnings.push({ line, message });
-  };
-  const store = (trace: Trace, line: number) => {
-    try {
-      persister.add(trace);
-    } catch (e) {
-      if (e instanceof StoreFaultError) throw e; // the store itself failed: the upload aborts
-      // One trace that cannot be measured or written (nesting past the stack, a number SQLite refuses) fails alone.
-      fail(line, `this trace could not be stored: ${lineFailure(e)}`);
-      return;
-    }
-    written(line, finalSqlCaveat(trace));
-  };
-  const every = options.progressEvery ?? 200;
-
-  const fail = (line: number, message: string) => {
-    progress.errors++;
-    if (errors.length < limits.maxReportedErrors) errors.push({ line, message });
-    persister.addError(line, message);
-  };
-
-  const readOptions = { defaults: options.defaults, fallbackName, maxLineBytes };
-  const workerFile = workerForUpload(sqlite, options.expectedBytes);
-  await persister.begin();
-  try {
-    if (workerFile) {
-      // Large uploads: a worker thread reads and measures while this thread writes (in-worker.ts).
-      const init = { dbPath: sqlite.name, datasetId, toolRoles: options.toolRoles, ...readOptions };
-      await readInWorker(
-        workerFile,
-        init,
-        chunks,
-        progress,
-        (item) => {
-          if (item.kind === "fail") return fail(item.line, item.message);
-          if (item.kind === "warn") return warn(item.line, item.message);
-          try {
-            persister.addPrepared(item.prepared);
-          } catch (e) {
-            if (e instanceof StoreFaultError) throw e;
-            return fail(item.line, `this trace could not be stored: ${lineFailure(e)}`);
-          }
-          written(item.line, item.caveat);
-        },
-        () => options.onProgress?.(progress),
-      );
-    } else {
-      await readTraces(chunks, readOptions, progress, {
-        trace: store,
-        fail,
-        warn,
-        line: () => {
-          if (options.onProgress && progress.lines % every === 0) options.onProgress(progress);
-        },
-      });
-    }
-    if (progress.lines === 0) throw new EmptyInputError();
-    options.onProgress?.(progress);
-    errors.sort((a, b) => a.line - b.line);
-    const runs = persister.commit({ bytes: progress.bytes, lines: progress.lines, errors: progress.errors });
-    return reportOf(upload, runs, persister, progress, errors, warnings, workerFile !== null);
-  } catch (e) {
-    persister.rollback();
-    throw storeFault(e) ?? e;
-  } finally {
-    measurer.close();
-  }
-}
-
-/**
- * The ingest through `Sql` (the PostgreSQL store): the same reading, validation, measuring and report, in one
- * transaction; traces are written in batches (persist-sql.ts). The lines are read on this thread: the ingest worker
- * thread reads a SQLite store's file, which a PostgreSQL store does not have.
- */
-export async function runIngestSql(
   sql: Sql,
   chunks: AsyncIterable<Uint8Array>,
   options: IngestOptions,
 ): Promise<IngestReport> {
   const { limits, maxLineBytes, upload, fallbackName } = uploadOf(options);
+  const progress: IngestProgress = { bytes: 0, lines: 0, traces: 0, errors: 0 };
+  const errors: IngestError[] = [];
+  const warnings: IngestError[] = [];
+  const warn = (line: number, message: string) => {
+    if (warnings.length < limits.maxReportedErrors) warnings.push({ line, message });
+  };
+  let writer: UploadWriter | undefined;
+  const fail = (line: number, message: string) => {
+    progress.errors++;
+    if (errors.length < limits.maxReportedErrors) errors.push({ line, message });
+    writer!.addError(line, message);
+  };
+  const sink: WriteSink = {
+    stored: (item) => {
+      progress.traces++;
+      if (item.caveat) warn(item.line, `${item.caveat}; the raw text is kept in the trace`);
+    },
+    failed: (item, message) => fail(item.line, message),
+  };
   return sql
     .transaction(async (tx) => {
-      const lookups = await PreloadedLookups.load(tx);
+      const w = (writer = await openUploadWriter(tx, upload, sink, options.toolRoles));
+      const { lookups } = w;
       let datasetId: string | undefined;
       if (options.dataset) {
         datasetId = lookups.datasetId(options.dataset) ?? undefined;
         if (!datasetId) throw new UnknownDatasetError(options.dataset);
         await lookups.prime(datasetId);
       }
-      const stored = new Map(
-        (
-          await tx.all<{ id: string; roles: string }>(
-            "SELECT id, tool_roles AS roles FROM runs WHERE tool_roles IS NOT NULL",
-          )
-        ).map((r) => [r.id, JSON.parse(r.roles) as Record<string, string>]),
-      );
-      const roleMaps = new Map<string, RoleMap>();
-      const rolesFor = (runId: string) => {
-        let map = roleMaps.get(runId);
-        if (!map) roleMaps.set(runId, (map = mergeRoles(options.toolRoles ?? stored.get(runId) ?? null)));
-        return map;
-      };
       const measurer = new TraceMeasurer(lookups, loadPrices(), datasetId);
-      const persister = new SqlPersister(tx, upload, options.toolRoles);
-      const progress: IngestProgress = { bytes: 0, lines: 0, traces: 0, errors: 0 };
-      const errors: IngestError[] = [];
-      const warnings: IngestError[] = [];
-      const failed: { line: number; message: string }[] = [];
-      const fail = (line: number, message: string) => {
-        progress.errors++;
-        if (errors.length < limits.maxReportedErrors) errors.push({ line, message });
-        failed.push({ line, message });
-      };
       const every = options.progressEvery ?? 200;
+      const readOptions = { defaults: options.defaults, fallbackName, maxLineBytes };
+      const workerFile = w.readerFile ? workerForUpload(options.expectedBytes) : null;
       try {
-        await persister.begin();
-        await readTraces(chunks, { defaults: options.defaults, fallbackName, maxLineBytes }, progress, {
-          trace: async (trace, line) => {
-            await lookups.prime(datasetId ?? trace.run.benchmark);
+        await w.begin();
+        const add = (item: PendingTrace) => w.add(item);
+        if (workerFile && w.readerFile) {
+          // Large uploads: a worker thread reads and measures while this thread writes (in-worker.ts).
+          const init = { dbPath: w.readerFile, datasetId, toolRoles: options.toolRoles, ...readOptions };
+          await readInWorker(
+            workerFile,
+            init,
+            chunks,
+            progress,
+            (item) => {
+              if (item.kind === "fail") return fail(item.line, item.message);
+              if (item.kind === "warn") return warn(item.line, item.message);
+              return add(item);
+            },
+            () => options.onProgress?.(progress),
+          );
+        } else {
+          const store = (trace: Parameters<typeof finalSqlCaveat>[0], line: number) => {
             let prepared;
             try {
-              prepared = prepareTrace(trace, measurer, rolesFor);
+              prepared = prepareTrace(trace, measurer, w.rolesFor);
             } catch (e) {
+              // One trace that cannot be measured (nesting past the stack) fails alone.
               return fail(line, `this trace could not be stored: ${lineFailure(e)}`);
             }
-            const caveat = finalSqlCaveat(trace);
-            await persister.add({
-              prepared,
-              line,
-              done: () => {
-                progress.traces++;
-                if (caveat && warnings.length < limits.maxReportedErrors)
-                  warnings.push({ line, message: `${caveat}; the raw text is kept in the trace` });
-              },
-              fail: (message) => fail(line, message),
-            });
-          },
-          fail,
-          warn: (line, message) => {
-            if (warnings.length < limits.maxReportedErrors) warnings.push({ line, message });
-          },
-          line: () => {
-            if (options.onProgress && progress.lines % every === 0) options.onProgress(progress);
-          },
-        });
+            return add({ prepared, line, caveat: finalSqlCaveat(trace) });
+          };
+          await readTraces(chunks, readOptions, progress, {
+            trace: (trace, line) => {
+              const primed = lookups.prime(datasetId ?? trace.run.benchmark);
+              return primed ? primed.then(() => store(trace, line)) : store(trace, line);
+            },
+            fail,
+            warn,
+            line: () => {
+              if (options.onProgress && progress.lines % every === 0) options.onProgress(progress);
+            },
+          });
+        }
         if (progress.lines === 0) throw new EmptyInputError();
-        await persister.flush(); // a failing trace of the last batch is counted before the totals are written
-        for (const f of failed) await persister.addError(f.line, f.message);
+        const runs = await w.finish({ bytes: progress.bytes, lines: progress.lines, errors: progress.errors });
         options.onProgress?.(progress);
         errors.sort((a, b) => a.line - b.line);
-        const runs = await persister.finish({ bytes: progress.bytes, lines: progress.lines, errors: progress.errors });
-        return reportOf(upload, runs, persister, progress, errors, warnings, false);
+        return reportOf(upload, runs, w, progress, errors, warnings, workerFile !== null);
       } finally {
         measurer.close();
       }
     })
     .catch((e: unknown) => {
-      throw storeFault(e) ?? e;
+      throw e instanceof StoreFaultError ? e : (storeFault(e) ?? e);
     });
 }

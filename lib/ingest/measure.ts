@@ -66,8 +66,8 @@ export interface Measurement {
 
 /**
  * What measuring reads of the store: a dataset by id or name, a question, a registered database. Synchronous (the
- * measurement runs inside the writer's loop); `storeLookups` reads SQLite as it goes, `PreloadedLookups` (the
- * PostgreSQL path) is primed with a dataset's rows before its traces are measured.
+ * measurement runs inside the writer's loop); `openLookups` chooses them once by engine: on SQLite they read the
+ * connection as they go, elsewhere (PostgreSQL) they are primed with a dataset's rows before its traces are measured.
  */
 export interface MeasureLookups {
   datasetId(idOrName: string): string | null;
@@ -81,8 +81,18 @@ export interface MeasureLookups {
 const QUESTION_COLUMNS = `db_id AS dbId, text, evidence, gold_sql AS goldSql, difficulty, gold_tables AS goldTables, gold_tables_method AS goldTablesMethod,
         gold_tables_error AS goldTablesError`;
 
+/** Lookups with `prime`: awaited before a dataset's traces are measured (nothing to do on SQLite). */
+export interface StoreLookups extends MeasureLookups {
+  prime(idOrName: string | null | undefined): void | Promise<void>;
+}
+
+/** The store's lookups, chosen by engine: read as they go from a SQLite connection, else preloaded. */
+export async function openLookups(sql: Sql): Promise<StoreLookups> {
+  return sql.connection ? storeLookups(sql.connection) : PreloadedLookups.load(sql);
+}
+
 /** The lookups straight from a SQLite connection. */
-export function storeLookups(sqlite: Database.Database): MeasureLookups {
+export function storeLookups(sqlite: Database.Database): StoreLookups {
   const dataset = sqlite.prepare("SELECT id FROM datasets WHERE id = ? OR name = ?");
   const question = sqlite.prepare(`SELECT ${QUESTION_COLUMNS} FROM questions WHERE dataset_id = ? AND question_id = ?`);
   const database = sqlite.prepare("SELECT path, tables FROM databases WHERE id = ?");
@@ -90,11 +100,12 @@ export function storeLookups(sqlite: Database.Database): MeasureLookups {
     datasetId: (v) => (dataset.get(v, v) as { id: string } | undefined)?.id ?? null,
     question: (d, q) => question.get(d, q) as ReturnType<MeasureLookups["question"]>,
     database: (key) => database.get(key) as ReturnType<MeasureLookups["database"]>,
+    prime: () => undefined,
   };
 }
 
 /** The lookups over any store: every dataset's id and name at once, a dataset's questions and databases on `prime`. */
-export class PreloadedLookups implements MeasureLookups {
+export class PreloadedLookups implements StoreLookups {
   private datasets = new Map<string, string>();
   private questions = new Map<string, NonNullable<ReturnType<MeasureLookups["question"]>>>();
   private databases = new Map<string, { path: string; tables: string }>();
@@ -148,19 +159,15 @@ export class TraceMeasurer {
   private databases = new Map<string, { tables: string[]; handle: Database.Database } | null>();
   private tablesCache = new Map<string, TablesResult>();
 
-  private lookups: MeasureLookups;
-
   constructor(
-    store: Database.Database | MeasureLookups,
+    private lookups: MeasureLookups,
     private prices?: PriceTable,
     /**
      * A dataset chosen at upload (or the run's link, when measured again) wins over the run's `benchmark` field;
      * null: the run is linked to no dataset, whatever its benchmark says (it was unlinked).
      */
     private forcedDatasetId?: string | null,
-  ) {
-    this.lookups = store instanceof Database ? storeLookups(store) : store;
-  }
+  ) {}
 
   datasetFor(benchmark: string | undefined): string | null {
     if (this.forcedDatasetId !== undefined) return this.forcedDatasetId;
@@ -364,24 +371,12 @@ export class ToolCounter {
     }
   }
 
-  /** `flush` on either engine. */
-  async flushTo(sql: Sql): Promise<void> {
-    for (const [runId, tools] of this.counts)
-      for (const [tool, c] of tools)
-        await sql.run(
-          "INSERT INTO run_tool_counts (run_id, tool, role, calls) VALUES (?, ?, ?, ?) ON CONFLICT (run_id, tool) DO UPDATE SET calls = run_tool_counts.calls + excluded.calls, role = excluded.role",
-          [runId, tool, c.role, c.calls],
-        );
+  /** The counts as `run_tool_counts` rows (run, tool, role, calls), emptied: the writer adds them to the stored ones. */
+  drain(): [string, string, string, number][] {
+    const rows: [string, string, string, number][] = [];
+    for (const [runId, tools] of this.counts) for (const [tool, c] of tools) rows.push([runId, tool, c.role, c.calls]);
     this.counts.clear();
-  }
-
-  /** Adds the counts to `run_tool_counts` (inside the caller's transaction). */
-  flush(sqlite: Database.Database): void {
-    const upsert = sqlite.prepare(
-      "INSERT INTO run_tool_counts (run_id, tool, role, calls) VALUES (?, ?, ?, ?) ON CONFLICT (run_id, tool) DO UPDATE SET calls = calls + excluded.calls, role = excluded.role",
-    );
-    for (const [runId, tools] of this.counts) for (const [tool, c] of tools) upsert.run(runId, tool, c.role, c.calls);
-    this.counts.clear();
+    return rows;
   }
 }
 

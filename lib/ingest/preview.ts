@@ -4,8 +4,7 @@
  * mapping does not know. The researcher fills those in the same form, then the staged file is ingested with them.
  * A canonical file is previewed from its first lines; a foreign file is adapted whole (as its ingest will be).
  */
-import type Database from "better-sqlite3";
-import { asSql, type Sql } from "@/lib/db/sql";
+import type { Sql } from "@/lib/db/sql";
 import { createReadStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { DEFAULT_ROLE_MAP } from "@/lib/sql/classify-step";
@@ -44,11 +43,10 @@ const PREVIEW_LINES = 5000;
 type Json = Record<string, unknown>;
 
 export async function previewFile(
-  store: Database.Database | Sql,
+  sql: Sql,
   file: string,
   options: { format?: string; fileName?: string } = {},
 ): Promise<UploadPreview> {
-  const sql = asSql(store);
   const datasets = (await sql.all(`SELECT id, name FROM datasets ORDER BY ${sql.d.binary("name")}`)) as {
     id: string;
     name: string;

@@ -3,10 +3,10 @@
  * re-imported, a run's tool → role mapping changes, or the prices change. Nothing is lost: traces and steps
  * stay as uploaded; only the derived columns are rewritten, in one transaction per run.
  */
-import type Database from "better-sqlite3";
-import { asSql, type Param, type Sql } from "@/lib/db/sql";
+import type { Param, Sql } from "@/lib/db/sql";
+import { UPSERT_TOOL_COUNT } from "./upload-writer";
 import {
-  PreloadedLookups,
+  openLookups,
   MEASURED_COLUMNS,
   measuredValues,
   TraceMeasurer,
@@ -28,8 +28,7 @@ interface TraceRow {
   cached_input_tokens: number;
 }
 
-export async function recomputeRun(store: Database.Database | Sql, runId: string): Promise<{ traces: number }> {
-  const sql = asSql(store);
+export async function recomputeRun(sql: Sql, runId: string): Promise<{ traces: number }> {
   const run = await sql.get<{
     id: string;
     model: string;
@@ -38,13 +37,8 @@ export async function recomputeRun(store: Database.Database | Sql, runId: string
     roles: string | null;
   }>("SELECT id, model, benchmark, dataset_id AS datasetId, tool_roles AS roles FROM runs WHERE id = ?", [runId]);
   if (!run) throw new Error(`no run ${runId}`);
-  let lookups: Database.Database | PreloadedLookups;
-  if (sql.connection) lookups = sql.connection;
-  else {
-    const preloaded = await PreloadedLookups.load(sql);
-    await preloaded.prime(run.datasetId ?? run.benchmark);
-    lookups = preloaded;
-  }
+  const lookups = await openLookups(sql);
+  await lookups.prime(run.datasetId ?? run.benchmark);
   // Measured again against the run's link, never its benchmark's name: an unlinked run has no gold (issue 30).
   const measurer = new TraceMeasurer(lookups, loadPrices(), run.datasetId);
   const roles = mergeRoles(run.roles ? JSON.parse(run.roles) : null);
@@ -118,7 +112,7 @@ export async function recomputeRun(store: Database.Database | Sql, runId: string
           ]);
         }
       }
-      await tools.flushTo(tx);
+      for (const row of tools.drain()) await tx.run(UPSERT_TOOL_COUNT, row);
       await tx.run("UPDATE runs SET version = version + 1 WHERE id = ?", [runId]);
     });
   } finally {

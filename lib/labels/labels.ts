@@ -3,9 +3,8 @@
  * their time and author; they survive recompute and re-ingest of the same trace. Counted per system × model for the
  * Experiments page, exported and imported as JSONL so a team can merge its triage.
  */
-import type Database from "better-sqlite3";
 import { z } from "zod";
-import { asSql, type Sql } from "@/lib/db/sql";
+import type { Sql } from "@/lib/db/sql";
 import { cleanLabel } from "./taxonomy";
 
 export class LabelError extends Error {}
@@ -17,20 +16,17 @@ export interface LabelRow {
   at: string;
 }
 
-type Store = Database.Database | Sql;
-
 const traceExists = async (sql: Sql, traceId: string) =>
   Boolean(await sql.get("SELECT 1 AS one FROM traces WHERE id = ?", [traceId]));
 
 const now = () => new Date().toISOString();
 
 export async function setLabel(
-  store: Store,
+  sql: Sql,
   traceId: string,
   label: string,
   opts: { seq?: number; on?: boolean; who?: string } = {},
 ): Promise<void> {
-  const sql = asSql(store);
   const clean = cleanLabel(label);
   if (!clean) throw new LabelError("a label needs text");
   if (!(await traceExists(sql, traceId))) throw new LabelError(`no trace ${traceId}`);
@@ -47,12 +43,11 @@ export async function setLabel(
 }
 
 export async function setNote(
-  store: Store,
+  sql: Sql,
   traceId: string,
   note: string,
   opts: { seq?: number; who?: string } = {},
 ): Promise<void> {
-  const sql = asSql(store);
   if (!(await traceExists(sql, traceId))) throw new LabelError(`no trace ${traceId}`);
   const text = note.trim().slice(0, 10_000);
   const seq = opts.seq ?? -1;
@@ -66,8 +61,7 @@ export async function setNote(
   });
 }
 
-export async function listLabels(store: Store, traceId: string): Promise<LabelRow[]> {
-  const sql = asSql(store);
+export async function listLabels(sql: Sql, traceId: string): Promise<LabelRow[]> {
   return sql.all<LabelRow>(
     `SELECT seq, label, who, created_at AS at FROM labels WHERE trace_id = ? ORDER BY seq, ${sql.d.binary("label")}`,
     [traceId],
@@ -75,16 +69,13 @@ export async function listLabels(store: Store, traceId: string): Promise<LabelRo
 }
 
 export async function listNotes(
-  store: Store,
+  sql: Sql,
   traceId: string,
 ): Promise<{ seq: number; note: string; who: string; at: string }[]> {
-  return asSql(store).all("SELECT seq, note, who, created_at AS at FROM notes WHERE trace_id = ? ORDER BY seq", [
-    traceId,
-  ]);
+  return sql.all("SELECT seq, note, who, created_at AS at FROM notes WHERE trace_id = ? ORDER BY seq", [traceId]);
 }
 
-export async function listRunCauses(store: Store, runId: string): Promise<string[]> {
-  const sql = asSql(store);
+export async function listRunCauses(sql: Sql, runId: string): Promise<string[]> {
   return (
     await sql.all<{ label: string }>(
       `SELECT label FROM run_causes WHERE run_id = ? ORDER BY ${sql.d.binary("label")}`,
@@ -93,19 +84,18 @@ export async function listRunCauses(store: Store, runId: string): Promise<string
   ).map((r) => r.label);
 }
 
-export async function addRunCause(store: Store, runId: string, label: string): Promise<void> {
+export async function addRunCause(sql: Sql, runId: string, label: string): Promise<void> {
   const clean = cleanLabel(label);
   if (!clean) throw new LabelError("a cause needs text");
-  await asSql(store).run("INSERT INTO run_causes (run_id, label) VALUES (?, ?) ON CONFLICT DO NOTHING", [runId, clean]);
+  await sql.run("INSERT INTO run_causes (run_id, label) VALUES (?, ?) ON CONFLICT DO NOTHING", [runId, clean]);
 }
 
 /** Labelled traces per (group, system, model, label) of the given runs: the failure causes of a view. */
 export async function countLabels(
-  store: Store,
+  sql: Sql,
   runIds: string[],
 ): Promise<{ group: string; system: string; model: string; label: string; traces: number }[]> {
   if (!runIds.length) return [];
-  const sql = asSql(store);
   const { d } = sql;
   const group = "coalesce(r.dataset_id, r.benchmark, '(no dataset)')";
   return sql.all(
@@ -118,8 +108,7 @@ export async function countLabels(
   );
 }
 
-export async function labelsByQuestion(store: Store, runId: string): Promise<Map<string, string>> {
-  const sql = asSql(store);
+export async function labelsByQuestion(sql: Sql, runId: string): Promise<Map<string, string>> {
   const rows = await sql.all<{ q: string; s: number; labels: string }>(
     `SELECT t.question_id AS q, t.sample AS s, ${sql.d.distinctList("l.label")} AS labels FROM labels l JOIN traces t ON t.id = l.trace_id
        WHERE t.run_id = ? GROUP BY l.trace_id, t.question_id, t.sample`,
@@ -141,8 +130,7 @@ const exported = z.object({
 });
 
 /** Labels and notes as JSONL lines (of a run, or all). */
-export async function exportLabels(store: Store, runId?: string): Promise<string[]> {
-  const sql = asSql(store);
+export async function exportLabels(sql: Sql, runId?: string): Promise<string[]> {
   const where = runId ? "WHERE t.run_id = ?" : "";
   const params = runId ? [runId] : [];
   const rows = await sql.all(
@@ -159,10 +147,9 @@ export async function exportLabels(store: Store, runId?: string): Promise<string
 }
 
 export async function importLabels(
-  store: Store,
+  sql: Sql,
   lines: string[],
 ): Promise<{ labels: number; notes: number; unknownTraces: number; errors: { line: number; message: string }[] }> {
-  const sql = asSql(store);
   const out = { labels: 0, notes: 0, unknownTraces: 0, errors: [] as { line: number; message: string }[] };
   const parsed: { line: number; value: z.infer<typeof exported> }[] = [];
   lines.forEach((text, i) => {
@@ -214,8 +201,7 @@ export async function importLabels(
   return out;
 }
 
-export async function labelledKeys(store: Store, runIds: string[], label: string): Promise<Set<string>> {
-  const sql = asSql(store);
+export async function labelledKeys(sql: Sql, runIds: string[], label: string): Promise<Set<string>> {
   const rows = await sql.all<{ q: string; s: number }>(
     `SELECT DISTINCT t.question_id AS q, t.sample AS s FROM labels l JOIN traces t ON t.id = l.trace_id
        WHERE l.label = ? AND ${sql.d.inJsonArray("t.run_id")}`,
@@ -225,8 +211,7 @@ export async function labelledKeys(store: Store, runIds: string[], label: string
 }
 
 /** The labels used on the traces of these runs. */
-export async function listRunLabels(store: Store, runIds: string[]): Promise<string[]> {
-  const sql = asSql(store);
+export async function listRunLabels(sql: Sql, runIds: string[]): Promise<string[]> {
   return (
     await sql.all<{ label: string }>(
       `SELECT l.label FROM labels l JOIN traces t ON t.id = l.trace_id WHERE ${sql.d.inJsonArray("t.run_id")} GROUP BY l.label ORDER BY ${sql.d.binary("l.label")}`,

@@ -12,10 +12,9 @@
  * (the rest refused, named in the answer), and the work of a request yields to the event loop every few hundred
  * spans, so one export never holds the server.
  */
-import type Database from "better-sqlite3";
 import { positiveNumber } from "@/lib/config/env";
 import { scrubSecrets } from "@/lib/config/secrets";
-import { asSql, type Sql } from "@/lib/db/sql";
+import type { Sql } from "@/lib/db/sql";
 import { deleteTraces } from "@/lib/ingest/curate";
 import { ingestAdapted } from "@/lib/ingest/ingest-auto";
 import { labelQuestions } from "@/lib/trace/adapters";
@@ -66,8 +65,6 @@ function fromJson(body: string): FlatSpan {
     events: s.events.map((e) => ({ ...e, timeNs: BigInt(e.timeNs as unknown as string) })),
   };
 }
-
-type Store = Database.Database | Sql;
 
 /**
  * OpenLLMetry's MCP instrumentation parents each MCP call under an `mcp.client.session` span that it starts when the
@@ -151,7 +148,7 @@ async function releaseToWorkflow(
   return { spans: moved.map((m) => m.span), groups };
 }
 
-export async function receiveSpans(store: Store, doc: unknown, now = Date.now()): Promise<ReceiveReport> {
+export async function receiveSpans(sql: Sql, doc: unknown, now = Date.now()): Promise<ReceiveReport> {
   const spans = flattenSpans(doc);
   const report: ReceiveReport = { accepted: 0, duplicates: 0, rejected: 0, reasons: [], complete: [], reopened: [] };
   if (spans.length === 0) return report;
@@ -166,7 +163,7 @@ export async function receiveSpans(store: Store, doc: unknown, now = Date.now())
     report.rejected++;
     if (!report.reasons.includes(reason)) report.reasons.push(reason);
   };
-  await asSql(store).transaction(async (tx) => {
+  await sql.transaction(async (tx) => {
     const complete = new Set<string>();
     const reopened = new Set<string>();
     const sizes = new Map<string, number>();
@@ -243,11 +240,10 @@ export interface AssembleOutcome {
 
 /** Assembles and ingests the given groups (or every group due: root seen, or quiet for METRON_OTLP_QUIET_MS). */
 export async function assembleGroups(
-  store: Store,
-  openStore: () => Store | Promise<Sql>,
+  sql: Sql,
+  openStore: () => Sql | Promise<Sql>,
   options: { groups?: string[]; now?: number } = {},
 ): Promise<AssembleOutcome[]> {
-  const sql = asSql(store);
   const now = options.now ?? Date.now();
   const candidates = options.groups?.length
     ? options.groups
@@ -298,7 +294,7 @@ export async function assembleGroups(
       : [];
     let traces: StoredTrace[] = [];
     if (spans.length) {
-      const own = asSql(await openStore());
+      const own = await openStore();
       try {
         const trace = assembleTrace(spans); // a group that cannot be assembled fails alone, with its error
         labelQuestions([trace]); // as a file of the same spans is read
@@ -364,12 +360,11 @@ interface StoredTrace {
  * stay, so a span sent again is still recognised.
  */
 export async function forgetAssembledSpans(
-  store: Store,
+  sql: Sql,
   now = Date.now(),
   /** Only groups assembled within this long before the keep period ended (the timer's calls); all at start. */
   windowMs = Number.POSITIVE_INFINITY,
 ): Promise<number> {
-  const sql = asSql(store);
   const until = now - otlpKeepMs();
   const since = Number.isFinite(windowMs) ? until - windowMs : 0;
   return sql.transaction(
@@ -387,7 +382,7 @@ export async function forgetAssembledSpans(
 let timer: NodeJS.Timeout | null = null;
 
 /** The server's assembler: closes quiet groups every few seconds. */
-export function startAssembler(sqlite: () => Store | Promise<Sql>, openStore: () => Store | Promise<Sql>) {
+export function startAssembler(sqlite: () => Sql | Promise<Sql>, openStore: () => Sql | Promise<Sql>) {
   if (timer) return;
   const every = Math.min(5000, Math.max(500, Math.floor(otlpQuietMs() / 2)));
   let running = false;

@@ -12,7 +12,7 @@
  * not find `resume` there.
  */
 import type Database from "better-sqlite3";
-import { asSql, type Param, type Sql } from "@/lib/db/sql";
+import { type Param, type Sql } from "@/lib/db/sql";
 import { positiveNumber } from "@/lib/config/env";
 import { EFFECTIVE_CORRECT } from "@/lib/db/queries/metrics-sql";
 import { summarizeArgs } from "@/lib/trace/step-summary";
@@ -44,10 +44,9 @@ const TEXT_OF = (x: string) =>
  * waits for the next call). Returns how many it indexed and how many are left.
  */
 export async function syncSearchIndex(
-  store: Database.Database | Sql,
+  sql: Sql,
   opts: { budgetMs?: number } = {},
 ): Promise<{ indexed: number; pending: number }> {
-  const sql = asSql(store);
   return sql.connection ? syncSqliteIndex(sql.connection, opts) : syncPostgresIndex(sql, opts);
 }
 
@@ -318,11 +317,10 @@ const phrase = (v: string) => `"${v.replace(/"/g, '""')}"`;
  * the index to find candidate steps (the name appears in the step's text) and the step's own columns to decide.
  */
 export async function searchTraces(
-  store: Database.Database | Sql,
+  sql: Sql,
   q: string,
   opts: { filters?: SearchFilters; limit?: number; offset?: number; indexBudgetMs?: number } = {},
 ): Promise<SearchResult> {
-  const sql = asSql(store);
   const pg = sql.dialect === "postgres";
   const sync = await syncSearchIndex(sql, { budgetMs: opts.indexBudgetMs });
   const query = parseQuery(q);
@@ -451,10 +449,8 @@ export async function searchTraces(
 }
 
 /** The traces of a run that match a search (for the run page's question table and its CSV). */
-export async function searchRunTraceIds(store: Database.Database | Sql, runId: string, q: string): Promise<string[]> {
-  return (await searchTraces(store, `${q} run:${runId}`, { limit: Number.MAX_SAFE_INTEGER })).hits.map(
-    (h) => h.traceId,
-  );
+export async function searchRunTraceIds(sql: Sql, runId: string, q: string): Promise<string[]> {
+  return (await searchTraces(sql, `${q} run:${runId}`, { limit: Number.MAX_SAFE_INTEGER })).hits.map((h) => h.traceId);
 }
 
 interface Background {
@@ -466,11 +462,11 @@ const bg = globalThis as unknown as { metronSearchIndexing?: Background };
  * Indexes what is left in the background of a long-running server, a batch at a time between requests, so the first
  * search after a large upload does not wait for all of it.
  */
-export function indexInBackground(openStore: () => Database.Database | Sql | Promise<Sql>): void {
+export function indexInBackground(openStore: () => Sql | Promise<Sql>): void {
   const state = (bg.metronSearchIndexing ??= {});
   if (state.running) return;
   state.running = true;
-  const store = Promise.resolve(openStore()).then(asSql);
+  const store = Promise.resolve(openStore());
   const done = async () => {
     await (await store).close();
     state.running = false;

@@ -1,7 +1,6 @@
-import type Database from "better-sqlite3";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Sql } from "@/lib/db/sql";
+import { asSql, type Sql } from "@/lib/db/sql";
 import { exportStore, importStore } from "@/lib/db/transfer";
 import { setLabel } from "@/lib/labels/labels";
 import { tempPostgres, testPostgresUrl } from "@/lib/testing/postgres";
@@ -47,10 +46,10 @@ beforeAll(async () => {
       ],
     });
   }
-  spiderRun = (await ingestStream(sqlite, chunksOf(jsonl(...spiderLines), 1 << 16))).runs[0].id;
-  await evaluateRun(sqlite, spiderRun);
+  spiderRun = (await ingestStream(asSql(sqlite), chunksOf(jsonl(...spiderLines), 1 << 16))).runs[0].id;
+  await evaluateRun(asSql(sqlite), spiderRun);
   // A real LiveSQLBench agent sample, in its own format.
-  await ingestFile(sqlite, sharedData("traces", "livesqlbench-adk", "single_turn_samples.json"));
+  await ingestFile(asSql(sqlite), sharedData("traces", "livesqlbench-adk", "single_turn_samples.json"));
 }, 120_000);
 afterAll(() => store.cleanup());
 
@@ -85,7 +84,7 @@ describe("full-text search", () => {
       .all() as { t: string; n: number }[];
     expect(counts.length).toBeGreaterThan(2);
     for (const { t, n } of counts) {
-      const r = await searchTraces(sqlite, `table:${t}`, { limit: 1000 });
+      const r = await searchTraces(asSql(sqlite), `table:${t}`, { limit: 1000 });
       expect(r.total).toBe(n);
       expect(r.hits.map((h) => h.traceId).sort()).toEqual(touching(t));
     }
@@ -101,7 +100,7 @@ describe("full-text search", () => {
         .all(`%${word}%`) as { id: string }[]
     ).map((r) => r.id);
     expect(expected.length).toBeGreaterThan(0);
-    const r = await searchTraces(sqlite, word, { limit: 1000 });
+    const r = await searchTraces(asSql(sqlite), word, { limit: 1000 });
     expect(r.hits.map((h) => h.traceId).sort()).toEqual(expected.sort());
     const snippet = r.hits[0].snippets[0];
     expect(snippet.seq).not.toBeNull();
@@ -122,7 +121,7 @@ describe("full-text search", () => {
         )
         .all(t) as { id: string }[]
     ).map((r) => r.id);
-    const r = await searchTraces(sqlite, `tool:describe_table table:${t} outcome:wrong`, { limit: 1000 });
+    const r = await searchTraces(asSql(sqlite), `tool:describe_table table:${t} outcome:wrong`, { limit: 1000 });
     expect(r.hits.map((h) => h.traceId).sort()).toEqual(expected.sort());
     expect(r.hits.every((h) => h.correct === 0)).toBe(true);
     const plain = (t: string) => t.replaceAll(MARK_START, "").replaceAll(MARK_END, "");
@@ -137,23 +136,23 @@ describe("full-text search", () => {
         "SELECT lower(j.value) AS t FROM steps s, json_each(s.tables) j WHERE s.trace_id IN (SELECT id FROM traces WHERE run_id = ?) LIMIT 1",
       )
       .all(spiderRun) as { t: string }[];
-    const before = (await searchTraces(sqlite, `table:${t} run:"spider search"`)).total;
+    const before = (await searchTraces(asSql(sqlite), `table:${t} run:"spider search"`)).total;
     expect(before).toBeGreaterThan(0);
     const docs = () => (sqlite.prepare("SELECT count(*) AS n FROM search_docs").get() as { n: number }).n;
     const withRun = docs();
-    await deleteRun(sqlite, spiderRun);
-    expect((await searchTraces(sqlite, `table:${t} run:"spider search"`)).total).toBe(0);
-    expect((await searchTraces(sqlite, 'describe_table run:"spider search"')).total).toBe(0);
+    await deleteRun(asSql(sqlite), spiderRun);
+    expect((await searchTraces(asSql(sqlite), `table:${t} run:"spider search"`)).total).toBe(0);
+    expect((await searchTraces(asSql(sqlite), 'describe_table run:"spider search"')).total).toBe(0);
     expect(docs()).toBeLessThan(withRun);
-    await ingestStream(sqlite, chunksOf(jsonl(...spiderLines), 1 << 16));
-    expect(await syncSearchIndex(sqlite)).toEqual({ indexed: spiderLines.length, pending: 0 });
+    await ingestStream(asSql(sqlite), chunksOf(jsonl(...spiderLines), 1 << 16));
+    expect(await syncSearchIndex(asSql(sqlite))).toEqual({ indexed: spiderLines.length, pending: 0 });
     expect(docs()).toBe(withRun);
-    expect((await searchTraces(sqlite, 'describe_table run:"spider search"')).total).toBe(spiderLines.length);
+    expect((await searchTraces(asSql(sqlite), 'describe_table run:"spider search"')).total).toBe(spiderLines.length);
   });
 
   it("never waits for a lock another connection holds (an upload in the same server): it leaves the work for later", async () => {
     await ingestStream(
-      sqlite,
+      asSql(sqlite),
       chunksOf(
         jsonl({ run: { name: "late", system: "s", model: "m" }, question: { id: "0" }, steps: [makeStep()] }),
         1 << 16,
@@ -163,13 +162,13 @@ describe("full-text search", () => {
     await beginImmediate(upload); // held, as an upload holds it across its chunks
     try {
       // better-sqlite3 waits synchronously: waiting here would stop the server for METRON_BUSY_TIMEOUT_MS (300 s).
-      expect(await syncSearchIndex(sqlite)).toEqual({ indexed: 0, pending: 1 });
-      expect((await searchTraces(sqlite, "list_tables run:late")).notIndexed).toBe(1);
+      expect(await syncSearchIndex(asSql(sqlite))).toEqual({ indexed: 0, pending: 1 });
+      expect((await searchTraces(asSql(sqlite), "list_tables run:late")).notIndexed).toBe(1);
     } finally {
       upload.exec("ROLLBACK");
       upload.close();
     }
-    expect(await syncSearchIndex(sqlite)).toEqual({ indexed: 1, pending: 0 }); // the lock free, the trace is indexed
+    expect(await syncSearchIndex(asSql(sqlite))).toEqual({ indexed: 1, pending: 0 }); // the lock free, the trace is indexed
   });
 });
 
@@ -185,14 +184,14 @@ describe.runIf(testPostgresUrl)("full-text search on PostgreSQL", () => {
   }, 120_000);
   afterAll(async () => pg?.cleanup());
 
-  const ids = async (s: Database.Database | Sql, q: string) =>
+  const ids = async (s: Sql, q: string) =>
     (await searchTraces(s, q, { limit: 1000 })).hits.map((h) => h.traceId).sort();
 
   it("indexes every trace, and finds what SQLite finds for words, tables, tools, outcomes and labels", async () => {
     const traces = (await pg.sql.get<{ n: number }>("SELECT count(*) AS n FROM traces"))!.n;
     const labelled = (await pg.sql.get<{ id: string }>("SELECT id FROM traces ORDER BY id LIMIT 1"))!.id;
     await setLabel(pg.sql, labelled, "join");
-    await setLabel(sqlite, labelled, "join");
+    await setLabel(asSql(sqlite), labelled, "join");
     expect(await syncSearchIndex(pg.sql)).toEqual({ indexed: traces, pending: 0 });
     const [{ t }] = sqlite
       .prepare(
@@ -208,7 +207,7 @@ describe.runIf(testPostgresUrl)("full-text search on PostgreSQL", () => {
       '"CREATE TABLE"',
       "label:join",
     ]) {
-      const expected = await ids(sqlite, q);
+      const expected = await ids(asSql(sqlite), q);
       expect({ q, n: expected.length > 0 }).toEqual({ q, n: true });
       expect({ q, hits: await ids(pg.sql, q) }).toEqual({ q, hits: expected });
     }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { openDb, type Db } from "@/lib/db/client";
-import { sqliteSql, type Sql } from "@/lib/db/sql";
+import { asSql, type Sql } from "@/lib/db/sql";
 
 /** A store in a temporary file, migrated with the real migrations; `sql` is the same connection behind `Sql`. */
 export function tempDb(): { db: Db; sql: Sql; file: string; dir: string; cleanup: () => void } {
@@ -11,7 +11,7 @@ export function tempDb(): { db: Db; sql: Sql; file: string; dir: string; cleanup
   const db = openDb(file);
   return {
     db,
-    sql: sqliteSql(db.$client),
+    sql: asSql(db.$client),
     file,
     dir,
     cleanup: () => {

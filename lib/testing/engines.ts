@@ -2,12 +2,11 @@
  * Tests that run on both engines: the SQLite store always, PostgreSQL when METRON_TEST_DATABASE_URL names a server
  * (`npm test` starts a private one). `describe.each(ENGINES)` and `engineStore(engine)` give each a fresh store.
  */
-import type Database from "better-sqlite3";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { openConnection } from "@/lib/db/client";
-import { postgresSql, sharedHandle, type Sql } from "@/lib/db/sql";
+import { postgresSql, sharedHandle, sqliteSql, type Sql } from "@/lib/db/sql";
 import { afterAll, beforeAll } from "vitest";
 import { tempDb } from "./db";
 import { tempPostgres, testPostgresUrl } from "./postgres";
@@ -22,7 +21,7 @@ export interface EngineStore {
   /** What a `metron` process needs in its environment to reach the store. */
   env: Record<string, string>;
   /** How workers and reruns open it: a connection of their own (SQLite), a handle on one pool (PostgreSQL). */
-  open: () => Database.Database | Promise<Sql>;
+  open: () => Sql | Promise<Sql>;
   cleanup: () => Promise<void>;
 }
 
@@ -34,7 +33,7 @@ export async function engineStore(engine: Engine): Promise<EngineStore> {
       sql: t.sql,
       dir: t.dir,
       env: { DATABASE_PATH: t.file },
-      open: () => openConnection(t.file),
+      open: () => sqliteSql(openConnection(t.file)),
       cleanup: async () => t.cleanup(),
     };
   }

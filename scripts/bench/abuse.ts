@@ -11,6 +11,7 @@
  *   an echoed key in exported spans, a damaged store.
  * Only loopback traffic; every loop is bounded.
  */
+import { asSql } from "@/lib/db/sql";
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
@@ -63,7 +64,7 @@ export async function benchAbuse(argv: string[]): Promise<number> {
   const cases: Case[] = [];
   process.env.DATABASE_PATH = store;
   const db = openDb(store);
-  await seedDemo(db, { dir: path.join(dir, "demo") });
+  await seedDemo(asSql(db.$client), { dir: path.join(dir, "demo") });
   const run = { name: "abuse", system: "attacker", model: "none", benchmark: "demo-retail" };
   const spaces = (n: number) => " ".repeat(n);
   const hugeSql = `SELECT ${Array.from({ length: 20_000 }, (_, i) => `"w${i}"${spaces(180)}`).join(",")} FROM customers`;
@@ -90,7 +91,7 @@ export async function benchAbuse(argv: string[]): Promise<number> {
   ];
   const { ingestStream } = await import("@/lib/ingest/ingest");
   const report = await ingestStream(
-    db.$client,
+    asSql(db.$client),
     (async function* () {
       yield Buffer.from(traces.map((t) => JSON.stringify(t)).join("\n") + "\n");
     })(),

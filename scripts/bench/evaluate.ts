@@ -3,6 +3,7 @@
  * fresh store, ingests one trace per question whose final SQL is the gold SQL, and times the re-evaluation of all
  * 1030: cold (gold results not cached) and warm. Target: ≤ 10 s cold on the 2-core machine.
  */
+import { asSql } from "@/lib/db/sql";
 import { readFileSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -24,7 +25,7 @@ export async function benchEvaluate(argv: string[]): Promise<number> {
   const db = openDb(path.join(dir, "store.db"));
   try {
     await importDataset(
-      db,
+      asSql(db.$client),
       {
         name: "spider-de",
         format: "spider",
@@ -43,7 +44,7 @@ export async function benchEvaluate(argv: string[]): Promise<number> {
       }),
     );
     const report = await ingestStream(
-      db.$client,
+      asSql(db.$client),
       (async function* () {
         yield Buffer.from(lines.join("\n"));
       })(),
@@ -51,7 +52,7 @@ export async function benchEvaluate(argv: string[]): Promise<number> {
     const runId = report.runs[0].id;
     for (const label of ["cold (gold results computed)", "warm (gold results cached)"]) {
       const start = performance.now();
-      const { counts } = await evaluateRun(db.$client, runId);
+      const { counts } = await evaluateRun(asSql(db.$client), runId);
       const s = (performance.now() - start) / 1000;
       console.log(
         `${label}: ${dev.length} traces in ${s.toFixed(2)} s (${((1000 * s) / dev.length).toFixed(2)} ms/trace)  ${JSON.stringify(counts)}`,

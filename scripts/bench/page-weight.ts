@@ -4,6 +4,7 @@
  * first-load JavaScript is what the build used to print; Next 16's Turbopack build no longer does, so it is measured
  * where it matters, in the browser. Target (issue 21): the question page and the run page under 250 kB.
  */
+import { asSql } from "@/lib/db/sql";
 import { chromium } from "@playwright/test";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -17,7 +18,7 @@ export async function benchPageWeight(): Promise<number> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "metron-bench-weight-"));
   const store = path.join(dir, "store.db");
   const db = openDb(store);
-  const demo = await seedDemo(db, { dir: path.join(dir, "demo") });
+  const demo = await seedDemo(asSql(db.$client), { dir: path.join(dir, "demo") });
   const run = demo.runs[0];
   const question = db.$client.prepare("SELECT question_id AS q FROM traces WHERE run_id = ? LIMIT 1").get(run.id) as {
     q: string;

@@ -3,6 +3,7 @@
  * production build on it, and prints the server time of each question page (p50 of 7, after a warm-up) and the size
  * of the HTML sent. Target: ≤ 200 ms at 10k steps; the page ships one window of timeline rows, not the trace.
  */
+import { asSql } from "@/lib/db/sql";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -19,7 +20,7 @@ export async function benchQuestionPage(): Promise<number> {
   try {
     const db = openDb(store);
     const report = await ingestStream(
-      db.$client,
+      asSql(db.$client),
       (async function* () {
         for (const [i, steps] of sizes.entries()) {
           // As event lines (a header, then one line per step), as a long run's log would be: a 100k-step trace

@@ -3,6 +3,7 @@
  * full-text index (timed), then times two-term and structured queries (p50 / p95 of 20 runs each, the index
  * already caught up), and prints the index's size against the store's. Target: p50 ≤ 100 ms for a two-term query.
  */
+import { asSql } from "@/lib/db/sql";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -28,7 +29,7 @@ export async function benchSearch(argv: string[]): Promise<number> {
   try {
     const t0 = performance.now();
     await ingestStream(
-      db.$client,
+      asSql(db.$client),
       (async function* () {
         let batch: string[] = [];
         for (let i = 0; i < traces; i++) {
@@ -49,7 +50,7 @@ export async function benchSearch(argv: string[]): Promise<number> {
     );
 
     const t1 = performance.now();
-    const { indexed } = await syncSearchIndex(db.$client);
+    const { indexed } = await syncSearchIndex(asSql(db.$client));
     const indexMs = performance.now() - t1;
     db.$client.pragma("wal_checkpoint(TRUNCATE)");
     const withIndex = statSync(file).size;
@@ -73,7 +74,7 @@ export async function benchSearch(argv: string[]): Promise<number> {
       let total = 0;
       for (let i = 0; i < 20; i++) {
         const s = performance.now();
-        total = (await searchTraces(db.$client, q, { limit: 25 })).total;
+        total = (await searchTraces(asSql(db.$client), q, { limit: 25 })).total;
         times.push(performance.now() - s);
       }
       console.log(

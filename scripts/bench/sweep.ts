@@ -6,6 +6,7 @@
  * plain promise pool, no queue), after an untimed warm-up pass over every question (gold results cached). Prints jobs per second of each and the queue's overhead per job, measured in
  * one run. Target: under 10 ms per job.
  */
+import { asSql, sqliteSql } from "@/lib/db/sql";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -31,7 +32,7 @@ export async function benchSweep(argv: string[]): Promise<number> {
   const file = path.join(dir, "store.db");
   const db = openDb(file);
   try {
-    await seedDemo(db, { dir: path.join(dir, "demo") });
+    await seedDemo(asSql(db.$client), { dir: path.join(dir, "demo") });
     const questions = (
       db.$client.prepare("SELECT count(*) AS n FROM questions WHERE dataset_id = 'demo-retail'").get() as { n: number }
     ).n;
@@ -46,17 +47,17 @@ export async function benchSweep(argv: string[]): Promise<number> {
       concurrency,
       name,
     });
-    const open = () => openConnection(file);
+    const open = () => sqliteSql(openConnection(file));
     console.log(
       `${questions} demo questions × ${samples} samples = ${questions * samples} jobs at concurrency ${concurrency} (simulated, no delay)`,
     );
 
     // Warm-up (not timed): every question once, so gold results are cached and code is compiled for both passes.
-    const warm = await createSweep(db.$client, { ...request("warm-up"), samples: 1 });
+    const warm = await createSweep(asSql(db.$client), { ...request("warm-up"), samples: 1 });
     await workSweepToEnd(open, warm.runId);
 
     // Directly: the loop, the store and the evaluation of each job, in a promise pool.
-    const direct = await createSweep(db.$client, request("direct"));
+    const direct = await createSweep(asSql(db.$client), request("direct"));
     db.$client.prepare("UPDATE sweeps SET state = 'paused' WHERE run_id = ?").run(direct.runId); // no worker takes it
     const rows = db.$client
       .prepare("SELECT * FROM rerun_jobs WHERE sweep_id = ? ORDER BY rowid")
@@ -75,18 +76,18 @@ export async function benchSweep(argv: string[]): Promise<number> {
             await storeJobTrace(sqlite, row, result);
           }
         } finally {
-          sqlite.close();
+          await sqlite.close();
         }
       }),
     );
     const directMs = performance.now() - t0;
 
     // Through the queue.
-    const queued = await createSweep(db.$client, request("queued"));
+    const queued = await createSweep(asSql(db.$client), request("queued"));
     const t1 = performance.now();
     await workSweepToEnd(open, queued.runId);
     const queueMs = performance.now() - t1;
-    const status = (await sweepStatus(db.$client, queued.runId))!;
+    const status = (await sweepStatus(asSql(db.$client), queued.runId))!;
     if (status.jobs.done !== rows.length) throw new Error(`the sweep finished ${status.jobs.done} of ${rows.length}`);
 
     const n = rows.length;

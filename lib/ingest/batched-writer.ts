@@ -1,5 +1,5 @@
 /**
- * Writes one upload through `Sql` (the PostgreSQL store), inside the caller's one transaction. Traces are written in
+ * The general upload writer: through `Sql` (the PostgreSQL store), inside the caller's one transaction. Traces are written in
  * batches of multi-row INSERTs: `ON CONFLICT (id) DO NOTHING RETURNING id` decides which are new, by content hash and
  * under concurrent uploads of the same file (the primary key, not a read-then-write), and only their steps and blobs
  * follow. A batch that fails is written again trace by trace, each in a savepoint, so that the one trace the store
@@ -7,22 +7,25 @@
  */
 import { storeFault } from "./store-fault";
 import type { Param, Sql } from "@/lib/db/sql";
-import { ToolCounter } from "./measure";
-import { FINISH_UPLOAD, finishValues, runRef, type RunRef, type UploadInfo } from "./persist";
+import type { RoleMap } from "@/lib/sql/classify-step";
+import { mergeRoles, PreloadedLookups, ToolCounter } from "./measure";
 import { STEP_COLUMNS, TRACE_COLUMNS, type PreparedTrace } from "./prepare";
+import {
+  FINISH_UPLOAD,
+  finishValues,
+  INSERT_UPLOAD,
+  runRef,
+  type PendingTrace,
+  type RunRef,
+  type UploadInfo,
+  type UploadWriter,
+  type WriteSink,
+} from "./upload-writer";
 
 /** Rows per statement: PostgreSQL takes at most 65,535 parameters. */
 const MAX_PARAMS = 30_000;
 /** Traces per batch. */
 export const SQL_BATCH_TRACES = 100;
-
-export interface Pending {
-  prepared: PreparedTrace;
-  line: number;
-  /** Called once its batch is written: whether it was new. */
-  done: (inserted: boolean) => void;
-  fail: (message: string) => void;
-}
 
 async function insertRows(tx: Sql, head: string, rows: unknown[][], tail = ""): Promise<Record<string, unknown>[]> {
   if (!rows.length) return [];
@@ -42,32 +45,56 @@ async function insertRows(tx: Sql, head: string, rows: unknown[][], tail = ""): 
   return out;
 }
 
-export class SqlPersister {
+export class BatchedUploadWriter implements UploadWriter {
   inserted = 0;
   duplicates = 0;
+  readonly readerFile = null;
   private runs = new Map<string, RunRef>();
   private written = new Set<string>();
-  private pending: Pending[] = [];
+  private pending: PendingTrace[] = [];
+  private errors: [number, string][] = [];
+  private roleMaps = new Map<string, RoleMap>();
   /** The batch being written: reading and measuring the next one goes on meanwhile (one batch in flight). */
   private inflight: Promise<void> = Promise.resolve();
   private tools = new ToolCounter();
 
-  constructor(
+  private constructor(
     private tx: Sql,
     private upload: UploadInfo,
+    private sink: WriteSink,
+    readonly lookups: PreloadedLookups,
+    /** The runs' stored tool → role mappings. */
+    private storedRoles: Map<string, Record<string, string>>,
     private toolRoles?: Record<string, string>,
   ) {}
 
+  /** A writer on `tx`, with every dataset's name and the runs' stored role mappings read once. */
+  static async open(
+    tx: Sql,
+    upload: UploadInfo,
+    sink: WriteSink,
+    toolRoles?: Record<string, string>,
+  ): Promise<BatchedUploadWriter> {
+    const lookups = await PreloadedLookups.load(tx);
+    const rows = await tx.all<{ id: string; roles: string }>(
+      "SELECT id, tool_roles AS roles FROM runs WHERE tool_roles IS NOT NULL",
+    );
+    const stored = new Map(rows.map((r) => [r.id, JSON.parse(r.roles) as Record<string, string>]));
+    return new BatchedUploadWriter(tx, upload, sink, lookups, stored, toolRoles);
+  }
+
+  readonly rolesFor = (runId: string): RoleMap => {
+    let map = this.roleMaps.get(runId);
+    if (!map) this.roleMaps.set(runId, (map = mergeRoles(this.toolRoles ?? this.storedRoles.get(runId) ?? null)));
+    return map;
+  };
+
   async begin(): Promise<void> {
-    await this.tx.run("INSERT INTO uploads (id, source, file_name) VALUES (?, ?, ?)", [
-      this.upload.id,
-      this.upload.source,
-      this.upload.fileName ?? null,
-    ]);
+    await this.tx.run(INSERT_UPLOAD, [this.upload.id, this.upload.source, this.upload.fileName ?? null]);
   }
 
   /** Queues a prepared trace; a full batch starts writing while the caller reads on. */
-  async add(item: Pending): Promise<void> {
+  async add(item: PendingTrace): Promise<void> {
     this.pending.push(item);
     if (this.pending.length < SQL_BATCH_TRACES) return;
     const items = this.pending;
@@ -79,14 +106,14 @@ export class SqlPersister {
   }
 
   /** Writes everything queued, and waits for it. */
-  async flush(): Promise<void> {
+  private async flush(): Promise<void> {
     await this.inflight;
     const items = this.pending;
     this.pending = [];
     if (items.length) await this.writeBatch(items);
   }
 
-  private async writeBatch(items: Pending[]): Promise<void> {
+  private async writeBatch(items: PendingTrace[]): Promise<void> {
     await this.tx.exec("SAVEPOINT batch");
     try {
       const effects = await this.write(items);
@@ -107,14 +134,14 @@ export class SqlPersister {
           const fault = storeFault(e);
           if (fault) throw fault;
           await this.tx.exec("ROLLBACK TO SAVEPOINT one; RELEASE SAVEPOINT one");
-          item.fail(`this trace could not be stored: ${(e as Error).message}`);
+          this.sink.failed(item, `this trace could not be stored: ${(e as Error).message}`);
         }
       }
     }
   }
 
   /** Writes a batch; changes nothing in memory (a failed batch is written again). */
-  private async write(items: Pending[]): Promise<{ inserted: Set<string>; runs: RunRef[] }> {
+  private async write(items: PendingTrace[]): Promise<{ inserted: Set<string>; runs: RunRef[] }> {
     const newRuns = new Map<string, PreparedTrace["run"]>();
     for (const { prepared: p } of items) if (!this.runs.has(p.run.id)) newRuns.set(p.run.id, p.run);
     const roles = this.toolRoles ? JSON.stringify(this.toolRoles) : null;
@@ -162,7 +189,7 @@ export class SqlPersister {
     };
   }
 
-  private apply(items: Pending[], effects: { inserted: Set<string>; runs: RunRef[] }): void {
+  private apply(items: PendingTrace[], effects: { inserted: Set<string>; runs: RunRef[] }): void {
     for (const r of effects.runs) this.runs.set(r.id, r);
     for (const item of items) {
       const p = item.prepared;
@@ -172,25 +199,26 @@ export class SqlPersister {
         this.tools.add(p.run.id, p.tools);
         this.inserted++;
       } else this.duplicates++;
-      item.done(isNew);
+      this.sink.stored(item, isNew);
     }
   }
 
-  async addError(line: number, message: string): Promise<void> {
-    await this.tx.run("INSERT INTO upload_errors (upload_id, line, message) VALUES (?, ?, ?)", [
-      this.upload.id,
-      line,
-      message,
-    ]);
+  /** Kept until the end: written in the middle, a row could be rolled back with a failed batch's savepoint. */
+  addError(line: number, message: string): void {
+    this.errors.push([line, message]);
   }
 
   /** Writes what is queued, the tool counts, the runs' new versions and the upload's totals. */
   async finish(totals: { bytes: number; lines: number; errors: number }): Promise<RunRef[]> {
-    await this.flush();
+    await this.flush(); // a failing trace of the last batch is recorded before the totals are written
+    await insertRows(
+      this.tx,
+      "INSERT INTO upload_errors (upload_id, line, message)",
+      this.errors.map(([line, message]) => [this.upload.id, line, message]),
+    );
+    this.errors = [];
     const runs = [...this.runs.values()];
-    const counts: unknown[][] = [];
-    for (const [runId, tools] of this.tools.counts)
-      for (const [tool, c] of tools) counts.push([runId, tool, c.role, c.calls]);
+    const counts: unknown[][] = this.tools.drain();
     await insertRows(
       this.tx,
       "INSERT INTO run_tool_counts (run_id, tool, role, calls)",
