@@ -11,187 +11,32 @@
  * configuration splits words as PostgreSQL's parser does and keeps accents (FTS5 here removes them): `résumé` does
  * not find `resume` there.
  */
-import type Database from "better-sqlite3";
 import { type Param, type Sql } from "@/lib/db/sql";
 import { positiveNumber } from "@/lib/config/env";
 import { EFFECTIVE_CORRECT } from "@/lib/db/queries/metrics-sql";
 import { summarizeArgs } from "@/lib/trace/step-summary";
 import { parseQuery, type ParsedQuery } from "./query";
-
-/** Rowids per trace: the question, final SQL and gold SQL, then steps 0 … SPAN − 4 (later steps are not indexed). */
-export const SEARCH_SPAN = 2 ** 20;
 import { MARK_END, MARK_START } from "./marks";
+import { searchIndexer } from "./indexer";
+import { searchLimits } from "./limits";
 
 export { MARK_END, MARK_START };
-
-export function searchLimits() {
-  return {
-    maxChars: positiveNumber("METRON_SEARCH_MAX_CHARS", 4000),
-    /** Matching documents read per search before grouping by trace. */
-    maxDocs: positiveNumber("METRON_SEARCH_MAX_DOCS", 5000),
-  };
-}
-
-/**
- * The words of a stored JSON value (arguments and results are stored as JSON): its strings and numbers unescaped
- * and joined, so `"a\\nb"` indexes as the words a and b; text that is not JSON as it is.
- */
-const TEXT_OF = (x: string) =>
-  `coalesce(CASE WHEN json_valid(${x}) THEN (SELECT group_concat(atom, ' ') FROM json_tree(${x}) WHERE atom IS NOT NULL) ELSE ${x} END, '')`;
+export { SEARCH_SPAN, searchLimits } from "./limits";
 
 /**
  * Indexes the traces not in the index yet, oldest first, in transactions of 200; stops after `budgetMs` (the rest
  * waits for the next call). Returns how many it indexed and how many are left.
  */
-export async function syncSearchIndex(
+export function syncSearchIndex(
   sql: Sql,
   opts: { budgetMs?: number } = {},
 ): Promise<{ indexed: number; pending: number }> {
-  return sql.connection ? syncSqliteIndex(sql.connection, opts) : syncPostgresIndex(sql, opts);
-}
-
-async function syncPostgresIndex(sql: Sql, opts: { budgetMs?: number }): Promise<{ indexed: number; pending: number }> {
-  const { maxChars } = searchLimits();
-  const started = performance.now();
-  const missing = async () =>
-    (await sql.get<{ n: number }>("SELECT (SELECT count(*) FROM traces) - (SELECT count(*) FROM search_indexed) AS n"))!
-      .n;
-  if ((await missing()) <= 0) return { indexed: 0, pending: 0 };
-  let indexed = 0;
-  for (;;) {
-    const n = await sql.transaction(async (tx) => {
-      // One indexer at a time (a server and a worker may both try): the bases must not overlap. One that finds
-      // another at work leaves it to that one instead of waiting in line (under load, every search would queue
-      // behind the lock: issue 28); what is left is indexed by the next call.
-      const got = await tx.get<{ ok: boolean }>(
-        "SELECT pg_try_advisory_xact_lock(hashtext('metron-search-index')) AS ok",
-      );
-      if (!got?.ok) return -1;
-      const batch = await tx.all<{ id: string }>(
-        `SELECT t.id FROM traces t WHERE NOT EXISTS (SELECT 1 FROM search_indexed si WHERE si.trace_id = t.id)
-         ORDER BY t.created_at, t.id LIMIT 200`,
-      );
-      let base = (await tx.get<{ b: number }>("SELECT coalesce(max(base), 0) AS b FROM search_indexed"))!.b;
-      for (const { id } of batch) {
-        base += SEARCH_SPAN;
-        await tx.run(
-          `INSERT INTO search_docs (rowid, content, trace_id, seq, field)
-           SELECT ?::bigint + 0, substr(coalesce(question_text, '') || ' ' || coalesce(evidence, ''), 1, ?), id, NULL::bigint, 'question' FROM traces WHERE id = ?
-           UNION ALL SELECT ?::bigint + 1, substr(final_sql, 1, ?), id, NULL, 'final_sql' FROM traces WHERE id = ? AND final_sql IS NOT NULL
-           UNION ALL SELECT ?::bigint + 2, substr(gold_sql, 1, ?), id, NULL, 'gold_sql' FROM traces WHERE id = ? AND gold_sql IS NOT NULL`,
-          [base, maxChars, id, base, maxChars, id, base, maxChars, id],
-        );
-        await tx.run(
-          `INSERT INTO search_docs (rowid, content, trace_id, seq, field)
-           SELECT ?::bigint + 3 + x.seq, substr(x.tool || ' ' || metron_text_of(x.args) || ' ' || x.content || ' ' || x.error || ' ' || metron_text_of(x.res), 1, ?),
-             x.trace_id, x.seq, x.type
-           FROM (SELECT s.seq, coalesce(s.tool, '') AS tool, s.args, coalesce(s.content, '') AS content, coalesce(s.error, '') AS error,
-                   CASE WHEN s.result IS NOT NULL THEN s.result WHEN length(b.content) <= 200000 THEN b.content ELSE substr(b.content, 1, ?) END AS res,
-                   s.trace_id, s.type
-                 FROM steps s LEFT JOIN blobs b ON b.hash = s.result_blob WHERE s.trace_id = ? AND s.seq < ?) x`,
-          [base, maxChars, maxChars, id, SEARCH_SPAN - 3],
-        );
-        await tx.run("INSERT INTO search_indexed (trace_id, base) VALUES (?, ?)", [id, base]);
-      }
-      return batch.length;
-    });
-    if (n <= 0) break;
-    indexed += n;
-    if (opts.budgetMs !== undefined && performance.now() - started > opts.budgetMs) break;
-  }
-  return { indexed, pending: Math.max(0, await missing()) };
-}
-
-function syncSqliteIndex(
-  sqlite: Database.Database,
-  opts: { budgetMs?: number } = {},
-): { indexed: number; pending: number } {
-  const { maxChars } = searchLimits();
-  const started = performance.now();
-  // Most searches find nothing to index: two counts say so without walking the traces.
-  const missing = () =>
-    (
-      sqlite.prepare("SELECT (SELECT count(*) FROM traces) - (SELECT count(*) FROM search_indexed) AS n").get() as {
-        n: number;
-      }
-    ).n;
-  if (missing() <= 0) return { indexed: 0, pending: 0 };
-  const pending = sqlite.prepare(
-    `SELECT t.rowid AS r, t.id FROM traces t WHERE t.rowid > ? AND NOT EXISTS (SELECT 1 FROM search_indexed si WHERE si.trace_id = t.id)
-     ORDER BY t.rowid LIMIT 200`,
-  );
-  const traceDocs = sqlite.prepare(
-    `INSERT INTO search_docs (rowid, content, trace_id, seq, field)
-     SELECT ? + 0, substr(coalesce(question_text, '') || ' ' || coalesce(evidence, ''), 1, ?), id, NULL, 'question' FROM traces WHERE id = ?
-     UNION ALL SELECT ? + 1, substr(final_sql, 1, ?), id, NULL, 'final_sql' FROM traces WHERE id = ? AND final_sql IS NOT NULL
-     UNION ALL SELECT ? + 2, substr(gold_sql, 1, ?), id, NULL, 'gold_sql' FROM traces WHERE id = ? AND gold_sql IS NOT NULL`,
-  );
-  // Results over 200 kB are indexed as their first characters, raw (not decoded): decoding them costs too much.
-  const stepDocs = sqlite.prepare(
-    `INSERT INTO search_docs (rowid, content, trace_id, seq, field)
-     SELECT ? + 3 + x.seq, substr(x.tool || ' ' || ${TEXT_OF("x.args")} || ' ' || x.content || ' ' || x.error || ' ' || ${TEXT_OF("x.res")}, 1, ?),
-       x.trace_id, x.seq, x.type
-     FROM (SELECT s.seq, coalesce(s.tool, '') AS tool, s.args, coalesce(s.content, '') AS content, coalesce(s.error, '') AS error,
-             CASE WHEN s.result IS NOT NULL THEN s.result WHEN length(b.content) <= 200000 THEN b.content ELSE substr(b.content, 1, ?) END AS res,
-             s.trace_id, s.type
-           FROM steps s LEFT JOIN blobs b ON b.hash = s.result_blob WHERE s.trace_id = ? AND s.seq < ?) x`,
-  );
-  const mark = sqlite.prepare("INSERT INTO search_indexed (trace_id, base) VALUES (?, ?)");
-  const maxBase = sqlite.prepare("SELECT coalesce(max(base), 0) AS b FROM search_indexed");
-  let indexed = 0;
-  let cursor = 0;
-  // Never wait for the write lock here: better-sqlite3 waits synchronously, and a server that waited for its own
-  // upload's lock would stop answering. A busy store leaves the rest to the next search or the background indexer.
-  const busyBefore = sqlite.pragma("busy_timeout", { simple: true }) as number;
-  sqlite.pragma("busy_timeout = 0");
-  try {
-    for (;;) {
-      const batch = pending.all(cursor) as { r: number; id: string }[];
-      if (!batch.length) break;
-      try {
-        sqlite
-          .transaction(() => {
-            let base = (maxBase.get() as { b: number }).b; // read inside the write: another process may index too
-            for (const { id } of batch) {
-              base += SEARCH_SPAN;
-              traceDocs.run(base, maxChars, id, base, maxChars, id, base, maxChars, id);
-              stepDocs.run(base, maxChars, maxChars, id, SEARCH_SPAN - 3);
-              mark.run(id, base);
-            }
-          })
-          .immediate();
-      } catch (e) {
-        if ((e as { code?: string }).code === "SQLITE_BUSY") break;
-        throw e;
-      }
-      indexed += batch.length;
-      cursor = batch.at(-1)!.r;
-      if (opts.budgetMs !== undefined && performance.now() - started > opts.budgetMs) break;
-    }
-  } finally {
-    sqlite.pragma(`busy_timeout = ${busyBefore}`);
-  }
-  return { indexed, pending: Math.max(0, missing()) };
+  return searchIndexer(sql).sync(opts);
 }
 
 /** Removes traces' documents (inside the caller's transaction), on either engine. */
-export async function removeTracesFromSearch(tx: Sql, where: string, params: Param[]): Promise<void> {
-  if (tx.connection) return removeFromSearchIndex(tx.connection, where, params);
-  await tx.run(`DELETE FROM search_docs WHERE trace_id IN (SELECT id FROM traces WHERE ${where})`, params);
-  await tx.run(`DELETE FROM search_indexed WHERE trace_id IN (SELECT id FROM traces WHERE ${where})`, params);
-}
-
-/** Removes traces' documents (inside the caller's transaction). */
-export function removeFromSearchIndex(sqlite: Database.Database, where: string, params: unknown[]): void {
-  const bases = sqlite
-    .prepare(`SELECT trace_id AS id, base FROM search_indexed WHERE trace_id IN (SELECT id FROM traces WHERE ${where})`)
-    .all(...params) as { id: string; base: number }[];
-  const docs = sqlite.prepare("DELETE FROM search_docs WHERE rowid >= ? AND rowid < ?");
-  const row = sqlite.prepare("DELETE FROM search_indexed WHERE trace_id = ?");
-  for (const b of bases) {
-    docs.run(b.base, b.base + SEARCH_SPAN);
-    row.run(b.id);
-  }
+export function removeTracesFromSearch(tx: Sql, where: string, params: Param[]): Promise<void> {
+  return searchIndexer(tx).remove(where, params);
 }
 
 export interface SearchSnippet {

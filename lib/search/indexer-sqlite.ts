@@ -1,0 +1,107 @@
+/**
+ * The SQLite store's search indexer: FTS5 documents (`search_docs`), written with prepared statements on the
+ * store's connection, one rowid range per trace (`search_indexed`), never waiting for the write lock.
+ */
+import type Database from "better-sqlite3";
+import type { Param } from "@/lib/db/sql";
+import { SEARCH_SPAN, searchLimits } from "./limits";
+import type { SearchIndexer } from "./indexer";
+
+export function sqliteIndexer(sqlite: Database.Database): SearchIndexer {
+  return {
+    sync: async (opts = {}) => syncSqliteIndex(sqlite, opts),
+    remove: async (where: string, params: Param[]) => removeFromSqliteIndex(sqlite, where, params),
+  };
+}
+
+/**
+ * The words of a stored JSON value (arguments and results are stored as JSON): its strings and numbers unescaped
+ * and joined, so `"a\\nb"` indexes as the words a and b; text that is not JSON as it is.
+ */
+const TEXT_OF = (x: string) =>
+  `coalesce(CASE WHEN json_valid(${x}) THEN (SELECT group_concat(atom, ' ') FROM json_tree(${x}) WHERE atom IS NOT NULL) ELSE ${x} END, '')`;
+
+function syncSqliteIndex(
+  sqlite: Database.Database,
+  opts: { budgetMs?: number } = {},
+): { indexed: number; pending: number } {
+  const { maxChars } = searchLimits();
+  const started = performance.now();
+  // Most searches find nothing to index: two counts say so without walking the traces.
+  const missing = () =>
+    (
+      sqlite.prepare("SELECT (SELECT count(*) FROM traces) - (SELECT count(*) FROM search_indexed) AS n").get() as {
+        n: number;
+      }
+    ).n;
+  if (missing() <= 0) return { indexed: 0, pending: 0 };
+  const pending = sqlite.prepare(
+    `SELECT t.rowid AS r, t.id FROM traces t WHERE t.rowid > ? AND NOT EXISTS (SELECT 1 FROM search_indexed si WHERE si.trace_id = t.id)
+     ORDER BY t.rowid LIMIT 200`,
+  );
+  const traceDocs = sqlite.prepare(
+    `INSERT INTO search_docs (rowid, content, trace_id, seq, field)
+     SELECT ? + 0, substr(coalesce(question_text, '') || ' ' || coalesce(evidence, ''), 1, ?), id, NULL, 'question' FROM traces WHERE id = ?
+     UNION ALL SELECT ? + 1, substr(final_sql, 1, ?), id, NULL, 'final_sql' FROM traces WHERE id = ? AND final_sql IS NOT NULL
+     UNION ALL SELECT ? + 2, substr(gold_sql, 1, ?), id, NULL, 'gold_sql' FROM traces WHERE id = ? AND gold_sql IS NOT NULL`,
+  );
+  // Results over 200 kB are indexed as their first characters, raw (not decoded): decoding them costs too much.
+  const stepDocs = sqlite.prepare(
+    `INSERT INTO search_docs (rowid, content, trace_id, seq, field)
+     SELECT ? + 3 + x.seq, substr(x.tool || ' ' || ${TEXT_OF("x.args")} || ' ' || x.content || ' ' || x.error || ' ' || ${TEXT_OF("x.res")}, 1, ?),
+       x.trace_id, x.seq, x.type
+     FROM (SELECT s.seq, coalesce(s.tool, '') AS tool, s.args, coalesce(s.content, '') AS content, coalesce(s.error, '') AS error,
+             CASE WHEN s.result IS NOT NULL THEN s.result WHEN length(b.content) <= 200000 THEN b.content ELSE substr(b.content, 1, ?) END AS res,
+             s.trace_id, s.type
+           FROM steps s LEFT JOIN blobs b ON b.hash = s.result_blob WHERE s.trace_id = ? AND s.seq < ?) x`,
+  );
+  const mark = sqlite.prepare("INSERT INTO search_indexed (trace_id, base) VALUES (?, ?)");
+  const maxBase = sqlite.prepare("SELECT coalesce(max(base), 0) AS b FROM search_indexed");
+  let indexed = 0;
+  let cursor = 0;
+  // Never wait for the write lock here: better-sqlite3 waits synchronously, and a server that waited for its own
+  // upload's lock would stop answering. A busy store leaves the rest to the next search or the background indexer.
+  const busyBefore = sqlite.pragma("busy_timeout", { simple: true }) as number;
+  sqlite.pragma("busy_timeout = 0");
+  try {
+    for (;;) {
+      const batch = pending.all(cursor) as { r: number; id: string }[];
+      if (!batch.length) break;
+      try {
+        sqlite
+          .transaction(() => {
+            let base = (maxBase.get() as { b: number }).b; // read inside the write: another process may index too
+            for (const { id } of batch) {
+              base += SEARCH_SPAN;
+              traceDocs.run(base, maxChars, id, base, maxChars, id, base, maxChars, id);
+              stepDocs.run(base, maxChars, maxChars, id, SEARCH_SPAN - 3);
+              mark.run(id, base);
+            }
+          })
+          .immediate();
+      } catch (e) {
+        if ((e as { code?: string }).code === "SQLITE_BUSY") break;
+        throw e;
+      }
+      indexed += batch.length;
+      cursor = batch.at(-1)!.r;
+      if (opts.budgetMs !== undefined && performance.now() - started > opts.budgetMs) break;
+    }
+  } finally {
+    sqlite.pragma(`busy_timeout = ${busyBefore}`);
+  }
+  return { indexed, pending: Math.max(0, missing()) };
+}
+
+/** Removes traces' documents (inside the caller's transaction). */
+function removeFromSqliteIndex(sqlite: Database.Database, where: string, params: unknown[]): void {
+  const bases = sqlite
+    .prepare(`SELECT trace_id AS id, base FROM search_indexed WHERE trace_id IN (SELECT id FROM traces WHERE ${where})`)
+    .all(...params) as { id: string; base: number }[];
+  const docs = sqlite.prepare("DELETE FROM search_docs WHERE rowid >= ? AND rowid < ?");
+  const row = sqlite.prepare("DELETE FROM search_indexed WHERE trace_id = ?");
+  for (const b of bases) {
+    docs.run(b.base, b.base + SEARCH_SPAN);
+    row.run(b.id);
+  }
+}
