@@ -144,10 +144,21 @@ export function sqliteSql(
     name: db.name,
     connection: db,
     async all<T>(text: string, params: readonly Param[] = []) {
-      return prepare(text).all(...args(params)) as T[];
+      const statement = prepare(text);
+      // A statement that returns no rows (an INSERT without RETURNING) runs and gives none, as on PostgreSQL.
+      if (!statement.reader) {
+        statement.run(...args(params));
+        return [];
+      }
+      return statement.all(...args(params)) as T[];
     },
     async get<T>(text: string, params: readonly Param[] = []) {
-      return prepare(text).get(...args(params)) as T | undefined;
+      const statement = prepare(text);
+      if (!statement.reader) {
+        statement.run(...args(params));
+        return undefined;
+      }
+      return statement.get(...args(params)) as T | undefined;
     },
     async run(text: string, params: readonly Param[] = []) {
       return { changes: prepare(text).run(...args(params)).changes };
@@ -197,31 +208,47 @@ export function sqliteSql(
 
 const IDLE_TRANSACTION_CONNECTIONS = 2;
 
-/** `?` → `$n` outside string literals, quoted names and comments. */
-export function numberPlaceholders(text: string): string {
+/** Applies `fn` to the code of a statement: not to string literals, quoted names, line or block comments. */
+function mapCode(text: string, fn: (code: string) => string): string {
   let out = "";
-  let n = 0;
+  let code = "";
+  const literal = (stop: number, i: number) => {
+    out += fn(code) + text.slice(i, stop);
+    code = "";
+    return stop - 1;
+  };
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (c === "'" || c === '"') {
       const end = text.indexOf(c, i + 1);
-      const stop = end < 0 ? text.length : end + 1;
-      out += text.slice(i, stop);
-      i = stop - 1;
+      i = literal(end < 0 ? text.length : end + 1, i);
     } else if (c === "-" && text[i + 1] === "-") {
       const end = text.indexOf("\n", i);
-      const stop = end < 0 ? text.length : end;
-      out += text.slice(i, stop);
-      i = stop - 1;
-    } else if (c === "?") out += `$${++n}`;
-    else out += c;
+      i = literal(end < 0 ? text.length : end, i);
+    } else if (c === "/" && text[i + 1] === "*") {
+      const end = text.indexOf("*/", i + 2);
+      i = literal(end < 0 ? text.length : end + 2, i);
+    } else code += c;
   }
-  return out;
+  return out + fn(code);
 }
 
-/** PostgreSQL folds unquoted names to lower case: quote camelCase aliases so rows keep the keys the code reads. */
+/** `?` → `$n` outside string literals, quoted names and comments. */
+export function numberPlaceholders(text: string): string {
+  let n = 0;
+  return mapCode(text, (code) => code.replace(/\?/g, () => `$${++n}`));
+}
+
+/**
+ * PostgreSQL folds unquoted names to lower case: quote camelCase aliases (after `AS`, in any case) so rows keep the
+ * keys the code reads. Literals and comments are left as they are.
+ */
 export function quoteAliases(text: string): string {
-  return text.replace(/\bAS\s+([a-z][a-z0-9]*[A-Z][A-Za-z0-9]*)\b/g, 'AS "$1"');
+  return mapCode(text, (code) =>
+    code.replace(/\b(as)\s+([a-z][a-z0-9_]*[A-Z][A-Za-z0-9_]*)\b/gi, (m, as: string, name: string) =>
+      /[A-Z]/.test(name) && /^[a-z]/.test(name) ? `${as} "${name}"` : m,
+    ),
+  );
 }
 
 const translated = new Map<string, string>();
