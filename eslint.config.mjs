@@ -12,6 +12,12 @@ const noFramework = {
   message: "this layer is pure: no Next or React",
 };
 
+const above = (...rooms) => ({
+  group: rooms.flatMap((r) => [`@/lib/${r}`, `@/lib/${r}/*`]),
+  message: "an arrow up the layers of docs/architecture.md: this room may not use that one",
+});
+const ORCHESTRATION = ["ingest", "eval", "agent", "environment", "datasets", "search", "labels", "otel", "cli", "demo"];
+
 const config = [
   ...nextVitals,
   ...nextTs,
@@ -39,6 +45,18 @@ const config = [
     files: ["lib/trace/**/*.ts", "lib/metrics/**/*.ts", "lib/sql/**/*.ts"],
     ignores: ["**/*.test.ts"],
     rules: { "@typescript-eslint/no-restricted-imports": restrict([noStore, noFramework]) },
+  },
+  {
+    // The store reads and writes rows; it never calls the rooms that orchestrate (they call it).
+    files: ["lib/db/**/*.ts"],
+    ignores: ["**/*.test.ts"],
+    rules: { "@typescript-eslint/no-restricted-imports": restrict([above(...ORCHESTRATION, "jobs"), noFramework]) },
+  },
+  {
+    // The job queue knows jobs by their rows: what a job is (an agent loop, a harness) is lib/agent's.
+    files: ["lib/jobs/**/*.ts"],
+    ignores: ["**/*.test.ts"],
+    rules: { "@typescript-eslint/no-restricted-imports": restrict([above(...ORCHESTRATION), noFramework]) },
   },
   {
     // The store is asynchronous (lib/db/sql.ts): a promise left unawaited is a write that may not happen, or happen

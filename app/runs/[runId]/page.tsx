@@ -14,7 +14,7 @@ import { defaultCompareMode } from "@/lib/eval/evaluate-run";
 import { LazyRunCharts } from "@/components/runs/run-charts-lazy";
 import { RunSummary } from "@/components/runs/run-summary";
 import { DirectiveSavingsPanel } from "@/components/runs/directive-savings";
-import { getDirectiveSavings } from "@/lib/db/queries/directive-savings";
+import { getDirectiveSavings } from "@/lib/environment/directive-savings";
 import { TracesTable } from "@/components/runs/traces-table";
 import { isSimulated, SimulatedBadge } from "@/components/ui/simulated-badge";
 import { DEMO_DATASET } from "@/lib/demo/seed";
