@@ -20,6 +20,7 @@ import {
   type SweepStatus,
 } from "@/lib/agent/sweeps";
 import { closeSharedSandbox } from "@/lib/sql/sandbox/sandbox";
+import { flushAgentSpans } from "@/lib/otel/emit";
 import { UsageError } from "./args";
 import { resolveRun } from "./run-commands";
 
@@ -199,6 +200,8 @@ async function work(runId: string): Promise<void> {
     await workSweepToEnd(storeOpener(), runId);
   } finally {
     await closeSharedSandbox();
+    // Spans still buffered by the batch processor are sent before the process exits, not lost with it.
+    await flushAgentSpans();
   }
 }
 

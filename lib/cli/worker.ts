@@ -10,6 +10,7 @@ import { JobWorker } from "@/lib/agent/jobs";
 import { databasePath } from "@/lib/db/client";
 import { openStore, postgresUrl, storeOpener } from "@/lib/db/store";
 import { closeSharedSandbox } from "@/lib/sql/sandbox/sandbox";
+import { flushAgentSpans } from "@/lib/otel/emit";
 import { UsageError } from "./args";
 
 export async function runWorkerCommand(argv: string[]): Promise<number> {
@@ -37,6 +38,7 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
   clearInterval(keepAlive);
   await worker.stop();
   await closeSharedSandbox();
+  await flushAgentSpans(); // the spans still buffered, before the process exits
   console.error(`metron worker ${worker.id}: stopped`);
   return 0;
 }

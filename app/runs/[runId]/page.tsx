@@ -19,7 +19,8 @@ import { TracesTable } from "@/components/runs/traces-table";
 import { isSimulated, SimulatedBadge } from "@/components/ui/simulated-badge";
 import { DEMO_DATASET } from "@/lib/demo/seed";
 import { getSql } from "@/lib/db/store";
-import { getRun, getRunAggregates, listRunChanges } from "@/lib/db/queries/runs";
+import { getRunAggregates, listRunChanges } from "@/lib/db/queries/runs";
+import { loadRun } from "./load-run";
 import { listTraceFacets, listTraces } from "@/lib/db/queries/traces";
 import { listRunToolCounts, loadTraceUnits } from "@/lib/db/queries/units";
 import { callsBars, exOverBreakdown, explorationScatter } from "@/lib/metrics/run-charts";
@@ -35,14 +36,14 @@ const loadParams = createLoader(tracesSearchParams);
 const serialize = createSerializer(tracesSearchParams);
 
 export async function generateMetadata({ params }: PageProps<"/runs/[runId]">): Promise<Metadata> {
-  const run = await getRun(await getSql(), (await params).runId);
+  const run = await loadRun((await params).runId);
   return { title: run ? `${run.name} · ${run.system} · ${run.model} — Metron` : "Run not found — Metron" };
 }
 
 // An unknown run answers 404: checked before the streamed body starts, so the status is the real one.
 export default async function RunPage(props: PageProps<"/runs/[runId]">) {
   await connection();
-  if (!(await getRun(await getSql(), (await props.params).runId))) notFound();
+  if (!(await loadRun((await props.params).runId))) notFound();
   return (
     <Suspense fallback={<p className="text-sm text-zinc-500">Loading run…</p>}>
       <Run {...props} />
@@ -54,25 +55,10 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
   await connection();
   const { runId } = await params;
   const sql = await getSql();
-  const run = await getRun(sql, runId);
+  const run = await loadRun(runId);
   if (!run) notFound();
   const query = await loadParams(searchParams);
   const traceIds = query.q?.trim() ? await searchRunTraceIds(sql, run.id, query.q) : null;
-  const { rows, total } = await listTraces(sql, run.id, { ...query, traceIds, pageSize: TRACES_PAGE_SIZE });
-  const aggregates = await getRunAggregates(sql, run.id);
-  const units = await loadTraceUnits(sql, run.id);
-  const tools = await listRunToolCounts(sql, run.id);
-  const roleTotals = Object.entries(ROLE_LABELS).map(([role, label]) => ({
-    label,
-    calls: tools.filter((t) => t.role === role).reduce((s, t) => s + t.calls, 0),
-  }));
-  const facets = await listTraceFacets(sql, run.id);
-  const savings = await getDirectiveSavings(sql, run.id);
-  const changes = await listRunChanges(sql, run.id);
-  const allDatasets = await listDatasets(sql);
-  const datasets = allDatasets.map((d) => ({ id: d.id, name: d.name }));
-  const datasetFormat = allDatasets.find((d) => d.id === run.datasetId)?.format;
-  const sweep = await sweepStatus(sql, run.id);
   const filterParts = [
     query.failing && "failing",
     query.extra && "extra tables",
@@ -82,15 +68,29 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
     query.q && `search "${query.q}"`,
     query.label && `label ${query.label}`,
   ].filter(Boolean);
-  const filtered = filterParts.length
-    ? [
-        ...new Set(
-          (await listTraces(sql, run.id, { ...query, traceIds, page: 1, pageSize: 100_000 })).rows.map(
-            (r) => r.questionId,
-          ),
-        ),
-      ]
-    : [];
+  // Independent reads, at once: on PostgreSQL their round trips overlap (on SQLite each runs as it is asked).
+  const [{ rows, total }, aggregates, units, tools, facets, savings, changes, allDatasets, sweep, filteredRows] =
+    await Promise.all([
+      listTraces(sql, run.id, { ...query, traceIds, pageSize: TRACES_PAGE_SIZE }),
+      getRunAggregates(sql, run.id),
+      loadTraceUnits(sql, run.id),
+      listRunToolCounts(sql, run.id),
+      listTraceFacets(sql, run.id),
+      getDirectiveSavings(sql, run.id),
+      listRunChanges(sql, run.id),
+      listDatasets(sql),
+      sweepStatus(sql, run.id),
+      filterParts.length
+        ? listTraces(sql, run.id, { ...query, traceIds, page: 1, pageSize: 100_000 }).then((r) => r.rows)
+        : Promise.resolve([]),
+    ]);
+  const roleTotals = Object.entries(ROLE_LABELS).map(([role, label]) => ({
+    label,
+    calls: tools.filter((t) => t.role === role).reduce((s, t) => s + t.calls, 0),
+  }));
+  const datasets = allDatasets.map((d) => ({ id: d.id, name: d.name }));
+  const datasetFormat = allDatasets.find((d) => d.id === run.datasetId)?.format;
+  const filtered = [...new Set(filteredRows.map((r) => r.questionId))];
   return (
     <div className="space-y-5">
       <header>

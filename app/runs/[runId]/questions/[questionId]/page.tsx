@@ -28,7 +28,7 @@ import {
   listRerunsOf,
   listSamples,
 } from "@/lib/db/queries/question-traces";
-import { getRun } from "@/lib/db/queries/runs";
+import { loadRun } from "../../load-run";
 import { getStepDetail, getStepStats, listStepSummaries, listStripSteps, STEP_PAGE_SIZE } from "@/lib/db/queries/steps";
 import { renderStepDetail } from "@/lib/highlight/step-detail";
 import { allGoldSeenAt, buildTableStrip } from "@/lib/metrics/table-strip";
@@ -41,7 +41,7 @@ export async function generateMetadata({
   params,
 }: PageProps<"/runs/[runId]/questions/[questionId]">): Promise<Metadata> {
   const { runId, questionId } = await params;
-  const run = await getRun(await getSql(), runId);
+  const run = await loadRun(runId);
   return {
     title: run ? `Question ${decodeURIComponent(questionId)} · ${run.name} — Metron` : "Question not found — Metron",
   };
@@ -66,23 +66,22 @@ async function Question({ params, searchParams }: PageProps<"/runs/[runId]/quest
   const questionId = decodeURIComponent(rawId);
   const { sample, step } = await loadParams(searchParams);
   const sql = await getSql();
-  const run = await getRun(sql, runId);
-  const trace = run && (await getQuestionTrace(sql, runId, questionId, sample));
+  const [run, trace] = await Promise.all([loadRun(runId), getQuestionTrace(sql, runId, questionId, sample)]);
   if (!run || !trace) notFound();
   const sets = trace.tableSets ?? null;
-  const stripSteps = await listStripSteps(sql, trace.id);
-  const stats = await getStepStats(sql, trace.id);
   const from = step !== null ? Math.max(0, step - STEP_PAGE_SIZE / 2) : 0;
-  const detail = step !== null ? await getStepDetail(sql, trace.id, step) : undefined;
-  const nav = await getNeighbours(sql, runId, questionId);
-  const others = await listOtherRuns(sql, runId, questionId);
-  const samples = await listSamples(sql, runId, questionId);
-  const reruns = await Promise.all(
-    (await listRerunsOf(sql, trace.id)).map(async (r) => ({
-      ...r,
-      verdict: await traceVerdict(sql, trace.id, r.traceId),
-    })),
-  );
+  // Independent reads, at once: on PostgreSQL their round trips overlap.
+  const [stripSteps, stats, detail, nav, others, samples, reruns] = await Promise.all([
+    listStripSteps(sql, trace.id),
+    getStepStats(sql, trace.id),
+    step !== null ? getStepDetail(sql, trace.id, step) : Promise.resolve(undefined),
+    getNeighbours(sql, runId, questionId),
+    listOtherRuns(sql, runId, questionId),
+    listSamples(sql, runId, questionId),
+    listRerunsOf(sql, trace.id).then((list) =>
+      Promise.all(list.map(async (r) => ({ ...r, verdict: await traceVerdict(sql, trace.id, r.traceId) }))),
+    ),
+  ]);
   const href = (q?: string) => (q === undefined ? undefined : questionPath(runId, q));
   return (
     <div className="space-y-5">
