@@ -68,3 +68,28 @@ test("the question page: failing question, hostile content as text, deep link to
   await expectAccessible(page);
   expect(dialogs).toEqual([]);
 });
+
+test("a window of steps that fails to load says so in its rows, and Retry loads it", async ({ page }) => {
+  await page.goto("/");
+  await page.getByTestId("runs-table").getByRole("link", { name: "e2e Sophrosyne", exact: true }).click();
+  await expect(page).toHaveURL(/\/runs\/[^/?]+/);
+  const runUrl = page.url().replace(/\?.*$/, "");
+  // The second window of the long question's steps fails once (a server restarting, a dropped connection).
+  let failures = 0;
+  await page.route(/\/api\/traces\/[^/]+\/steps\?from=[1-9]/, async (route) => {
+    if (failures++ === 0) return route.fulfill({ status: 503, body: JSON.stringify({ error: "restarting" }) });
+    return route.continue();
+  });
+  await page.goto(`${runUrl}/questions/7`);
+  const timeline = page.getByTestId("timeline");
+  await expect(page.getByTestId("step-row-1")).toBeVisible();
+  await timeline.evaluate((el) => el.scrollBy(0, 210 * 34));
+  const retry = page.getByTestId("timeline-retry").first();
+  await expect(retry).toBeVisible();
+  await expect(timeline.getByRole("alert").first()).toContainText("could not be loaded (HTTP 503: restarting)");
+  await page.screenshot({ path: "e2e/screenshots/timeline-retry.png" });
+  await retry.click();
+  await expect(page.getByTestId("timeline-retry")).toHaveCount(0);
+  await expect(timeline.locator("[data-testid^='step-row-']").last()).toBeVisible();
+  expect(failures).toBeGreaterThanOrEqual(2);
+});

@@ -3,7 +3,7 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { Count } from "@/components/ui/locale";
 import { parseAsInteger, useQueryState } from "nuqs";
-import { memo, useEffect, useRef, useState } from "react";
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { StepSummary } from "@/lib/db/queries/steps";
 import type { StepDetailView } from "@/lib/highlight/step-detail";
 import { ROLE_STYLE, roleOf } from "./roles";
@@ -157,6 +157,21 @@ const Row = memo(function Row({
   );
 });
 
+/** A JSON body, or an error that says what went wrong (the status and the server's message, or the network). */
+async function fetchJson<T>(url: string): Promise<T> {
+  let r: Response;
+  try {
+    r = await fetch(url);
+  } catch {
+    throw new Error("the server could not be reached");
+  }
+  if (!r.ok) {
+    const body = (await r.json().catch(() => null)) as { error?: string } | null;
+    throw new Error(`HTTP ${r.status}${body?.error ? `: ${body.error}` : ""}`);
+  }
+  return (await r.json()) as T;
+}
+
 /** The timeline: virtualised rows, loaded in windows as it scrolls; `?step=N` opens and scrolls to step N. */
 export function Timeline(props: TimelineProps) {
   const { traceId, total, gold, highlightTable } = props;
@@ -174,21 +189,34 @@ export function Timeline(props: TimelineProps) {
   );
   const [expanded, setExpanded] = useState(() => new Set(step !== null ? [step] : []));
   const loading = useRef(new Set<number>());
-  const goldSet = gold ? new Set(gold.map((t) => t.toLowerCase())) : null;
+  /** Windows of steps, and steps opened, whose fetch failed: said in their rows, with a retry. */
+  const [failedPages, setFailedPages] = useState(() => new Map<number, string>());
+  const [failedDetails, setFailedDetails] = useState(() => new Map<number, string>());
+  // Stable across renders, so a row whose own props did not change skips its render (Row is memoised).
+  const goldKey = gold ? gold.join("\u0000") : null;
+  const goldSet = useMemo(
+    () => (goldKey === null ? null : new Set(goldKey.split("\u0000").map((t) => t.toLowerCase()))),
+    [goldKey],
+  );
 
-  const loadPage = (page: number) => {
-    if (loading.current.has(page)) return;
-    loading.current.add(page);
-    void fetch(`/api/traces/${traceId}/steps?from=${page * PAGE}&limit=${PAGE}`)
-      .then((r) => r.json())
-      .then((body: { steps: StepSummary[] }) => {
-        setRows((old) => {
-          const next = new Map(old);
-          for (const s of body.steps) next.set(s.seq, s);
-          return next;
-        });
-      });
-  };
+  const loadPage = useCallback(
+    (page: number) => {
+      if (loading.current.has(page)) return;
+      loading.current.add(page);
+      setFailedPages((old) => (old.has(page) ? new Map([...old].filter(([p]) => p !== page)) : old));
+      void fetchJson<{ steps: StepSummary[] }>(`/api/traces/${traceId}/steps?from=${page * PAGE}&limit=${PAGE}`)
+        .then((body) => {
+          setRows((old) => {
+            const next = new Map(old);
+            for (const s of body.steps) next.set(s.seq, s);
+            return next;
+          });
+        })
+        .catch((e: unknown) => setFailedPages((old) => new Map(old).set(page, (e as Error).message)))
+        .finally(() => loading.current.delete(page));
+    },
+    [traceId],
+  );
 
   // eslint-disable-next-line react-hooks/incompatible-library -- TanStack Virtual returns new functions each render by design
   const virtualizer = useVirtualizer({
@@ -201,7 +229,7 @@ export function Timeline(props: TimelineProps) {
       const items = v.getVirtualItems();
       if (items.length === 0) return;
       for (let p = Math.floor(items[0].index / PAGE); p <= Math.floor(items[items.length - 1].index / PAGE); p++) {
-        if (!rows.has(p * PAGE)) loadPage(p);
+        if (!rows.has(p * PAGE) && !failedPages.has(p)) loadPage(p); // a failed window waits for its Retry
       }
     },
   });
@@ -212,21 +240,36 @@ export function Timeline(props: TimelineProps) {
     if (initialStep.current !== null) virtualizer.scrollToIndex(initialStep.current, { align: "center" });
   }, [virtualizer]);
 
-  const toggle = (seq: number) => {
-    const open = !expanded.has(seq);
-    setExpanded((old) => {
-      const next = new Set(old);
-      if (open) next.add(seq);
-      else next.delete(seq);
-      return next;
-    });
-    void setStep(open ? seq : null);
-    if (open && !details.has(seq)) {
-      void fetch(`/api/traces/${traceId}/steps/${seq}`)
-        .then((r) => r.json())
-        .then((view: StepDetailView) => setDetails((old) => new Map(old).set(seq, view)));
-    }
-  };
+  const loadDetail = useCallback(
+    (seq: number) => {
+      setFailedDetails((old) => (old.has(seq) ? new Map([...old].filter(([s]) => s !== seq)) : old));
+      void fetchJson<StepDetailView>(`/api/traces/${traceId}/steps/${seq}`)
+        .then((view) => setDetails((old) => new Map(old).set(seq, view)))
+        .catch((e: unknown) => setFailedDetails((old) => new Map(old).set(seq, (e as Error).message)));
+    },
+    [traceId],
+  );
+
+  // What the toggle reads, kept current without making a new toggle each render.
+  const latest = useRef({ expanded, details, setStep });
+  useLayoutEffect(() => {
+    latest.current = { expanded, details, setStep };
+  });
+  const toggle = useCallback(
+    (seq: number) => {
+      const { expanded, details, setStep } = latest.current;
+      const open = !expanded.has(seq);
+      setExpanded((old) => {
+        const next = new Set(old);
+        if (open) next.add(seq);
+        else next.delete(seq);
+        return next;
+      });
+      void setStep(open ? seq : null);
+      if (open && !details.has(seq)) loadDetail(seq);
+    },
+    [loadDetail],
+  );
 
   return (
     <div
@@ -293,10 +336,29 @@ export function Timeline(props: TimelineProps) {
                   {expanded.has(s.seq) &&
                     (detail ? (
                       <StepDetail view={detail} traceId={traceId} />
+                    ) : failedDetails.has(s.seq) ? (
+                      <p className="px-3 py-2 text-xs text-red-800" role="alert">
+                        Step {s.seq} could not be loaded ({failedDetails.get(s.seq)}).{" "}
+                        <button type="button" className="underline" onClick={() => loadDetail(s.seq)}>
+                          Retry
+                        </button>
+                      </p>
                     ) : (
                       <p className="px-3 py-2 text-xs text-zinc-600">Loading step…</p>
                     ))}
                 </>
+              ) : failedPages.has(Math.floor(item.index / PAGE)) ? (
+                <div className="flex h-[34px] items-center gap-2 px-2 text-xs text-red-800" role="alert">
+                  Step {item.index} could not be loaded ({failedPages.get(Math.floor(item.index / PAGE))}).
+                  <button
+                    type="button"
+                    className="underline"
+                    onClick={() => loadPage(Math.floor(item.index / PAGE))}
+                    data-testid="timeline-retry"
+                  >
+                    Retry
+                  </button>
+                </div>
               ) : (
                 <div className="flex h-[34px] items-center px-2 text-xs text-zinc-600">{item.index} …</div>
               )}
