@@ -2,7 +2,7 @@
 
 import { useState } from "react";
 import type { StepDetailView } from "@/lib/highlight/step-detail";
-import { PRESET_LABELS } from "@/lib/labels/taxonomy";
+import { PRESET_LABELS } from "@/lib/metrics/failure-taxonomy";
 import { useFormats } from "@/components/ui/locale";
 
 const SHOWN_ROWS = 50;

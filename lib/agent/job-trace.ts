@@ -10,7 +10,7 @@ import { deleteTraces } from "@/lib/ingest/curate";
 import { ingestStream } from "@/lib/ingest/ingest";
 import { loadPrices } from "@/lib/ingest/prices-file";
 import { costOf } from "@/lib/metrics/prices";
-import { sharedSandbox } from "@/lib/sql/sandbox/sandbox";
+import { sharedSandbox } from "@/lib/sandbox/sandbox";
 import { runIdOf } from "@/lib/trace/hash";
 import type { LoopResult } from "./loop";
 import { traceVerdict, type Verdict } from "./verdict";

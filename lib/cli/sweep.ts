@@ -19,7 +19,7 @@ import {
   type Selection,
   type SweepStatus,
 } from "@/lib/agent/sweeps";
-import { closeSharedSandbox } from "@/lib/sql/sandbox/sandbox";
+import { closeSharedSandbox } from "@/lib/sandbox/sandbox";
 import { flushAgentSpans } from "@/lib/otel/emit";
 import { UsageError } from "./args";
 import { resolveRun } from "./run-commands";

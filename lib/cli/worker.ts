@@ -9,7 +9,7 @@ import { parseArgs } from "node:util";
 import { JobWorker } from "@/lib/agent/jobs";
 import { databasePath } from "@/lib/db/client";
 import { openStore, postgresUrl, storeOpener } from "@/lib/db/store";
-import { closeSharedSandbox } from "@/lib/sql/sandbox/sandbox";
+import { closeSharedSandbox } from "@/lib/sandbox/sandbox";
 import { flushAgentSpans } from "@/lib/otel/emit";
 import { UsageError } from "./args";
 

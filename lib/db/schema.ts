@@ -403,7 +403,7 @@ export const searchIndexed = sqliteTable("search_indexed", {
 
 /**
  * Labels for error analysis, on a trace (`seq` -1) or one of its steps: a preset failure cause
- * (lib/labels/taxonomy.ts), a run's own cause, or a free tag. Keyed by trace identity (a content hash): they survive
+ * (lib/metrics/failure-taxonomy.ts), a run's own cause, or a free tag. Keyed by trace identity (a content hash): they survive
  * recompute and re-ingest of the same trace, even after a delete.
  */
 export const labels = sqliteTable(

@@ -17,7 +17,7 @@ import { loadQuestionFrom } from "@/lib/environment/database-info";
 import { SYSTEM_OF, directivesFor, variants } from "@/lib/environment/directives";
 import { SqlEnvironment } from "@/lib/environment/tools";
 import { evaluateRun } from "@/lib/eval/evaluate-run";
-import { SqlSandbox } from "@/lib/sql/sandbox/sandbox";
+import { SqlSandbox } from "@/lib/sandbox/sandbox";
 import { ingestStream } from "@/lib/ingest/ingest";
 import { toCsv } from "@/lib/metrics/csv";
 import { DEMO_QUESTIONS } from "./questions";

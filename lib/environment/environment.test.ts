@@ -7,7 +7,7 @@ import { request } from "node:http";
 import { createReadStream, existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SqlSandbox } from "@/lib/sql/sandbox/sandbox";
+import { SqlSandbox } from "@/lib/sandbox/sandbox";
 import { ingestAuto } from "@/lib/ingest/ingest-auto";
 import type { Sql } from "@/lib/db/sql";
 import { ENGINES, engineStore, type EngineStore } from "@/lib/testing/engines";

@@ -7,7 +7,7 @@
 
 import { positiveNumber } from "@/lib/config/env";
 import { z } from "zod";
-import { SqlSandbox, type SqlValue } from "@/lib/sql/sandbox/sandbox";
+import { SqlSandbox, type SqlValue } from "@/lib/sandbox/sandbox";
 import type { DatabaseInfo, QuestionInfo } from "./database-info";
 import type { DirectiveResult, Variant } from "./directives/types";
 import { SYSTEM_OF } from "./directives/types";

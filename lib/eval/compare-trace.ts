@@ -2,7 +2,7 @@
 import { extractSql } from "@/lib/sql/extract-sql";
 import type { Sql } from "@/lib/db/sql";
 import { diffResults, type ResultDiff } from "./result-diff";
-import { sharedSandbox, type SqlSandbox, type QueryResult } from "@/lib/sql/sandbox/sandbox";
+import { sharedSandbox, type SqlSandbox, type QueryResult } from "@/lib/sandbox/sandbox";
 
 export type TraceResults =
   | { ok: false; reason: string }

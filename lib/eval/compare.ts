@@ -5,7 +5,7 @@
  * as in Python); the named `sig10` mode rounds to 10 significant digits first. Pure.
  */
 import { tokenize } from "@/lib/sql/scan-tables";
-import type { SqlValue } from "@/lib/sql/sandbox/sandbox";
+import type { SqlValue } from "@/lib/sandbox/sandbox";
 
 /** `spider2` is Spider 2.0's column comparison (spider2.ts); the others compare rows (resultsMatch). */
 export const compareModes = ["set", "bag", "ordered", "order-aware", "spider2"] as const;

@@ -8,7 +8,7 @@ import { extractSql } from "@/lib/sql/extract-sql";
 import type { Sql } from "@/lib/db/sql";
 import { compareModes, resultsMatch, rowKey, type CompareMode, type NumericMode } from "./compare";
 import { csvAnswerColumns, resultColumns, spider2Match, type Cell, type Spider2Standard } from "./spider2";
-import { SqlSandbox, type QueryResult, type SqlValue } from "@/lib/sql/sandbox/sandbox";
+import { SqlSandbox, type QueryResult, type SqlValue } from "@/lib/sandbox/sandbox";
 import { exOutcomes, type ExOutcome } from "./outcomes";
 
 export { exOutcomes, type ExOutcome };

@@ -1,6 +1,6 @@
 /** Rows of a predicted result missing from the gold result and extra to it, as multisets; capped, with counts. Pure. */
 import { rowKey } from "./compare";
-import type { SqlValue } from "@/lib/sql/sandbox/sandbox";
+import type { SqlValue } from "@/lib/sandbox/sandbox";
 
 export interface ResultDiff {
   missing: SqlValue[][];

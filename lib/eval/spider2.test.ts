@@ -14,7 +14,7 @@ import { chunksOf } from "@/lib/testing/db";
 import { ENGINES, engineStore } from "@/lib/testing/engines";
 import { jsonl } from "@/lib/testing/factories";
 import { sharedData } from "@/lib/testing/shared-data";
-import type { SqlValue } from "@/lib/sql/sandbox/sandbox";
+import type { SqlValue } from "@/lib/sandbox/sandbox";
 import { evaluateRun } from "./evaluate-run";
 import { csvAnswerColumns, pyFloat, readCsvColumn, resultColumns, spider2Match } from "./spider2";
 

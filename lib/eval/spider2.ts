@@ -16,7 +16,7 @@
  *   each with its own `condition_cols` when the question gives a list per answer.
  */
 import { parse } from "csv-parse/sync";
-import type { SqlValue } from "@/lib/sql/sandbox/sandbox";
+import type { SqlValue } from "@/lib/sandbox/sandbox";
 
 /** One cell as the script sees it after the CSV round trip. `py` is Python's `str()` of it (the sort key). */
 export type Cell = { kind: "na" } | { kind: "num"; n: number; py: string } | { kind: "str"; s: string };

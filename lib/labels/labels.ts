@@ -1,11 +1,11 @@
 /**
- * Labels and notes on traces and steps, for error analysis (lib/labels/taxonomy.ts). Stored by trace identity with
+ * Labels and notes on traces and steps, for error analysis (lib/metrics/failure-taxonomy.ts). Stored by trace identity with
  * their time and author; they survive recompute and re-ingest of the same trace. Counted per system × model for the
  * Experiments page, exported and imported as JSONL so a team can merge its triage.
  */
 import { z } from "zod";
 import type { Sql } from "@/lib/db/sql";
-import { cleanLabel } from "./taxonomy";
+import { cleanLabel } from "@/lib/metrics/failure-taxonomy";
 
 export class LabelError extends Error {}
 

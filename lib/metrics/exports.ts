@@ -1,5 +1,5 @@
 /** The rows of Metron's CSV exports, shared by the export routes and their tests (pure). */
-import type { TraceListRow } from "@/lib/db/queries/traces";
+import type { TraceListRow } from "./trace-row";
 import type { buildOverview } from "./overview";
 
 export interface Table {

@@ -2,7 +2,7 @@
  * Failure causes per variant: labelled traces per cause and (system × model) cell of one dataset, as chart bars
  * and as a CSV table. Causes come in the preset taxonomy's order, then the others alphabetically. Pure.
  */
-import { PRESET_LABELS } from "@/lib/labels/taxonomy";
+import { PRESET_LABELS } from "./failure-taxonomy";
 import { groupedBars, orderSystems, type GroupedBars } from "./chart-series";
 
 export interface CauseCount {

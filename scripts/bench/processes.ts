@@ -31,7 +31,7 @@ export function tree(root: number): { pid: number; cmd: string; rssKb: number; a
   return out;
 }
 
-/** A SQL sandbox worker process (lib/sql/sandbox/worker.mjs), told apart from the server by its command line. */
+/** A SQL sandbox worker process (lib/sandbox/worker.mjs), told apart from the server by its command line. */
 const isSandbox = (cmd: string) => cmd.includes("sandbox/worker.mjs");
 
 export const serverRssMb = (root: number) =>

@@ -15,7 +15,7 @@ import { openConnection, openDb } from "@/lib/db/client";
 import { jobSettings, runJobLoop, storeJobTrace, type JobRow } from "@/lib/agent/jobs";
 import { createSweep, sweepStatus, workSweepToEnd } from "@/lib/agent/sweeps";
 import { seedDemo } from "@/lib/demo/seed";
-import { closeSharedSandbox } from "@/lib/sql/sandbox/sandbox";
+import { closeSharedSandbox } from "@/lib/sandbox/sandbox";
 
 export async function benchSweep(argv: string[]): Promise<number> {
   const { values } = parseArgs({

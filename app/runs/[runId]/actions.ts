@@ -16,6 +16,7 @@ import {
   setRunRoles,
 } from "@/lib/ingest/curate";
 import { runPath } from "@/lib/url/runs";
+import { z } from "zod";
 
 export type ActionResult = { ok: true; message: string; changed?: number } | { ok: false; error: string };
 
@@ -24,15 +25,39 @@ async function who(): Promise<string> {
   return (await headers()).get("x-metron-principal") ?? "local";
 }
 
+// A server action is an endpoint: anyone who can reach the server can call it with any arguments.
+const RunId = z.string().min(1).max(200);
+const Text = (max: number) => z.string().max(max);
+const Identity = z.object({
+  name: Text(200),
+  system: Text(200),
+  model: Text(200),
+  description: Text(10_000),
+  tags: Text(2_000),
+});
+
+class InvalidArgument extends Error {}
+
+/** The arguments as their schemas say, or an error that names the field. */
+function valid<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  const field = [what, ...issue.path.map(String)].join(".");
+  throw new InvalidArgument(`${field}: ${issue.message}`);
+}
+
 async function attempt(runId: string, fn: () => Promise<ActionResult>): Promise<ActionResult> {
   try {
+    valid(RunId, runId, "runId");
     const r = await fn();
     revalidatePath(runPath(runId));
     revalidatePath("/");
     revalidatePath("/experiments");
     return r;
   } catch (e) {
-    if (e instanceof CurationError || e instanceof SyntaxError) return { ok: false, error: e.message };
+    if (e instanceof CurationError || e instanceof SyntaxError || e instanceof InvalidArgument)
+      return { ok: false, error: e.message };
     throw e;
   }
 }
@@ -42,6 +67,7 @@ export async function saveRunIdentity(
   form: { name: string; system: string; model: string; description: string; tags: string },
 ): Promise<ActionResult> {
   return attempt(runId, async () => {
+    form = valid(Identity, form, "form");
     const changes = await editRun(
       await getSql(),
       runId,
@@ -60,6 +86,7 @@ export async function saveRunIdentity(
 
 export async function linkDataset(runId: string, dataset: string): Promise<ActionResult> {
   return attempt(runId, async () => {
+    dataset = valid(Text(200), dataset, "dataset");
     const r = await linkRunDataset(await getSql(), runId, dataset || null, await who());
     return {
       ok: true,
@@ -72,7 +99,8 @@ export async function linkDataset(runId: string, dataset: string): Promise<Actio
 
 export async function previewRunRoles(runId: string, roles: string): Promise<ActionResult> {
   try {
-    const p = await previewRoles(await getSql(), runId, parseRoles(JSON.parse(roles)));
+    valid(RunId, runId, "runId");
+    const p = await previewRoles(await getSql(), runId, parseRoles(JSON.parse(valid(Text(100_000), roles, "roles"))));
     return {
       ok: true,
       changed: p.changed,
@@ -87,7 +115,8 @@ export async function previewRunRoles(runId: string, roles: string): Promise<Act
 
 export async function applyRunRoles(runId: string, roles: string): Promise<ActionResult> {
   return attempt(runId, async () => {
-    const r = await setRunRoles(await getSql(), runId, parseRoles(JSON.parse(roles)), await who());
+    const parsed = parseRoles(JSON.parse(valid(Text(100_000), roles, "roles")));
+    const r = await setRunRoles(await getSql(), runId, parsed, await who());
     return {
       ok: true,
       changed: r.changed,
@@ -98,6 +127,7 @@ export async function applyRunRoles(runId: string, roles: string): Promise<Actio
 
 export async function setRunArchived(runId: string, archived: boolean): Promise<ActionResult> {
   return attempt(runId, async () => {
+    archived = valid(z.boolean(), archived, "archived");
     await archiveRun(await getSql(), runId, archived, await who());
     return {
       ok: true,

@@ -1,33 +1,10 @@
+import type { TraceListRow } from "@/lib/metrics/trace-row";
 import type { DialectSql, Sql } from "@/lib/db/sql";
 import type { TraceFilters, TraceSortKey } from "@/lib/url/runs";
 import { EFFECTIVE_CORRECT } from "./metrics-sql";
 import { cachedByRun } from "./run-cache";
 
-export interface TraceListRow {
-  id: string;
-  runId: string;
-  questionId: string;
-  /** The first 300 characters of the question. */
-  questionText: string | null;
-  sample: number;
-  dbId: string | null;
-  difficulty: string | null;
-  stepCount: number;
-  toolCallCount: number;
-  /** Null when the trace recorded no token usage. */
-  tokens: number | null;
-  /** The trace's labels (and its steps'), comma-separated; null when none. */
-  labels: string | null;
-  status: string;
-  recordedCorrect: number | null;
-  exOutcome: string | null;
-  exError: string | null;
-  exploratoryCalls: number;
-  goldCount: number | null;
-  overExploration: number | null;
-  extraTableCount: number | null;
-  emptyProbeCount: number | null;
-}
+export type { TraceListRow } from "@/lib/metrics/trace-row";
 
 // Question ids are text, but most benchmarks number them: sort numbers numerically, then text.
 /** Numeric question ids in numeric order, then the others by text. */

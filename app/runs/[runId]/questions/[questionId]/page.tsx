@@ -15,7 +15,7 @@ import { traceVerdict } from "@/lib/agent/verdict";
 import { VerdictLine } from "@/components/traces/verdict-line";
 import { LabelPanel } from "@/components/traces/label-panel";
 import { listLabels, listNotes, listRunCauses } from "@/lib/labels/labels";
-import { PRESET_CAUSES } from "@/lib/labels/taxonomy";
+import { PRESET_CAUSES } from "@/lib/metrics/failure-taxonomy";
 import { LocalTime } from "@/components/ui/local-time";
 import { SqlCompare } from "@/components/traces/sql-compare";
 import { TraceExplorer } from "@/components/traces/trace-explorer";

@@ -5,7 +5,7 @@
 // Plain JavaScript: the worker process loads it unbundled. Legacy double-quoted strings are emulated as the
 // official evaluators' Python sqlite3 does (lib/sql/legacy-dqs.mjs, shared with the TypeScript callers).
 
-import { prepareLegacy } from "../legacy-dqs.mjs";
+import { prepareLegacy } from "../sql/legacy-dqs.mjs";
 
 export const READING_PRAGMAS = new Set([
   "table_info",

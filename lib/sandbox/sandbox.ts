@@ -23,7 +23,7 @@ type Reply =
 
 function workerFile(): string {
   const root = process.env.METRON_ROOT ?? process.cwd();
-  return path.join(/*turbopackIgnore: true*/ root, "lib", "sql", "sandbox", "worker.mjs");
+  return path.join(/*turbopackIgnore: true*/ root, "lib", "sandbox", "worker.mjs");
 }
 
 interface Task {
