@@ -38,7 +38,12 @@ const config = [
   {
     // Components draw what pages hand them; they never reach into the store.
     files: ["components/**/*.{ts,tsx}"],
-    rules: { "@typescript-eslint/no-restricted-imports": restrict([noStore]) },
+    rules: {
+      "@typescript-eslint/no-restricted-imports": restrict([
+        noStore,
+        { group: ["@/app", "@/app/*"], message: "components take server actions as props from the page" },
+      ]),
+    },
   },
   {
     // The pure layers: the trace format, SQL analysis, metrics.

@@ -1,3 +1,4 @@
+import { saveExperiment } from "./actions";
 import type { Metadata } from "next";
 import { TableExport } from "@/components/ui/table-export";
 import { toLatex, toMarkdown } from "@/lib/metrics/table-export";
@@ -67,6 +68,7 @@ async function Overview({ searchParams }: PageProps<"/experiments">) {
         </p>
       </div>
       <ExperimentControls
+        saveExperiment={saveExperiment}
         params={params}
         datasets={(await listDatasets(sql)).map((d) => ({ id: d.id, name: d.name }))}
         experiments={(await listExperiments(sql)).map((e) => ({ id: e.id, name: e.name }))}

@@ -1,7 +1,8 @@
 import Link from "next/link";
-import { saveExperiment } from "@/app/experiments/actions";
 
 interface Props {
+  /** The server action that saves the view's runs as an experiment (handed in by the page). */
+  saveExperiment: (form: FormData) => Promise<void>;
   params: { experiment: string | null; dataset: string | null; all: boolean; archived: boolean; sweeps: boolean };
   datasets: { id: string; name: string }[];
   experiments: { id: string; name: string }[];
@@ -10,7 +11,7 @@ interface Props {
 }
 
 /** Which runs the Experiments page covers (a GET form: every view is a link), and saving the view as an experiment. */
-export function ExperimentControls({ params, datasets, experiments, runIds, saved }: Props) {
+export function ExperimentControls({ params, datasets, experiments, runIds, saved, saveExperiment }: Props) {
   return (
     <div className="flex flex-wrap items-end gap-6 rounded-lg border border-zinc-200 bg-white p-3 text-sm">
       {!saved && (

@@ -2,18 +2,25 @@
 
 import { count } from "@/lib/text/count";
 import { useState, useTransition } from "react";
-import {
-  applyRunRoles,
-  linkDataset,
-  previewRunRoles,
-  removeRun,
-  saveRunIdentity,
-  setRunArchived,
-  type ActionResult,
-} from "@/app/runs/[runId]/actions";
 import { stepRoles } from "@/lib/sql/classify-step";
 
+export type ActionResult = { ok: true; message: string; changed?: number } | { ok: false; error: string };
+
+/** The server actions the page hands in (app/runs/[runId]/actions.ts): components never import from app/. */
+export interface CurationActions {
+  saveRunIdentity(
+    runId: string,
+    form: { name: string; system: string; model: string; description: string; tags: string },
+  ): Promise<ActionResult>;
+  linkDataset(runId: string, dataset: string): Promise<ActionResult>;
+  previewRunRoles(runId: string, roles: string): Promise<ActionResult>;
+  applyRunRoles(runId: string, roles: string): Promise<ActionResult>;
+  setRunArchived(runId: string, archived: boolean): Promise<ActionResult>;
+  removeRun(runId: string): Promise<ActionResult>;
+}
+
 export interface CurationProps {
+  actions: CurationActions;
   run: {
     id: string;
     name: string;
@@ -41,7 +48,7 @@ function Status({ result }: { result: ActionResult | null }) {
 const input = "rounded border border-zinc-300 bg-white px-2 py-1";
 
 /** Fixing a run after upload: identity, dataset link, tool roles (previewed), archive, delete. */
-export function RunCuration({ run, datasets, tools }: CurationProps) {
+export function RunCuration({ run, datasets, tools, actions }: CurationProps) {
   const [pending, start] = useTransition();
   const [results, setResults] = useState<Record<string, ActionResult | null>>({});
   const act = (key: string, fn: () => Promise<ActionResult>) =>
@@ -69,7 +76,7 @@ export function RunCuration({ run, datasets, tools }: CurationProps) {
           className="space-y-2"
           onSubmit={(e) => {
             e.preventDefault();
-            act("identity", () => saveRunIdentity(run.id, identity));
+            act("identity", () => actions.saveRunIdentity(run.id, identity));
           }}
         >
           <h3 className="font-medium">Name, system, model</h3>
@@ -121,7 +128,7 @@ export function RunCuration({ run, datasets, tools }: CurationProps) {
           className="space-y-2"
           onSubmit={(e) => {
             e.preventDefault();
-            act("dataset", () => linkDataset(run.id, dataset));
+            act("dataset", () => actions.linkDataset(run.id, dataset));
           }}
         >
           <h3 className="font-medium">Dataset</h3>
@@ -199,7 +206,7 @@ export function RunCuration({ run, datasets, tools }: CurationProps) {
             <button
               type="button"
               disabled={pending || tools.length === 0}
-              onClick={() => act("roles", () => previewRunRoles(run.id, rolesJson))}
+              onClick={() => act("roles", () => actions.previewRunRoles(run.id, rolesJson))}
               className="rounded border border-zinc-300 px-3 py-1 disabled:opacity-50"
             >
               Preview
@@ -207,7 +214,7 @@ export function RunCuration({ run, datasets, tools }: CurationProps) {
             <button
               type="button"
               disabled={pending || tools.length === 0}
-              onClick={() => act("roles", () => applyRunRoles(run.id, rolesJson))}
+              onClick={() => act("roles", () => actions.applyRunRoles(run.id, rolesJson))}
               className="rounded bg-zinc-900 px-3 py-1 text-white disabled:opacity-50"
             >
               Apply and recompute
@@ -226,7 +233,7 @@ export function RunCuration({ run, datasets, tools }: CurationProps) {
             <button
               type="button"
               disabled={pending}
-              onClick={() => act("archive", () => setRunArchived(run.id, !run.archived))}
+              onClick={() => act("archive", () => actions.setRunArchived(run.id, !run.archived))}
               className="rounded border border-zinc-300 px-3 py-1 disabled:opacity-50"
             >
               {run.archived ? "Unarchive" : "Archive"}
@@ -244,7 +251,7 @@ export function RunCuration({ run, datasets, tools }: CurationProps) {
                 <button
                   type="button"
                   disabled={pending}
-                  onClick={() => act("delete", () => removeRun(run.id))}
+                  onClick={() => act("delete", () => actions.removeRun(run.id))}
                   className="rounded bg-red-700 px-3 py-1 text-white disabled:opacity-50"
                 >
                   Delete the run and its {count(run.traces, "trace")}

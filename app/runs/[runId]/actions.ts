@@ -18,7 +18,9 @@ import {
 import { runPath } from "@/lib/url/runs";
 import { z } from "zod";
 
-export type ActionResult = { ok: true; message: string; changed?: number } | { ok: false; error: string };
+import type { ActionResult } from "@/components/runs/run-curation";
+
+export type { ActionResult };
 
 /** Who made a change: the access token's name (set by the proxy), else "local". */
 async function who(): Promise<string> {

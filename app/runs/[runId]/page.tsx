@@ -21,6 +21,17 @@ import { DEMO_DATASET } from "@/lib/demo/seed";
 import { getSql } from "@/lib/db/store";
 import { getRunAggregates, listRunChanges } from "@/lib/db/queries/runs";
 import { loadRun } from "./load-run";
+import { applyRunRoles, linkDataset, previewRunRoles, removeRun, saveRunIdentity, setRunArchived } from "./actions";
+
+/** The curation panel's server actions, handed to it as props (a plain object: what React passes to the client). */
+const curationActions = {
+  saveRunIdentity,
+  linkDataset,
+  previewRunRoles,
+  applyRunRoles,
+  setRunArchived,
+  removeRun,
+};
 import { listTraceFacets, listTraces } from "@/lib/db/queries/traces";
 import { listRunToolCounts, loadTraceUnits } from "@/lib/db/queries/units";
 import { callsBars, exOverBreakdown, explorationScatter } from "@/lib/metrics/run-charts";
@@ -157,6 +168,7 @@ async function Run({ params, searchParams }: PageProps<"/runs/[runId]">) {
       </header>
       {sweep && <SweepProgress initial={sweep} compact />}
       <RunCuration
+        actions={curationActions}
         run={{
           id: run.id,
           name: run.name,
