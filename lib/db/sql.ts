@@ -65,6 +65,11 @@ export interface Sql {
    * PostgreSQL it needs a transaction (it reads through a cursor).
    */
   rows(text: string, params?: readonly Param[]): AsyncIterable<unknown[]>;
+  /** Statements compiled for this engine already (lib/db/typed.ts): run as they are, nothing rewritten. */
+  readonly compiled: {
+    all<T = Row>(text: string, params?: readonly Param[]): Promise<T[]>;
+    get<T = Row>(text: string, params?: readonly Param[]): Promise<T | undefined>;
+  };
   close(): Promise<void>;
 }
 
@@ -193,6 +198,10 @@ export function sqliteSql(
       queue = next.catch(() => undefined);
       return next;
     },
+    compiled: {
+      all: <T>(text: string, params?: readonly Param[]) => self.all<T>(text, params),
+      get: <T>(text: string, params?: readonly Param[]) => self.get<T>(text, params),
+    },
     async *rows(text: string, params: readonly Param[] = []) {
       const stmt = db.prepare(text).raw(true);
       stmt.safeIntegers(true);
@@ -301,6 +310,14 @@ export async function postgresSql(url: string, options: { max?: number } = {}): 
       },
       async exec(text: string) {
         await q.query(text);
+      },
+      compiled: {
+        async all<T>(text: string, params: readonly Param[] = []) {
+          return (await q.query(text, [...params])).rows as T[];
+        },
+        async get<T>(text: string, params: readonly Param[] = []) {
+          return (await q.query(text, [...params])).rows[0] as T | undefined;
+        },
       },
       async transaction<T>(fn: (tx: Sql) => Promise<T>, options?: { readOnly?: boolean }): Promise<T> {
         if (q !== pool) return fn(self); // nested: part of the open transaction

@@ -4,6 +4,8 @@ import type { DialectSql, Sql } from "@/lib/db/sql";
 import type { RunSortKey } from "@/lib/url/runs";
 import { runAggregates, type RunAggregates } from "./metrics-sql";
 import { cachedByRun } from "./run-cache";
+import { sql as raw } from "kysely";
+import { binary, many, qb } from "@/lib/db/typed";
 
 export interface RunListRow extends RunAggregates {
   id: string;
@@ -57,11 +59,10 @@ export async function listRuns(
 }
 
 export async function listRunFacets(sql: Sql): Promise<{ systems: string[]; models: string[] }> {
-  const col = async (c: string) =>
-    (await sql.all<{ v: string }>(`SELECT ${c} AS v FROM runs GROUP BY ${c} ORDER BY ${sql.d.binary(c)}`)).map(
-      (r) => r.v,
-    );
-  return { systems: await col("system"), models: await col("model") };
+  const col = async (c: "system" | "model") =>
+    (await many(sql, qb(sql).selectFrom("runs").select(c).groupBy(c).orderBy(binary(sql, c)))).map((r) => r[c]);
+  const [systems, models] = await Promise.all([col("system"), col("model")]);
+  return { systems, models };
 }
 
 export function getRun(sql: Sql, id: string) {
@@ -79,22 +80,36 @@ export function getRunAggregates(sql: Sql, runId: string): Promise<RunAggregates
 }
 
 export async function countOutcomes(sql: Sql, runId: string): Promise<{ outcome: string; n: number }[]> {
-  return (await sql.all(
-    "SELECT coalesce(ex_outcome, 'not evaluated yet') AS outcome, count(*) AS n FROM traces WHERE run_id = ? GROUP BY 1 ORDER BY 2 DESC",
-    [runId],
-  )) as { outcome: string; n: number }[];
+  const q = qb(sql);
+  const outcome = q.fn.coalesce("ex_outcome", raw.lit("not evaluated yet"));
+  const rows = await many(
+    sql,
+    q
+      .selectFrom("traces")
+      .select([outcome.as("outcome"), q.fn.countAll<number>().as("n")])
+      .where("run_id", "=", runId)
+      .groupBy(outcome)
+      .orderBy("n", "desc"),
+  );
+  return rows.map((r) => ({ outcome: r.outcome as string, n: Number(r.n) }));
 }
 
 export async function listRunChanges(sql: Sql, runId: string): Promise<{ at: string; who: string; change: string }[]> {
-  return (await sql.all(
-    "SELECT created_at AS at, who, change FROM run_changes WHERE run_id = ? ORDER BY id DESC LIMIT 200",
-    [runId],
-  )) as { at: string; who: string; change: string }[];
+  return many(
+    sql,
+    qb(sql)
+      .selectFrom("run_changes")
+      .select(["created_at as at", "who", "change"])
+      .where("run_id", "=", runId)
+      .orderBy("id", "desc")
+      .limit(200),
+  );
 }
 
 /** The distinct models of the stored runs. */
 export async function listRunModels(sql: Sql): Promise<string[]> {
-  return (
-    (await sql.all(`SELECT model FROM runs GROUP BY model ORDER BY ${sql.d.binary("model")}`)) as { model: string }[]
-  ).map((r) => r.model);
+  const q = qb(sql);
+  return (await many(sql, q.selectFrom("runs").select("model").groupBy("model").orderBy(binary(sql, "model")))).map(
+    (r) => r.model,
+  );
 }

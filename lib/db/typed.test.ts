@@ -1,0 +1,55 @@
+/**
+ * Typed queries (lib/db/typed.ts): compiled by Kysely for the store's engine and run through `Sql` unrewritten, with
+ * the same answers on SQLite and PostgreSQL; a column the schema does not have fails the type check.
+ */
+import { describe, expect, it } from "vitest";
+import { ingestStream } from "@/lib/ingest/ingest";
+import { chunksOf } from "@/lib/testing/db";
+import { ENGINES, useEngineStore } from "@/lib/testing/engines";
+import { jsonl, makeTraceLine } from "@/lib/testing/factories";
+import { countOutcomes, listRunFacets, listRunModels } from "./queries/runs";
+import { many, qb } from "./typed";
+
+describe.each(ENGINES)("typed queries (%s store)", (engine) => {
+  const store = useEngineStore(engine, async (s) => {
+    const line = (system: string, model: string, status: string) =>
+      makeTraceLine({ run: { name: `${system} ${model}`, system, model }, outcome: { status } });
+    await ingestStream(
+      s.sql,
+      chunksOf(
+        jsonl(
+          line("beta", "Zeta-1", "correct"),
+          line("beta", "Zeta-1", "wrong"),
+          line("Alpha", "alpha-2", "wrong"),
+          line("Ärger", "_m", "wrong"),
+        ),
+      ),
+    );
+  });
+
+  it("order text by code point, as the untyped queries did (upper case, then _, then lower case, then accents)", async () => {
+    expect(await listRunFacets(store.sql)).toEqual({
+      systems: ["Alpha", "beta", "Ärger"],
+      models: ["Zeta-1", "_m", "alpha-2"],
+    });
+    expect(await listRunModels(store.sql)).toEqual(["Zeta-1", "_m", "alpha-2"]);
+  });
+
+  it("count a run's outcomes, not evaluated yet where EX has not run, as numbers", async () => {
+    const run = (await store.sql.get<{ id: string }>("SELECT id FROM runs WHERE system = 'beta'"))!.id;
+    expect(await countOutcomes(store.sql, run)).toEqual([{ outcome: "not evaluated yet", n: 2 }]);
+  });
+
+  it("compile with the engine's own placeholders and quoting, and keep camelCase aliases", async () => {
+    const q = qb(store.sql).selectFrom("runs").select(["dataset_id as datasetId", "name"]).where("system", "=", "beta");
+    const { sql: text } = q.compile();
+    expect(text).toContain(engine === "PostgreSQL" ? "$1" : "?");
+    expect(await many(store.sql, q)).toEqual([{ datasetId: null, name: "beta Zeta-1" }]);
+  });
+
+  it("refuse, at type-check time, a column the schema does not have", () => {
+    const q = qb(store.sql).selectFrom("runs");
+    // @ts-expect-error -- `runname` is not a column of runs: the type checker says so before anything runs
+    expect(() => q.select("runname").compile()).not.toThrow();
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * Typed, dialect-neutral queries (issue 32): Kysely builds each statement from the store's schema (the drizzle tables of
+ * schema.ts, as Kysely table types through `Kyselify`), so a column that does not exist, or a value of the wrong
+ * type, fails the type check instead of a request. Kysely only *compiles* here — with the SQLite or the PostgreSQL
+ * compiler, chosen by the store's engine — and the statement runs through the store's own `Sql` handle (its
+ * connections, transactions and number parsing), without the `?` and alias rewriting of `Sql.all`: the PostgreSQL
+ * compiler writes `$n` placeholders and quotes every name itself.
+ *
+ * Query files move to it one at a time (lib/db/queries/runs.ts first); what is not yet ported still goes through
+ * `Sql.all` and its rewriting.
+ */
+import {
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  sql as raw,
+  type Compilable,
+  type RawBuilder,
+  type Dialect as KyselyDialect,
+} from "kysely";
+import type { Kyselify } from "drizzle-orm/kysely";
+import type * as schema from "./schema";
+import type { Dialect, Param, Sql } from "./sql";
+
+/** Every table of the store, as Kysely sees it (column names as stored). */
+export interface Tables {
+  runs: Kyselify<typeof schema.runs>;
+  uploads: Kyselify<typeof schema.uploads>;
+  upload_errors: Kyselify<typeof schema.uploadErrors>;
+  traces: Kyselify<typeof schema.traces>;
+  steps: Kyselify<typeof schema.steps>;
+  blobs: Kyselify<typeof schema.blobs>;
+  datasets: Kyselify<typeof schema.datasets>;
+  databases: Kyselify<typeof schema.databases>;
+  questions: Kyselify<typeof schema.questions>;
+  gold_results: Kyselify<typeof schema.goldResults>;
+  run_tool_counts: Kyselify<typeof schema.runToolCounts>;
+  rerun_jobs: Kyselify<typeof schema.rerunJobs>;
+  sweeps: Kyselify<typeof schema.sweeps>;
+  run_changes: Kyselify<typeof schema.runChanges>;
+  experiments: Kyselify<typeof schema.experiments>;
+  search_indexed: Kyselify<typeof schema.searchIndexed>;
+  labels: Kyselify<typeof schema.labels>;
+  notes: Kyselify<typeof schema.notes>;
+  run_causes: Kyselify<typeof schema.runCauses>;
+  otlp_spans: Kyselify<typeof schema.otlpSpans>;
+  otlp_groups: Kyselify<typeof schema.otlpGroups>;
+}
+
+/** A compiler that never connects: statements are compiled here and run through `Sql`. */
+function compilerOnly(engine: Dialect): KyselyDialect {
+  return engine === "postgres"
+    ? {
+        createAdapter: () => new PostgresAdapter(),
+        createDriver: () => new DummyDriver(),
+        createIntrospector: (db) => new PostgresIntrospector(db),
+        createQueryCompiler: () => new PostgresQueryCompiler(),
+      }
+    : {
+        createAdapter: () => new SqliteAdapter(),
+        createDriver: () => new DummyDriver(),
+        createIntrospector: (db) => new SqliteIntrospector(db),
+        createQueryCompiler: () => new SqliteQueryCompiler(),
+      };
+}
+
+const builders: Record<Dialect, Kysely<Tables>> = {
+  sqlite: new Kysely<Tables>({ dialect: compilerOnly("sqlite") }),
+  postgres: new Kysely<Tables>({ dialect: compilerOnly("postgres") }),
+};
+
+/** The query builder of the store's engine. */
+export function qb(sql: Sql): Kysely<Tables> {
+  return builders[sql.dialect];
+}
+
+/** Runs a built query through the store; its rows, typed as the query selects them. */
+export async function many<R>(sql: Sql, query: Compilable<R>): Promise<R[]> {
+  const { sql: text, parameters } = query.compile();
+  return sql.compiled.all<R>(text, parameters as readonly Param[]);
+}
+
+/** The first row of a built query, or undefined. */
+export async function one<R>(sql: Sql, query: Compilable<R>): Promise<R | undefined> {
+  const { sql: text, parameters } = query.compile();
+  return sql.compiled.get<R>(text, parameters as readonly Param[]);
+}
+
+/** A text column ordered by code point on both engines (PostgreSQL's default collation may not be). */
+export function binary(sql: Sql, column: string): RawBuilder<string> {
+  return sql.dialect === "postgres" ? raw<string>`${raw.ref(column)} collate "C"` : raw<string>`${raw.ref(column)}`;
+}
