@@ -14,7 +14,7 @@ import { sharedSandbox } from "@/lib/sandbox/sandbox";
 import { runIdOf } from "@/lib/trace/hash";
 import type { LoopResult } from "./loop";
 import { traceVerdict, type Verdict } from "./verdict";
-import type { JobRow } from "./jobs";
+import type { JobRow } from "./job-row";
 
 export const RERUN_RUN_NAME = "Reruns";
 

@@ -5,9 +5,10 @@
  * budgets.ts says when a sweep must stop. The server runs one worker unless METRON_WORKERS=0.
  */
 import { createHash } from "node:crypto";
+import type { JobRow } from "./job-row";
 import type { Sql } from "@/lib/db/sql";
 import { loadQuestionFrom } from "@/lib/environment/database-info";
-import { directivesFor, type Variant } from "@/lib/environment/directives";
+import { directivesFor } from "@/lib/environment/directives";
 import { SqlEnvironment } from "@/lib/environment/tools";
 import {
   emit,
@@ -24,32 +25,14 @@ import { directiveDeps } from "./directive-models";
 import { harnessModel, harnessProfile, runHarnessJob } from "./harnesses";
 import { storeJobTrace, targetRun, type Loaded } from "./job-trace";
 import { runAgentLoop, type AgentLimits, type LoopResult } from "./loop";
-import { languageModel, type ProviderId } from "./providers";
+import { languageModel } from "./providers";
 import { createSimulatedModel, SIMULATED_POLICIES } from "./simulated";
 import type { Verdict } from "./verdict";
 
 export { jobSettings, emit, type StoreOpener };
 export { RERUN_RUN_NAME, storeJobTrace } from "./job-trace";
+export type { JobRow } from "./job-row";
 export { budgetReached, spentToday, stopSweep } from "./budgets";
-
-export interface JobRow {
-  id: string;
-  trace_id: string | null;
-  sweep_id: string | null;
-  dataset_id: string | null;
-  question_id: string | null;
-  sample: number | null;
-  client: string;
-  provider: ProviderId;
-  model: string;
-  variant: Variant;
-  /** A harness profile's name (lib/agent/harnesses.ts); null: Metron's own loop. */
-  harness: string | null;
-  limits: string | null;
-  state: string;
-  attempts: number;
-  rate_limited: number;
-}
 
 /** What an agent job says as it runs, beside the queue's own status and failure events. */
 export type AgentEvent =

@@ -5,7 +5,7 @@
  */
 import type { Param, Sql } from "@/lib/db/sql";
 import { SEARCH_SPAN, searchLimits } from "./limits";
-import type { SearchIndexer } from "./indexer";
+import type { SearchIndexer } from "./search-indexer";
 
 export function postgresIndexer(sql: Sql): SearchIndexer {
   return {

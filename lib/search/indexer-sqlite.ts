@@ -5,7 +5,7 @@
 import type Database from "better-sqlite3";
 import type { Param } from "@/lib/db/sql";
 import { SEARCH_SPAN, searchLimits } from "./limits";
-import type { SearchIndexer } from "./indexer";
+import type { SearchIndexer } from "./search-indexer";
 
 export function sqliteIndexer(sqlite: Database.Database): SearchIndexer {
   return {
