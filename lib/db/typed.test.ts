@@ -8,6 +8,8 @@ import { chunksOf } from "@/lib/testing/db";
 import { ENGINES, useEngineStore } from "@/lib/testing/engines";
 import { jsonl, makeTraceLine } from "@/lib/testing/factories";
 import { countOutcomes, listRunFacets, listRunModels } from "./queries/runs";
+import { countQuestions, listDatabases, listDatasets, listQuestions } from "./queries/datasets";
+import { importSpiderDe } from "@/lib/testing/spider-de";
 import { many, qb } from "./typed";
 
 describe.each(ENGINES)("typed queries (%s store)", (engine) => {
@@ -51,5 +53,41 @@ describe.each(ENGINES)("typed queries (%s store)", (engine) => {
     const q = qb(store.sql).selectFrom("runs");
     // @ts-expect-error -- `runname` is not a column of runs: the type checker says so before anything runs
     expect(() => q.select("runname").compile()).not.toThrow();
+  });
+});
+
+describe.each(ENGINES)("dataset queries, typed (%s store)", (engine) => {
+  const store = useEngineStore(engine, (s) => importSpiderDe(s));
+  const count = async (text: string, params: string[] = []) =>
+    Number((await store.sql.get<{ n: number }>(text, params))!.n);
+
+  it("list the real Spider-de dataset with its databases, questions and runs counted", async () => {
+    const [d] = await listDatasets(store.sql);
+    expect(d).toMatchObject({ id: "spider-de", name: "spider-de", format: "spider", runs: 0, schemaOnly: 0 });
+    expect(d.databases).toBe(await count("SELECT count(*) AS n FROM databases WHERE dataset_id = 'spider-de'"));
+    expect(d.databases).toBeGreaterThan(10);
+    expect(d.questionCount).toBe(await countQuestions(store.sql, "spider-de"));
+  });
+
+  it("list its databases by code point, each with its questions, and page through the questions in order", async () => {
+    const dbs = await listDatabases(store.sql, "spider-de");
+    expect(dbs.map((b) => b.dbId)).toEqual([...dbs.map((b) => b.dbId)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+    const singer = dbs.find((b) => b.dbId === "concert_singer")!;
+    expect(singer.questions).toBe(
+      await count("SELECT count(*) AS n FROM questions WHERE dataset_id = 'spider-de' AND db_id = 'concert_singer'"),
+    );
+    expect(typeof singer.schemaOnly).toBe("number");
+    const total = await countQuestions(store.sql, "spider-de");
+    const first = await listQuestions(store.sql, "spider-de", 1, 25);
+    const second = await listQuestions(store.sql, "spider-de", 2, 25);
+    expect(first.total).toBe(total);
+    expect(first.rows).toHaveLength(25);
+    const ids = (
+      await store.sql.all<{ id: string }>(
+        "SELECT question_id AS id FROM questions WHERE dataset_id = 'spider-de' ORDER BY position LIMIT 50",
+      )
+    ).map((r) => r.id);
+    expect([...first.rows, ...second.rows].map((r) => r.questionId)).toEqual(ids);
+    expect(typeof first.rows[0].goldTables).toBe("string"); // stored JSON text, as the page decodes it
   });
 });

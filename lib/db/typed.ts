@@ -19,37 +19,52 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
   sql as raw,
+  type ColumnType,
   type Compilable,
   type RawBuilder,
   type Dialect as KyselyDialect,
 } from "kysely";
+import type { Table as DrizzleTable } from "drizzle-orm";
 import type { Kyselify } from "drizzle-orm/kysely";
 import type * as schema from "./schema";
 import type { Dialect, Param, Sql } from "./sql";
 
-/** Every table of the store, as Kysely sees it (column names as stored). */
+/**
+ * A value as the engine stores and returns it. Drizzle's column modes decode on read (an integer `boolean`, a text
+ * `json`), but these statements bypass drizzle, so a raw row holds 0/1 and JSON text: the types say so (the type
+ * checker caught the difference on the first port).
+ */
+type StoredValue<V> = V extends boolean ? number : V extends string | number | bigint | null ? V : string;
+type Stored<T> = {
+  [K in keyof T]: T[K] extends ColumnType<infer S, infer I, infer U>
+    ? ColumnType<StoredValue<S>, StoredValue<I>, StoredValue<U>>
+    : StoredValue<T[K]>;
+};
+type Table<T extends DrizzleTable> = Stored<Kyselify<T>>;
+
+/** Every table of the store, as Kysely sees it (column names and values as stored). */
 export interface Tables {
-  runs: Kyselify<typeof schema.runs>;
-  uploads: Kyselify<typeof schema.uploads>;
-  upload_errors: Kyselify<typeof schema.uploadErrors>;
-  traces: Kyselify<typeof schema.traces>;
-  steps: Kyselify<typeof schema.steps>;
-  blobs: Kyselify<typeof schema.blobs>;
-  datasets: Kyselify<typeof schema.datasets>;
-  databases: Kyselify<typeof schema.databases>;
-  questions: Kyselify<typeof schema.questions>;
-  gold_results: Kyselify<typeof schema.goldResults>;
-  run_tool_counts: Kyselify<typeof schema.runToolCounts>;
-  rerun_jobs: Kyselify<typeof schema.rerunJobs>;
-  sweeps: Kyselify<typeof schema.sweeps>;
-  run_changes: Kyselify<typeof schema.runChanges>;
-  experiments: Kyselify<typeof schema.experiments>;
-  search_indexed: Kyselify<typeof schema.searchIndexed>;
-  labels: Kyselify<typeof schema.labels>;
-  notes: Kyselify<typeof schema.notes>;
-  run_causes: Kyselify<typeof schema.runCauses>;
-  otlp_spans: Kyselify<typeof schema.otlpSpans>;
-  otlp_groups: Kyselify<typeof schema.otlpGroups>;
+  runs: Table<typeof schema.runs>;
+  uploads: Table<typeof schema.uploads>;
+  upload_errors: Table<typeof schema.uploadErrors>;
+  traces: Table<typeof schema.traces>;
+  steps: Table<typeof schema.steps>;
+  blobs: Table<typeof schema.blobs>;
+  datasets: Table<typeof schema.datasets>;
+  databases: Table<typeof schema.databases>;
+  questions: Table<typeof schema.questions>;
+  gold_results: Table<typeof schema.goldResults>;
+  run_tool_counts: Table<typeof schema.runToolCounts>;
+  rerun_jobs: Table<typeof schema.rerunJobs>;
+  sweeps: Table<typeof schema.sweeps>;
+  run_changes: Table<typeof schema.runChanges>;
+  experiments: Table<typeof schema.experiments>;
+  search_indexed: Table<typeof schema.searchIndexed>;
+  labels: Table<typeof schema.labels>;
+  notes: Table<typeof schema.notes>;
+  run_causes: Table<typeof schema.runCauses>;
+  otlp_spans: Table<typeof schema.otlpSpans>;
+  otlp_groups: Table<typeof schema.otlpGroups>;
 }
 
 /** A compiler that never connects: statements are compiled here and run through `Sql`. */

@@ -1,4 +1,5 @@
 import type { Sql } from "@/lib/db/sql";
+import { binary, many, one, qb } from "@/lib/db/typed";
 
 export interface DatasetListRow {
   id: string;
@@ -11,12 +12,36 @@ export interface DatasetListRow {
   createdAt: string;
 }
 
+const n = (v: unknown) => Number(v ?? 0);
+
 export async function listDatasets(sql: Sql): Promise<DatasetListRow[]> {
-  return (await sql.all(`SELECT d.id, d.name, d.format, d.question_count AS questionCount, d.created_at AS createdAt,
-      (SELECT count(*) FROM databases b WHERE b.dataset_id = d.id) AS databases,
-      (SELECT count(*) FROM databases b WHERE b.dataset_id = d.id AND b.schema_only = 1) AS schemaOnly,
-      (SELECT count(*) FROM runs r WHERE r.dataset_id = d.id) AS runs
-    FROM datasets d ORDER BY ${sql.d.binary("d.name")}`)) as DatasetListRow[];
+  const q = qb(sql);
+  const rows = await many(
+    sql,
+    q
+      .selectFrom("datasets as d")
+      .select((eb) => [
+        "d.id",
+        "d.name",
+        "d.format",
+        "d.question_count as questionCount",
+        "d.created_at as createdAt",
+        eb
+          .selectFrom("databases as b")
+          .select(eb.fn.countAll().as("n"))
+          .whereRef("b.dataset_id", "=", "d.id")
+          .as("databases"),
+        eb
+          .selectFrom("databases as b")
+          .select(eb.fn.countAll().as("n"))
+          .whereRef("b.dataset_id", "=", "d.id")
+          .where("b.schema_only", "=", 1)
+          .as("schemaOnly"),
+        eb.selectFrom("runs as r").select(eb.fn.countAll().as("n")).whereRef("r.dataset_id", "=", "d.id").as("runs"),
+      ])
+      .orderBy(binary(sql, "d.name")),
+  );
+  return rows.map((r) => ({ ...r, databases: n(r.databases), schemaOnly: n(r.schemaOnly), runs: n(r.runs) }));
 }
 
 export interface DatabaseListRow {
@@ -33,13 +58,31 @@ export interface DatabaseListRow {
 }
 
 export async function listDatabases(sql: Sql, datasetId: string): Promise<DatabaseListRow[]> {
-  return (await sql.all(
-    `SELECT b.db_id AS dbId, b.path, b.sha256, b.size_bytes AS sizeBytes, b.schema_only AS schemaOnly, b.source,
-      b.table_count AS tableCount, b.column_count AS columnCount, b.row_count AS rowCount,
-      (SELECT count(*) FROM questions q WHERE q.dataset_id = b.dataset_id AND q.db_id = b.db_id) AS questions
-    FROM databases b WHERE b.dataset_id = ? ORDER BY ${sql.d.binary("b.db_id")}`,
-    [datasetId],
-  )) as DatabaseListRow[];
+  const rows = await many(
+    sql,
+    qb(sql)
+      .selectFrom("databases as b")
+      .select((eb) => [
+        "b.db_id as dbId",
+        "b.path",
+        "b.sha256",
+        "b.size_bytes as sizeBytes",
+        "b.schema_only as schemaOnly",
+        "b.source",
+        "b.table_count as tableCount",
+        "b.column_count as columnCount",
+        "b.row_count as rowCount",
+        eb
+          .selectFrom("questions as q")
+          .select(eb.fn.countAll().as("n"))
+          .whereRef("q.dataset_id", "=", "b.dataset_id")
+          .whereRef("q.db_id", "=", "b.db_id")
+          .as("questions"),
+      ])
+      .where("b.dataset_id", "=", datasetId)
+      .orderBy(binary(sql, "b.db_id")),
+  );
+  return rows.map((r) => ({ ...r, questions: n(r.questions) }));
 }
 
 export interface QuestionListRow {
@@ -58,18 +101,33 @@ export async function listQuestions(
   page: number,
   pageSize: number,
 ): Promise<{ rows: QuestionListRow[]; total: number }> {
-  const total = (
-    (await sql.get("SELECT count(*) AS n FROM questions WHERE dataset_id = ?", [datasetId])) as { n: number }
-  ).n;
-  const rows = (await sql.all(
-    `SELECT question_id AS questionId, db_id AS dbId, text, difficulty, gold_tables AS goldTables,
-      gold_tables_method AS goldTablesMethod, gold_tables_error AS goldTablesError
-    FROM questions WHERE dataset_id = ? ORDER BY position LIMIT ? OFFSET ?`,
-    [datasetId, pageSize, (Math.max(1, page) - 1) * pageSize],
-  )) as QuestionListRow[];
+  const [total, rows] = await Promise.all([
+    countQuestions(sql, datasetId),
+    many(
+      sql,
+      qb(sql)
+        .selectFrom("questions")
+        .select([
+          "question_id as questionId",
+          "db_id as dbId",
+          "text",
+          "difficulty",
+          "gold_tables as goldTables",
+          "gold_tables_method as goldTablesMethod",
+          "gold_tables_error as goldTablesError",
+        ])
+        .where("dataset_id", "=", datasetId)
+        .orderBy("position")
+        .limit(pageSize)
+        .offset((Math.max(1, page) - 1) * pageSize),
+    ),
+  ]);
   return { rows, total };
 }
 
 export async function countQuestions(sql: Sql, datasetId: string): Promise<number> {
-  return ((await sql.get("SELECT count(*) AS n FROM questions WHERE dataset_id = ?", [datasetId])) as { n: number }).n;
+  const q = qb(sql);
+  return n(
+    (await one(sql, q.selectFrom("questions").select(q.fn.countAll().as("n")).where("dataset_id", "=", datasetId)))?.n,
+  );
 }
