@@ -8,6 +8,9 @@ import { chunksOf } from "@/lib/testing/db";
 import { ENGINES, useEngineStore } from "@/lib/testing/engines";
 import { jsonl, makeTraceLine } from "@/lib/testing/factories";
 import { countOutcomes, listRunFacets, listRunModels } from "./queries/runs";
+import { listSearchFacets } from "./queries/search-facets";
+import { listRunToolCounts } from "./queries/units";
+import { listUploadErrors } from "./queries/uploads";
 import { countQuestions, listDatabases, listDatasets, listQuestions } from "./queries/datasets";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { many, qb } from "./typed";
@@ -47,6 +50,27 @@ describe.each(ENGINES)("typed queries (%s store)", (engine) => {
     const { sql: text } = q.compile();
     expect(text).toContain(engine === "PostgreSQL" ? "$1" : "?");
     expect(await many(store.sql, q)).toEqual([{ datasetId: null, name: "beta Zeta-1" }]);
+  });
+
+  it("list the search page's facets, a run's tool counts and an upload's errors, as the store holds them", async () => {
+    const facets = await listSearchFacets(store.sql);
+    expect(facets).toMatchObject({ datasets: [], systems: ["Alpha", "beta", "Ärger"], labels: [] });
+    expect(facets.tools.length).toBeGreaterThan(0);
+    const run = (await store.sql.get<{ id: string }>("SELECT id FROM runs WHERE system = 'beta'"))!.id;
+    const tools = await listRunToolCounts(store.sql, run);
+    const expected = await store.sql.all<{ tool: string; calls: number }>(
+      "SELECT tool, calls FROM run_tool_counts WHERE run_id = ?",
+      [run],
+    );
+    expect(tools.map((t) => t.tool).sort()).toEqual(expected.map((t) => t.tool).sort());
+    for (let i = 1; i < tools.length; i++) expect(tools[i - 1].calls).toBeGreaterThanOrEqual(tools[i].calls);
+    const report = await ingestStream(
+      store.sql,
+      chunksOf(["not json", "{}", JSON.stringify(makeTraceLine())].join("\n")),
+    );
+    const errors = await listUploadErrors(store.sql, report.upload_id);
+    expect(errors.map((e) => e.line)).toEqual([1, 2]);
+    expect(errors[0].message).toMatch(/invalid JSON/);
   });
 
   it("refuse, at type-check time, a column the schema does not have", () => {

@@ -2,6 +2,7 @@ import type { DialectSql, Sql } from "@/lib/db/sql";
 import type { TraceUnit } from "@/lib/metrics/run-units";
 import { EFFECTIVE_CORRECT } from "./metrics-sql";
 import { cachedByRun } from "./run-cache";
+import { binary, many, qb } from "@/lib/db/typed";
 
 /** The small per-trace columns that intervals, breakdowns and comparisons need (memoised per run version). */
 export function loadTraceUnits(sql: Sql, runId: string): Promise<TraceUnit[]> {
@@ -16,14 +17,15 @@ const traceUnitsSql = (d: DialectSql) =>
     FROM traces t WHERE run_id = ? ORDER BY ${d.binary("question_id")}, sample`;
 
 export function listRunToolCounts(sql: Sql, runId: string): Promise<{ tool: string; role: string; calls: number }[]> {
-  return cachedByRun(
-    sql,
-    runId,
-    "tools",
-    async () =>
-      (await sql.all(
-        `SELECT tool, role, calls FROM run_tool_counts WHERE run_id = ? ORDER BY calls DESC, ${sql.d.binary("tool")}`,
-        [runId],
-      )) as { tool: string; role: string; calls: number }[],
+  return cachedByRun(sql, runId, "tools", () =>
+    many(
+      sql,
+      qb(sql)
+        .selectFrom("run_tool_counts")
+        .select(["tool", "role", "calls"])
+        .where("run_id", "=", runId)
+        .orderBy("calls", "desc")
+        .orderBy(binary(sql, "tool")),
+    ),
   );
 }

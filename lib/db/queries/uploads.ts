@@ -1,12 +1,13 @@
 import { findRow } from "@/lib/db/rows";
 import { uploads } from "@/lib/db/schema";
 import type { Sql } from "@/lib/db/sql";
+import { many, qb } from "@/lib/db/typed";
 
-export async function listUploadErrors(sql: Sql, uploadId: string): Promise<{ line: number; message: string }[]> {
-  return (await sql.all("SELECT line, message FROM upload_errors WHERE upload_id = ? ORDER BY line", [uploadId])) as {
-    line: number;
-    message: string;
-  }[];
+export function listUploadErrors(sql: Sql, uploadId: string): Promise<{ line: number; message: string }[]> {
+  return many(
+    sql,
+    qb(sql).selectFrom("upload_errors").select(["line", "message"]).where("upload_id", "=", uploadId).orderBy("line"),
+  );
 }
 
 export function getUpload(sql: Sql, id: string) {
