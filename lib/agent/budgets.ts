@@ -7,6 +7,12 @@ import { isoNow } from "@/lib/jobs/queue";
 
 const now = () => Date.now();
 
+export interface Budget {
+  maxCostUsd?: number;
+  maxTokens?: number;
+  maxWallMs?: number;
+}
+
 /** Spent today (UTC) on reruns and sweeps with a real provider, from their stored traces: recorded cost, else priced tokens; null when unpriced. */
 export async function spentToday(sql: Sql): Promise<{ usd: number; unpriced: number }> {
   const { d } = sql;
