@@ -303,68 +303,82 @@ export function Timeline(props: TimelineProps) {
       </div>
       {/* Narrow columns (side by side) scroll sideways instead of squeezing the call out of the row. */}
       <div className="min-w-[40rem]" style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
-        {virtualizer.getVirtualItems().map((item) => {
-          const s = rows.get(item.index);
-          const detail = details.get(item.index);
-          return (
-            <div
-              key={item.key}
-              data-index={item.index}
-              ref={virtualizer.measureElement}
-              style={{
-                position: "absolute",
-                top: 0,
-                left: 0,
-                width: "100%",
-                transform: `translateY(${item.start - HEADER_HEIGHT}px)`,
-              }}
-            >
-              {s ? (
-                <>
-                  <Row
-                    s={s}
-                    expanded={expanded.has(s.seq)}
-                    highlighted={
-                      highlightTable !== null && s.tables.some((t) => t.toLowerCase() === highlightTable.toLowerCase())
-                    }
-                    goldSet={goldSet}
-                    allGoldSeen={props.allGoldSeenAt === s.seq}
-                    directives={props.directives}
-                    maxDurationMs={props.maxDurationMs}
-                    onToggle={toggle}
-                  />
-                  {expanded.has(s.seq) &&
-                    (detail ? (
-                      <StepDetail view={detail} traceId={traceId} />
-                    ) : failedDetails.has(s.seq) ? (
-                      <p className="px-3 py-2 text-xs text-red-800" role="alert">
-                        Step {s.seq} could not be loaded ({failedDetails.get(s.seq)}).{" "}
-                        <button type="button" className="underline" onClick={() => loadDetail(s.seq)}>
-                          Retry
-                        </button>
-                      </p>
-                    ) : (
-                      <p className="px-3 py-2 text-xs text-zinc-600">Loading step…</p>
-                    ))}
-                </>
-              ) : failedPages.has(Math.floor(item.index / PAGE)) ? (
-                <div className="flex h-[34px] items-center gap-2 px-2 text-xs text-red-800" role="alert">
-                  Step {item.index} could not be loaded ({failedPages.get(Math.floor(item.index / PAGE))}).
-                  <button
-                    type="button"
-                    className="underline"
-                    onClick={() => loadPage(Math.floor(item.index / PAGE))}
-                    data-testid="timeline-retry"
-                  >
-                    Retry
-                  </button>
-                </div>
-              ) : (
-                <div className="flex h-[34px] items-center px-2 text-xs text-zinc-600">{item.index} …</div>
-              )}
-            </div>
-          );
-        })}
+        {(() => {
+          const announced = new Set<number>();
+          const announce = (page: number) => !announced.has(page) && Boolean(announced.add(page));
+          return virtualizer.getVirtualItems().map((item) => {
+            const s = rows.get(item.index);
+            const detail = details.get(item.index);
+            return (
+              <div
+                key={item.key}
+                data-index={item.index}
+                ref={virtualizer.measureElement}
+                style={{
+                  position: "absolute",
+                  top: 0,
+                  left: 0,
+                  width: "100%",
+                  transform: `translateY(${item.start - HEADER_HEIGHT}px)`,
+                }}
+              >
+                {s ? (
+                  <>
+                    <Row
+                      s={s}
+                      expanded={expanded.has(s.seq)}
+                      highlighted={
+                        highlightTable !== null &&
+                        s.tables.some((t) => t.toLowerCase() === highlightTable.toLowerCase())
+                      }
+                      goldSet={goldSet}
+                      allGoldSeen={props.allGoldSeenAt === s.seq}
+                      directives={props.directives}
+                      maxDurationMs={props.maxDurationMs}
+                      onToggle={toggle}
+                    />
+                    {expanded.has(s.seq) &&
+                      (detail ? (
+                        <StepDetail view={detail} traceId={traceId} />
+                      ) : failedDetails.has(s.seq) ? (
+                        <p className="px-3 py-2 text-xs text-red-800" role="alert">
+                          Step {s.seq} could not be loaded ({failedDetails.get(s.seq)}).{" "}
+                          <button type="button" className="underline" onClick={() => loadDetail(s.seq)}>
+                            Retry
+                          </button>
+                        </p>
+                      ) : (
+                        <p className="px-3 py-2 text-xs text-zinc-600">Loading step…</p>
+                      ))}
+                  </>
+                ) : failedPages.has(Math.floor(item.index / PAGE)) ? (
+                  // The window's error and its Retry once, on its first row in view; its other rows stay quiet.
+                  announce(Math.floor(item.index / PAGE)) ? (
+                    <div className="flex h-[34px] items-center gap-2 px-2 text-xs text-red-800" role="alert">
+                      Steps {Math.floor(item.index / PAGE) * PAGE}–
+                      {Math.min(total, (Math.floor(item.index / PAGE) + 1) * PAGE) - 1} could not be loaded (
+                      {failedPages.get(Math.floor(item.index / PAGE))}).
+                      <button
+                        type="button"
+                        className="underline"
+                        onClick={() => loadPage(Math.floor(item.index / PAGE))}
+                        data-testid="timeline-retry"
+                      >
+                        Retry
+                      </button>
+                    </div>
+                  ) : (
+                    <div className="flex h-[34px] items-center px-2 text-xs text-zinc-500">
+                      {item.index} — not loaded
+                    </div>
+                  )
+                ) : (
+                  <div className="flex h-[34px] items-center px-2 text-xs text-zinc-600">{item.index} …</div>
+                )}
+              </div>
+            );
+          });
+        })()}
       </div>
     </div>
   );

@@ -75,7 +75,8 @@ describe.each(ENGINES)("typed queries (%s store)", (engine) => {
 
   it("refuse, at type-check time, a column the schema does not have", () => {
     const q = qb(store.sql).selectFrom("runs");
-    // @ts-expect-error -- `runname` is not a column of runs: the type checker says so before anything runs
+    // @ts-expect-error -- `runname` is not a column of runs: `tsc` (in npm test) fails if this line type-checks.
+    // Kysely itself does not check at run time: the type check is the guard.
     expect(() => q.select("runname").compile()).not.toThrow();
   });
 });

@@ -74,7 +74,7 @@ async function floor(file: string, store: string): Promise<number> {
 }
 
 async function ingest(file: string, store: string): Promise<number> {
-  // A SQLite file, or a PostgreSQL URL (the same pipeline through Sql: lib/ingest/persist-sql.ts).
+  // A SQLite file, or a PostgreSQL URL (the same pipeline through Sql: the batched upload writer, lib/ingest/batched-writer.ts).
   const sql = await openStore(isPostgresUrl(store) ? store : undefined); // SQLite: DATABASE_PATH is `store`
   const report = await ingestFile(sql, file);
   if (report.error_count) console.error(report.errors.slice(0, 5));
