@@ -39,6 +39,10 @@ describe("harness sweeps with custom-command profiles (SQLite store)", () => {
     const answers = Object.fromEntries(questions.map((q) => [q, q === "14" ? "SELECT 1" : gold.get(q)!]));
     const file = path.join(dir, "metron.harnesses.json");
     writeFileSync(
+      path.join(dir, "server-secret.jsonl"),
+      JSON.stringify({ steps: [{ type: "message", role: "user", content: "server-secret-marker" }] }) + "\n",
+    );
+    writeFileSync(
       file,
       JSON.stringify({
         scripted: {
@@ -58,6 +62,15 @@ describe("harness sweeps with custom-command profiles (SQLite store)", () => {
           ],
         },
         silent: { kind: "command", command: [process.execPath, "-e", "0"] },
+        // Its "trace" is a link to a file of the server's: a model driving a harness could make one.
+        linker: {
+          kind: "command",
+          command: [
+            process.execPath,
+            "-e",
+            `require("fs").symlinkSync(${JSON.stringify(path.join(dir, "server-secret.jsonl"))}, process.env.METRON_OUTPUT_DIR + "/trace.jsonl")`,
+          ],
+        },
         slow: {
           kind: "command",
           command: [process.execPath, AGENT],
@@ -92,7 +105,7 @@ describe("harness sweeps with custom-command profiles (SQLite store)", () => {
 
   it("reads the profiles, refuses a bad one naming its field, and says whether each is installed", () => {
     const profiles = loadHarnesses();
-    expect(Object.keys(profiles)).toEqual(["scripted", "hangs", "fails", "silent", "slow"]);
+    expect(Object.keys(profiles)).toEqual(["scripted", "hangs", "fails", "silent", "linker", "slow"]);
     expect(harnessInstalled(profiles.scripted).installed).toBe(true);
     const bad = path.join(dir, "bad.json");
     writeFileSync(bad, JSON.stringify({ x: { kind: "command", command: [] } }));
@@ -146,6 +159,7 @@ describe("harness sweeps with custom-command profiles (SQLite store)", () => {
       ["hangs", /killed at its wall time of 2 s \(timeoutS of profile "hangs"\)/],
       ["fails", /exited with 3: boom: the model said no/],
       ["silent", /exited 0 but wrote no file in METRON_OUTPUT_DIR/],
+      ["linker", /wrote no file in METRON_OUTPUT_DIR \(symbolic links are not followed: trace\.jsonl\)/],
     ] as const) {
       const started = Date.now();
       const { runId } = await sweepOf(name, ["0"]);
@@ -163,6 +177,10 @@ describe("harness sweeps with custom-command profiles (SQLite store)", () => {
       expect(t).toMatchObject({ status: "error" });
       expect(t!.error).toMatch(reason);
     }
+    // The linked file's content reached no table.
+    expect(
+      await sql.get<{ n: number }>("SELECT count(*) AS n FROM steps WHERE content LIKE '%server-secret-marker%'"),
+    ).toMatchObject({ n: 0 });
   }, 120_000);
 
   it("a harness file over METRON_HARNESS_MAX_FILE_BYTES is not read: the job fails naming the limit", async () => {

@@ -10,7 +10,7 @@
  * `metron.harnesses.json` in the working directory — never from a request: a browser chooses among them by name.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { dataDir } from "@/lib/db/client";
 import { scrubSecrets } from "@/lib/config/secrets";
@@ -167,10 +167,13 @@ const tomlValue = (v: string | number | boolean) => (typeof v === "string" ? tom
 /** Finds files under a folder whose relative path matches, newest last. */
 function filesUnder(dir: string, match: (rel: string) => boolean): string[] {
   if (!existsSync(dir)) return [];
-  return (readdirSync(dir, { recursive: true, encoding: "utf8" }) as string[])
-    .filter((f) => match(f) && statSync(path.join(dir, f)).isFile())
-    .map((f) => path.join(dir, f))
-    .sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs);
+  return (
+    (readdirSync(dir, { recursive: true, encoding: "utf8" }) as string[])
+      // Regular files only: a link the harness (or the model driving it) made is not followed out of its folder.
+      .filter((f) => match(f) && lstatSync(path.join(dir, f)).isFile())
+      .map((f) => path.join(dir, f))
+      .sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs)
+  );
 }
 
 /** The most a harness's file may hold to be read whole (`METRON_HARNESS_MAX_FILE_BYTES`, default 512 MiB). */
@@ -354,10 +357,14 @@ export async function runHarnessJob(name: string, profile: HarnessProfile, job: 
     return fail(
       `the harness exited with ${r.code}${r.stderr.trim() ? `: ${tail(r.stderr)}` : " (no output on stderr)"}`,
     );
-  const files = readdirSync(out)
-    .map((f) => path.join(out, f))
-    .filter((f) => statSync(f).isFile());
-  if (!files.length) return fail("the harness exited 0 but wrote no file in METRON_OUTPUT_DIR");
+  const entries = readdirSync(out).map((f) => path.join(out, f));
+  // Regular files only: a symbolic link in its output (to a file of the server's, say) is not read.
+  const files = entries.filter((f) => lstatSync(f).isFile());
+  const links = entries.filter((f) => lstatSync(f).isSymbolicLink()).map((f) => path.basename(f));
+  if (!files.length)
+    return fail(
+      `the harness exited 0 but wrote no file in METRON_OUTPUT_DIR${links.length ? ` (symbolic links are not followed: ${links.join(", ")})` : ""}`,
+    );
   let harness: Record<string, unknown> | null = null;
   const unreadable: string[] = [];
   for (const f of files) {
