@@ -272,41 +272,48 @@ export function Timeline(props: TimelineProps) {
   );
 
   return (
-    <div
-      ref={parent}
-      // As tall as its steps (a short trace leaves no blank space), at most 70 % of the window; then it scrolls.
-      className="max-h-[70vh] overflow-auto rounded-lg border border-zinc-200 bg-white"
-      style={{ height: virtualizer.getTotalSize() + HEADER_HEIGHT + 2 }}
-      data-testid="timeline"
-      data-timeline={traceId}
-      // A scrollable region is reachable by keyboard (arrows scroll it), whether or not its rows have loaded.
-      tabIndex={0}
-      role="region"
-      aria-label="Steps of the trace"
-    >
+    <>
+      {/* Windows that failed to load, said once above the steps (in view wherever they are scrolled), with a Retry. */}
+      {[...failedPages].map(([page, message]) => (
+        <p key={page} className="mb-1 flex items-center gap-2 text-xs text-red-800" role="alert">
+          Steps {page * PAGE}–{Math.min(total, (page + 1) * PAGE) - 1} could not be loaded ({message}).
+          <button type="button" className="underline" onClick={() => loadPage(page)} data-testid="timeline-retry">
+            Retry
+          </button>
+        </p>
+      ))}
       <div
-        className="sticky top-0 z-10 flex min-w-[40rem] items-center gap-2 border-b border-zinc-200 bg-zinc-50 px-2 text-[11px] font-medium uppercase tracking-wide text-zinc-600"
-        style={{ height: HEADER_HEIGHT }}
-        data-testid="timeline-header"
+        ref={parent}
+        // As tall as its steps (a short trace leaves no blank space), at most 70 % of the window; then it scrolls.
+        className="max-h-[70vh] overflow-auto rounded-lg border border-zinc-200 bg-white"
+        style={{ height: virtualizer.getTotalSize() + HEADER_HEIGHT + 2 }}
+        data-testid="timeline"
+        data-timeline={traceId}
+        // A scrollable region is reachable by keyboard (arrows scroll it), whether or not its rows have loaded.
+        tabIndex={0}
+        role="region"
+        aria-label="Steps of the trace"
       >
-        <span className="w-12 shrink-0 text-right">step</span>
-        <span className="w-5 shrink-0" aria-hidden="true" />
-        <span className="w-36 shrink-0">tool</span>
-        <span className="min-w-0 flex-1">call or message</span>
-        <span className="shrink-0">tables</span>
-        <span className="w-14 shrink-0 text-right" title="input + output tokens of the model call">
-          tokens
-        </span>
-        <span className="w-24 shrink-0" title="wall time of the step">
-          time
-        </span>
-      </div>
-      {/* Narrow columns (side by side) scroll sideways instead of squeezing the call out of the row. */}
-      <div className="min-w-[40rem]" style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
-        {(() => {
-          const announced = new Set<number>();
-          const announce = (page: number) => !announced.has(page) && Boolean(announced.add(page));
-          return virtualizer.getVirtualItems().map((item) => {
+        <div
+          className="sticky top-0 z-10 flex min-w-[40rem] items-center gap-2 border-b border-zinc-200 bg-zinc-50 px-2 text-[11px] font-medium uppercase tracking-wide text-zinc-600"
+          style={{ height: HEADER_HEIGHT }}
+          data-testid="timeline-header"
+        >
+          <span className="w-12 shrink-0 text-right">step</span>
+          <span className="w-5 shrink-0" aria-hidden="true" />
+          <span className="w-36 shrink-0">tool</span>
+          <span className="min-w-0 flex-1">call or message</span>
+          <span className="shrink-0">tables</span>
+          <span className="w-14 shrink-0 text-right" title="input + output tokens of the model call">
+            tokens
+          </span>
+          <span className="w-24 shrink-0" title="wall time of the step">
+            time
+          </span>
+        </div>
+        {/* Narrow columns (side by side) scroll sideways instead of squeezing the call out of the row. */}
+        <div className="min-w-[40rem]" style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
+          {virtualizer.getVirtualItems().map((item) => {
             const s = rows.get(item.index);
             const detail = details.get(item.index);
             return (
@@ -352,34 +359,15 @@ export function Timeline(props: TimelineProps) {
                       ))}
                   </>
                 ) : failedPages.has(Math.floor(item.index / PAGE)) ? (
-                  // The window's error and its Retry once, on its first row in view; its other rows stay quiet.
-                  announce(Math.floor(item.index / PAGE)) ? (
-                    <div className="flex h-[34px] items-center gap-2 px-2 text-xs text-red-800" role="alert">
-                      Steps {Math.floor(item.index / PAGE) * PAGE}–
-                      {Math.min(total, (Math.floor(item.index / PAGE) + 1) * PAGE) - 1} could not be loaded (
-                      {failedPages.get(Math.floor(item.index / PAGE))}).
-                      <button
-                        type="button"
-                        className="underline"
-                        onClick={() => loadPage(Math.floor(item.index / PAGE))}
-                        data-testid="timeline-retry"
-                      >
-                        Retry
-                      </button>
-                    </div>
-                  ) : (
-                    <div className="flex h-[34px] items-center px-2 text-xs text-zinc-500">
-                      {item.index} — not loaded
-                    </div>
-                  )
+                  <div className="flex h-[34px] items-center px-2 text-xs text-zinc-500">{item.index} — not loaded</div>
                 ) : (
                   <div className="flex h-[34px] items-center px-2 text-xs text-zinc-600">{item.index} …</div>
                 )}
               </div>
             );
-          });
-        })()}
+          })}
+        </div>
       </div>
-    </div>
+    </>
   );
 }
