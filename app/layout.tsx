@@ -7,6 +7,7 @@ import { StoreHealthBanner } from "@/components/ui/store-health";
 import { Suspense } from "react";
 import { connection } from "next/server";
 import { storeHealth } from "@/lib/db/health";
+import { chartFont } from "./chart-font";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -23,7 +24,7 @@ async function Health() {
 export default async function RootLayout({ children }: { children: React.ReactNode }) {
   const locale = await readerLocale();
   return (
-    <html lang="en" data-locale={locale}>
+    <html lang="en" data-locale={locale} className={chartFont.variable}>
       <body className="min-h-screen font-sans">
         <a
           href="#main"

@@ -147,9 +147,22 @@ test("exported figures keep every text inside their edges: the top tick label, t
     group.getByRole("button", { name: "SVG" }).click(),
   ]);
   const svg = await (await import("node:fs/promises")).readFile((await svgDownload.path())!, "utf8");
+  // The page's typeface (next/font, app/chart-font.ts) travels inside the file: both weights, as WOFF2 data.
+  const faces = [
+    ...svg.matchAll(
+      /@font-face\{font-family:"Inter";font-weight:(\d+);src:url\(data:font\/woff2;base64,([^)]{1000,})\)/g,
+    ),
+  ];
+  expect(faces.map((f) => f[1]).sort()).toEqual(["400", "600"]);
   // Drawn alone in a blank page, each text's box must lie inside the figure's viewBox.
   const blank = await page.context().newPage();
   await blank.setContent(`<!doctype html><body style="margin:0">${svg}</body>`);
+  // the embedded faces load in a page that has no other copy of them
+  const faceStatus = await blank.evaluate(async () => {
+    await document.fonts.ready;
+    return [...document.fonts].filter((f) => f.status === "loaded").map((f) => `${f.family} ${f.weight}`);
+  });
+  expect(faceStatus).toContain("Inter 400");
   const report = await blank.evaluate(() => {
     const root = document.querySelector("svg")!;
     const [, , w, h] = root.getAttribute("viewBox")!.split(" ").map(Number);

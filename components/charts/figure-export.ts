@@ -11,22 +11,71 @@ export interface LegendItem {
 }
 
 const SVG_NS = "http://www.w3.org/2000/svg";
-const FONT = `"Inter", ui-sans-serif, system-ui, sans-serif`;
+const FALLBACK = "ui-sans-serif, system-ui, sans-serif";
+/** The family the page loads the charts' typeface under (next/font names it; app/chart-font.ts), first name only. */
+function pageFamily(): string | null {
+  if (typeof document === "undefined") return null;
+  const value = getComputedStyle(document.documentElement).getPropertyValue("--font-chart").trim();
+  const first = value
+    .split(",")[0]
+    ?.trim()
+    .replace(/^['"]|['"]$/g, "");
+  return first || null;
+}
+/** The figure's font stack: the file's own "Inter" (embedded), the page's copy of it (for measuring), then the system. */
+const fontStack = () => {
+  const family = pageFamily();
+  return `"Inter", ${family ? `"${family}", ` : ""}${FALLBACK}`;
+};
 let fontCss: Promise<string> | null = null;
 
 async function dataUrl(url: string): Promise<string> {
-  const bytes = new Uint8Array(await (await fetch(url)).arrayBuffer());
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: ${response.status}`);
+  const bytes = new Uint8Array(await response.arrayBuffer());
   let binary = "";
   for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   return `data:font/woff2;base64,${btoa(binary)}`;
 }
 
-/** The @font-face rules of the charts' typeface with the font files inlined (fetched once per page). */
+/** The page's @font-face rules of that family: each weight and the URL of its file. */
+function pageFaces(family: string): { weight: string; url: string }[] {
+  const faces: { weight: string; url: string }[] = [];
+  for (const sheet of Array.from(document.styleSheets)) {
+    let rules: CSSRuleList;
+    try {
+      rules = sheet.cssRules;
+    } catch {
+      continue; // a style sheet of another origin
+    }
+    for (const rule of Array.from(rules)) {
+      if (!(rule instanceof CSSFontFaceRule)) continue;
+      const name = rule.style
+        .getPropertyValue("font-family")
+        .trim()
+        .replace(/^['"]|['"]$/g, "");
+      const url = /url\(\s*['"]?([^'")]+)['"]?\s*\)/.exec(rule.style.getPropertyValue("src"))?.[1];
+      // a relative url() is relative to its style sheet, not to the page
+      if (name === family && url)
+        faces.push({
+          weight: rule.style.getPropertyValue("font-weight") || "400",
+          url: new URL(url, sheet.href ?? document.baseURI).href,
+        });
+    }
+  }
+  return faces;
+}
+
+/**
+ * The @font-face rules of the charts' typeface with the font files inlined under the family "Inter" (fetched once per
+ * page), so the exported file needs no network and no installed font. Empty when the page has not loaded the face.
+ */
 function embeddedFonts(): Promise<string> {
+  const family = pageFamily();
   fontCss ??= Promise.all(
-    [400, 600].map(
-      async (w) =>
-        `@font-face{font-family:"Inter";font-weight:${w};src:url(${await dataUrl(`/fonts/inter-${w}.woff2`)}) format("woff2");}`,
+    (family ? pageFaces(family) : []).map(
+      async ({ weight, url }) =>
+        `@font-face{font-family:"Inter";font-weight:${weight};src:url(${await dataUrl(url)}) format("woff2");}`,
     ),
   )
     .then((rules) => rules.join(""))
@@ -44,7 +93,7 @@ function el(name: string, attrs: Record<string, string | number>, text?: string)
 /** Text widths in the figure's font, measured (a canvas), for wrapping; an estimate where canvas is missing. */
 function measurer(sizePx: number): (text: string) => number {
   const ctx = typeof document !== "undefined" ? document.createElement("canvas").getContext("2d") : null;
-  if (ctx) ctx.font = `${sizePx}px ${FONT}`;
+  if (ctx) ctx.font = `${sizePx}px ${fontStack()}`;
   return (text) => (ctx ? ctx.measureText(text).width : text.length * sizePx * 0.6);
 }
 
@@ -101,7 +150,7 @@ export async function figureSvg(
   const title = el("title", {}, opts.title);
   clone.insertBefore(title, chart);
   if (opts.source) clone.insertBefore(el("desc", {}, opts.source), chart);
-  const style = el("style", {}, `${await embeddedFonts()} text{font-family:${FONT};}`);
+  const style = el("style", {}, `${await embeddedFonts()} text{font-family:${fontStack()};}`);
   clone.insertBefore(style, title);
   // The legend, wrapped into rows across the figure's width.
   const legend = opts.legend ?? [];
@@ -154,7 +203,7 @@ export async function figureSvg(
   clone.setAttribute("width", String(width));
   clone.setAttribute("height", String(height));
   clone.setAttribute("viewBox", `0 0 ${width} ${height}`);
-  clone.setAttribute("style", `background:#fff;font-family:${FONT}`);
+  clone.setAttribute("style", `background:#fff;font-family:${fontStack()}`);
   return { svg: new XMLSerializer().serializeToString(clone), width, height };
 }
 
