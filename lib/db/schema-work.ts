@@ -1,0 +1,201 @@
+/**
+ * The store's schema (schema.ts re-exports it): what is built on the runs — tool counts, agent jobs and sweeps, run
+ * changes, experiments, the search index's bookkeeping, labels and notes, causes, received OTLP spans.
+ */
+import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { createdAt } from "./schema-columns";
+
+/** Tool calls per run and tool, kept at ingest (and by recompute) so run pages never scan every step. */
+export const runToolCounts = sqliteTable(
+  "run_tool_counts",
+  {
+    runId: text("run_id").notNull(),
+    tool: text("tool").notNull(),
+    role: text("role").notNull(),
+    calls: integer("calls").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.tool] })],
+);
+
+/**
+ * Agent jobs: one question run through the agent loop, alone (a rerun of one trace) or as part of a sweep. The
+ * state lives here, not in server memory: `queued`, `running` (held by a worker under a lease it renews),
+ * `done`, `failed`, `cancelled` (and `lost`, left by versions before durable jobs). A worker that dies leaves its
+ * job `running` with a lease that runs out (or a dead process id): another worker takes it back and runs it from
+ * scratch, replacing any trace it had stored (lib/agent/jobs.ts).
+ */
+export const rerunJobs = sqliteTable(
+  "rerun_jobs",
+  {
+    id: text("id").primaryKey(),
+    /** The trace a rerun starts from; for a sweep, the source run's trace of the question when there is one. */
+    traceId: text("trace_id"),
+    /** The sweep (its run's id) this job belongs to; null for a single rerun. */
+    sweepId: text("sweep_id"),
+    datasetId: text("dataset_id"),
+    questionId: text("question_id"),
+    /** The sample index the job's trace takes in its run (sweeps: 0..K-1). */
+    sample: integer("sample"),
+    /** Who asked: the access token's name, else the client's address. */
+    client: text("client").notNull(),
+    provider: text("provider").notNull(),
+    model: text("model").notNull(),
+    variant: text("variant").notNull(),
+    /** The harness profile the job runs (lib/agent/harnesses.ts); null: Metron's own loop. */
+    harness: text("harness"),
+    limits: text("limits", { mode: "json" }).$type<{ maxSteps: number; wallTimeMs: number; maxOutputTokens: number }>(),
+    state: text("state").notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    /** Rate-limited attempts (HTTP 429), retried after the provider's retry-after without counting as attempts. */
+    rateLimited: integer("rate_limited").notNull().default(0),
+    /** Not taken before this time (ms since the epoch): the back-off of a retry. */
+    notBefore: integer("not_before"),
+    /** The worker holding a running job (`host:pid:nonce`) and until when (ms since the epoch). */
+    worker: text("worker"),
+    leaseUntil: integer("lease_until"),
+    error: text("error"),
+    resultTraceId: text("result_trace_id"),
+    tokens: integer("tokens"),
+    costUsd: real("cost_usd"),
+    createdAt: createdAt(),
+    startedAt: text("started_at"),
+    finishedAt: text("finished_at"),
+  },
+  (t) => [
+    index("rerun_jobs_trace").on(t.traceId),
+    index("rerun_jobs_state").on(t.state),
+    index("rerun_jobs_sweep").on(t.sweepId, t.state),
+  ],
+);
+
+/**
+ * A sweep: a directive variant and model run over a selection of a dataset's questions, K samples each, into a
+ * run of its own (`run_id`), under a concurrency and a budget. Its jobs are rows of `rerun_jobs`.
+ */
+export const sweeps = sqliteTable("sweeps", {
+  runId: text("run_id").primaryKey(),
+  datasetId: text("dataset_id").notNull(),
+  /** The run whose questions were chosen (failing ones) and that outcomes are compared with; may be null. */
+  sourceRunId: text("source_run_id"),
+  selection: text("selection", { mode: "json" }).$type<{ kind: string; count: number; ids?: string[] }>().notNull(),
+  provider: text("provider").notNull(),
+  model: text("model").notNull(),
+  variant: text("variant").notNull(),
+  /** The harness profile the sweep runs, and its kind and version when it started; null: Metron's own loop. */
+  harness: text("harness", { mode: "json" }).$type<{ name: string; kind: string; version: string | null }>(),
+  limits: text("limits", { mode: "json" })
+    .$type<{ maxSteps: number; wallTimeMs: number; maxOutputTokens: number }>()
+    .notNull(),
+  samples: integer("samples").notNull().default(1),
+  concurrency: integer("concurrency").notNull().default(2),
+  budget: text("budget", { mode: "json" })
+    .$type<{ maxCostUsd?: number; maxTokens?: number; maxWallMs?: number }>()
+    .notNull(),
+  /** `running`, `paused`, `done`, `stopped` (a budget), `cancelled`. */
+  state: text("state").notNull(),
+  stoppedBy: text("stopped_by"),
+  createdBy: text("created_by").notNull(),
+  createdAt: createdAt(),
+  finishedAt: text("finished_at"),
+});
+
+/** What was changed on a run, when, and by whom (the access token's name; "local" without tokens; "cli"). */
+export const runChanges = sqliteTable(
+  "run_changes",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    runId: text("run_id").notNull(),
+    at: createdAt(),
+    who: text("who").notNull(),
+    change: text("change").notNull(),
+  },
+  (t) => [index("run_changes_run").on(t.runId, t.id)],
+);
+
+/** A saved experiment: a named, fixed set of runs of one dataset, whose figures change only when its set does. */
+export const experiments = sqliteTable("experiments", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  datasetId: text("dataset_id"),
+  runIds: text("run_ids", { mode: "json" }).$type<string[]>().notNull(),
+  createdAt: createdAt(),
+});
+
+/**
+ * Full-text search (lib/search): which traces are in the FTS5 index `search_docs` and the first rowid of their
+ * documents (rowids `base` … `base + 2^20 - 1`: the question, final SQL, gold SQL, then one per step), so that a
+ * trace's documents are removed with one range delete. `search_docs` itself is a virtual table created by SQL in
+ * the migration (drizzle does not describe FTS5 tables).
+ */
+export const searchIndexed = sqliteTable("search_indexed", {
+  traceId: text("trace_id").primaryKey(),
+  base: integer("base").notNull(),
+});
+
+/**
+ * Labels for error analysis, on a trace (`seq` -1) or one of its steps: a preset failure cause
+ * (lib/metrics/failure-taxonomy.ts), a run's own cause, or a free tag. Keyed by trace identity (a content hash): they survive
+ * recompute and re-ingest of the same trace, even after a delete.
+ */
+export const labels = sqliteTable(
+  "labels",
+  {
+    traceId: text("trace_id").notNull(),
+    seq: integer("seq").notNull().default(-1),
+    label: text("label").notNull(),
+    who: text("who").notNull(),
+    at: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.traceId, t.seq, t.label] }), index("labels_label").on(t.label)],
+);
+
+/** A free-text note on a trace (`seq` -1) or a step. */
+export const notes = sqliteTable(
+  "notes",
+  {
+    traceId: text("trace_id").notNull(),
+    seq: integer("seq").notNull().default(-1),
+    note: text("note").notNull(),
+    who: text("who").notNull(),
+    at: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.traceId, t.seq] })],
+);
+
+/** Failure causes a run adds to the preset taxonomy. */
+export const runCauses = sqliteTable(
+  "run_causes",
+  {
+    runId: text("run_id").notNull(),
+    label: text("label").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.label] })],
+);
+
+/**
+ * Spans received on the OTLP endpoint (`POST /v1/traces`), kept until their trace is assembled (lib/otel/receiver.ts).
+ * Keyed by (trace id, span id): a span sent again is not stored twice.
+ */
+export const otlpSpans = sqliteTable(
+  "otlp_spans",
+  {
+    traceId: text("trace_id").notNull(),
+    spanId: text("span_id").notNull(),
+    groupKey: text("group_key").notNull(),
+    /** The span as lib/trace/adapters/otlp.ts flattens it (nanosecond times as strings). */
+    body: text("body").notNull(),
+    receivedAt: integer("received_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.traceId, t.spanId] }), index("otlp_spans_group").on(t.groupKey)],
+);
+
+/** A group of spans (one agent trace): when it was last added to, whether its root arrived, when it was stored. */
+export const otlpGroups = sqliteTable("otlp_groups", {
+  groupKey: text("group_key").primaryKey(),
+  lastSpanAt: integer("last_span_at").notNull(),
+  rootSeen: integer("root_seen").notNull().default(0),
+  /** Set once the group was assembled and ingested; spans that arrive later are refused, not stored. */
+  assembledAt: integer("assembled_at"),
+  /** The ingest's outcome: inserted / duplicate / the error. */
+  outcome: text("outcome"),
+});
