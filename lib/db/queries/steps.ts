@@ -1,4 +1,5 @@
 import type { Sql } from "@/lib/db/sql";
+import { many, one, qb } from "@/lib/db/typed";
 import { summarizeArgs, summarizeContent } from "@/lib/trace/step-summary";
 import type { AlignStep } from "@/lib/trace/align";
 import { sqlOfArgs } from "@/lib/trace/tool-names";
@@ -27,14 +28,6 @@ export interface StepSummary {
   contentSize: number;
 }
 
-interface Row extends Omit<StepSummary, "summary" | "tables" | "exploratory" | "emptyResult"> {
-  args: string | null;
-  content: string | null;
-  tables: string | null;
-  exploratory: number;
-  emptyResult: number | null;
-}
-
 export const STEP_PAGE_SIZE = 200;
 
 export async function listStepSummaries(
@@ -43,13 +36,37 @@ export async function listStepSummaries(
   from: number,
   limit = STEP_PAGE_SIZE,
 ): Promise<StepSummary[]> {
-  const rows = (await sql.all(
-    `SELECT seq, type, tool, tool_role AS toolRole, substr(args, 1, 2000) AS args, tables, exploratory, empty_result AS emptyResult, refines, substr(error, 1, 300) AS error,
-      role, substr(content, 1, 400) AS content, length(content) AS contentSize, input_tokens AS inputTokens, output_tokens AS outputTokens,
-      reasoning_tokens AS reasoningTokens, duration_ms AS durationMs, started_at AS startedAt, result_size AS resultSize
-    FROM steps WHERE trace_id = ? ORDER BY seq LIMIT ? OFFSET ?`,
-    [traceId, limit, from],
-  )) as (Row & { contentSize: number | null })[];
+  const q = qb(sql);
+  const rows = await many(
+    sql,
+    q
+      .selectFrom("steps")
+      .select((eb) => [
+        "seq",
+        "type",
+        "tool",
+        "tool_role as toolRole",
+        eb.fn<string | null>("substr", ["args", eb.lit(1), eb.lit(2000)]).as("args"),
+        "tables",
+        "exploratory",
+        "empty_result as emptyResult",
+        "refines",
+        eb.fn<string | null>("substr", ["error", eb.lit(1), eb.lit(300)]).as("error"),
+        "role",
+        eb.fn<string | null>("substr", ["content", eb.lit(1), eb.lit(400)]).as("content"),
+        eb.fn<number | null>("length", ["content"]).as("contentSize"),
+        "input_tokens as inputTokens",
+        "output_tokens as outputTokens",
+        "reasoning_tokens as reasoningTokens",
+        "duration_ms as durationMs",
+        "started_at as startedAt",
+        "result_size as resultSize",
+      ])
+      .where("trace_id", "=", traceId)
+      .orderBy("seq")
+      .limit(limit)
+      .offset(from),
+  );
   return rows.map(({ args, content, tables, exploratory, emptyResult, contentSize, ...r }) => ({
     ...r,
     emptyResult: emptyResult === null ? null : Number(emptyResult) === 1,
@@ -74,11 +91,26 @@ export interface StepDetail {
 }
 
 export async function getStepDetail(sql: Sql, traceId: string, seq: number): Promise<StepDetail | undefined> {
-  return (await sql.get(
-    `SELECT s.seq, s.type, s.tool, s.args, coalesce(s.result, b.content) AS result, s.error, s.role, s.content, s.model, s.meta
-    FROM steps s LEFT JOIN blobs b ON b.hash = s.result_blob WHERE s.trace_id = ? AND s.seq = ?`,
-    [traceId, seq],
-  )) as StepDetail | undefined;
+  return one(
+    sql,
+    qb(sql)
+      .selectFrom("steps as s")
+      .leftJoin("blobs as b", "b.hash", "s.result_blob")
+      .select((eb) => [
+        "s.seq",
+        "s.type",
+        "s.tool",
+        "s.args",
+        eb.fn.coalesce("s.result", "b.content").as("result"),
+        "s.error",
+        "s.role",
+        "s.content",
+        "s.model",
+        "s.meta",
+      ])
+      .where("s.trace_id", "=", traceId)
+      .where("s.seq", "=", seq),
+  );
 }
 
 /** The steps that touched a table, for the table strip (only the small columns). */
@@ -86,30 +118,57 @@ export async function listStripSteps(
   sql: Sql,
   traceId: string,
 ): Promise<{ seq: number; tables: string[]; exploratory: boolean }[]> {
-  return (
-    (await sql.all(
-      "SELECT seq, tables, exploratory FROM steps WHERE trace_id = ? AND tables IS NOT NULL ORDER BY seq",
-      [traceId],
-    )) as { seq: number; tables: string; exploratory: number }[]
-  ).map((r) => ({ seq: r.seq, tables: JSON.parse(r.tables), exploratory: Number(r.exploratory) === 1 }));
+  const rows = await many(
+    sql,
+    qb(sql)
+      .selectFrom("steps")
+      .select(["seq", "tables", "exploratory"])
+      .where("trace_id", "=", traceId)
+      .where("tables", "is not", null)
+      .orderBy("seq"),
+  );
+  return rows.map((r) => ({ seq: r.seq, tables: JSON.parse(r.tables!), exploratory: Number(r.exploratory) === 1 }));
 }
 
 export async function getStepStats(
   sql: Sql,
   traceId: string,
 ): Promise<{ count: number; maxDurationMs: number | null; firstStartedAt: string | null }> {
-  return (await sql.get(
-    "SELECT count(*) AS count, max(duration_ms) AS maxDurationMs, min(started_at) AS firstStartedAt FROM steps WHERE trace_id = ?",
-    [traceId],
-  )) as { count: number; maxDurationMs: number | null; firstStartedAt: string | null };
+  const row = await one(
+    sql,
+    qb(sql)
+      .selectFrom("steps")
+      .select((eb) => [
+        eb.fn.countAll<number>().as("count"),
+        eb.fn.max("duration_ms").as("maxDurationMs"),
+        eb.fn.min("started_at").as("firstStartedAt"),
+      ])
+      .where("trace_id", "=", traceId),
+  );
+  return {
+    count: Number(row?.count ?? 0),
+    maxDurationMs: row?.maxDurationMs ?? null,
+    firstStartedAt: row?.firstStartedAt ?? null,
+  };
 }
 
 /** A trace's tool calls for step alignment (lib/trace/align.ts): tool, tables touched, SQL or arguments. */
 export async function listAlignSteps(sql: Sql, traceId: string, max = 3000): Promise<AlignStep[]> {
-  const rows = (await sql.all(
-    "SELECT seq, tool, tables, substr(args, 1, 4000) AS args FROM steps WHERE trace_id = ? AND type = 'tool_call' ORDER BY seq LIMIT ?",
-    [traceId, max],
-  )) as { seq: number; tool: string | null; tables: string | null; args: string | null }[];
+  const rows = await many(
+    sql,
+    qb(sql)
+      .selectFrom("steps")
+      .select((eb) => [
+        "seq",
+        "tool",
+        "tables",
+        eb.fn<string | null>("substr", ["args", eb.lit(1), eb.lit(4000)]).as("args"),
+      ])
+      .where("trace_id", "=", traceId)
+      .where("type", "=", "tool_call")
+      .orderBy("seq")
+      .limit(max),
+  );
   return rows.map((r) => {
     let parsed: unknown = r.args;
     try {
