@@ -88,7 +88,7 @@ const sqliteDialect: DialectSql = {
 };
 
 /** What SQLite's `CAST(x AS INTEGER) = x` accepts: an integer without leading zeros, within bigint. */
-const PLAIN_INTEGER = "^(0|-?[1-9][0-9]{0,17})$";
+export const PLAIN_INTEGER = "^(0|-?[1-9][0-9]{0,17})$";
 
 const pgPath = (p: string) => `'{${p.split(".").join(",")}}'`;
 

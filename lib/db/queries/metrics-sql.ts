@@ -1,4 +1,5 @@
 import { dialects, type DialectSql } from "@/lib/db/sql";
+import { JUDGED_OUTCOMES } from "@/lib/db/typed-sql";
 
 export type { RunAggregates } from "@/lib/metrics/run-metrics";
 
@@ -8,7 +9,7 @@ export type { RunAggregates } from "@/lib/metrics/run-metrics";
  */
 
 /** Outcomes that count in execution accuracy's denominator; gold errors and unevaluated traces do not. */
-export const EX_JUDGED = "('correct','wrong_result','pred_error','timeout','no_submission')";
+export const EX_JUDGED = `(${JUDGED_OUTCOMES.map((o) => `'${o}'`).join(",")})`;
 
 /** A gold error leaves the trace out; a trace not (or not yet) evaluated falls back to its recorded outcome. */
 export const EFFECTIVE_CORRECT = `(CASE WHEN t.ex_outcome = 'correct' THEN 1 WHEN t.ex_outcome IN ${EX_JUDGED} THEN 0 WHEN t.ex_outcome = 'gold_error' THEN NULL ELSE t.recorded_correct END)`;

@@ -2,7 +2,9 @@ import { findRow } from "@/lib/db/rows";
 import { traces } from "@/lib/db/schema";
 import type { Sql } from "@/lib/db/sql";
 import type { TraceRow } from "@/lib/db/schema";
-import { EFFECTIVE_CORRECT } from "./metrics-sql";
+import type { ExpressionBuilder } from "kysely";
+import { binary, many, qb, type Tables } from "@/lib/db/typed";
+import { asInteger, effectiveCorrect, isInteger, jsonText, jsonValue } from "@/lib/db/typed-sql";
 
 /** The trace of one question (and sample) in a run, every column. */
 export function getQuestionTrace(
@@ -15,12 +17,16 @@ export function getQuestionTrace(
 }
 
 export async function listSamples(sql: Sql, runId: string, questionId: string): Promise<number[]> {
-  return (
-    (await sql.all("SELECT sample FROM traces WHERE run_id = ? AND question_id = ? ORDER BY sample", [
-      runId,
-      questionId,
-    ])) as { sample: number }[]
-  ).map((r) => r.sample);
+  const rows = await many(
+    sql,
+    qb(sql)
+      .selectFrom("traces")
+      .select("sample")
+      .where("run_id", "=", runId)
+      .where("question_id", "=", questionId)
+      .orderBy("sample"),
+  );
+  return rows.map((r) => r.sample);
 }
 
 export interface Neighbours {
@@ -34,11 +40,21 @@ export interface Neighbours {
 
 /** Previous/next question and previous/next failing question in the run's question order. */
 export async function getNeighbours(sql: Sql, runId: string, questionId: string): Promise<Neighbours> {
-  const rows = (await sql.all(
-    `SELECT question_id AS q, min(${EFFECTIVE_CORRECT}) AS correct FROM traces t WHERE t.run_id = ?
-    GROUP BY question_id ORDER BY ${sql.d.isInteger("question_id")} DESC, ${sql.d.asInteger("question_id")}, ${sql.d.binary("question_id")}`,
-    [runId],
-  )) as { q: string; correct: number | null }[];
+  const q = qb(sql);
+  const rows = await many(
+    sql,
+    q
+      .selectFrom("traces as t")
+      .select((eb) => [
+        "t.question_id as q",
+        eb.fn.min(effectiveCorrect(eb, "t.ex_outcome", "t.recorded_correct")).as("correct"),
+      ])
+      .where("t.run_id", "=", runId)
+      .groupBy("t.question_id")
+      .orderBy((eb) => isInteger(sql, eb, "t.question_id"), "desc")
+      .orderBy((eb) => asInteger(sql, eb, "t.question_id"))
+      .orderBy(binary(sql, "t.question_id")),
+  );
   const i = rows.findIndex((r) => r.q === questionId);
   const failing = (r: { correct: number | null }) => r.correct === 0;
   const before = rows.slice(0, Math.max(0, i));
@@ -70,21 +86,52 @@ export async function listOtherRuns(
     kind: RunKind;
   }[]
 > {
-  return (await sql.all(
-    `SELECT r.id, r.name, r.system, r.model, min(t.ex_outcome) AS exOutcome, min(t.recorded_correct) AS recordedCorrect,
-      ${runKindSql(sql)} AS kind
-    FROM runs r JOIN traces t ON t.run_id = r.id JOIN runs me ON me.id = ?
-    WHERE r.id != me.id AND t.question_id = ? AND ((me.dataset_id IS NOT NULL AND r.dataset_id = me.dataset_id) OR (me.dataset_id IS NULL AND me.benchmark IS NOT NULL AND r.benchmark = me.benchmark))
-    GROUP BY r.id, r.name, r.system, r.model, r.config ORDER BY ${sql.d.binary("r.system")}, ${sql.d.binary("r.model")}, ${sql.d.binary("r.name")}`,
-    [runId, questionId],
-  )) as never;
+  return many(
+    sql,
+    qb(sql)
+      .selectFrom("runs as r")
+      .innerJoin("traces as t", "t.run_id", "r.id")
+      .innerJoin("runs as me", (j) => j.on("me.id", "=", runId))
+      .select((eb) => [
+        "r.id",
+        "r.name",
+        "r.system",
+        "r.model",
+        eb.fn.min("t.ex_outcome").as("exOutcome"),
+        eb.fn.min("t.recorded_correct").as("recordedCorrect"),
+        runKind(sql, eb).as("kind"),
+      ])
+      .whereRef("r.id", "!=", "me.id")
+      .where("t.question_id", "=", questionId)
+      .where((eb) =>
+        eb.or([
+          eb.and([eb("me.dataset_id", "is not", null), eb("r.dataset_id", "=", eb.ref("me.dataset_id"))]),
+          eb.and([
+            eb("me.dataset_id", "is", null),
+            eb("me.benchmark", "is not", null),
+            eb("r.benchmark", "=", eb.ref("me.benchmark")),
+          ]),
+        ]),
+      )
+      .groupBy(["r.id", "r.name", "r.system", "r.model", "r.config"])
+      .orderBy(binary(sql, "r.system"))
+      .orderBy(binary(sql, "r.model"))
+      .orderBy(binary(sql, "r.name")),
+  );
 }
 
 export type RunKind = "reruns" | "sweep" | "run";
 
-/** What a run is, from its config: a run of single reruns (outside every figure), a sweep's run, or a run. */
-function runKindSql(sql: Sql): string {
-  return `CASE WHEN ${sql.d.jsonValue("r.config", "reruns")} IS NOT NULL THEN 'reruns' WHEN ${sql.d.jsonValue("r.config", "sweep")} IS NOT NULL THEN 'sweep' ELSE 'run' END`;
+/** What a run (`r`) is, from its config: a run of single reruns (outside every figure), a sweep's run, or a run. */
+function runKind(sql: Sql, eb: ExpressionBuilder<Tables & { r: Tables["runs"] }, "r">) {
+  return eb
+    .case()
+    .when(jsonValue(sql, eb, "r.config", "reruns"), "is not", null)
+    .then(eb.val<RunKind>("reruns"))
+    .when(jsonValue(sql, eb, "r.config", "sweep"), "is not", null)
+    .then(eb.val<RunKind>("sweep"))
+    .else(eb.val<RunKind>("run"))
+    .end();
 }
 
 export interface RerunRow {
@@ -104,14 +151,27 @@ export interface RerunRow {
 
 /** The reruns of a trace (its children, `meta.rerun_of`), newest first. */
 export async function listRerunsOf(sql: Sql, traceId: string, limit = 20): Promise<RerunRow[]> {
-  return (
-    (await sql.all(
-      `SELECT t.id AS traceId, r.id AS runId, r.name AS runName, r.system, r.model, t.sample, t.status, t.ex_outcome AS exOutcome,
-           t.created_at AS createdAt, coalesce(${sql.d.jsonValue("r.config", "simulated")}, 0) AS simulated,
-           ${runKindSql(sql)} AS kind
-         FROM traces t JOIN runs r ON r.id = t.run_id
-         WHERE ${sql.d.jsonText("t.meta", "rerun_of.trace_id")} = ? ORDER BY t.created_at DESC LIMIT ?`,
-      [traceId, limit],
-    )) as (Omit<RerunRow, "simulated"> & { simulated: number })[]
-  ).map((r) => ({ ...r, simulated: Boolean(r.simulated) }));
+  const rows = await many(
+    sql,
+    qb(sql)
+      .selectFrom("traces as t")
+      .innerJoin("runs as r", "r.id", "t.run_id")
+      .select((eb) => [
+        "t.id as traceId",
+        "r.id as runId",
+        "r.name as runName",
+        "r.system",
+        "r.model",
+        "t.sample",
+        "t.status",
+        "t.ex_outcome as exOutcome",
+        "t.created_at as createdAt",
+        eb.fn.coalesce(jsonValue(sql, eb, "r.config", "simulated"), eb.lit(0)).as("simulated"),
+        runKind(sql, eb).as("kind"),
+      ])
+      .where((eb) => eb(jsonText(sql, eb, "t.meta", "rerun_of.trace_id"), "=", traceId))
+      .orderBy("t.created_at", "desc")
+      .limit(limit),
+  );
+  return rows.map((r) => ({ ...r, simulated: Boolean(Number(r.simulated)) }));
 }
