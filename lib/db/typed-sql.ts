@@ -79,3 +79,30 @@ export function effectiveCorrect<DB, TB extends keyof DB>(
     number | null
   >`(CASE WHEN ${o} = 'correct' THEN 1 WHEN ${o} IN (${judged}) THEN 0 WHEN ${o} = 'gold_error' THEN NULL ELSE ${eb.ref(recorded)} END)`;
 }
+
+/**
+ * `column IN` the elements of an array passed as one JSON parameter (a list of any length, within the engines'
+ * parameter limits).
+ */
+export function inJsonArray<DB, TB extends keyof DB>(
+  sql: Sql,
+  eb: ExpressionBuilder<DB, TB>,
+  column: StringReference<DB, TB>,
+  values: readonly string[],
+): RawBuilder<boolean> {
+  const list = JSON.stringify(values);
+  return sql.dialect === "postgres"
+    ? raw<boolean>`${eb.ref(column)} IN (SELECT jsonb_array_elements_text(${list}::jsonb))`
+    : raw<boolean>`${eb.ref(column)} IN (SELECT value FROM json_each(${list}))`;
+}
+
+/** The distinct values of a text column, comma-separated (NULL when none). */
+export function distinctList<DB, TB extends keyof DB>(
+  sql: Sql,
+  eb: ExpressionBuilder<DB, TB>,
+  column: StringReference<DB, TB>,
+): RawBuilder<string | null> {
+  return sql.dialect === "postgres"
+    ? raw<string | null>`string_agg(DISTINCT ${eb.ref(column)}, ',')`
+    : raw<string | null>`group_concat(DISTINCT ${eb.ref(column)})`;
+}

@@ -1,84 +1,137 @@
 import type { TraceListRow } from "@/lib/metrics/trace-row";
-import type { DialectSql, Sql } from "@/lib/db/sql";
+import type { Sql } from "@/lib/db/sql";
 import type { TraceFilters, TraceSortKey } from "@/lib/url/runs";
-import { EFFECTIVE_CORRECT } from "./metrics-sql";
+import type { OrderByItemBuilder, SelectQueryBuilder } from "kysely";
+import { binary, many, one, qb, type Tables } from "@/lib/db/typed";
+import { asInteger, distinctList, effectiveCorrect, inJsonArray, isInteger } from "@/lib/db/typed-sql";
 import { cachedByRun } from "./run-cache";
 
 export type { TraceListRow } from "@/lib/metrics/trace-row";
 
-// Question ids are text, but most benchmarks number them: sort numbers numerically, then text.
-/** Numeric question ids in numeric order, then the others by text. */
-const questionOrder = (q: DialectSql, d = "ASC") =>
-  `${q.isInteger("question_id")} DESC, ${q.asInteger("question_id")} ${d}, ${q.binary("question_id")} ${d}, sample`;
+type TraceQuery<O> = SelectQueryBuilder<Tables & { t: Tables["traces"] }, "t", O>;
+type Dir = "asc" | "desc";
 
-const ORDER: Record<TraceSortKey, (q: DialectSql, dir: string) => string> = {
-  question: (q, d) => questionOrder(q, d),
-  db: (q, d) => `${q.binary("db_id")} ${d}, ${questionOrder(q)}`,
-  steps: (q, d) => `step_count ${d}, ${questionOrder(q)}`,
-  tools: (q, d) => `tool_call_count ${d}, ${questionOrder(q)}`,
-  exploratory: (q, d) => `exploratory_calls ${d}, ${questionOrder(q)}`,
-  over: (q, d) => `over_exploration ${d} NULLS LAST, ${questionOrder(q)}`,
-  extra: (q, d) => `extra_table_count ${d} NULLS LAST, ${questionOrder(q)}`,
-  empty: (q, d) => `empty_probe_count ${d} NULLS LAST, ${questionOrder(q)}`,
-  tokens: (q, d) => `input_tokens + output_tokens ${d}, ${questionOrder(q)}`,
-  outcome: (q, d) => `ex_outcome ${d} NULLS LAST, recorded_correct ${d} NULLS LAST, status ${d}, ${questionOrder(q)}`,
+/** Question ids are text, but most benchmarks number them: numeric ids in numeric order, then the others by text. */
+function byQuestion<O>(sql: Sql, q: TraceQuery<O>, dir: Dir = "asc"): TraceQuery<O> {
+  return q
+    .orderBy((eb) => isInteger(sql, eb, "t.question_id"), "desc")
+    .orderBy((eb) => asInteger(sql, eb, "t.question_id"), dir)
+    .orderBy(binary(sql, "t.question_id"), dir)
+    .orderBy("t.sample");
+}
+
+const nullsLast = (dir: Dir) => (o: OrderByItemBuilder) => (dir === "asc" ? o.asc() : o.desc()).nullsLast();
+
+/** Each sort key's order, then the question order as the tie-break. */
+const ORDER: Record<TraceSortKey, <O>(sql: Sql, q: TraceQuery<O>, dir: Dir) => TraceQuery<O>> = {
+  question: (sql, q, d) => byQuestion(sql, q, d),
+  db: (sql, q, d) => byQuestion(sql, q.orderBy(binary(sql, "t.db_id"), d)),
+  steps: (sql, q, d) => byQuestion(sql, q.orderBy("t.step_count", d)),
+  tools: (sql, q, d) => byQuestion(sql, q.orderBy("t.tool_call_count", d)),
+  exploratory: (sql, q, d) => byQuestion(sql, q.orderBy("t.exploratory_calls", d)),
+  over: (sql, q, d) => byQuestion(sql, q.orderBy("t.over_exploration", nullsLast(d))),
+  extra: (sql, q, d) => byQuestion(sql, q.orderBy("t.extra_table_count", nullsLast(d))),
+  empty: (sql, q, d) => byQuestion(sql, q.orderBy("t.empty_probe_count", nullsLast(d))),
+  tokens: (sql, q, d) =>
+    byQuestion(
+      sql,
+      q.orderBy((eb) => eb("t.input_tokens", "+", eb.ref("t.output_tokens")), d),
+    ),
+  outcome: (sql, q, d) =>
+    byQuestion(
+      sql,
+      q.orderBy("t.ex_outcome", nullsLast(d)).orderBy("t.recorded_correct", nullsLast(d)).orderBy("t.status", d),
+    ),
 };
 
 export async function listTraces(
   sql: Sql,
   runId: string,
-  opts: { sort: TraceSortKey; dir: "asc" | "desc"; page: number; pageSize: number } & Partial<TraceFilters>,
+  opts: { sort: TraceSortKey; dir: Dir; page: number; pageSize: number } & Partial<TraceFilters>,
 ): Promise<{ rows: TraceListRow[]; total: number }> {
-  const dir = opts.dir === "asc" ? "ASC" : "DESC";
-  const where = ["run_id = ?"];
-  const params: (string | number)[] = [runId];
-  if (opts.failing) where.push(`${EFFECTIVE_CORRECT} = 0`);
-  if (opts.extra) where.push("extra_table_count > 0");
-  if (opts.over) where.push("over_exploration > 0");
-  if (opts.db) {
-    where.push("db_id = ?");
-    params.push(opts.db);
-  }
-  if (opts.difficulty) {
-    where.push("difficulty = ?");
-    params.push(opts.difficulty);
-  }
-  if (opts.traceIds) {
-    where.push(sql.d.inJsonArray("id"));
-    params.push(JSON.stringify(opts.traceIds));
-  }
-  if (opts.label) {
-    where.push("EXISTS (SELECT 1 FROM labels l WHERE l.trace_id = t.id AND l.label = ?)");
-    params.push(opts.label);
-  }
-  const clause = where.join(" AND ");
-  const total = ((await sql.get(`SELECT count(*) AS n FROM traces t WHERE ${clause}`, params)) as { n: number }).n;
-  const rows = (await sql.all(
-    `
-    SELECT id, run_id AS runId, question_id AS questionId, substr(question_text, 1, 300) AS questionText, sample, db_id AS dbId, difficulty, step_count AS stepCount,
-      tool_call_count AS toolCallCount, CASE WHEN tokens_recorded = 1 THEN input_tokens + output_tokens END AS tokens, status, recorded_correct AS recordedCorrect,
-      ex_outcome AS exOutcome, ex_error AS exError, exploratory_calls AS exploratoryCalls, gold_count AS goldCount,
-      over_exploration AS overExploration, extra_table_count AS extraTableCount, empty_probe_count AS emptyProbeCount,
-      (SELECT ${sql.d.distinctList("l.label")} FROM labels l WHERE l.trace_id = t.id) AS labels
-    FROM traces t WHERE ${clause}
-    ORDER BY ${ORDER[opts.sort](sql.d, dir)}
-    LIMIT ? OFFSET ?`,
-    [...params, opts.pageSize, (Math.max(1, opts.page) - 1) * opts.pageSize],
-  )) as TraceListRow[];
-  return { rows, total };
+  const dir: Dir = opts.dir === "asc" ? "asc" : "desc";
+  const filtered = qb(sql)
+    .selectFrom("traces as t")
+    .where("t.run_id", "=", runId)
+    .$if(Boolean(opts.failing), (q) =>
+      q.where((eb) => eb(effectiveCorrect(eb, "t.ex_outcome", "t.recorded_correct"), "=", 0)),
+    )
+    .$if(Boolean(opts.extra), (q) => q.where("t.extra_table_count", ">", 0))
+    .$if(Boolean(opts.over), (q) => q.where("t.over_exploration", ">", 0))
+    .$if(Boolean(opts.db), (q) => q.where("t.db_id", "=", opts.db!))
+    .$if(Boolean(opts.difficulty), (q) => q.where("t.difficulty", "=", opts.difficulty!))
+    .$if(Boolean(opts.traceIds), (q) => q.where((eb) => inJsonArray(sql, eb, "t.id", opts.traceIds!)))
+    .$if(Boolean(opts.label), (q) =>
+      q.where(({ exists, selectFrom, lit }) =>
+        exists(
+          selectFrom("labels as l")
+            .select(lit(1).as("one"))
+            .whereRef("l.trace_id", "=", "t.id")
+            .where("l.label", "=", opts.label!),
+        ),
+      ),
+    );
+  const counted = await one(
+    sql,
+    filtered.select((eb) => eb.fn.countAll<number>().as("n")),
+  );
+  const listed = filtered.select((eb) => [
+    "t.id",
+    "t.run_id as runId",
+    "t.question_id as questionId",
+    eb.fn<string | null>("substr", ["t.question_text", eb.lit(1), eb.lit(300)]).as("questionText"),
+    "t.sample",
+    "t.db_id as dbId",
+    "t.difficulty",
+    "t.step_count as stepCount",
+    "t.tool_call_count as toolCallCount",
+    eb
+      .case()
+      .when("t.tokens_recorded", "=", 1)
+      .then(eb("t.input_tokens", "+", eb.ref("t.output_tokens")))
+      .end()
+      .as("tokens"),
+    "t.status",
+    "t.recorded_correct as recordedCorrect",
+    "t.ex_outcome as exOutcome",
+    "t.ex_error as exError",
+    "t.exploratory_calls as exploratoryCalls",
+    "t.gold_count as goldCount",
+    "t.over_exploration as overExploration",
+    "t.extra_table_count as extraTableCount",
+    "t.empty_probe_count as emptyProbeCount",
+    eb
+      .selectFrom("labels as l")
+      .select((l) => distinctList(sql, l, "l.label").as("labels"))
+      .whereRef("l.trace_id", "=", "t.id")
+      .as("labels"),
+  ]);
+  const rows = await many(
+    sql,
+    ORDER[opts.sort](sql, listed, dir)
+      .limit(opts.pageSize)
+      .offset((Math.max(1, opts.page) - 1) * opts.pageSize),
+  );
+  return { rows, total: Number(counted?.n ?? 0) };
 }
 
 export async function listTraceFacets(
   sql: Sql,
   runId: string,
 ): Promise<{ databases: string[]; difficulties: string[] }> {
-  const col = async (c: string) =>
+  const col = async (c: "db_id" | "difficulty") =>
     (
-      (await sql.all(
-        `SELECT ${c} AS v FROM traces WHERE run_id = ? AND ${c} IS NOT NULL GROUP BY ${c} ORDER BY ${sql.d.binary(c)}`,
-        [runId],
-      )) as { v: string }[]
-    ).map((r) => r.v);
+      await many(
+        sql,
+        qb(sql)
+          .selectFrom("traces")
+          .select(`${c} as v`)
+          .where("run_id", "=", runId)
+          .where(c, "is not", null)
+          .groupBy(c)
+          .orderBy(binary(sql, c)),
+      )
+    ).map((r) => r.v as string);
   return cachedByRun(sql, runId, "facets", async () => ({
     databases: await col("db_id"),
     difficulties: await col("difficulty"),
@@ -90,27 +143,40 @@ export async function listTraceTexts(
   sql: Sql,
   runId: string,
 ): Promise<Map<string, { questionText: string | null; goldSql: string | null; finalSql: string | null }>> {
-  const rows = (await sql.all(
-    "SELECT question_id AS q, sample AS s, question_text AS questionText, gold_sql AS goldSql, final_sql AS finalSql FROM traces WHERE run_id = ?",
-    [runId],
-  )) as {
-    q: string;
-    s: number;
-    questionText: string | null;
-    goldSql: string | null;
-    finalSql: string | null;
-  }[];
+  const rows = await many(
+    sql,
+    qb(sql)
+      .selectFrom("traces")
+      .select([
+        "question_id as q",
+        "sample as s",
+        "question_text as questionText",
+        "gold_sql as goldSql",
+        "final_sql as finalSql",
+      ])
+      .where("run_id", "=", runId),
+  );
   return new Map(rows.map(({ q, s, ...t }) => [`${q}\u0000${s}`, t]));
 }
 
 export async function traceExists(sql: Sql, traceId: string): Promise<boolean> {
-  return (await sql.get("SELECT 1 AS one FROM traces WHERE id = ?", [traceId])) !== undefined;
+  return (await one(sql, qb(sql).selectFrom("traces").select("id").where("id", "=", traceId))) !== undefined;
 }
 
 /** Whether any of the runs has a trace of the question (the side-by-side view needs one). */
 export async function anyRunHasQuestion(sql: Sql, runIds: string[], questionId: string): Promise<boolean> {
   for (const id of runIds)
-    if (await sql.get("SELECT 1 AS one FROM traces WHERE run_id = ? AND question_id = ?", [id, questionId]))
+    if (
+      await one(
+        sql,
+        qb(sql)
+          .selectFrom("traces")
+          .select("id")
+          .where("run_id", "=", id)
+          .where("question_id", "=", questionId)
+          .limit(1),
+      )
+    )
       return true;
   return false;
 }
@@ -121,7 +187,6 @@ export async function getTraceSql(
   traceId: string,
   field: "final_sql" | "gold_sql",
 ): Promise<string | null | undefined> {
-  const row = (await sql.get(`SELECT ${field} AS text FROM traces WHERE id = ?`, [traceId])) as
-    { text: string | null } | undefined;
+  const row = await one(sql, qb(sql).selectFrom("traces").select(`${field} as text`).where("id", "=", traceId));
   return row ? row.text : undefined;
 }
