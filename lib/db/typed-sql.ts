@@ -106,3 +106,29 @@ export function distinctList<DB, TB extends keyof DB>(
     ? raw<string | null>`string_agg(DISTINCT ${eb.ref(column)}, ',')`
     : raw<string | null>`group_concat(DISTINCT ${eb.ref(column)})`;
 }
+
+/** A JSON member as a number (or NULL, also for a member that is not a number on PostgreSQL). */
+export function jsonNumber<DB, TB extends keyof DB>(
+  sql: Sql,
+  eb: ExpressionBuilder<DB, TB>,
+  column: StringReference<DB, TB>,
+  path: string,
+): RawBuilder<number | null> {
+  const c = eb.ref(column);
+  return sql.dialect === "postgres"
+    ? raw<
+        number | null
+      >`(CASE WHEN jsonb_typeof((${c})::jsonb #> ${pgPath(path)}) = 'number' THEN ((${c})::jsonb #>> ${pgPath(path)})::double precision END)`
+    : raw<number | null>`json_extract(${c}, ${sqlitePath(path)})`;
+}
+
+/** Text compared without case (ASCII), as SQLite's NOCASE. */
+export function nocase<DB, TB extends keyof DB>(
+  sql: Sql,
+  eb: ExpressionBuilder<DB, TB>,
+  column: StringReference<DB, TB>,
+): RawBuilder<string> {
+  return sql.dialect === "postgres"
+    ? raw<string>`lower(${eb.ref(column)})`
+    : raw<string>`${eb.ref(column)} COLLATE NOCASE`;
+}

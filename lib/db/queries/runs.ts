@@ -1,11 +1,13 @@
 import { findRow } from "@/lib/db/rows";
 import { runs } from "@/lib/db/schema";
-import type { DialectSql, Sql } from "@/lib/db/sql";
+import type { Sql } from "@/lib/db/sql";
 import type { RunSortKey } from "@/lib/url/runs";
-import { runAggregates, type RunAggregates } from "./metrics-sql";
+import type { RunAggregates } from "./metrics-sql";
 import { cachedByRun } from "./run-cache";
-import { sql as raw } from "kysely";
-import { binary, many, qb } from "@/lib/db/typed";
+import { sql as raw, type Expression, type ExpressionBuilder } from "kysely";
+import { jsonValue, nocase } from "@/lib/db/typed-sql";
+import { binary, many, one, qb } from "@/lib/db/typed";
+import { runAggregateColumns } from "./run-aggregates";
 
 export interface RunListRow extends RunAggregates {
   id: string;
@@ -18,44 +20,64 @@ export interface RunListRow extends RunAggregates {
   simulated: number | null;
 }
 
+type Listed = { x: RunListRow };
+type Dir = "asc" | "desc";
+const ratio = (eb: ExpressionBuilder<Listed, "x">, num: Expression<unknown>, den: "x.judged" | "x.goldSum") =>
+  eb
+    .case()
+    .when(den, ">", 0)
+    .then(eb(eb(raw<number>`1.0`, "*", num as Expression<number>), "/", eb.ref(den)))
+    .end();
+
 /** Sort keys over the listed rows (a subquery, so that PostgreSQL too can order by expressions of its columns). */
-const ORDER: Record<RunSortKey, (d: DialectSql) => string> = {
-  name: (d) => d.nocase("x.name"),
-  system: (d) => d.nocase("x.system"),
-  model: (d) => d.nocase("x.model"),
-  traces: () => "x.traces",
-  questions: () => "x.questions",
-  correct: () => "CASE WHEN x.judged > 0 THEN 1.0 * x.correct / x.judged END",
-  over: () => 'CASE WHEN x."goldSum" > 0 THEN 1.0 * (x."exploratoryWithGold" - x."goldSum") / x."goldSum" END',
-  tokens: () => 'x."inputTokens" + x."outputTokens"',
-  created: () => 'x."createdAt"',
+const ORDER: Record<RunSortKey, (sql: Sql, eb: ExpressionBuilder<Listed, "x">) => Expression<unknown>> = {
+  name: (sql, eb) => nocase(sql, eb, "x.name"),
+  system: (sql, eb) => nocase(sql, eb, "x.system"),
+  model: (sql, eb) => nocase(sql, eb, "x.model"),
+  traces: (_, eb) => eb.ref("x.traces"),
+  questions: (_, eb) => eb.ref("x.questions"),
+  correct: (_, eb) => ratio(eb, eb.ref("x.correct"), "x.judged"),
+  over: (_, eb) => ratio(eb, eb("x.exploratoryWithGold", "-", eb.ref("x.goldSum")), "x.goldSum"),
+  tokens: (_, eb) => eb("x.inputTokens", "+", eb.ref("x.outputTokens")),
+  created: (_, eb) => eb.ref("x.createdAt"),
 };
 
 export async function listRuns(
   sql: Sql,
-  opts: { sort: RunSortKey; dir: "asc" | "desc"; system?: string | null; model?: string | null; archived?: boolean },
+  opts: { sort: RunSortKey; dir: Dir; system?: string | null; model?: string | null; archived?: boolean },
 ): Promise<RunListRow[]> {
-  const where: string[] = opts.archived ? [] : ["r.archived_at IS NULL"];
-  const params: string[] = [];
-  if (opts.system) {
-    where.push("r.system = ?");
-    params.push(opts.system);
-  }
-  if (opts.model) {
-    where.push("r.model = ?");
-    params.push(opts.model);
-  }
-  const dir = opts.dir === "asc" ? "ASC" : "DESC";
-  return sql.all<RunListRow>(
-    `SELECT * FROM (
-    SELECT r.id, r.name, r.system, r.model, r.dataset_id AS datasetId, r.created_at AS createdAt, r.archived_at AS archivedAt,
-      ${sql.d.jsonValue("r.config", "simulated")} AS simulated, ${runAggregates(sql.d)}
-    FROM runs r LEFT JOIN traces t ON t.run_id = r.id
-    ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
-    GROUP BY r.id) x
-    ORDER BY ${ORDER[opts.sort](sql.d)} ${dir} NULLS LAST, ${sql.d.binary("x.id")}`,
-    params,
+  const q = qb(sql);
+  const listed = q
+    .selectFrom("runs as r")
+    .leftJoin("traces as t", "t.run_id", "r.id")
+    .select((eb) => [
+      "r.id",
+      "r.name",
+      "r.system",
+      "r.model",
+      "r.dataset_id as datasetId",
+      "r.created_at as createdAt",
+      "r.archived_at as archivedAt",
+      jsonValue(sql, eb, "r.config", "simulated").$castTo<number | null>().as("simulated"),
+      ...runAggregateColumns(sql, eb),
+    ])
+    .$if(!opts.archived, (w) => w.where("r.archived_at", "is", null))
+    .$if(Boolean(opts.system), (w) => w.where("r.system", "=", opts.system!))
+    .$if(Boolean(opts.model), (w) => w.where("r.model", "=", opts.model!))
+    .groupBy("r.id");
+  const dir: Dir = opts.dir === "asc" ? "asc" : "desc";
+  const rows: RunListRow[] = await many(
+    sql,
+    q
+      .selectFrom(listed.as("x"))
+      .selectAll()
+      .orderBy(
+        (eb) => ORDER[opts.sort](sql, eb as unknown as ExpressionBuilder<Listed, "x">),
+        (o) => (dir === "asc" ? o.asc() : o.desc()).nullsLast(),
+      )
+      .orderBy(binary(sql, "x.id")),
   );
+  return rows;
 }
 
 export async function listRunFacets(sql: Sql): Promise<{ systems: string[]; models: string[] }> {
@@ -75,7 +97,13 @@ export function getRunAggregates(sql: Sql, runId: string): Promise<RunAggregates
     runId,
     "aggregates",
     async () =>
-      (await sql.get(`SELECT ${runAggregates(sql.d)} FROM traces t WHERE t.run_id = ?`, [runId])) as RunAggregates,
+      (await one(
+        sql,
+        qb(sql)
+          .selectFrom("traces as t")
+          .select((eb) => runAggregateColumns(sql, eb))
+          .where("t.run_id", "=", runId),
+      ))!,
   );
 }
 

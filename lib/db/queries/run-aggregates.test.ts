@@ -1,0 +1,106 @@
+/**
+ * Run aggregates as typed selections (run-aggregates.ts) agree, value for value, with the SQL text they replace (kept
+ * here as the reference), on both engines, over Spider-de traces evaluated for real (EX against the databases): the
+ * home page's runs in every sort order, a run's summary, the Experiments cells.
+ */
+import { describe, expect, it } from "vitest";
+import { evaluateRun } from "@/lib/eval/evaluate-run";
+import { ingestStream } from "@/lib/ingest/ingest";
+import { chunksOf } from "@/lib/testing/db";
+import { ENGINES, useEngineStore } from "@/lib/testing/engines";
+import { realisticLines } from "@/lib/testing/realistic-traces";
+import { importSpiderDe } from "@/lib/testing/spider-de";
+import { runSortKeys } from "@/lib/url/runs";
+import type { Sql } from "@/lib/db/sql";
+import { getRunAggregates, listRuns } from "./runs";
+import { listOverviewCells } from "./overview";
+
+/**
+ * The aggregates as SQL text, as lib/db/queries/metrics-sql.ts wrote them before the typed port — but for two fixes
+ * the port made: counts over no traces are 0 (were NULL), and a run without traces has no unpriced trace (the
+ * home page's LEFT JOIN counted its row of NULLs as one).
+ */
+const reference = (sql: Sql) => {
+  const d = sql.d;
+  const judged = "('correct','wrong_result','pred_error','timeout','no_submission')";
+  const correct = `(CASE WHEN t.ex_outcome = 'correct' THEN 1 WHEN t.ex_outcome IN ${judged} THEN 0 WHEN t.ex_outcome = 'gold_error' THEN NULL ELSE t.recorded_correct END)`;
+  return `count(t.id) AS traces, count(DISTINCT t.question_id) AS questions,
+  coalesce(sum(CASE WHEN t.ex_outcome IN ${judged} THEN 1 ELSE 0 END), 0) AS "exJudged",
+  coalesce(sum(CASE WHEN t.ex_outcome = 'correct' THEN 1 ELSE 0 END), 0) AS "exCorrect",
+  count(${correct}) AS judged, coalesce(sum(${correct}), 0) AS correct,
+  count(t.recorded_correct) AS "recordedJudged", coalesce(sum(t.recorded_correct), 0) AS "recordedCorrect",
+  sum(CASE WHEN t.gold_count IS NOT NULL THEN t.exploratory_calls END) AS "exploratoryWithGold",
+  sum(t.gold_count) AS "goldSum",
+  CASE WHEN count(t.extra_table_count) > 0 THEN sum(CASE WHEN ${correct} = 0 AND t.extra_table_count > 0 THEN 1 ELSE 0 END) END AS "failedWithExtra",
+  coalesce(sum(CASE WHEN t.tokens_recorded = 1 THEN t.input_tokens END), 0) AS "inputTokens",
+  coalesce(sum(CASE WHEN t.tokens_recorded = 1 THEN t.output_tokens END), 0) AS "outputTokens",
+  coalesce(sum(t.tokens_recorded), 0) AS "tokensRecorded",
+  coalesce(sum(CASE WHEN t.ex_outcome = 'gold_error' THEN 1 ELSE 0 END), 0) AS "goldErrors",
+  sum(coalesce(t.cost_usd, t.cost_computed_usd)) AS cost,
+  sum(${d.jsonNumber("t.directives", "overhead.cost_usd")}) AS "directiveOverheadCost",
+  count(t.id) - count(coalesce(t.cost_usd, t.cost_computed_usd)) AS "unpricedTraces",
+  coalesce(sum(t.link_tp), 0) AS "linkTruePositive", coalesce(sum(t.link_pred), 0) AS "linkPredicted",
+  coalesce(sum(t.link_gold), 0) AS "linkGold", sum(t.empty_probe_count) AS "emptyProbes",
+  count(t.empty_probe_count) AS "probeTraces", avg(t.directive_recall) AS "directiveRecall",
+  avg(t.directive_flag_rate) AS "directiveFlagRate"`;
+};
+
+describe.each(ENGINES)("run aggregates (%s store)", (engine) => {
+  const store = useEngineStore(engine, async (s) => {
+    await importSpiderDe(s);
+    const report = await ingestStream(s.sql, chunksOf(realisticLines()));
+    await evaluateRun(s.sql, report.runs.find((r) => r.name === "worker run")!.id);
+    // a run without traces: its counts are 0, its measured sums unknown
+    await s.sql.run("INSERT INTO runs (id, name, system, model, config) VALUES ('empty', 'empty', 'S', 'm', '{}')");
+  });
+
+  it("give a run's summary as the SQL text did, with real EX outcomes among them", async () => {
+    const runs = await store.sql.all<{ id: string }>("SELECT id FROM runs");
+    expect(runs.length).toBeGreaterThan(2);
+    for (const { id } of runs) {
+      const expected = await store.sql.get(`SELECT ${reference(store.sql)} FROM traces t WHERE t.run_id = ?`, [id]);
+      expect(await getRunAggregates(store.sql, id), id).toEqual(expected);
+    }
+    const worker = await store.sql.get<{ id: string }>("SELECT id FROM runs WHERE name = 'worker run'");
+    const a = await getRunAggregates(store.sql, worker!.id);
+    expect(a.exJudged).toBeGreaterThan(20);
+    expect(a.exCorrect).toBeGreaterThan(0);
+    expect(await getRunAggregates(store.sql, "empty")).toMatchObject({ traces: 0, exJudged: 0, goldSum: null });
+    const empty = (await listRuns(store.sql, { sort: "name", dir: "asc" })).find((r) => r.id === "empty");
+    expect(empty).toMatchObject({ traces: 0, unpricedTraces: 0, exJudged: 0, judged: 0, cost: null });
+  });
+
+  it.each(runSortKeys.flatMap((k) => [[k, "asc"] as const, [k, "desc"] as const]))(
+    "list the runs sorted by %s %s, each with its aggregates",
+    async (sort, dir) => {
+      const rows = await listRuns(store.sql, { sort, dir });
+      expect(rows.map((r) => r.id).sort()).toEqual(
+        (await store.sql.all<{ id: string }>("SELECT id FROM runs")).map((r) => r.id).sort(),
+      );
+      for (const r of rows) {
+        const { id, name, system, model, datasetId, createdAt, archivedAt, simulated, ...aggregates } = r;
+        void [name, system, model, datasetId, createdAt, archivedAt, simulated];
+        expect(aggregates).toEqual(await getRunAggregates(store.sql, id));
+      }
+      if (sort === "traces") {
+        const counts = rows.map((r) => r.traces);
+        expect(counts).toEqual([...counts].sort((a, b) => (dir === "asc" ? a - b : b - a)));
+      }
+      if (sort === "correct") {
+        const shares = rows.map((r) => (r.judged > 0 ? r.correct / r.judged : null));
+        const known = shares.filter((x): x is number => x !== null);
+        expect(shares.slice(0, known.length)).toEqual(known); // unknown shares last
+        expect(known).toEqual([...known].sort((a, b) => (dir === "asc" ? a - b : b - a)));
+        expect(known.some((x) => x !== Math.round(x))).toBe(true); // a share, not an integer division
+      }
+    },
+  );
+
+  it("pool the Experiments cells with the same aggregates", async () => {
+    const ids = (await store.sql.all<{ id: string }>("SELECT id FROM runs WHERE id != 'empty'")).map((r) => r.id);
+    const cells = await listOverviewCells(store.sql, ids);
+    expect(cells.length).toBeGreaterThan(0);
+    const total = cells.reduce((n, c) => n + c.traces, 0);
+    expect(total).toBe((await store.sql.get<{ n: number }>("SELECT count(*) AS n FROM traces"))!.n);
+  });
+});
