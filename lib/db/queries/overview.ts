@@ -1,10 +1,13 @@
 /** The Experiments page's data, on either engine (lib/db/sql.ts). */
 import { cachedByRuns } from "./run-cache";
-import type { DialectSql, Sql } from "@/lib/db/sql";
+import type { Sql } from "@/lib/db/sql";
+import { sql as raw, type ExpressionBuilder } from "kysely";
+import { binary, many, qb, type Tables } from "@/lib/db/typed";
+import { inJsonArray, jsonText, jsonValue } from "@/lib/db/typed-sql";
 import type { RunAggregates } from "@/lib/metrics/run-metrics";
 import type { TraceUnit } from "@/lib/metrics/run-units";
 import { buildOverview, parseRunList, type OverviewGroup } from "@/lib/metrics/overview";
-import { runAggregates } from "./metrics-sql";
+import { runAggregateColumns } from "./run-aggregates";
 import { loadTraceUnits } from "./units";
 
 /** One cell of the Experiments matrix: the runs of one (dataset, model, system), pooled over their traces. */
@@ -29,61 +32,102 @@ export interface OverviewFilter {
   sweeps?: boolean;
 }
 
+type RunsAs<A extends string> = Tables & { [K in A]: Tables["runs"] };
+
 /** Runs that hold reruns only (the "Reruns" run, `config.reruns`): outside every experiment unless named in one. */
-const notReruns = (d: DialectSql) => `coalesce(${d.jsonValue("r.config", "reruns")}, 0) = 0 AND r.name != 'Reruns'`;
+const notReruns = (sql: Sql, eb: ExpressionBuilder<RunsAs<"r">, "r">) =>
+  eb.and([
+    eb(eb.fn.coalesce(jsonValue(sql, eb, "r.config", "reruns"), raw.lit(0)), "=", 0),
+    eb("r.name", "!=", "Reruns"),
+  ]);
 
 /** Runs a sweep made (`config.sweep`): shown when the view asks for them, or named by an experiment. */
-const notSweeps = (d: DialectSql) => `${d.jsonText("r.config", "sweep")} IS NULL`;
+const notSweeps = (sql: Sql, eb: ExpressionBuilder<RunsAs<"r">, "r">) =>
+  eb(jsonText(sql, eb, "r.config", "sweep"), "is", null);
 
 /** The ids of the runs a view covers. */
 export async function listExperimentRunIds(sql: Sql, filter: OverviewFilter): Promise<string[]> {
-  const where: string[] = [];
-  const params: string[] = [];
-  if (filter.runIds) {
-    where.push(`r.id IN (${filter.runIds.map(() => "?").join(",") || "NULL"})`);
-    params.push(...filter.runIds);
-  } else {
-    where.push(notReruns(sql.d));
-    if (!filter.sweeps) where.push(notSweeps(sql.d));
-    if (!filter.archived) where.push("r.archived_at IS NULL");
-    if (!filter.withoutDataset) where.push("r.dataset_id IS NOT NULL");
-  }
-  if (filter.dataset) {
-    where.push("r.dataset_id = ?");
-    params.push(filter.dataset);
-  }
-  return (
-    await sql.all<{ id: string }>(
-      `SELECT r.id FROM runs r WHERE ${where.join(" AND ")} ORDER BY r.created_at, ${sql.d.binary("r.id")}`,
-      params,
+  const q = qb(sql)
+    .selectFrom("runs as r")
+    .select("r.id")
+    .$if(filter.runIds !== undefined, (w) => w.where((eb) => inJsonArray(sql, eb, "r.id", filter.runIds!)))
+    .$if(filter.runIds === undefined, (w) =>
+      w
+        .where((eb) => notReruns(sql, eb))
+        .$if(!filter.sweeps, (v) => v.where((eb) => notSweeps(sql, eb)))
+        .$if(!filter.archived, (v) => v.where("r.archived_at", "is", null))
+        .$if(!filter.withoutDataset, (v) => v.where("r.dataset_id", "is not", null)),
     )
-  ).map((r) => r.id);
+    .$if(Boolean(filter.dataset), (w) => w.where("r.dataset_id", "=", filter.dataset!))
+    .orderBy("r.created_at")
+    .orderBy(binary(sql, "r.id"));
+  return (await many(sql, q)).map((r) => r.id);
 }
 
 /** The cells of a view: every (dataset, model, system) with the runs it pools and aggregates over all their traces. */
 export async function listOverviewCells(sql: Sql, runIds: string[]): Promise<OverviewCellRow[]> {
   if (runIds.length === 0) return [];
-  const { d } = sql;
-  const placeholders = runIds.map(() => "?").join(",");
-  const sep = (n: number) => d.char(n);
-  const entry = `x.id || ${sep(1)} || x.name || ${sep(1)} || coalesce(${d.jsonValue("x.config", "simulated")}, 0)`;
-  const same = "x.grp = p.grp AND x.model = p.model AND x.system = p.system";
-  // The pooled runs in creation order: an ordered aggregate on PostgreSQL, an ordered subquery on SQLite.
-  const runList =
-    sql.dialect === "postgres"
-      ? `(SELECT string_agg(${entry}, ${sep(2)} ORDER BY x.created_at, ${d.binary("x.id")}) FROM pooled x WHERE ${same})`
-      : `(SELECT group_concat(${entry}, ${sep(2)}) FROM (SELECT * FROM pooled x2 WHERE x2.grp = p.grp AND x2.model = p.model AND x2.system = p.system ORDER BY x2.created_at, x2.id) x)`;
-  return sql.all<OverviewCellRow>(
-    `
-    WITH pooled AS (SELECT r.*, coalesce(r.dataset_id, r.benchmark, '(no dataset)') AS grp FROM runs r WHERE r.id IN (${placeholders}))
-    SELECT p.grp AS "group", min(p.dataset_id) AS datasetId, p.model, p.system,
-      ${runList} AS runList,
-      ${runAggregates(d)}
-    FROM pooled p LEFT JOIN traces t ON t.run_id = p.id
-    GROUP BY p.grp, p.model, p.system
-    ORDER BY ${d.binary("p.grp")}, ${d.binary("p.model")}, ${d.binary("p.system")}`,
-    runIds,
+  const q = qb(sql);
+  const chr = (n: number) =>
+    sql.dialect === "postgres" ? raw<string>`chr(${raw.lit(n)})` : raw<string>`char(${raw.lit(n)})`;
+  const noDataset = raw.lit("(no dataset)");
+  const pooled = q.with("pooled", (db) =>
+    db
+      .selectFrom("runs as r")
+      .selectAll("r")
+      .select((eb) => eb.fn.coalesce("r.dataset_id", "r.benchmark", noDataset).as("grp"))
+      .where((eb) => inJsonArray(sql, eb, "r.id", runIds)),
   );
+  type Pooled = Tables & { pooled: Tables["runs"] & { grp: string } };
+  /** A pooled run as `id\u0001name\u0001simulated`. */
+  const entry = (eb: ExpressionBuilder<Pooled & { x: Pooled["pooled"] }, "x">) =>
+    raw<string>`${eb.ref("x.id")} || ${chr(1)} || ${eb.ref("x.name")} || ${chr(1)} || ${eb.fn.coalesce(jsonValue(sql, eb, "x.config", "simulated"), raw.lit(0))}`;
+  const rows = await many(
+    sql,
+    pooled
+      .selectFrom("pooled as p")
+      .leftJoin("traces as t", "t.run_id", "p.id")
+      .select((eb) => [
+        "p.grp as group",
+        eb.fn.min("p.dataset_id").as("datasetId"),
+        "p.model",
+        "p.system",
+        // The pooled runs in creation order: an ordered aggregate on PostgreSQL, an ordered subquery on SQLite.
+        (sql.dialect === "postgres"
+          ? eb
+              .selectFrom("pooled as x")
+              .select((x) =>
+                x.fn
+                  .agg<string>("string_agg", [entry(x as never), chr(2)])
+                  .orderBy("x.created_at")
+                  .orderBy(binary(sql, "x.id"))
+                  .as("list"),
+              )
+              .whereRef("x.grp", "=", "p.grp")
+              .whereRef("x.model", "=", "p.model")
+              .whereRef("x.system", "=", "p.system")
+          : eb
+              .selectFrom((db) =>
+                db
+                  .selectFrom("pooled as x2")
+                  .selectAll("x2")
+                  .whereRef("x2.grp", "=", "p.grp")
+                  .whereRef("x2.model", "=", "p.model")
+                  .whereRef("x2.system", "=", "p.system")
+                  .orderBy("x2.created_at")
+                  .orderBy("x2.id")
+                  .as("x"),
+              )
+              .select((x) => x.fn.agg<string>("group_concat", [entry(x as never), chr(2)]).as("list"))
+        ).as("runList"),
+        ...runAggregateColumns(sql, eb),
+      ])
+      .groupBy(["p.grp", "p.model", "p.system"])
+      .orderBy(binary(sql, "p.grp"))
+      .orderBy(binary(sql, "p.model"))
+      .orderBy(binary(sql, "p.system")),
+  );
+  return rows.map((r) => ({ ...r, runList: r.runList ?? "" }));
 }
 
 export interface SavedExperiment {
@@ -95,11 +139,14 @@ export interface SavedExperiment {
 }
 
 export async function listExperiments(sql: Sql): Promise<SavedExperiment[]> {
-  return (
-    await sql.all<Omit<SavedExperiment, "runIds"> & { runIds: string }>(
-      "SELECT id, name, dataset_id AS datasetId, run_ids AS runIds, created_at AS createdAt FROM experiments ORDER BY created_at DESC",
-    )
-  ).map((e) => ({ ...e, runIds: JSON.parse(e.runIds) }));
+  const rows = await many(
+    sql,
+    qb(sql)
+      .selectFrom("experiments")
+      .select(["id", "name", "dataset_id as datasetId", "run_ids as runIds", "created_at as createdAt"])
+      .orderBy("created_at", "desc"),
+  );
+  return rows.map((e) => ({ ...e, runIds: JSON.parse(e.runIds) as string[] }));
 }
 
 export async function getExperiment(sql: Sql, id: string): Promise<SavedExperiment | undefined> {

@@ -13,7 +13,8 @@ import { importSpiderDe } from "@/lib/testing/spider-de";
 import { runSortKeys } from "@/lib/url/runs";
 import type { Sql } from "@/lib/db/sql";
 import { getRunAggregates, listRuns } from "./runs";
-import { listOverviewCells } from "./overview";
+import { listExperimentRunIds, listOverviewCells } from "./overview";
+import { parseRunList } from "@/lib/metrics/overview";
 
 /**
  * The aggregates as SQL text, as lib/db/queries/metrics-sql.ts wrote them before the typed port — but for two fixes
@@ -95,6 +96,36 @@ describe.each(ENGINES)("run aggregates (%s store)", (engine) => {
       }
     },
   );
+
+  it("cover the runs a view asks for: reruns, sweeps, archived and dataset-less runs only when asked", async () => {
+    await store.sql.run(
+      `INSERT INTO runs (id, name, system, model, dataset_id, config, created_at, archived_at) VALUES
+        ('rr', 'Reruns', 'S', 'm', 'spider-de', '{}', '2020-01-01', NULL),
+        ('rc', 'reruns of x', 'S', 'm', 'spider-de', '{"reruns":true}', '2020-01-02', NULL),
+        ('sw', 'a sweep', 'S', 'm', 'spider-de', '{"sweep":{"id":"s1"}}', '2020-01-03', NULL),
+        ('ar', 'archived', 'S', 'm', 'spider-de', '{}', '2020-01-04', '2020-02-01'),
+        ('d1', 'with dataset', 'S', 'm', 'spider-de', '{"simulated":true}', '2020-01-05', NULL)`,
+    );
+    try {
+      const ids = async (f: Parameters<typeof listExperimentRunIds>[1]) =>
+        (await listExperimentRunIds(store.sql, f)).filter((id) => ["rr", "rc", "sw", "ar", "d1"].includes(id));
+      expect(await ids({})).toEqual(["d1"]);
+      expect(await ids({ sweeps: true })).toEqual(["sw", "d1"]);
+      expect(await ids({ archived: true })).toEqual(["ar", "d1"]);
+      expect(await ids({ runIds: ["rr", "d1", "sw"] })).toEqual(["rr", "sw", "d1"]); // named runs, creation order
+      expect(await ids({ dataset: "other" })).toEqual([]);
+      // one cell pools d1 and sw (same dataset, model, system), in creation order, with d1 simulated
+      const cells = await listOverviewCells(store.sql, ["d1", "sw"]);
+      expect(cells).toHaveLength(1);
+      expect(cells[0]).toMatchObject({ group: "spider-de", model: "m", system: "S", traces: 0 });
+      expect(parseRunList(cells[0].runList)).toEqual([
+        { id: "sw", name: "a sweep", simulated: false },
+        { id: "d1", name: "with dataset", simulated: true },
+      ]);
+    } finally {
+      await store.sql.run("DELETE FROM runs WHERE id IN ('rr', 'rc', 'sw', 'ar', 'd1')");
+    }
+  });
 
   it("pool the Experiments cells with the same aggregates", async () => {
     const ids = (await store.sql.all<{ id: string }>("SELECT id FROM runs WHERE id != 'empty'")).map((r) => r.id);
