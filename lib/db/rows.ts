@@ -5,7 +5,6 @@
  */
 import { getTableColumns } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { Param, Sql } from "./sql";
 
 export function fromRow<T extends SQLiteTable>(table: T, row: Record<string, unknown>): T["$inferSelect"] {
   const out: Record<string, unknown> = {};
@@ -14,16 +13,4 @@ export function fromRow<T extends SQLiteTable>(table: T, row: Record<string, unk
     out[key] = v === null || v === undefined ? null : col.mapFromDriverValue(v);
   }
   return out as T["$inferSelect"];
-}
-
-/** The first row of `table` matching `where` (with `?` parameters), decoded; undefined when none. */
-export async function findRow<T extends SQLiteTable>(
-  sql: Sql,
-  table: T,
-  name: string,
-  where: string,
-  params: Param[],
-): Promise<T["$inferSelect"] | undefined> {
-  const row = await sql.get(`SELECT * FROM ${name} WHERE ${where} LIMIT 1`, params);
-  return row ? fromRow(table, row) : undefined;
 }

@@ -28,6 +28,8 @@ import type { Table as DrizzleTable } from "drizzle-orm";
 import type { Kyselify } from "drizzle-orm/kysely";
 import type * as schema from "./schema";
 import type { Dialect, Param, Sql } from "./sql";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
+import { fromRow } from "./rows";
 
 /**
  * A value as the engine stores and returns it. Drizzle's column modes decode on read (an integer `boolean`, a text
@@ -109,4 +111,17 @@ export async function one<R>(sql: Sql, query: Compilable<R>): Promise<R | undefi
 /** A text column ordered by code point on both engines (PostgreSQL's default collation may not be). */
 export function binary(sql: Sql, column: string): RawBuilder<string> {
   return sql.dialect === "postgres" ? raw<string>`${raw.ref(column)} collate "C"` : raw<string>`${raw.ref(column)}`;
+}
+
+/**
+ * The first row of a built query over one table, decoded into the app's type for it (drizzle's `$inferSelect`: JSON
+ * parsed, 0/1 as booleans, camelCase keys), or undefined.
+ */
+export async function decoded<T extends SQLiteTable>(
+  sql: Sql,
+  table: T,
+  query: Compilable<Record<string, unknown>>,
+): Promise<T["$inferSelect"] | undefined> {
+  const row = await one(sql, query);
+  return row ? fromRow(table, row) : undefined;
 }

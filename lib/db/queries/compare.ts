@@ -1,5 +1,7 @@
 import type { Run } from "@/lib/db/schema";
 import type { Sql } from "@/lib/db/sql";
+import { sql as raw } from "kysely";
+import { binary, many, qb } from "@/lib/db/typed";
 import { compareRuns, type Comparison } from "@/lib/metrics/compare-runs";
 import { getRun } from "./runs";
 import { loadTraceUnits } from "./units";
@@ -36,6 +38,24 @@ export async function loadComparison(sql: Sql, runIds: string[], baselineId: str
 export async function listComparableRuns(
   sql: Sql,
 ): Promise<{ id: string; name: string; system: string; model: string; group: string; traces: number }[]> {
-  return (await sql.all(`SELECT r.id, r.name, r.system, r.model, coalesce(r.dataset_id, r.benchmark, '(no dataset)') AS "group", count(t.id) AS traces
-    FROM runs r LEFT JOIN traces t ON t.run_id = r.id GROUP BY r.id ORDER BY ${sql.d.binary("coalesce(r.dataset_id, r.benchmark, '(no dataset)')")}, ${sql.d.binary("r.model")}, ${sql.d.binary("r.system")}`)) as never;
+  const group = raw<string>`coalesce(${raw.ref("r.dataset_id")}, ${raw.ref("r.benchmark")}, ${raw.lit("(no dataset)")})`;
+  const rows = await many(
+    sql,
+    qb(sql)
+      .selectFrom("runs as r")
+      .leftJoin("traces as t", "t.run_id", "r.id")
+      .select((eb) => [
+        "r.id",
+        "r.name",
+        "r.system",
+        "r.model",
+        eb.fn.coalesce("r.dataset_id", "r.benchmark", raw.lit("(no dataset)")).as("group"),
+        eb.fn.count<number>("t.id").as("traces"),
+      ])
+      .groupBy("r.id")
+      .orderBy(sql.dialect === "postgres" ? raw`${group} collate "C"` : group)
+      .orderBy(binary(sql, "r.model"))
+      .orderBy(binary(sql, "r.system")),
+  );
+  return rows.map((r) => ({ ...r, group: r.group as string }));
 }

@@ -1,9 +1,8 @@
-import { findRow } from "@/lib/db/rows";
 import { traces } from "@/lib/db/schema";
 import type { Sql } from "@/lib/db/sql";
 import type { TraceRow } from "@/lib/db/schema";
 import type { ExpressionBuilder } from "kysely";
-import { binary, many, qb, type Tables } from "@/lib/db/typed";
+import { binary, decoded, many, qb, type Tables } from "@/lib/db/typed";
 import { asInteger, effectiveCorrect, isInteger, jsonText, jsonValue } from "@/lib/db/typed-sql";
 
 /** The trace of one question (and sample) in a run, every column. */
@@ -13,7 +12,16 @@ export function getQuestionTrace(
   questionId: string,
   sample: number,
 ): Promise<TraceRow | undefined> {
-  return findRow(sql, traces, "traces", "run_id = ? AND question_id = ? AND sample = ?", [runId, questionId, sample]);
+  return decoded(
+    sql,
+    traces,
+    qb(sql)
+      .selectFrom("traces")
+      .selectAll()
+      .where("run_id", "=", runId)
+      .where("question_id", "=", questionId)
+      .where("sample", "=", sample),
+  );
 }
 
 export async function listSamples(sql: Sql, runId: string, questionId: string): Promise<number[]> {

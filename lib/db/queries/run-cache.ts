@@ -4,6 +4,8 @@
  * route bundles; a small LRU bounds its memory.
  */
 import type { Sql } from "@/lib/db/sql";
+import { many, one, qb } from "@/lib/db/typed";
+import { inJsonArray } from "@/lib/db/typed-sql";
 
 const LIMIT = 64;
 const g = globalThis as unknown as { metronRunCache?: Map<string, unknown> };
@@ -25,7 +27,7 @@ function remember<T>(key: string, compute: () => T): T {
 
 /** Memoises data derived from a run by its version, on either engine (keyed by the store's name). */
 export async function cachedByRun<T>(sql: Sql, runId: string, kind: string, compute: () => Promise<T>): Promise<T> {
-  const version = (await sql.get<{ version: number }>("SELECT version FROM runs WHERE id = ?", [runId]))?.version;
+  const version = (await one(sql, qb(sql).selectFrom("runs").select("version").where("id", "=", runId)))?.version;
   return rememberAsync(`${sql.name}\u0000${runId}\u0000${version}\u0000${kind}`, compute);
 }
 
@@ -36,9 +38,12 @@ export async function cachedByRun<T>(sql: Sql, runId: string, kind: string, comp
 export async function cachedByRuns<T>(sql: Sql, runIds: string[], kind: string, compute: () => Promise<T>): Promise<T> {
   const ids = [...runIds].sort();
   const versions = ids.length
-    ? await sql.all<{ id: string; version: number }>(
-        `SELECT id, version FROM runs WHERE id IN (${ids.map(() => "?").join(",")}) ORDER BY id`,
-        ids,
+    ? await many(
+        sql,
+        qb(sql)
+          .selectFrom("runs")
+          .select(["id", "version"])
+          .where((eb) => inJsonArray(sql, eb, "id", ids)),
       )
     : [];
   versions.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

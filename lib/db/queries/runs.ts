@@ -1,4 +1,4 @@
-import { findRow } from "@/lib/db/rows";
+import { decoded } from "@/lib/db/typed";
 import { runs } from "@/lib/db/schema";
 import type { Sql } from "@/lib/db/sql";
 import type { RunSortKey } from "@/lib/url/runs";
@@ -88,7 +88,7 @@ export async function listRunFacets(sql: Sql): Promise<{ systems: string[]; mode
 }
 
 export function getRun(sql: Sql, id: string) {
-  return findRow(sql, runs, "runs", "id = ?", [id]);
+  return decoded(sql, runs, qb(sql).selectFrom("runs").selectAll().where("id", "=", id));
 }
 
 export function getRunAggregates(sql: Sql, runId: string): Promise<RunAggregates> {

@@ -1,4 +1,4 @@
-import { findRow } from "@/lib/db/rows";
+import { decoded } from "@/lib/db/typed";
 import { uploads } from "@/lib/db/schema";
 import type { Sql } from "@/lib/db/sql";
 import { many, qb } from "@/lib/db/typed";
@@ -11,5 +11,5 @@ export function listUploadErrors(sql: Sql, uploadId: string): Promise<{ line: nu
 }
 
 export function getUpload(sql: Sql, id: string) {
-  return findRow(sql, uploads, "uploads", "id = ?", [id]);
+  return decoded(sql, uploads, qb(sql).selectFrom("uploads").selectAll().where("id", "=", id));
 }
