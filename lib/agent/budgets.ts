@@ -3,6 +3,9 @@
  * (lib/jobs/worker.ts asks through the agent's runner), and what stops a sweep early.
  */
 import type { Sql } from "@/lib/db/sql";
+import { sql as raw } from "kysely";
+import { one, qb, write } from "@/lib/db/typed";
+import { jsonText } from "@/lib/db/typed-sql";
 import { isoNow } from "@/lib/jobs/queue";
 
 const now = () => Date.now();
@@ -15,13 +18,19 @@ export interface Budget {
 
 /** Spent today (UTC) on reruns and sweeps with a real provider, from their stored traces: recorded cost, else priced tokens; null when unpriced. */
 export async function spentToday(sql: Sql): Promise<{ usd: number; unpriced: number }> {
-  const { d } = sql;
-  const r = await sql.get<{ usd: number | null; unpriced: number | null }>(
-    `SELECT sum(coalesce(cost_usd, cost_computed_usd)) AS usd, sum(CASE WHEN coalesce(cost_usd, cost_computed_usd) IS NULL THEN 1 ELSE 0 END) AS unpriced
-    FROM traces WHERE ${d.jsonText("meta", "rerun_job")} IS NOT NULL AND created_at >= ? AND ${d.jsonText("meta", "agent.model")} NOT LIKE 'sim-%'`,
-    [`${new Date().toISOString().slice(0, 10)}T00:00:00Z`],
+  const r = await one(
+    sql,
+    qb(sql)
+      .selectFrom("traces")
+      .select((eb) => {
+        const cost = eb.fn.coalesce("cost_usd", "cost_computed_usd");
+        return [eb.fn.sum<number | null>(cost).as("usd"), eb(eb.fn.count("id"), "-", eb.fn.count(cost)).as("unpriced")];
+      })
+      .where((eb) => eb(jsonText(sql, eb, "meta", "rerun_job"), "is not", null))
+      .where("created_at", ">=", `${new Date().toISOString().slice(0, 10)}T00:00:00Z`)
+      .where((eb) => eb(jsonText(sql, eb, "meta", "agent.model"), "not like", "sim-%")),
   );
-  return { usd: r?.usd ?? 0, unpriced: r?.unpriced ?? 0 };
+  return { usd: r?.usd ?? 0, unpriced: Number(r?.unpriced ?? 0) };
 }
 
 /** Which budget a sweep has reached, in words; null while it is within all of them. */
@@ -32,12 +41,27 @@ export async function budgetReached(
   createdAt: string,
   provider = "simulated",
 ): Promise<string | null> {
-  const spent = (await sql.get<{ tokens: number; cost: number; noTokens: number; noCost: number }>(
-    `SELECT coalesce(sum(tokens), 0) AS tokens, coalesce(sum(cost_usd), 0) AS cost,
-      sum(CASE WHEN state = 'done' AND tokens IS NULL THEN 1 ELSE 0 END) AS "noTokens",
-      sum(CASE WHEN state = 'done' AND cost_usd IS NULL THEN 1 ELSE 0 END) AS "noCost"
-    FROM rerun_jobs WHERE sweep_id = ?`,
-    [sweepId],
+  const spent = (await one(
+    sql,
+    qb(sql)
+      .selectFrom("rerun_jobs")
+      .select((eb) => {
+        const doneWithout = (c: "tokens" | "cost_usd") =>
+          eb.fn.count(
+            eb
+              .case()
+              .when(eb.and([eb("state", "=", "done"), eb(c, "is", null)]))
+              .then(eb.ref("id"))
+              .end(),
+          );
+        return [
+          eb.fn.coalesce(eb.fn.sum<number | null>("tokens"), raw.lit(0)).as("tokens"),
+          eb.fn.coalesce(eb.fn.sum<number | null>("cost_usd"), raw.lit(0)).as("cost"),
+          doneWithout("tokens").as("noTokens"),
+          doneWithout("cost_usd").as("noCost"),
+        ];
+      })
+      .where("sweep_id", "=", sweepId),
   ))!;
   // A budget the provider's answers cannot measure is not kept silently at 0 (issue 30).
   if (budget.maxTokens !== undefined && Number(spent.noTokens) > 0)
@@ -64,13 +88,21 @@ export async function budgetReached(
 export async function stopSweep(sql: Sql, sweepId: string, by: "budget" | "cancel", reason: string): Promise<void> {
   const at = isoNow();
   await sql.transaction(async (tx) => {
-    await tx.run(
-      "UPDATE sweeps SET state = ?, stopped_by = ?, finished_at = ? WHERE run_id = ? AND state IN ('running', 'paused')",
-      [by === "budget" ? "stopped" : "cancelled", by, at, sweepId],
+    await write(
+      tx,
+      qb(tx)
+        .updateTable("sweeps")
+        .set({ state: by === "budget" ? "stopped" : "cancelled", stopped_by: by, finished_at: at })
+        .where("run_id", "=", sweepId)
+        .where("state", "in", ["running", "paused"]),
     );
-    await tx.run(
-      "UPDATE rerun_jobs SET state = 'cancelled', error = ?, finished_at = ? WHERE sweep_id = ? AND state = 'queued'",
-      [reason, at, sweepId],
+    await write(
+      tx,
+      qb(tx)
+        .updateTable("rerun_jobs")
+        .set({ state: "cancelled", error: reason, finished_at: at })
+        .where("sweep_id", "=", sweepId)
+        .where("state", "=", "queued"),
     );
   });
 }

@@ -3,7 +3,8 @@
  * 0), the price they are computed with, the pace and time left, outcomes judged against the source run, the last
  * errors, and the jobs running now with the steps this process has seen.
  */
-import { EFFECTIVE_CORRECT } from "@/lib/db/queries/metrics-sql";
+import { many, one, qb } from "@/lib/db/typed";
+import { effectiveCorrect } from "@/lib/db/typed-sql";
 import type { Sql } from "@/lib/db/sql";
 import { loadPrices } from "@/lib/ingest/prices-file";
 import { priceOf } from "@/lib/metrics/prices";
@@ -65,21 +66,32 @@ function priceFor(provider: string, model: string): SweepStatus["price"] {
 }
 
 export async function sweepStatus(sql: Sql, runId: string): Promise<SweepStatus | null> {
-  const s = await sql.get<Record<string, string | number | null>>(
-    `SELECT s.*, r.name, src.name AS sourceName FROM sweeps s JOIN runs r ON r.id = s.run_id LEFT JOIN runs src ON src.id = s.source_run_id WHERE s.run_id = ?`,
-    [runId],
+  const q = qb(sql);
+  const s = await one(
+    sql,
+    q
+      .selectFrom("sweeps as s")
+      .innerJoin("runs as r", "r.id", "s.run_id")
+      .leftJoin("runs as src", "src.id", "s.source_run_id")
+      .selectAll("s")
+      .select(["r.name", "src.name as sourceName"])
+      .where("s.run_id", "=", runId),
   );
   if (!s) return null;
-  const jobs = await sql.all<{
-    state: string;
-    n: number;
-    tokens: number | null;
-    counted: number;
-    cost: number | null;
-    priced: number;
-  }>(
-    "SELECT state, count(*) AS n, sum(tokens) AS tokens, count(tokens) AS counted, sum(cost_usd) AS cost, count(cost_usd) AS priced FROM rerun_jobs WHERE sweep_id = ? GROUP BY state",
-    [runId],
+  const jobs = await many(
+    sql,
+    q
+      .selectFrom("rerun_jobs")
+      .select((eb) => [
+        "state",
+        eb.fn.countAll<number>().as("n"),
+        eb.fn.sum<number | null>("tokens").as("tokens"),
+        eb.fn.count<number>("tokens").as("counted"),
+        eb.fn.sum<number | null>("cost_usd").as("cost"),
+        eb.fn.count<number>("cost_usd").as("priced"),
+      ])
+      .where("sweep_id", "=", runId)
+      .groupBy("state"),
   );
   const count = (state: string) => Number(jobs.find((j) => j.state === state)?.n ?? 0);
   const finished = jobs.filter((j) => j.state === "done" || j.state === "failed");
@@ -99,21 +111,45 @@ export async function sweepStatus(sql: Sql, runId: string): Promise<SweepStatus 
     "still wrong": 0,
     unknown: 0,
   };
-  const judged = await sql.all<{ before: number | null; after: number | null }>(
-    `SELECT (SELECT ${EFFECTIVE_CORRECT} FROM traces t WHERE t.id = j.trace_id) AS before,
-              (SELECT ${EFFECTIVE_CORRECT} FROM traces t WHERE t.id = j.result_trace_id) AS after
-       FROM rerun_jobs j WHERE j.sweep_id = ? AND j.state IN ('done', 'failed') AND j.result_trace_id IS NOT NULL`,
-    [runId],
+  const judged = await many(
+    sql,
+    q
+      .selectFrom("rerun_jobs as j")
+      .select((eb) => {
+        const correctOf = (id: "j.trace_id" | "j.result_trace_id") =>
+          eb
+            .selectFrom("traces as t")
+            .select((t) => effectiveCorrect(t, "t.ex_outcome", "t.recorded_correct").as("c"))
+            .whereRef("t.id", "=", id);
+        return [correctOf("j.trace_id").as("before"), correctOf("j.result_trace_id").as("after")];
+      })
+      .where("j.sweep_id", "=", runId)
+      .where("j.state", "in", ["done", "failed"])
+      .where("j.result_trace_id", "is not", null),
   );
   for (const j of judged)
     outcomes[verdictOf(j.before === null ? null : j.before === 1, j.after === null ? null : j.after === 1)]++;
-  const errors = await sql.all<SweepStatus["errors"][number]>(
-    "SELECT question_id AS questionId, sample, error FROM rerun_jobs WHERE sweep_id = ? AND state = 'failed' ORDER BY finished_at DESC LIMIT 20",
-    [runId],
+  const errors = await many(
+    sql,
+    q
+      .selectFrom("rerun_jobs")
+      .select(["question_id as questionId", "sample", "error"])
+      // a sweep's jobs are made per question and sample (the columns are nullable for reruns of a trace)
+      .$narrowType<{ questionId: string; sample: number }>()
+      .where("sweep_id", "=", runId)
+      .where("state", "=", "failed")
+      .orderBy("finished_at", "desc")
+      .limit(20),
   );
-  const runningRows = await sql.all<{ id: string; questionId: string; sample: number }>(
-    "SELECT id, question_id AS questionId, sample FROM rerun_jobs WHERE sweep_id = ? AND state = 'running' ORDER BY started_at",
-    [runId],
+  const runningRows = await many(
+    sql,
+    q
+      .selectFrom("rerun_jobs")
+      .select(["id", "question_id as questionId", "sample"])
+      .$narrowType<{ questionId: string; sample: number }>()
+      .where("sweep_id", "=", runId)
+      .where("state", "=", "running")
+      .orderBy("started_at"),
   );
   const running = runningRows.map((r) => {
     const live = liveJob(r.id);
@@ -132,9 +168,15 @@ export async function sweepStatus(sql: Sql, runId: string): Promise<SweepStatus 
   });
   const stopReason = s.stopped_by
     ? ((
-        await sql.get<{ error: string | null }>(
-          "SELECT error FROM rerun_jobs WHERE sweep_id = ? AND state = 'cancelled' AND error LIKE 'not run:%' LIMIT 1",
-          [runId],
+        await one(
+          sql,
+          q
+            .selectFrom("rerun_jobs")
+            .select("error")
+            .where("sweep_id", "=", runId)
+            .where("state", "=", "cancelled")
+            .where("error", "like", "not run:%")
+            .limit(1),
         )
       )?.error?.replace(/^not run: /, "") ?? null)
     : null;

@@ -4,7 +4,13 @@
  * no verdict, and it says which side is missing. Deltas are the rerun's minus the original's.
  */
 import type { Sql } from "@/lib/db/sql";
-import { EFFECTIVE_CORRECT } from "@/lib/db/queries/metrics-sql";
+import {
+  one,
+  qb,
+} from "@/lib/db/typed";
+import {
+  effectiveCorrect,
+} from "@/lib/db/typed-sql";
 
 export type VerdictKind = "fixed" | "regressed" | "still right" | "still wrong" | "unknown";
 
@@ -33,12 +39,22 @@ interface Side {
 
 export async function traceVerdict(sql: Sql, originalId: string, rerunId: string): Promise<Verdict> {
   const side = (id: string) =>
-    sql.get<Side>(
-      `SELECT ${EFFECTIVE_CORRECT} AS correct, t.over_exploration AS overExploration,
-       CASE WHEN t.tokens_recorded = 1 THEN t.input_tokens + t.output_tokens END AS tokens
-     FROM traces t WHERE t.id = ?`,
-      [id],
-    );
+    one(
+      sql,
+      qb(sql)
+        .selectFrom("traces as t")
+        .select((eb) => [
+          effectiveCorrect(eb, "t.ex_outcome", "t.recorded_correct").as("correct"),
+          "t.over_exploration as overExploration",
+          eb
+            .case()
+            .when("t.tokens_recorded", "=", 1)
+            .then(eb("t.input_tokens", "+", eb.ref("t.output_tokens")))
+            .end()
+            .as("tokens"),
+        ])
+        .where("t.id", "=", id),
+    ) as Promise<Side | undefined>;
   const a = await side(originalId);
   const b = await side(rerunId);
   const before = a?.correct == null ? null : a.correct === 1;

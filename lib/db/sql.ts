@@ -69,6 +69,7 @@ export interface Sql {
   readonly compiled: {
     all<T = Row>(text: string, params?: readonly Param[]): Promise<T[]>;
     get<T = Row>(text: string, params?: readonly Param[]): Promise<T | undefined>;
+    run(text: string, params?: readonly Param[]): Promise<{ changes: number }>;
   };
   close(): Promise<void>;
 }
@@ -201,6 +202,7 @@ export function sqliteSql(
     compiled: {
       all: <T>(text: string, params?: readonly Param[]) => self.all<T>(text, params),
       get: <T>(text: string, params?: readonly Param[]) => self.get<T>(text, params),
+      run: (text: string, params?: readonly Param[]) => self.run(text, params),
     },
     async *rows(text: string, params: readonly Param[] = []) {
       const stmt = db.prepare(text).raw(true);
@@ -317,6 +319,9 @@ export async function postgresSql(url: string, options: { max?: number } = {}): 
         },
         async get<T>(text: string, params: readonly Param[] = []) {
           return (await q.query(text, [...params])).rows[0] as T | undefined;
+        },
+        async run(text: string, params: readonly Param[] = []) {
+          return { changes: (await q.query(text, [...params])).rowCount ?? 0 };
         },
       },
       async transaction<T>(fn: (tx: Sql) => Promise<T>, options?: { readOnly?: boolean }): Promise<T> {

@@ -108,6 +108,12 @@ export async function one<R>(sql: Sql, query: Compilable<R>): Promise<R | undefi
   return sql.compiled.get<R>(text, parameters as readonly Param[]);
 }
 
+/** Runs a built INSERT, UPDATE or DELETE through the store; how many rows it changed. */
+export async function write(sql: Sql, query: Compilable<unknown>): Promise<{ changes: number }> {
+  const { sql: text, parameters } = query.compile();
+  return sql.compiled.run(text, parameters as readonly Param[]);
+}
+
 /** A text column ordered by code point on both engines (PostgreSQL's default collation may not be). */
 export function binary(sql: Sql, column: string): RawBuilder<string> {
   return sql.dialect === "postgres" ? raw<string>`${raw.ref(column)} collate "C"` : raw<string>`${raw.ref(column)}`;
