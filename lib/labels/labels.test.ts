@@ -85,5 +85,15 @@ describe.each(ENGINES)("labels and notes (%s store)", (engine) => {
     expect(merged.unknownTraces).toBe(1);
     expect(merged.errors.map((e) => e.line)).toEqual([6, 7]);
     expect((await listLabels(sql, ids[0])).map((l) => [l.label, l.who])).toEqual([["join", "ana"]]); // who and when kept
+    // a note merges by time: a later one replaces it, an earlier one does not
+    const note = JSON.parse(out.find((l) => JSON.parse(l).note)!) as { trace_id: string; seq: number; at: string };
+    const later = { trace_id: note.trace_id, seq: note.seq, note: "later", who: "bo", at: "2999-01-01T00:00:00.000Z" };
+    expect((await importLabels(sql, [JSON.stringify(later)])).notes).toBe(1);
+    const earlier = { ...later, note: "earlier", at: "2000-01-01T00:00:00.000Z" };
+    expect((await importLabels(sql, [JSON.stringify(earlier)])).notes).toBe(0);
+    expect((await listNotes(sql, note.trace_id)).find((n) => n.seq === note.seq)).toMatchObject({
+      note: "later",
+      who: "bo",
+    });
   });
 });

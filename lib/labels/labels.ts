@@ -5,6 +5,9 @@
  */
 import { z } from "zod";
 import type { Sql } from "@/lib/db/sql";
+import { sql as raw, type Insertable } from "kysely";
+import { binary, many, one, qb, write, type Tables } from "@/lib/db/typed";
+import { distinctList, inJsonArray } from "@/lib/db/typed-sql";
 import { cleanLabel } from "@/lib/metrics/failure-taxonomy";
 
 export class LabelError extends Error {}
@@ -17,7 +20,7 @@ export interface LabelRow {
 }
 
 const traceExists = async (sql: Sql, traceId: string) =>
-  Boolean(await sql.get("SELECT 1 AS one FROM traces WHERE id = ?", [traceId]));
+  Boolean(await one(sql, qb(sql).selectFrom("traces").select("id").where("id", "=", traceId)));
 
 const now = () => new Date().toISOString();
 
@@ -33,12 +36,11 @@ export async function setLabel(
   const seq = opts.seq ?? -1;
   await sql.transaction(async (tx) => {
     if (opts.on === false)
-      await tx.run("DELETE FROM labels WHERE trace_id = ? AND seq = ? AND label = ?", [traceId, seq, clean]);
-    else
-      await tx.run(
-        "INSERT INTO labels (trace_id, seq, label, who, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-        [traceId, seq, clean, opts.who ?? "local", now()],
+      await write(
+        tx,
+        qb(tx).deleteFrom("labels").where("trace_id", "=", traceId).where("seq", "=", seq).where("label", "=", clean),
       );
+    else await insertLabel(tx, { trace_id: traceId, seq, label: clean, who: opts.who ?? "local", created_at: now() });
   });
 }
 
@@ -52,19 +54,52 @@ export async function setNote(
   const text = note.trim().slice(0, 10_000);
   const seq = opts.seq ?? -1;
   await sql.transaction(async (tx) => {
-    if (!text) await tx.run("DELETE FROM notes WHERE trace_id = ? AND seq = ?", [traceId, seq]);
-    else
-      await tx.run(
-        "INSERT INTO notes (trace_id, seq, note, who, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (trace_id, seq) DO UPDATE SET note = excluded.note, who = excluded.who, created_at = excluded.created_at",
-        [traceId, seq, text, opts.who ?? "local", now()],
-      );
+    if (!text) await write(tx, qb(tx).deleteFrom("notes").where("trace_id", "=", traceId).where("seq", "=", seq));
+    else await upsertNote(tx, { trace_id: traceId, seq, note: text, who: opts.who ?? "local", created_at: now() });
   });
 }
 
+type LabelIn = Insertable<Tables["labels"]>;
+type NoteIn = Insertable<Tables["notes"]>;
+
+/** A label, once (a second time is no change). */
+function insertLabel(sql: Sql, row: LabelIn) {
+  return write(
+    sql,
+    qb(sql)
+      .insertInto("labels")
+      .values(row)
+      .onConflict((oc) => oc.doNothing()),
+  );
+}
+
+/** A note, replacing the one there (`onlyNewer`: only by a note written later, as an import merges). */
+function upsertNote(sql: Sql, row: NoteIn, onlyNewer = false) {
+  return write(
+    sql,
+    qb(sql)
+      .insertInto("notes")
+      .values(row)
+      .onConflict((oc) => {
+        const update = oc.columns(["trace_id", "seq"]).doUpdateSet((eb) => ({
+          note: eb.ref("excluded.note"),
+          who: eb.ref("excluded.who"),
+          created_at: eb.ref("excluded.created_at"),
+        }));
+        return onlyNewer ? update.where("excluded.created_at", ">", (eb) => eb.ref("notes.created_at")) : update;
+      }),
+  );
+}
+
 export async function listLabels(sql: Sql, traceId: string): Promise<LabelRow[]> {
-  return sql.all<LabelRow>(
-    `SELECT seq, label, who, created_at AS at FROM labels WHERE trace_id = ? ORDER BY seq, ${sql.d.binary("label")}`,
-    [traceId],
+  return many(
+    sql,
+    qb(sql)
+      .selectFrom("labels")
+      .select(["seq", "label", "who", "created_at as at"])
+      .where("trace_id", "=", traceId)
+      .orderBy("seq")
+      .orderBy(binary(sql, "label")),
   );
 }
 
@@ -72,14 +107,21 @@ export async function listNotes(
   sql: Sql,
   traceId: string,
 ): Promise<{ seq: number; note: string; who: string; at: string }[]> {
-  return sql.all("SELECT seq, note, who, created_at AS at FROM notes WHERE trace_id = ? ORDER BY seq", [traceId]);
+  return many(
+    sql,
+    qb(sql)
+      .selectFrom("notes")
+      .select(["seq", "note", "who", "created_at as at"])
+      .where("trace_id", "=", traceId)
+      .orderBy("seq"),
+  );
 }
 
 export async function listRunCauses(sql: Sql, runId: string): Promise<string[]> {
   return (
-    await sql.all<{ label: string }>(
-      `SELECT label FROM run_causes WHERE run_id = ? ORDER BY ${sql.d.binary("label")}`,
-      [runId],
+    await many(
+      sql,
+      qb(sql).selectFrom("run_causes").select("label").where("run_id", "=", runId).orderBy(binary(sql, "label")),
     )
   ).map((r) => r.label);
 }
@@ -87,7 +129,13 @@ export async function listRunCauses(sql: Sql, runId: string): Promise<string[]> 
 export async function addRunCause(sql: Sql, runId: string, label: string): Promise<void> {
   const clean = cleanLabel(label);
   if (!clean) throw new LabelError("a cause needs text");
-  await sql.run("INSERT INTO run_causes (run_id, label) VALUES (?, ?) ON CONFLICT DO NOTHING", [runId, clean]);
+  await write(
+    sql,
+    qb(sql)
+      .insertInto("run_causes")
+      .values({ run_id: runId, label: clean })
+      .onConflict((oc) => oc.doNothing()),
+  );
 }
 
 /** Labelled traces per (group, system, model, label) of the given runs: the failure causes of a view. */
@@ -96,25 +144,41 @@ export async function countLabels(
   runIds: string[],
 ): Promise<{ group: string; system: string; model: string; label: string; traces: number }[]> {
   if (!runIds.length) return [];
-  const { d } = sql;
-  const group = "coalesce(r.dataset_id, r.benchmark, '(no dataset)')";
-  return sql.all(
-    `SELECT ${group} AS "group", r.system, r.model, l.label, count(DISTINCT l.trace_id) AS traces
-       FROM labels l JOIN traces t ON t.id = l.trace_id JOIN runs r ON r.id = t.run_id
-       WHERE ${d.inJsonArray("r.id")}
-       GROUP BY ${group}, r.system, r.model, l.label
-       ORDER BY ${d.binary(group)}, ${d.binary("l.label")}, ${d.binary("r.system")}, ${d.binary("r.model")}`,
-    [JSON.stringify(runIds)],
+  const group = raw<string>`coalesce(${raw.ref("r.dataset_id")}, ${raw.ref("r.benchmark")}, ${raw.lit("(no dataset)")})`;
+  const rows = await many(
+    sql,
+    qb(sql)
+      .selectFrom("labels as l")
+      .innerJoin("traces as t", "t.id", "l.trace_id")
+      .innerJoin("runs as r", "r.id", "t.run_id")
+      .select((eb) => [
+        group.as("group"),
+        "r.system",
+        "r.model",
+        "l.label",
+        eb.fn.count<number>("l.trace_id").distinct().as("traces"),
+      ])
+      .where((eb) => inJsonArray(sql, eb, "r.id", runIds))
+      .groupBy([group, "r.system", "r.model", "l.label"])
+      .orderBy(sql.dialect === "postgres" ? raw`${group} collate "C"` : group)
+      .orderBy(binary(sql, "l.label"))
+      .orderBy(binary(sql, "r.system"))
+      .orderBy(binary(sql, "r.model")),
   );
+  return rows;
 }
 
 export async function labelsByQuestion(sql: Sql, runId: string): Promise<Map<string, string>> {
-  const rows = await sql.all<{ q: string; s: number; labels: string }>(
-    `SELECT t.question_id AS q, t.sample AS s, ${sql.d.distinctList("l.label")} AS labels FROM labels l JOIN traces t ON t.id = l.trace_id
-       WHERE t.run_id = ? GROUP BY l.trace_id, t.question_id, t.sample`,
-    [runId],
+  const rows = await many(
+    sql,
+    qb(sql)
+      .selectFrom("labels as l")
+      .innerJoin("traces as t", "t.id", "l.trace_id")
+      .select((eb) => ["t.question_id as q", "t.sample as s", distinctList(sql, eb, "l.label").as("labels")])
+      .where("t.run_id", "=", runId)
+      .groupBy(["l.trace_id", "t.question_id", "t.sample"]),
   );
-  return new Map(rows.map((r) => [`${r.q}\u0000${r.s}`, r.labels.split(",").sort().join("; ")]));
+  return new Map(rows.map((r) => [`${r.q}\u0000${r.s}`, (r.labels ?? "").split(",").sort().join("; ")]));
 }
 
 const exported = z.object({
@@ -131,17 +195,48 @@ const exported = z.object({
 
 /** Labels and notes as JSONL lines (of a run, or all). */
 export async function exportLabels(sql: Sql, runId?: string): Promise<string[]> {
-  const where = runId ? "WHERE t.run_id = ?" : "";
-  const params = runId ? [runId] : [];
-  const rows = await sql.all(
-    `SELECT * FROM (
-       SELECT l.trace_id, r.name AS run_name, t.question_id, t.sample, l.seq, l.label, NULL AS note, l.who, l.created_at AS at
-       FROM labels l JOIN traces t ON t.id = l.trace_id JOIN runs r ON r.id = t.run_id ${where}
-       UNION ALL
-       SELECT n.trace_id, r.name, t.question_id, t.sample, n.seq, NULL, n.note, n.who, n.created_at
-       FROM notes n JOIN traces t ON t.id = n.trace_id JOIN runs r ON r.id = t.run_id ${where}) x
-       ORDER BY ${sql.d.binary("x.trace_id")}, x.seq, ${sql.d.binary("x.label")} NULLS FIRST`,
-    [...params, ...params],
+  const q = qb(sql);
+  const nothing = raw<string | null>`NULL`;
+  const labels = q
+    .selectFrom("labels as l")
+    .innerJoin("traces as t", "t.id", "l.trace_id")
+    .innerJoin("runs as r", "r.id", "t.run_id")
+    .select((eb) => [
+      "l.trace_id",
+      "r.name as run_name",
+      "t.question_id",
+      "t.sample",
+      "l.seq",
+      eb.ref("l.label").$castTo<string | null>().as("label"),
+      nothing.as("note"),
+      "l.who",
+      "l.created_at as at",
+    ])
+    .$if(Boolean(runId), (w) => w.where("t.run_id", "=", runId!));
+  const notes = q
+    .selectFrom("notes as n")
+    .innerJoin("traces as t", "t.id", "n.trace_id")
+    .innerJoin("runs as r", "r.id", "t.run_id")
+    .select((eb) => [
+      "n.trace_id",
+      "r.name as run_name",
+      "t.question_id",
+      "t.sample",
+      "n.seq",
+      nothing.as("label"),
+      eb.ref("n.note").$castTo<string | null>().as("note"),
+      "n.who",
+      "n.created_at as at",
+    ])
+    .$if(Boolean(runId), (w) => w.where("t.run_id", "=", runId!));
+  const rows = await many(
+    sql,
+    q
+      .selectFrom(labels.unionAll(notes).as("x"))
+      .selectAll()
+      .orderBy(binary(sql, "x.trace_id"))
+      .orderBy("x.seq")
+      .orderBy(binary(sql, "x.label"), (o) => o.asc().nullsFirst()),
   );
   return rows.map((r) => JSON.stringify(Object.fromEntries(Object.entries(r).filter(([, v]) => v !== null))));
 }
@@ -181,19 +276,21 @@ export async function importLabels(
         const clean = cleanLabel(v.label);
         if (clean)
           out.labels += (
-            await tx.run(
-              "INSERT INTO labels (trace_id, seq, label, who, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-              [v.trace_id, v.seq, clean, v.who, v.at ?? at],
-            )
+            await insertLabel(tx, {
+              trace_id: v.trace_id,
+              seq: v.seq,
+              label: clean,
+              who: v.who,
+              created_at: v.at ?? at,
+            })
           ).changes;
       }
       if (v.note)
         out.notes += (
-          await tx.run(
-            `INSERT INTO notes (trace_id, seq, note, who, created_at) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (trace_id, seq) DO UPDATE SET note = excluded.note, who = excluded.who, created_at = excluded.created_at
-       WHERE excluded.created_at > notes.created_at`,
-            [v.trace_id, v.seq, v.note, v.who, v.at ?? at],
+          await upsertNote(
+            tx,
+            { trace_id: v.trace_id, seq: v.seq, note: v.note, who: v.who, created_at: v.at ?? at },
+            true,
           )
         ).changes;
     }
@@ -202,10 +299,15 @@ export async function importLabels(
 }
 
 export async function labelledKeys(sql: Sql, runIds: string[], label: string): Promise<Set<string>> {
-  const rows = await sql.all<{ q: string; s: number }>(
-    `SELECT DISTINCT t.question_id AS q, t.sample AS s FROM labels l JOIN traces t ON t.id = l.trace_id
-       WHERE l.label = ? AND ${sql.d.inJsonArray("t.run_id")}`,
-    [label, JSON.stringify(runIds)],
+  const rows = await many(
+    sql,
+    qb(sql)
+      .selectFrom("labels as l")
+      .innerJoin("traces as t", "t.id", "l.trace_id")
+      .select(["t.question_id as q", "t.sample as s"])
+      .distinct()
+      .where("l.label", "=", label)
+      .where((eb) => inJsonArray(sql, eb, "t.run_id", runIds)),
   );
   return new Set(rows.map((r) => `${r.q}\u0000${r.s}`));
 }
@@ -213,9 +315,15 @@ export async function labelledKeys(sql: Sql, runIds: string[], label: string): P
 /** The labels used on the traces of these runs. */
 export async function listRunLabels(sql: Sql, runIds: string[]): Promise<string[]> {
   return (
-    await sql.all<{ label: string }>(
-      `SELECT l.label FROM labels l JOIN traces t ON t.id = l.trace_id WHERE ${sql.d.inJsonArray("t.run_id")} GROUP BY l.label ORDER BY ${sql.d.binary("l.label")}`,
-      [JSON.stringify(runIds)],
+    await many(
+      sql,
+      qb(sql)
+        .selectFrom("labels as l")
+        .innerJoin("traces as t", "t.id", "l.trace_id")
+        .select("l.label")
+        .where((eb) => inJsonArray(sql, eb, "t.run_id", runIds))
+        .groupBy("l.label")
+        .orderBy(binary(sql, "l.label")),
     )
   ).map((r) => r.label);
 }
