@@ -132,3 +132,17 @@ export function nocase<DB, TB extends keyof DB>(
     ? raw<string>`lower(${eb.ref(column)})`
     : raw<string>`${eb.ref(column)} COLLATE NOCASE`;
 }
+
+/** Where a run (`r`) belongs in the views: its dataset, else its benchmark, else "(no dataset)". */
+export function runGroup<DB, TB extends keyof DB>(
+  eb: ExpressionBuilder<DB, TB>,
+  dataset: StringReference<DB, TB>,
+  benchmark: StringReference<DB, TB>,
+): RawBuilder<string> {
+  return raw<string>`coalesce(${eb.ref(dataset)}, ${eb.ref(benchmark)}, ${raw.lit("(no dataset)")})`;
+}
+
+/** Any text expression ordered by code point on both engines (`binary` in typed.ts does it for a column). */
+export function byCodePoint(sql: Sql, e: RawBuilder<string>): RawBuilder<string> {
+  return sql.dialect === "postgres" ? raw<string>`${e} collate "C"` : e;
+}

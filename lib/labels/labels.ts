@@ -7,7 +7,7 @@ import { z } from "zod";
 import type { Sql } from "@/lib/db/sql";
 import { sql as raw, type Insertable } from "kysely";
 import { binary, many, one, qb, write, type Tables } from "@/lib/db/typed";
-import { distinctList, inJsonArray } from "@/lib/db/typed-sql";
+import { byCodePoint, distinctList, inJsonArray, runGroup } from "@/lib/db/typed-sql";
 import { cleanLabel } from "@/lib/metrics/failure-taxonomy";
 
 export class LabelError extends Error {}
@@ -144,7 +144,6 @@ export async function countLabels(
   runIds: string[],
 ): Promise<{ group: string; system: string; model: string; label: string; traces: number }[]> {
   if (!runIds.length) return [];
-  const group = raw<string>`coalesce(${raw.ref("r.dataset_id")}, ${raw.ref("r.benchmark")}, ${raw.lit("(no dataset)")})`;
   const rows = await many(
     sql,
     qb(sql)
@@ -152,15 +151,15 @@ export async function countLabels(
       .innerJoin("traces as t", "t.id", "l.trace_id")
       .innerJoin("runs as r", "r.id", "t.run_id")
       .select((eb) => [
-        group.as("group"),
+        runGroup(eb, "r.dataset_id", "r.benchmark").as("group"),
         "r.system",
         "r.model",
         "l.label",
         eb.fn.count<number>("l.trace_id").distinct().as("traces"),
       ])
       .where((eb) => inJsonArray(sql, eb, "r.id", runIds))
-      .groupBy([group, "r.system", "r.model", "l.label"])
-      .orderBy(sql.dialect === "postgres" ? raw`${group} collate "C"` : group)
+      .groupBy((eb) => [runGroup(eb, "r.dataset_id", "r.benchmark"), "r.system", "r.model", "l.label"])
+      .orderBy((eb) => byCodePoint(sql, runGroup(eb, "r.dataset_id", "r.benchmark")))
       .orderBy(binary(sql, "l.label"))
       .orderBy(binary(sql, "r.system"))
       .orderBy(binary(sql, "r.model")),

@@ -1,6 +1,6 @@
 import type { Run } from "@/lib/db/schema";
 import type { Sql } from "@/lib/db/sql";
-import { sql as raw } from "kysely";
+import { byCodePoint, runGroup } from "@/lib/db/typed-sql";
 import { binary, many, qb } from "@/lib/db/typed";
 import { compareRuns, type Comparison } from "@/lib/metrics/compare-runs";
 import { getRun } from "./runs";
@@ -38,7 +38,6 @@ export async function loadComparison(sql: Sql, runIds: string[], baselineId: str
 export async function listComparableRuns(
   sql: Sql,
 ): Promise<{ id: string; name: string; system: string; model: string; group: string; traces: number }[]> {
-  const group = raw<string>`coalesce(${raw.ref("r.dataset_id")}, ${raw.ref("r.benchmark")}, ${raw.lit("(no dataset)")})`;
   const rows = await many(
     sql,
     qb(sql)
@@ -49,13 +48,13 @@ export async function listComparableRuns(
         "r.name",
         "r.system",
         "r.model",
-        eb.fn.coalesce("r.dataset_id", "r.benchmark", raw.lit("(no dataset)")).as("group"),
+        runGroup(eb, "r.dataset_id", "r.benchmark").as("group"),
         eb.fn.count<number>("t.id").as("traces"),
       ])
       .groupBy("r.id")
-      .orderBy(sql.dialect === "postgres" ? raw`${group} collate "C"` : group)
+      .orderBy((eb) => byCodePoint(sql, runGroup(eb, "r.dataset_id", "r.benchmark")))
       .orderBy(binary(sql, "r.model"))
       .orderBy(binary(sql, "r.system")),
   );
-  return rows.map((r) => ({ ...r, group: r.group as string }));
+  return rows;
 }

@@ -3,7 +3,7 @@ import { cachedByRuns } from "./run-cache";
 import type { Sql } from "@/lib/db/sql";
 import { sql as raw, type ExpressionBuilder } from "kysely";
 import { binary, many, qb, type Tables } from "@/lib/db/typed";
-import { inJsonArray, jsonText, jsonValue } from "@/lib/db/typed-sql";
+import { inJsonArray, jsonText, jsonValue, runGroup } from "@/lib/db/typed-sql";
 import type { RunAggregates } from "@/lib/metrics/run-metrics";
 import type { TraceUnit } from "@/lib/metrics/run-units";
 import { buildOverview, parseRunList, type OverviewGroup } from "@/lib/metrics/overview";
@@ -70,12 +70,11 @@ export async function listOverviewCells(sql: Sql, runIds: string[]): Promise<Ove
   const q = qb(sql);
   const chr = (n: number) =>
     sql.dialect === "postgres" ? raw<string>`chr(${raw.lit(n)})` : raw<string>`char(${raw.lit(n)})`;
-  const noDataset = raw.lit("(no dataset)");
   const pooled = q.with("pooled", (db) =>
     db
       .selectFrom("runs as r")
       .selectAll("r")
-      .select((eb) => eb.fn.coalesce("r.dataset_id", "r.benchmark", noDataset).as("grp"))
+      .select((eb) => runGroup(eb, "r.dataset_id", "r.benchmark").as("grp"))
       .where((eb) => inJsonArray(sql, eb, "r.id", runIds)),
   );
   type Pooled = Tables & { pooled: Tables["runs"] & { grp: string } };

@@ -14,6 +14,7 @@ import { runSortKeys } from "@/lib/url/runs";
 import type { Sql } from "@/lib/db/sql";
 import { getRunAggregates, listRuns } from "./runs";
 import { listExperimentRunIds, listOverviewCells } from "./overview";
+import { listComparableRuns } from "./compare";
 import { parseRunList } from "@/lib/metrics/overview";
 
 /**
@@ -125,6 +126,18 @@ describe.each(ENGINES)("run aggregates (%s store)", (engine) => {
     } finally {
       await store.sql.run("DELETE FROM runs WHERE id IN ('rr', 'rc', 'sw', 'ar', 'd1')");
     }
+  });
+
+  it("list the runs the compare page offers, by group (dataset, else benchmark), each with its traces", async () => {
+    const runs = await listComparableRuns(store.sql);
+    const counts = await store.sql.all<{ id: string; n: number }>(
+      "SELECT r.id, count(t.id) AS n FROM runs r LEFT JOIN traces t ON t.run_id = r.id GROUP BY r.id",
+    );
+    expect(runs.map((r) => [r.id, r.traces]).sort()).toEqual(counts.map((c) => [c.id, c.n]).sort());
+    expect(runs.find((r) => r.id === "empty")?.group).toBe("(no dataset)");
+    const groups = runs.map((r) => r.group);
+    expect(groups).toEqual([...groups].sort()); // code point order: "(no dataset)" before "spider-de"
+    expect(new Set(groups).size).toBeGreaterThan(1);
   });
 
   it("pool the Experiments cells with the same aggregates", async () => {
