@@ -4,13 +4,8 @@
  * no verdict, and it says which side is missing. Deltas are the rerun's minus the original's.
  */
 import type { Sql } from "@/lib/db/sql";
-import {
-  one,
-  qb,
-} from "@/lib/db/typed";
-import {
-  effectiveCorrect,
-} from "@/lib/db/typed-sql";
+import { one, qb } from "@/lib/db/typed";
+import { effectiveCorrect } from "@/lib/db/typed-sql";
 
 export type VerdictKind = "fixed" | "regressed" | "still right" | "still wrong" | "unknown";
 
