@@ -24,6 +24,6 @@ export async function register() {
   serverWorker(storeOpener()); // unless METRON_WORKERS=0: dedicated `metron worker` processes take the jobs
   indexInBackground(storeOpener()); // traces ingested by the CLI since the last start
   // Spans received on /v1/traces before a restart whose trace was not yet assembled.
-  const { startAssembler } = await import("@/lib/otel/receiver");
+  const { startAssembler } = await import("@/lib/otel/assemble");
   startAssembler(getSql, storeOpener());
 }

@@ -147,7 +147,7 @@ test("sign in once in the browser; a page on another origin cannot make that bro
   expect(cookie.value).not.toContain(WRITE_TOKEN);
 
   const trace = one<{ id: string }>("SELECT id FROM traces LIMIT 1");
-  const jobs = () => one<{ n: number }>("SELECT count(*) AS n FROM rerun_jobs").n;
+  const jobs = () => one<{ n: number }>("SELECT count(*) AS n FROM jobs").n;
   const before = jobs();
   const body = JSON.stringify({ traceId: trace.id, provider: "simulated", model: "sim-careful", variant: "oracle" });
   // Same site (127.0.0.1), another origin (port): the session cookie goes along, so only the Origin check stops it.

@@ -71,9 +71,9 @@ test("a sweep survives a SIGKILL of the server: restarted, it finishes with exac
 
     const count = (sql: string) => queryStore("restart", sql, [runId])[0].n as number;
     {
-      const done = count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state = 'done'");
+      const done = count("SELECT count(*) AS n FROM jobs WHERE sweep_id = ? AND state = 'done'");
       expect(done).toBeLessThan(42);
-      expect(count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state = 'running'")).toBeGreaterThan(0);
+      expect(count("SELECT count(*) AS n FROM jobs WHERE sweep_id = ? AND state = 'running'")).toBeGreaterThan(0);
 
       server = startServer(); // its worker takes the dead server's jobs back and finishes the sweep
       await ready();

@@ -44,7 +44,7 @@ export async function budgetReached(
   const spent = (await one(
     sql,
     qb(sql)
-      .selectFrom("rerun_jobs")
+      .selectFrom("jobs")
       .select((eb) => {
         const doneWithout = (c: "tokens" | "cost_usd") =>
           eb.fn.count(
@@ -99,7 +99,7 @@ export async function stopSweep(sql: Sql, sweepId: string, by: "budget" | "cance
     await write(
       tx,
       qb(tx)
-        .updateTable("rerun_jobs")
+        .updateTable("jobs")
         .set({ state: "cancelled", error: reason, finished_at: at })
         .where("sweep_id", "=", sweepId)
         .where("state", "=", "queued"),

@@ -13,6 +13,8 @@ import { importSpiderDe } from "@/lib/testing/spider-de";
 import { harnessInstalled, loadHarnesses, HarnessConfigError } from "./harnesses";
 import { stopServerWorker } from "./jobs";
 import { createSweep, sweepStatus, workSweepToEnd } from "./sweeps";
+import { many, one, raw } from "@/lib/db/typed";
+import type { RawBuilder } from "kysely";
 
 const ROOT = path.resolve(import.meta.dirname, "..", "..");
 const AGENT = path.join(ROOT, "lib", "testing", "harness-agent.mjs");
@@ -30,8 +32,12 @@ describe("harness sweeps with custom-command profiles (SQLite store)", () => {
     store = await engineStore("SQLite");
     sql = store.sql;
     await importSpiderDe(store);
-    for (const q of await sql.all<{ id: string; gold: string }>(
-      "SELECT question_id AS id, gold_sql AS gold FROM questions WHERE dataset_id = 'spider-de'",
+    for (const q of await many(
+      sql,
+      raw<{
+        id: string;
+        gold: string;
+      }>`SELECT question_id AS id, gold_sql AS gold FROM questions WHERE dataset_id = 'spider-de'`,
     ))
       gold.set(q.id, q.gold);
     dir = mkdtempSync(path.join(os.tmpdir(), "metron-harness-"));
@@ -125,20 +131,20 @@ describe("harness sweeps with custom-command profiles (SQLite store)", () => {
     const status = (await sweepStatus(sql, runId))!;
     expect(status).toMatchObject({ state: "done", harness: { name: "scripted", kind: "command" }, tokens: 5 * 110 });
     expect(status.jobs).toMatchObject({ done: 5, failed: 0 });
-    const traces = await sql.all<{
-      q: string;
-      directives: string | null;
-      input: number;
-      output: number;
-      ex: string;
-      model: string;
-      meta: string;
-      steps: number;
-    }>(
-      `SELECT t.question_id AS q, t.directives, t.input_tokens AS input, t.output_tokens AS output, t.ex_outcome AS ex,
+    const traces = await many(
+      sql,
+      raw<{
+        q: string;
+        directives: string | null;
+        input: number;
+        output: number;
+        ex: string;
+        model: string;
+        meta: string;
+        steps: number;
+      }>`SELECT t.question_id AS q, t.directives, t.input_tokens AS input, t.output_tokens AS output, t.ex_outcome AS ex,
          r.model, t.meta, t.tool_call_count AS steps
-       FROM traces t JOIN runs r ON r.id = t.run_id WHERE t.run_id = ? ORDER BY t.question_id`,
-      [runId],
+       FROM traces t JOIN runs r ON r.id = t.run_id WHERE t.run_id = ${runId} ORDER BY t.question_id`,
     );
     expect(traces.map((t) => t.q)).toEqual(questions);
     for (const t of traces) {
@@ -170,16 +176,19 @@ describe("harness sweeps with custom-command profiles (SQLite store)", () => {
       expect(status.errors[0].error).not.toContain("sk-test-123456789012345678901234"); // scrubbed
       if (name === "hangs") expect(Date.now() - started).toBeLessThan(60_000);
       // Its trace is kept, with the reason, so the run page shows what happened.
-      const t = await sql.get<{ status: string; error: string }>(
-        "SELECT status, outcome_error AS error FROM traces WHERE run_id = ?",
-        [runId],
+      const t = await one(
+        sql,
+        raw<{
+          status: string;
+          error: string;
+        }>`SELECT status, outcome_error AS error FROM traces WHERE run_id = ${runId}`,
       );
       expect(t).toMatchObject({ status: "error" });
       expect(t!.error).toMatch(reason);
     }
     // The linked file's content reached no table.
     expect(
-      await sql.get<{ n: number }>("SELECT count(*) AS n FROM steps WHERE content LIKE '%server-secret-marker%'"),
+      await one(sql, raw<{ n: number }>`SELECT count(*) AS n FROM steps WHERE content LIKE '%server-secret-marker%'`),
     ).toMatchObject({ n: 0 });
   }, 120_000);
 
@@ -222,9 +231,10 @@ describe("harness sweeps with custom-command profiles (SQLite store)", () => {
     expect(r.status, r.stderr).toBe(0);
     const id = r.stderr.match(/experiment (\S+): 3 runs/)?.[1];
     expect(id).toBeTruthy();
-    const experiment = await sql.get<{ runIds: string }>("SELECT run_ids AS runIds FROM experiments WHERE id = ?", [
-      id!,
-    ]);
+    const experiment = await one(
+      sql,
+      raw<{ runIds: string }>`SELECT run_ids AS "runIds" FROM experiments WHERE id = ${id!}`,
+    );
     const runIds = JSON.parse(experiment!.runIds) as string[];
     expect(runIds).toHaveLength(3);
     const overview = await loadOverview(sql, { runIds });
@@ -263,16 +273,17 @@ describe("harness sweeps with custom-command profiles (SQLite store)", () => {
       runId ||= /sweep started: run (\w+)/.exec(stderr)?.[1] ?? "";
     });
     const exited = new Promise<void>((r) => child.on("exit", () => r()));
-    const count = async (text: string) => Number((await sql.get<{ n: number }>(text, [runId]))!.n);
+    const count = async (query: RawBuilder<unknown>) => Number((await one<{ n: number }>(sql, query as never))!.n);
+    const doneJobs = () => count(raw`SELECT count(*) AS n FROM jobs WHERE sweep_id = ${runId} AND state = 'done'`);
     for (;;) {
       await new Promise((r) => setTimeout(r, 100));
       if (!runId) continue;
-      if ((await count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state = 'done'")) >= 3) break;
+      if ((await doneJobs()) >= 3) break;
     }
     child.kill("SIGKILL");
     await exited;
     expect(
-      await count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state IN ('queued', 'running')"),
+      await count(raw`SELECT count(*) AS n FROM jobs WHERE sweep_id = ${runId} AND state IN ('queued', 'running')`),
     ).toBeGreaterThan(0);
     const resumed = spawnSync(process.execPath, [cli, "sweep", "resume", runId, "--json"], {
       env,
@@ -281,9 +292,9 @@ describe("harness sweeps with custom-command profiles (SQLite store)", () => {
     });
     expect(resumed.status, resumed.stderr).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ run_id: runId, jobs: 10, done: 10, failed: 0 });
-    expect(await count("SELECT count(*) AS n FROM traces WHERE run_id = ?")).toBe(10);
-    expect(await count("SELECT count(DISTINCT question_id || ':' || sample) AS n FROM traces WHERE run_id = ?")).toBe(
-      10,
-    );
+    expect(await count(raw`SELECT count(*) AS n FROM traces WHERE run_id = ${runId}`)).toBe(10);
+    expect(
+      await count(raw`SELECT count(DISTINCT question_id || ':' || sample) AS n FROM traces WHERE run_id = ${runId}`),
+    ).toBe(10);
   }, 300_000);
 });

@@ -1,4 +1,4 @@
-/** An agent job as the queue stores it (table `rerun_jobs`): a rerun, or one question × sample of a sweep. */
+/** An agent job as the queue stores it (table `jobs`): a rerun, or one question × sample of a sweep. */
 import type { Variant } from "@/lib/environment/directives";
 import type { ProviderId } from "./providers";
 

@@ -3,6 +3,8 @@
  * stored), evaluated (EX) and judged against the trace it reran.
  */
 import type { Sql } from "@/lib/db/sql";
+import { many, one, qb } from "@/lib/db/typed";
+import { jsonText } from "@/lib/db/typed-sql";
 import { scrubSecrets } from "@/lib/config/secrets";
 import { SYSTEM_OF } from "@/lib/environment/directives";
 import { evaluateRun } from "@/lib/eval/evaluate-run";
@@ -37,9 +39,9 @@ export interface Finished {
 /** The run a job's trace goes to: its sweep's run, else the "Reruns" run of its system and model. */
 export async function targetRun(sql: Sql, row: JobRow, modelName: string) {
   if (row.sweep_id) {
-    const r = await sql.get<{ name: string; system: string; model: string }>(
-      "SELECT name, system, model FROM runs WHERE id = ?",
-      [row.sweep_id],
+    const r = await one(
+      sql,
+      qb(sql).selectFrom("runs").select(["name", "system", "model"]).where("id", "=", row.sweep_id),
     );
     if (!r) throw new Error(`the sweep's run ${row.sweep_id} is gone`);
     return r;
@@ -51,24 +53,44 @@ export async function targetRun(sql: Sql, row: JobRow, modelName: string) {
 export async function storeJobTrace(sql: Sql, row: JobRow, result: LoopResult & Loaded): Promise<Finished> {
   const runId = runIdOf(result.run);
   const previous = (
-    await sql.all<{ id: string }>(
-      `SELECT id FROM traces WHERE ${sql.d.jsonText("meta", "rerun_job")} = ?${row.sweep_id ? " OR (run_id = ? AND question_id = ? AND sample = ?)" : ""}`,
-      [row.id, ...(row.sweep_id ? [runId, row.question_id, row.sample] : [])],
+    await many(
+      sql,
+      qb(sql)
+        .selectFrom("traces")
+        .select("id")
+        .where((eb) => {
+          const ofJob = eb(jsonText(sql, eb, "meta", "rerun_job"), "=", row.id);
+          // A sweep's job: also the trace that holds its place (question and sample) in the sweep's run.
+          return row.sweep_id
+            ? eb.or([
+                ofJob,
+                eb.and([
+                  eb("run_id", "=", runId),
+                  eb("question_id", "=", row.question_id ?? ""),
+                  eb("sample", "=", row.sample ?? -1),
+                ]),
+              ])
+            : ofJob;
+        }),
     )
   ).map((r) => r.id);
   if (previous.length) await deleteTraces(sql, runId, previous);
   const original = row.trace_id
-    ? await sql.get<{ id: string; runId: string; sample: number }>(
-        "SELECT id, run_id AS runId, sample FROM traces WHERE id = ?",
-        [row.trace_id],
+    ? await one(
+        sql,
+        qb(sql).selectFrom("traces").select(["id", "run_id as runId", "sample"]).where("id", "=", row.trace_id),
       )
     : undefined;
   const sample =
     row.sample ??
     (
-      await sql.get<{ n: number }>(
-        "SELECT coalesce(max(sample) + 1, 0) AS n FROM traces WHERE run_id = ? AND question_id = ?",
-        [runId, row.question_id],
+      await one(
+        sql,
+        qb(sql)
+          .selectFrom("traces")
+          .select((eb) => eb.fn.coalesce(eb(eb.fn.max("sample"), "+", 1), eb.lit(0)).as("n"))
+          .where("run_id", "=", runId)
+          .where("question_id", "=", row.question_id ?? ""),
       )
     )?.n ??
     0;
@@ -98,9 +120,14 @@ export async function storeJobTrace(sql: Sql, row: JobRow, result: LoopResult & 
     })(),
     { source: "agent", fileName: `job-${row.id}.jsonl` },
   );
-  const stored = await sql.get<{ id: string }>(
-    "SELECT id FROM traces WHERE run_id = ? AND question_id = ? AND sample = ?",
-    [runId, row.question_id, sample],
+  const stored = await one(
+    sql,
+    qb(sql)
+      .selectFrom("traces")
+      .select("id")
+      .where("run_id", "=", runId)
+      .where("question_id", "=", row.question_id ?? "")
+      .where("sample", "=", sample),
   );
   if (!stored) throw new Error("the job's trace was not stored: see the upload's errors");
   await evaluateRun(sql, runId, { traceIds: [stored.id], sandbox: sharedSandbox() });

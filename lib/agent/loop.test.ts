@@ -9,6 +9,7 @@ import { startFakeOpenAI, type FakeServer } from "@/lib/testing/fake-openai";
 import { runAgentLoop } from "./loop";
 import { languageModel } from "./providers";
 import { createSimulatedModel, SIMULATED_POLICIES } from "./simulated";
+import { many, one, raw } from "@/lib/db/typed";
 
 const KEY = "sk-test-SECRET-do-not-leak-4f1c";
 
@@ -32,9 +33,10 @@ describe.each(ENGINES)("on the %s store", (engine) => {
       })(),
     );
     expect(report.errors).toEqual([]);
-    return (await store.sql.get("SELECT * FROM traces WHERE run_id = ? ORDER BY created_at DESC", [
-      report.runs[0].id,
-    ])) as Record<string, unknown>;
+    return (await one(
+      store.sql,
+      raw<Record<string, unknown>>`SELECT * FROM traces WHERE run_id = ${report.runs[0].id} ORDER BY created_at DESC`,
+    )) as Record<string, unknown>;
   }
 
   describe("the agent loop against a scripted OpenAI-compatible server, over a real Spider-de database", () => {
@@ -85,20 +87,27 @@ describe.each(ENGINES)("on the %s store", (engine) => {
         gold_count: 2,
         over_exploration: 0,
       });
-      const steps = await store.sql.all("SELECT tool, input_tokens FROM steps WHERE trace_id = ? ORDER BY seq", [
-        t.id as string,
-      ]);
+      const steps = await many(
+        store.sql,
+        raw<
+          Record<string, unknown>
+        >`SELECT tool, input_tokens FROM steps WHERE trace_id = ${t.id as string} ORDER BY seq`,
+      );
       expect(steps).toEqual([
         { tool: "list_tables", input_tokens: 300 },
         { tool: "describe_table", input_tokens: 600 },
         { tool: "describe_table", input_tokens: null },
         { tool: "submit_final_query", input_tokens: 900 },
       ]);
-      const stored = await store.sql.all<{ t: string }>(
-        "SELECT coalesce(meta,'') || coalesce(directives,'') || coalesce(final_sql,'') AS t FROM traces",
+      const stored = await many(
+        store.sql,
+        raw<{
+          t: string;
+        }>`SELECT coalesce(meta,'') || coalesce(directives,'') || coalesce(final_sql,'') AS t FROM traces`,
       );
-      const stepText = await store.sql.all<{ t: string }>(
-        "SELECT coalesce(args,'') || coalesce(result,'') || coalesce(content,'') AS t FROM steps",
+      const stepText = await many(
+        store.sql,
+        raw<{ t: string }>`SELECT coalesce(args,'') || coalesce(result,'') || coalesce(content,'') AS t FROM steps`,
       );
       expect([...stored, ...stepText].map((r) => r.t).join("")).not.toContain(KEY);
       await fake.close();

@@ -7,6 +7,8 @@ import { startFakeOpenAI, type FakeServer } from "@/lib/testing/fake-openai";
 import { hostname } from "node:os";
 import { serverWorker, stopServerWorker } from "./jobs";
 import { getRecordedRerun, getRerun, RerunLimitError, startRerun, type RerunJob } from "./reruns";
+import { count, countN, many, one, qb, raw, write } from "@/lib/db/typed";
+import { jsonText } from "@/lib/db/typed-sql";
 
 describe.each(ENGINES)("reruns on the %s store", (engine) => {
   let store: EngineStore;
@@ -33,7 +35,11 @@ describe.each(ENGINES)("reruns on the %s store", (engine) => {
         );
       })(),
     );
-    traceId = ((await sql.get("SELECT id FROM traces WHERE run_id = ?", [report.runs[0].id])) as { id: string }).id;
+    traceId = (
+      (await one(sql, raw<Record<string, unknown>>`SELECT id FROM traces WHERE run_id = ${report.runs[0].id}`)) as {
+        id: string;
+      }
+    ).id;
   });
   afterAll(async () => {
     process.env = saved;
@@ -84,7 +90,10 @@ describe.each(ENGINES)("reruns on the %s store", (engine) => {
       delete process.env.METRON_WORKERS;
       serverWorker(open)!.kick();
       // The server's maxima win over a request's: limits are lowered, never raised.
-      const stored = (await sql.get("SELECT limits FROM rerun_jobs WHERE id = ?", [accepted[0].id])) as {
+      const stored = (await one(
+        sql,
+        raw<Record<string, unknown>>`SELECT limits FROM jobs WHERE id = ${accepted[0].id}`,
+      )) as {
         limits: string;
       };
       expect(JSON.parse(stored.limits)).toEqual({ maxSteps: 30, wallTimeMs: 300_000, maxOutputTokens: 4096 });
@@ -118,11 +127,13 @@ describe.each(ENGINES)("reruns on the %s store", (engine) => {
         expect(events).toContain("[redacted]");
         expect(events).not.toContain(KEY);
         const dump = async (text: string) =>
-          ((await sql.all(text)) as Record<string, unknown>[]).map((r) => Object.values(r).join("\u0000")).join("\n");
+          (await many<Record<string, unknown>>(sql, raw.raw(text)))
+            .map((r) => Object.values(r).join("\u0000"))
+            .join("\n");
         const everything = [
           await dump("SELECT * FROM traces"),
           await dump("SELECT * FROM steps"),
-          await dump("SELECT * FROM rerun_jobs"),
+          await dump("SELECT * FROM jobs"),
           await dump("SELECT * FROM blobs"),
           await dump("SELECT * FROM upload_errors"),
         ].join("\n");
@@ -137,24 +148,33 @@ describe.each(ENGINES)("reruns on the %s store", (engine) => {
     it("a rerun a dead worker left running is taken back and finishes: its record says so, nothing is lost", async () => {
       fake = await startFakeOpenAI([{ toolCalls: [{ name: "submit_final_query", args: { query: "SELECT 1" } }] }]);
       process.env.METRON_OPENAI_COMPATIBLE_URL = fake.url;
-      await sql.run(
-        `INSERT INTO rerun_jobs (id, trace_id, dataset_id, question_id, client, provider, model, variant, state, worker, lease_until, attempts)
-         SELECT 'from-before', t.id, r.dataset_id, t.question_id, 'x', 'compatible', 'fake', 'none', 'running', ?, ?, 1
-         FROM traces t JOIN runs r ON r.id = t.run_id WHERE t.id = ?`,
-        [`${hostname()}:999999:dead`, Date.now() + 600_000, traceId],
+      await write(
+        sql,
+        raw`INSERT INTO jobs (id, trace_id, dataset_id, question_id, client, provider, model, variant, state, worker, lease_until, attempts)
+         SELECT 'from-before', t.id, r.dataset_id, t.question_id, 'x', 'compatible', 'fake', 'none', 'running', ${`${hostname()}:999999:dead`}, ${Date.now() + 600_000}, 1
+         FROM traces t JOIN runs r ON r.id = t.run_id WHERE t.id = ${traceId}`,
       );
       serverWorker(open)!.kick();
       await vi.waitFor(async () => expect((await getRecordedRerun(sql, "from-before"))?.state).toBe("done"), {
         timeout: 20_000,
       });
-      const row = (await sql.get("SELECT attempts, result_trace_id AS t FROM rerun_jobs WHERE id = 'from-before'")) as {
+      const row = (await one(
+        sql,
+        raw<Record<string, unknown>>`SELECT attempts, result_trace_id AS t FROM jobs WHERE id = 'from-before'`,
+      )) as {
         attempts: number;
         t: string;
       };
       expect(row.attempts).toBe(2); // the dead worker's attempt and the one that finished
       expect(
-        await sql.get(`SELECT count(*) AS n FROM traces WHERE ${sql.d.jsonText("meta", "rerun_job")} = 'from-before'`),
-      ).toEqual({ n: 1 });
+        await count(
+          sql,
+          qb(sql)
+            .selectFrom("traces")
+            .select(countN)
+            .where((eb) => eb(jsonText(sql, eb, "meta", "rerun_job"), "=", "from-before")),
+        ),
+      ).toBe(1);
       await fake.close();
       fake = undefined;
     });

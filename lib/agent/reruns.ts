@@ -1,7 +1,7 @@
 /**
  * Reruns: one question of a stored trace, run again server-side through the agent loop with another provider,
  * model, variant or limits — by default the original's own (rerunDefaults). A rerun is a durable job
- * (lib/agent/jobs.ts): it survives a restart, is evaluated as soon as it ends, and is judged against the trace
+ * (lib/jobs/queue.ts, run by lib/agent/jobs.ts): it survives a restart, is evaluated as soon as it ends, and is judged against the trace
  * it came from (fixed, still wrong, regressed, still right). Its trace goes into the "Reruns" run of its system
  * and model with `meta.rerun_of` naming the original; that run stays out of every experiment unless one names it.
  *
@@ -27,7 +27,8 @@ import {
   RERUN_RUN_NAME,
   type StoreOpener,
 } from "./jobs";
-import { type Param, type Sql } from "@/lib/db/sql";
+import type { Sql } from "@/lib/db/sql";
+import { count, countN, one, qb, raw, write } from "@/lib/db/typed";
 import { listProviders, type ProviderId, type ProviderInfo } from "./providers";
 import { SIMULATED_POLICIES } from "./simulated";
 
@@ -67,8 +68,10 @@ export async function getRecordedRerun(
   sql: Sql,
   id: string,
 ): Promise<{ state: string; error: string | null; resultTraceId: string | null } | undefined> {
-  return (await sql.get("SELECT state, error, result_trace_id AS resultTraceId FROM rerun_jobs WHERE id = ?", [id])) as
-    { state: string; error: string | null; resultTraceId: string | null } | undefined;
+  return one(
+    sql,
+    qb(sql).selectFrom("jobs").select(["state", "error", "result_trace_id as resultTraceId"]).where("id", "=", id),
+  );
 }
 
 /** Checks the request against the limits, the store and the providers; returns the job, queued in the store. */
@@ -96,19 +99,14 @@ export async function startRerun(openStore: StoreOpener, request: RerunRequest):
   // The caps are checked and the job queued in one transaction, so that requests arriving together cannot all pass.
   try {
     await sql.transaction(async (tx) => {
-      if (tx.dialect === "postgres") await tx.get("SELECT pg_advisory_xact_lock(hashtext('metron-reruns'))");
-      const count = async (where: string, ...params: Param[]) =>
-        (
-          await tx.get<{ n: number }>(
-            `SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id IS NULL AND ${where}`,
-            params,
-          )
-        )?.n ?? 0;
-      if ((await count("state IN ('queued', 'running') AND client = ?", client)) >= limits.perClient)
+      if (tx.dialect === "postgres") await one(tx, raw`SELECT pg_advisory_xact_lock(hashtext('metron-reruns'))`);
+      const reruns = qb(tx).selectFrom("jobs").select(countN).where("sweep_id", "is", null);
+      const mine = reruns.where("state", "in", ["queued", "running"]).where("client", "=", client);
+      if ((await count(tx, mine)) >= limits.perClient)
         throw new RerunLimitError(
           `${client} already has ${limits.perClient} reruns queued or running (METRON_RERUN_MAX_PER_CLIENT): wait for one to finish`,
         );
-      position = (await count("state = 'queued'")) + 1;
+      position = (await count(tx, reruns.where("state", "=", "queued"))) + 1;
       if (position > limits.queued)
         throw new RerunLimitError(`the server's rerun queue is full (${limits.queued} jobs, METRON_RERUN_MAX_QUEUED)`);
       if (limits.dailyBudgetUsd !== null && request.provider !== "simulated") {
@@ -122,27 +120,34 @@ export async function startRerun(openStore: StoreOpener, request: RerunRequest):
             `today's reruns cost $${spent.usd.toFixed(2)}, at the daily budget of $${limits.dailyBudgetUsd} (METRON_DAILY_BUDGET_USD)`,
           );
       }
-      const original = await tx.get<{ questionId: string; datasetId: string | null }>(
-        "SELECT t.question_id AS questionId, r.dataset_id AS datasetId FROM traces t JOIN runs r ON r.id = t.run_id WHERE t.id = ?",
-        [request.traceId],
+      const original = await one(
+        tx,
+        qb(tx)
+          .selectFrom("traces as t")
+          .innerJoin("runs as r", "r.id", "t.run_id")
+          .select(["t.question_id as questionId", "r.dataset_id as datasetId"])
+          .where("t.id", "=", request.traceId),
       );
       if (!original) throw new RerunError(`no trace ${request.traceId}`);
       if (!original.datasetId)
         throw new RerunError("the trace's run is not linked to a dataset: a rerun needs the question's database");
       id = randomUUID();
-      await tx.run(
-        "INSERT INTO rerun_jobs (id, trace_id, dataset_id, question_id, client, provider, model, variant, limits, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued')",
-        [
-          id,
-          request.traceId,
-          original.datasetId,
-          original.questionId,
-          client,
-          request.provider,
-          request.model,
-          request.variant,
-          JSON.stringify(clamped),
-        ],
+      await write(
+        tx,
+        qb(tx)
+          .insertInto("jobs")
+          .values({
+            id,
+            trace_id: request.traceId,
+            dataset_id: original.datasetId,
+            question_id: original.questionId,
+            client,
+            provider: request.provider,
+            model: request.model,
+            variant: request.variant,
+            limits: JSON.stringify(clamped),
+            state: "queued",
+          }),
       );
       const job = trackJob(id, null, original.questionId, null);
       emit(job, { type: "status", status: "queued", position });
@@ -171,9 +176,13 @@ export async function cancelRerun(openStore: StoreOpener, id: string): Promise<b
   const sql = await openStore();
   try {
     const changed = (
-      await sql.run(
-        "UPDATE rerun_jobs SET state = 'cancelled', error = 'cancelled before it started', finished_at = ? WHERE id = ? AND state = 'queued'",
-        [new Date().toISOString(), id],
+      await write(
+        sql,
+        qb(sql)
+          .updateTable("jobs")
+          .set({ state: "cancelled", error: "cancelled before it started", finished_at: new Date().toISOString() })
+          .where("id", "=", id)
+          .where("state", "=", "queued"),
       )
     ).changes;
     if (changed && job) {

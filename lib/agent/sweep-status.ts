@@ -81,7 +81,7 @@ export async function sweepStatus(sql: Sql, runId: string): Promise<SweepStatus 
   const jobs = await many(
     sql,
     q
-      .selectFrom("rerun_jobs")
+      .selectFrom("jobs")
       .select((eb) => [
         "state",
         eb.fn.countAll<number>().as("n"),
@@ -114,7 +114,7 @@ export async function sweepStatus(sql: Sql, runId: string): Promise<SweepStatus 
   const judged = await many(
     sql,
     q
-      .selectFrom("rerun_jobs as j")
+      .selectFrom("jobs as j")
       .select((eb) => {
         const correctOf = (id: "j.trace_id" | "j.result_trace_id") =>
           eb
@@ -132,7 +132,7 @@ export async function sweepStatus(sql: Sql, runId: string): Promise<SweepStatus 
   const errors = await many(
     sql,
     q
-      .selectFrom("rerun_jobs")
+      .selectFrom("jobs")
       .select(["question_id as questionId", "sample", "error"])
       // a sweep's jobs are made per question and sample (the columns are nullable for reruns of a trace)
       .$narrowType<{ questionId: string; sample: number }>()
@@ -144,7 +144,7 @@ export async function sweepStatus(sql: Sql, runId: string): Promise<SweepStatus 
   const runningRows = await many(
     sql,
     q
-      .selectFrom("rerun_jobs")
+      .selectFrom("jobs")
       .select(["id", "question_id as questionId", "sample"])
       .$narrowType<{ questionId: string; sample: number }>()
       .where("sweep_id", "=", runId)
@@ -171,7 +171,7 @@ export async function sweepStatus(sql: Sql, runId: string): Promise<SweepStatus 
         await one(
           sql,
           q
-            .selectFrom("rerun_jobs")
+            .selectFrom("jobs")
             .select("error")
             .where("sweep_id", "=", runId)
             .where("state", "=", "cancelled")

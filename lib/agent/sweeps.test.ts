@@ -18,6 +18,8 @@ import { promoteTrace } from "@/lib/ingest/curate";
 import { listOtherRuns, listRerunsOf } from "@/lib/db/queries/question-traces";
 import { getRerun, startRerun } from "./reruns";
 import { stopServerWorker } from "./jobs";
+import { many, one, raw } from "@/lib/db/typed";
+import type { RawBuilder } from "kysely";
 
 describe.each(ENGINES)("sweeps on the %s store", (engine) => {
   let store: EngineStore;
@@ -47,15 +49,17 @@ describe.each(ENGINES)("sweeps on the %s store", (engine) => {
     process.env.METRON_OPENAI_COMPATIBLE_URL = f.url;
     return f;
   };
-  const count = async (text: string, ...params: (string | number)[]) =>
-    ((await sql.get(text, params)) as { n: number }).n;
+  const count = async (query: RawBuilder<unknown>) => Number((await one<{ n: number }>(sql, query as never))!.n);
 
   beforeAll(async () => {
     store = await engineStore(engine);
     ({ sql, open, env: storeEnv } = store);
     await importSpiderDe(store);
-    const rows = (await sql.all(
-      "SELECT question_id AS id, text, gold_sql AS gold FROM questions WHERE dataset_id = 'spider-de' ORDER BY position",
+    const rows = (await many(
+      sql,
+      raw<
+        Record<string, unknown>
+      >`SELECT question_id AS id, text, gold_sql AS gold FROM questions WHERE dataset_id = 'spider-de' ORDER BY position`,
     )) as { id: string; text: string; gold: string }[];
     // Questions whose gold SQL runs on the real databases (some of Spider-de's do not), with distinct texts.
     const seen = new Set<string>();
@@ -76,9 +80,12 @@ describe.each(ENGINES)("sweeps on the %s store", (engine) => {
     await evaluateRun(sql, probe.runs[0].id);
     const runs = new Set(
       (
-        (await sql.all("SELECT question_id AS id FROM traces WHERE run_id = ? AND ex_outcome = 'correct'", [
-          probe.runs[0].id,
-        ])) as { id: string }[]
+        (await many(
+          sql,
+          raw<
+            Record<string, unknown>
+          >`SELECT question_id AS id FROM traces WHERE run_id = ${probe.runs[0].id} AND ex_outcome = 'correct'`,
+        )) as { id: string }[]
       ).map((r) => r.id),
     );
     questions = candidates.filter((q) => runs.has(q.id)).slice(0, 40);
@@ -125,7 +132,7 @@ describe.each(ENGINES)("sweeps on the %s store", (engine) => {
       let peak = 0;
       const watch = setInterval(
         () =>
-          void count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state = 'running'", runId).then(
+          void count(raw`SELECT count(*) AS n FROM jobs WHERE sweep_id = ${runId} AND state = 'running'`).then(
             (n) => (peak = Math.max(peak, n)),
           ),
         5,
@@ -134,8 +141,8 @@ describe.each(ENGINES)("sweeps on the %s store", (engine) => {
       clearInterval(watch);
       expect(peak).toBeLessThanOrEqual(4);
       expect(f.requests).toHaveLength(40);
-      expect(await count("SELECT count(*) AS n FROM traces WHERE run_id = ?", runId)).toBe(40);
-      expect(await count("SELECT count(*) AS n FROM traces WHERE run_id = ? AND ex_outcome IS NULL", runId)).toBe(0);
+      expect(await count(raw`SELECT count(*) AS n FROM traces WHERE run_id = ${runId}`)).toBe(40);
+      expect(await count(raw`SELECT count(*) AS n FROM traces WHERE run_id = ${runId} AND ex_outcome IS NULL`)).toBe(0);
       const status = (await sweepStatus(sql, runId))!;
       expect(status).toMatchObject({ state: "done", stoppedBy: null, tokens: 40 * 120 });
       expect(status.jobs).toMatchObject({ total: 40, done: 40, failed: 0, queued: 0, running: 0 });
@@ -144,7 +151,11 @@ describe.each(ENGINES)("sweeps on the %s store", (engine) => {
       expect(comparison!.versus[1]).toMatchObject({ fixed: 20, regressed: 20 });
       // The sweep's run records its configuration.
       const config = JSON.parse(
-        ((await sql.get("SELECT config FROM runs WHERE id = ?", [runId])) as { config: string }).config,
+        (
+          (await one(sql, raw<Record<string, unknown>>`SELECT config FROM runs WHERE id = ${runId}`)) as {
+            config: string;
+          }
+        ).config,
       );
       expect(config.sweep).toMatchObject({ source_run: sourceRun, variant: "none", samples: 1, concurrency: 4 });
     });
@@ -172,10 +183,12 @@ describe.each(ENGINES)("sweeps on the %s store", (engine) => {
         return csvResponse("x.csv", columns, rows).text();
       };
       const before = await csvOf();
-      const original = (await sql.get("SELECT id FROM traces WHERE run_id = ? AND question_id = ?", [
-        sourceRun,
-        questions[1].id,
-      ])) as { id: string };
+      const original = (await one(
+        sql,
+        raw<
+          Record<string, unknown>
+        >`SELECT id FROM traces WHERE run_id = ${sourceRun} AND question_id = ${questions[1].id}`,
+      )) as { id: string };
       const job = await startRerun(open, {
         traceId: original.id,
         provider: "compatible",
@@ -193,15 +206,18 @@ describe.each(ENGINES)("sweeps on the %s store", (engine) => {
       expect(done).toMatchObject({ type: "done", verdict: { kind: "fixed", before: false, after: true } });
       expect(await csvOf()).toBe(before); // a rerun moves no figure
       const rerunTrace = (done as { traceId: string }).traceId;
-      const rerunsRun = (await sql.get<{ r: string }>("SELECT run_id AS r FROM traces WHERE id = ?", [rerunTrace]))!.r;
+      const rerunsRun = (await one(sql, raw<{ r: string }>`SELECT run_id AS r FROM traces WHERE id = ${rerunTrace}`))!
+        .r;
       expect((await listRerunsOf(sql, original.id))[0]).toMatchObject({ traceId: rerunTrace, kind: "reruns" });
       const promoted = await promoteTrace(sql, rerunTrace, "promoted fixes", "test");
       // The run of reruns held only this one: it goes, and the rerun now says where it counts.
-      expect(await sql.get("SELECT id FROM runs WHERE id = ?", [rerunsRun])).toBeUndefined();
+      expect(await one(sql, raw<Record<string, unknown>>`SELECT id FROM runs WHERE id = ${rerunsRun}`)).toBeUndefined();
       expect((await listRerunsOf(sql, original.id))[0]).toMatchObject({ runId: promoted.runId, kind: "run" });
       const others = await listOtherRuns(sql, sourceRun, questions[1].id);
       expect(others.map((o) => [o.name, o.kind])).toContainEqual(["promoted fixes", "run"]);
-      expect(await sql.get("SELECT run_id AS r, sample FROM traces WHERE id = ?", [rerunTrace])).toEqual({
+      expect(
+        await one(sql, raw<Record<string, unknown>>`SELECT run_id AS r, sample FROM traces WHERE id = ${rerunTrace}`),
+      ).toEqual({
         r: promoted.runId,
         sample: 0,
       });
@@ -226,7 +242,10 @@ describe.each(ENGINES)("sweeps on the %s store", (engine) => {
       expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
       expect(f.requests).toHaveLength(2);
       expect(
-        await sql.get("SELECT state, attempts, rate_limited AS rl FROM rerun_jobs WHERE sweep_id = ?", [runId]),
+        await one(
+          sql,
+          raw<Record<string, unknown>>`SELECT state, attempts, rate_limited AS rl FROM jobs WHERE sweep_id = ${runId}`,
+        ),
       ).toEqual({ state: "done", attempts: 1, rl: 1 });
       expect((await sweepStatus(sql, runId))!.outcomes.fixed).toBe(1);
     });
@@ -238,11 +257,15 @@ describe.each(ENGINES)("sweeps on the %s store", (engine) => {
       await workSweepToEnd(open, runId);
       delete process.env.METRON_PROVIDER_RETRIES;
       expect(f.requests).toHaveLength(3); // METRON_JOB_ATTEMPTS
-      expect(await sql.get("SELECT state, attempts FROM rerun_jobs WHERE sweep_id = ?", [runId])).toEqual({
+      expect(
+        await one(sql, raw<Record<string, unknown>>`SELECT state, attempts FROM jobs WHERE sweep_id = ${runId}`),
+      ).toEqual({
         state: "failed",
         attempts: 3,
       });
-      expect(await sql.all("SELECT status FROM traces WHERE run_id = ?", [runId])).toEqual([{ status: "error" }]);
+      expect(await many(sql, raw<Record<string, unknown>>`SELECT status FROM traces WHERE run_id = ${runId}`)).toEqual([
+        { status: "error" },
+      ]);
       expect((await sweepStatus(sql, runId))!.errors[0].error).toMatch(/overloaded/);
     });
 
@@ -256,11 +279,10 @@ describe.each(ENGINES)("sweeps on the %s store", (engine) => {
       expect(status.jobs).toMatchObject({ done: 3, cancelled: 37, queued: 0, running: 0 });
       expect(
         await count(
-          "SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state = 'cancelled' AND started_at IS NOT NULL",
-          runId,
+          raw`SELECT count(*) AS n FROM jobs WHERE sweep_id = ${runId} AND state = 'cancelled' AND started_at IS NOT NULL`,
         ),
       ).toBe(0);
-      expect(await count("SELECT count(*) AS n FROM traces WHERE run_id = ?", runId)).toBe(3);
+      expect(await count(raw`SELECT count(*) AS n FROM traces WHERE run_id = ${runId}`)).toBe(3);
       expect(status.stopReason).toMatch(/budget was reached \(360 tokens of at most 300\)/);
       // Resumed as it is, it would stop again at once: refused, naming the budget; raised, it runs on.
       await expect(controlSweep(sql, runId, "resume")).rejects.toThrow(/budget is still reached .*raise it/);
@@ -281,9 +303,12 @@ describe.each(ENGINES)("sweeps on the %s store", (engine) => {
       const status = (await sweepStatus(sql, free.runId))!;
       expect(status).toMatchObject({ state: "done", tokens: null, tokensUnreported: 4, costUsd: null });
       // The traces say so too: tokens not recorded, so no cost is computed from them.
-      const rows = await sql.all<{ r: number | boolean; c: number | null }>(
-        "SELECT DISTINCT tokens_recorded AS r, cost_computed_usd AS c FROM traces WHERE run_id = ?",
-        [free.runId],
+      const rows = await many(
+        sql,
+        raw<{
+          r: number | boolean;
+          c: number | null;
+        }>`SELECT DISTINCT tokens_recorded AS r, cost_computed_usd AS c FROM traces WHERE run_id = ${free.runId}`,
       );
       expect(rows.map((x) => [Number(x.r), x.c])).toEqual([[0, null]]);
       const capped = await sweep({ name: "no-usage-budget", concurrency: 1, budget: { maxTokens: 1000 } });
@@ -336,7 +361,7 @@ describe.each(ENGINES)("sweeps on the %s store", (engine) => {
         const t = setInterval(() => {
           if (!runId || looking) return;
           looking = true;
-          void count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state = 'done'", runId)
+          void count(raw`SELECT count(*) AS n FROM jobs WHERE sweep_id = ${runId} AND state = 'done'`)
             .then((done) => {
               if (done < 20) return;
               clearInterval(t);
@@ -352,12 +377,11 @@ describe.each(ENGINES)("sweeps on the %s store", (engine) => {
       });
       await exited;
       const left = await count(
-        "SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state IN ('queued', 'running')",
-        runId,
+        raw`SELECT count(*) AS n FROM jobs WHERE sweep_id = ${runId} AND state IN ('queued', 'running')`,
       );
       expect(left).toBeGreaterThan(0);
       expect(
-        await count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state = 'running'", runId),
+        await count(raw`SELECT count(*) AS n FROM jobs WHERE sweep_id = ${runId} AND state = 'running'`),
       ).toBeGreaterThan(0);
       const out = await new Promise<string>((resolve) => {
         const resumed = spawn(process.execPath, [cli, "sweep", "resume", runId, "--json"], { env });
@@ -366,9 +390,9 @@ describe.each(ENGINES)("sweeps on the %s store", (engine) => {
         resumed.on("exit", () => resolve(text));
       });
       expect(JSON.parse(out)).toMatchObject({ run_id: runId, jobs: 40, done: 40, failed: 0, stopped_by: null });
-      expect(await count("SELECT count(*) AS n FROM traces WHERE run_id = ?", runId)).toBe(40);
+      expect(await count(raw`SELECT count(*) AS n FROM traces WHERE run_id = ${runId}`)).toBe(40);
       expect(
-        await count("SELECT count(DISTINCT question_id || ':' || sample) AS n FROM traces WHERE run_id = ?", runId),
+        await count(raw`SELECT count(DISTINCT question_id || ':' || sample) AS n FROM traces WHERE run_id = ${runId}`),
       ).toBe(40);
       expect((await sweepStatus(sql, runId))!.outcomes).toMatchObject({ fixed: 20, regressed: 20 });
     }, 120_000);

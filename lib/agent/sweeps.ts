@@ -1,17 +1,20 @@
 /**
  * Sweeps: a directive variant and a model run over a selection of a dataset's questions — the failing ones of a
  * run, a list of ids, or all — K samples each, into a new run of the dataset whose configuration records the
- * sweep. Its jobs are durable (lib/agent/jobs.ts): a restart resumes the sweep, a budget (tokens, USD, wall time)
+ * sweep. Its jobs are durable (lib/jobs/queue.ts): a restart resumes the sweep, a budget (tokens, USD, wall time)
  * stops it before the job that would pass it starts, and it can be paused, resumed and cancelled from the
  * dashboard or the CLI. Outcomes are judged against the source run as they arrive.
  */
 import { randomUUID } from "node:crypto";
 import { SYSTEM_OF, type Variant } from "@/lib/environment/directives";
-import { EFFECTIVE_CORRECT } from "@/lib/db/queries/metrics-sql";
 import { loadPrices } from "@/lib/ingest/prices-file";
 import { priceOf } from "@/lib/metrics/prices";
 import { runIdOf } from "@/lib/trace/hash";
-import { type Param, type Sql } from "@/lib/db/sql";
+import type { Sql } from "@/lib/db/sql";
+import type { Tables } from "@/lib/db/typed";
+import { count, countN, insertRows, many, one, qb, raw, write } from "@/lib/db/typed";
+import { effectiveCorrect } from "@/lib/db/typed-sql";
+import type { Insertable } from "kysely";
 import {
   harnessBin,
   harnessInstalled,
@@ -75,9 +78,14 @@ export function sweepMaxima() {
 /** Questions a run got wrong in every sample that was judged (never-judged questions are not failing: unknown). */
 export async function failingQuestions(sql: Sql, runId: string): Promise<string[]> {
   return (
-    await sql.all<{ id: string }>(
-      `SELECT t.question_id AS id FROM traces t WHERE t.run_id = ? GROUP BY t.question_id HAVING max(${EFFECTIVE_CORRECT}) = 0`,
-      [runId],
+    await many(
+      sql,
+      qb(sql)
+        .selectFrom("traces as t")
+        .select("t.question_id as id")
+        .where("t.run_id", "=", runId)
+        .groupBy("t.question_id")
+        .having((eb) => eb(eb.fn.max(effectiveCorrect(eb, "t.ex_outcome", "t.recorded_correct")), "=", 0)),
     )
   ).map((r) => r.id);
 }
@@ -85,9 +93,15 @@ export async function failingQuestions(sql: Sql, runId: string): Promise<string[
 /** Resolves a selection to question ids of the dataset, in the dataset's order. */
 async function selectQuestions(sql: Sql, datasetId: string, selection: Selection): Promise<string[]> {
   const all = (
-    await sql.all<{ id: string }>(
-      `SELECT question_id AS id FROM questions WHERE dataset_id = ? ORDER BY ${sql.dialect === "sqlite" ? "rowid" : "position"}`,
-      [datasetId],
+    await many(
+      sql,
+      qb(sql)
+        .selectFrom("questions")
+        .select("question_id as id")
+        .where("dataset_id", "=", datasetId)
+        .orderBy("position")
+        // Datasets imported before questions had a position hold 0 everywhere: SQLite's insertion order then.
+        .$if(sql.dialect === "sqlite", (q) => q.orderBy(raw`rowid`)),
     )
   ).map((r) => r.id);
   if (selection.kind === "all") return all;
@@ -125,9 +139,12 @@ export async function createSweep(sql: Sql, request: SweepRequest): Promise<{ ru
     throw new SweepError(`provider ${request.provider} is not configured: ${provider?.enable ?? "unknown provider"}`);
   if (request.provider === "simulated" && !SIMULATED_POLICIES[request.model])
     throw new SweepError(`the simulated provider has the models ${Object.keys(SIMULATED_POLICIES).join(", ")}`);
-  const dataset = await sql.get<{ id: string; name: string }>(
-    "SELECT id, name FROM datasets WHERE id = ? OR name = ?",
-    [request.dataset, request.dataset],
+  const dataset = await one(
+    sql,
+    qb(sql)
+      .selectFrom("datasets")
+      .select(["id", "name"])
+      .where((eb) => eb.or([eb("id", "=", request.dataset), eb("name", "=", request.dataset)])),
   );
   if (!dataset) throw new SweepError(`no dataset "${request.dataset}"`);
   const max = sweepMaxima();
@@ -150,9 +167,12 @@ export async function createSweep(sql: Sql, request: SweepRequest): Promise<{ ru
     maxOutputTokens: Math.min(request.limits?.maxOutputTokens ?? max.maxOutputTokens, max.maxOutputTokens),
   };
   const source = request.sourceRunId
-    ? await sql.get<{ id: string; name: string; datasetId: string | null }>(
-        "SELECT id, name, dataset_id AS datasetId FROM runs WHERE id = ?",
-        [request.sourceRunId],
+    ? await one(
+        sql,
+        qb(sql)
+          .selectFrom("runs")
+          .select(["id", "name", "dataset_id as datasetId"])
+          .where("id", "=", request.sourceRunId),
       )
     : undefined;
   if (request.sourceRunId && !source) throw new SweepError(`no run ${request.sourceRunId}`);
@@ -172,7 +192,7 @@ export async function createSweep(sql: Sql, request: SweepRequest): Promise<{ ru
   const name = request.name?.trim() || `Sweep ${stamp} · ${system} · ${modelName}`;
   const run = { name, system, model: modelName };
   const runId = runIdOf(run);
-  if (await sql.get("SELECT 1 AS one FROM runs WHERE id = ?", [runId]))
+  if (await one(sql, qb(sql).selectFrom("runs").select("id").where("id", "=", runId)))
     throw new SweepError(`a run named "${name}" with this system and model exists: choose another name`);
   const selection = {
     kind: request.selection.kind,
@@ -198,73 +218,77 @@ export async function createSweep(sql: Sql, request: SweepRequest): Promise<{ ru
   // The source run's first trace of each question: what each job's outcome is judged against.
   const sourceTraces = new Map<string, string>();
   if (source)
-    for (const t of await sql.all<{ q: string; id: string }>(
-      "SELECT question_id AS q, id FROM traces WHERE run_id = ? ORDER BY sample DESC",
-      [source.id],
+    for (const t of await many(
+      sql,
+      qb(sql)
+        .selectFrom("traces")
+        .select(["question_id as q", "id"])
+        .where("run_id", "=", source.id)
+        .orderBy("sample", "desc"),
     ))
       sourceTraces.set(t.q, t.id);
   // The lock is awaited, not waited for synchronously: an upload may hold it (lib/db/write-lock.ts).
   await sql.transaction(async (tx) => {
-    await tx.run(
-      "INSERT INTO runs (id, name, system, model, benchmark, config, dataset_id, description) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-      [
-        runId,
-        name,
-        system,
-        modelName,
-        dataset.id,
-        JSON.stringify(config),
-        dataset.id,
-        `Sweep of ${questions.length} questions${source ? ` (${selection.kind === "failing" ? "failing in" : "compared with"} ${source.name})` : ""}, ${samples} sample${samples > 1 ? "s" : ""} each.`,
-      ],
+    await write(
+      tx,
+      qb(tx)
+        .insertInto("runs")
+        .values({
+          id: runId,
+          name,
+          system,
+          model: modelName,
+          benchmark: dataset.id,
+          config: JSON.stringify(config),
+          dataset_id: dataset.id,
+          description: `Sweep of ${questions.length} questions${source ? ` (${selection.kind === "failing" ? "failing in" : "compared with"} ${source.name})` : ""}, ${samples} sample${samples > 1 ? "s" : ""} each.`,
+        }),
     );
-    await tx.run(
-      "INSERT INTO sweeps (run_id, dataset_id, source_run_id, selection, provider, model, harness, variant, limits, samples, concurrency, budget, state, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)",
-      [
-        runId,
-        dataset.id,
-        source?.id ?? null,
-        JSON.stringify(selection),
-        request.provider,
-        request.model,
-        harness ? JSON.stringify(harness) : null,
-        request.variant,
-        JSON.stringify(limits),
-        samples,
-        concurrency,
-        JSON.stringify(budget),
-        request.createdBy ?? "local",
-      ],
+    await write(
+      tx,
+      qb(tx)
+        .insertInto("sweeps")
+        .values({
+          run_id: runId,
+          dataset_id: dataset.id,
+          source_run_id: source?.id ?? null,
+          selection: JSON.stringify(selection),
+          provider: request.provider,
+          model: request.model,
+          harness: harness ? JSON.stringify(harness) : null,
+          variant: request.variant,
+          limits: JSON.stringify(limits),
+          samples,
+          concurrency,
+          budget: JSON.stringify(budget),
+          state: "running",
+          created_by: request.createdBy ?? "local",
+        }),
     );
     // The jobs in order, many per INSERT (one round trip per batch on PostgreSQL); created_at orders their claims.
     const base = Date.now();
-    const rows: Param[][] = [];
+    const rows: Insertable<Tables["jobs"]>[] = [];
     for (const q of questions) {
       const from = sourceTraces.get(q);
       for (let k = 0; k < samples; k++)
-        rows.push([
-          randomUUID(),
-          from ?? null,
-          runId,
-          dataset.id,
-          q,
-          k,
-          request.createdBy ?? "local",
-          request.provider,
-          request.model,
-          harness?.name ?? null,
-          request.variant,
-          JSON.stringify(limits),
-          new Date(base + rows.length).toISOString(),
-        ]);
+        rows.push({
+          id: randomUUID(),
+          trace_id: from ?? null,
+          sweep_id: runId,
+          dataset_id: dataset.id,
+          question_id: q,
+          sample: k,
+          client: request.createdBy ?? "local",
+          provider: request.provider,
+          model: request.model,
+          harness: harness?.name ?? null,
+          variant: request.variant,
+          limits: JSON.stringify(limits),
+          created_at: new Date(base + rows.length).toISOString(),
+          state: "queued",
+        });
     }
-    for (let i = 0; i < rows.length; i += 500) {
-      const chunk = rows.slice(i, i + 500);
-      await tx.run(
-        `INSERT INTO rerun_jobs (id, trace_id, sweep_id, dataset_id, question_id, sample, client, provider, model, harness, variant, limits, created_at, state) VALUES ${chunk.map(() => "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued')").join(", ")}`,
-        chunk.flat(),
-      );
-    }
+    await insertRows(tx, "jobs", rows);
   });
   return { runId, jobs: questions.length * samples };
 }
@@ -274,33 +298,47 @@ export async function controlSweep(
   runId: string,
   action: "pause" | "resume" | "cancel",
 ): Promise<{ state: string }> {
-  const stateOf = () => sql.get<{ state: string }>("SELECT state FROM sweeps WHERE run_id = ?", [runId]);
+  const stateOf = () => one(sql, qb(sql).selectFrom("sweeps").select("state").where("run_id", "=", runId));
   const s = await stateOf();
   if (!s) throw new SweepError(`run ${runId} is not a sweep`);
   if (action === "pause") {
     if (s.state !== "running") throw new SweepError(`the sweep is ${s.state}, not running`);
-    await sql.transaction((tx) => tx.run("UPDATE sweeps SET state = 'paused' WHERE run_id = ?", [runId]));
+    await sql.transaction((tx) =>
+      write(tx, qb(tx).updateTable("sweeps").set({ state: "paused" }).where("run_id", "=", runId)),
+    );
   } else if (action === "resume") {
     if (s.state === "done") throw new SweepError("the sweep is done: there is nothing to resume");
     // A running sweep whose process was killed resumes as it is: its jobs are taken back by the next worker.
     if (s.state === "cancelled") throw new SweepError("the sweep was cancelled: start a new one");
     // A sweep stopped by its budget resumes only with a larger budget (sweep resume --max-…, or the sweep page).
     if (s.state === "stopped") {
-      const row = (await sql.get<{ budget: string; createdAt: string; provider: string }>(
-        "SELECT budget, created_at AS createdAt, provider FROM sweeps WHERE run_id = ?",
-        [runId],
+      const row = (await one(
+        sql,
+        qb(sql)
+          .selectFrom("sweeps")
+          .select(["budget", "created_at as createdAt", "provider"])
+          .where("run_id", "=", runId),
       ))!;
       const still = await budgetReached(sql, runId, JSON.parse(row.budget), row.createdAt, row.provider);
       if (still) throw new SweepError(`the budget is still reached (${still}): raise it to resume`);
     }
     await sql.transaction(async (tx) => {
-      await tx.run(
-        "UPDATE rerun_jobs SET state = 'queued', error = NULL, finished_at = NULL WHERE sweep_id = ? AND state = 'cancelled' AND error LIKE 'not run:%'",
-        [runId],
+      await write(
+        tx,
+        qb(tx)
+          .updateTable("jobs")
+          .set({ state: "queued", error: null, finished_at: null })
+          .where("sweep_id", "=", runId)
+          .where("state", "=", "cancelled")
+          .where("error", "like", "not run:%"),
       );
-      await tx.run("UPDATE sweeps SET state = 'running', stopped_by = NULL, finished_at = NULL WHERE run_id = ?", [
-        runId,
-      ]);
+      await write(
+        tx,
+        qb(tx)
+          .updateTable("sweeps")
+          .set({ state: "running", stopped_by: null, finished_at: null })
+          .where("run_id", "=", runId),
+      );
     });
   } else {
     if (s.state === "done" || s.state === "cancelled") throw new SweepError(`the sweep is already ${s.state}`);
@@ -312,7 +350,13 @@ export async function controlSweep(
 /** Raises a stopped sweep's budget before resuming it. */
 export async function setSweepBudget(sql: Sql, runId: string, budget: Budget): Promise<void> {
   await sql.transaction((tx) =>
-    tx.run("UPDATE sweeps SET budget = ? WHERE run_id = ?", [JSON.stringify(budget), runId]),
+    write(
+      tx,
+      qb(tx)
+        .updateTable("sweeps")
+        .set({ budget: JSON.stringify(budget) })
+        .where("run_id", "=", runId),
+    ),
   );
 }
 
@@ -344,8 +388,7 @@ export async function sweepFormSetup(
   const max = sweepMaxima();
   const d = source ? rerunDefaults(source) : rerunDefaults({ system: "Sophrosyne", model: "sim-careful" });
   const failing = source ? (await failingQuestions(sql, source.id)).length : 0;
-  const total = (await sql.get<{ n: number }>("SELECT count(*) AS n FROM questions WHERE dataset_id = ?", [datasetId]))
-    ?.n;
+  const total = await count(sql, qb(sql).selectFrom("questions").select(countN).where("dataset_id", "=", datasetId));
   return {
     datasetId,
     ...(source

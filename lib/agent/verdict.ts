@@ -1,6 +1,6 @@
 /**
  * Did a rerun fix it? A rerun's trace judged against the trace it started from: each side's correctness is its
- * execution accuracy when evaluated, else its recorded outcome (EFFECTIVE_CORRECT); with either unknown there is
+ * execution accuracy when evaluated, else its recorded outcome (`effectiveCorrect`, lib/db/typed-sql.ts); with either unknown there is
  * no verdict, and it says which side is missing. Deltas are the rerun's minus the original's.
  */
 import type { Sql } from "@/lib/db/sql";

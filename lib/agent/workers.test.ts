@@ -14,6 +14,8 @@ import { startFakeOpenAI, type FakeServer } from "@/lib/testing/fake-openai";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { serverRunsWorker } from "./jobs";
 import { createSweep, sweepStatus } from "./sweeps";
+import { many, one, raw } from "@/lib/db/typed";
+import type { RawBuilder } from "kysely";
 
 const lite = tempDb();
 let fake: FakeServer;
@@ -67,7 +69,7 @@ describe.each(engines)("metron worker on %s", (engine) => {
   }, 120_000);
   afterAll(() => cleanup());
 
-  const count = async (text: string, ...params: (string | number)[]) => (await sql.get<{ n: number }>(text, params))!.n;
+  const count = async (query: RawBuilder<unknown>) => Number((await one<{ n: number }>(sql, query as never))!.n);
 
   function startWorker(name: string) {
     const { DATABASE_URL: _u, DATABASE_PATH: _p, ...inherited } = process.env;
@@ -87,9 +89,11 @@ describe.each(engines)("metron worker on %s", (engine) => {
   /** A sweep of Spider-de's first `questions` questions, answered by the fake model. */
   async function sweepOf(questions: number, options: { samples?: number; concurrency: number; name: string }) {
     const ids = (
-      await sql.all<{ id: string }>(
-        "SELECT question_id AS id FROM questions WHERE dataset_id = 'spider-de' ORDER BY position, question_id LIMIT ?",
-        [questions],
+      await many(
+        sql,
+        raw<{
+          id: string;
+        }>`SELECT question_id AS id FROM questions WHERE dataset_id = 'spider-de' ORDER BY position, question_id LIMIT ${questions}`,
       )
     ).map((q) => q.id);
     process.env.METRON_OPENAI_COMPATIBLE_URL = fake.url; // the provider is configured where the sweep is created
@@ -108,12 +112,10 @@ describe.each(engines)("metron worker on %s", (engine) => {
     expect(jobs).toBe(200);
     const a = startWorker("a");
     const b = startWorker("b");
-    const done = () => count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state = 'done'", runId);
+    const done = () => count(raw`SELECT count(*) AS n FROM jobs WHERE sweep_id = ${runId} AND state = 'done'`);
     const byWorker = (w: ChildProcess) =>
       count(
-        "SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state = 'running' AND worker LIKE ?",
-        runId,
-        `%:${w.pid}:%`,
+        raw`SELECT count(*) AS n FROM jobs WHERE sweep_id = ${runId} AND state = 'running' AND worker LIKE ${`%:${w.pid}:%`}`,
       );
     // Both take jobs; kill one once about half are done, while it holds jobs.
     await expect
@@ -125,17 +127,17 @@ describe.each(engines)("metron worker on %s", (engine) => {
     await expect
       .poll(async () => (await sweepStatus(sql, runId))!.state, { timeout: 60_000, interval: 100 })
       .toBe("done");
-    expect(await count("SELECT count(*) AS n FROM traces WHERE run_id = ?", runId)).toBe(200);
+    expect(await count(raw`SELECT count(*) AS n FROM traces WHERE run_id = ${runId}`)).toBe(200);
     expect(
-      await count("SELECT count(DISTINCT question_id || ':' || sample) AS n FROM traces WHERE run_id = ?", runId),
+      await count(raw`SELECT count(DISTINCT question_id || ':' || sample) AS n FROM traces WHERE run_id = ${runId}`),
     ).toBe(200);
-    expect(await count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state = 'done'", runId)).toBe(200);
+    expect(await count(raw`SELECT count(*) AS n FROM jobs WHERE sweep_id = ${runId} AND state = 'done'`)).toBe(200);
     // Jobs the killed worker held were taken back and run again, and say so.
-    expect(
-      await count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND attempts > 1", runId),
-    ).toBeGreaterThan(0);
+    expect(await count(raw`SELECT count(*) AS n FROM jobs WHERE sweep_id = ${runId} AND attempts > 1`)).toBeGreaterThan(
+      0,
+    );
     // Every trace was judged (execution accuracy) where it was stored.
-    expect(await count("SELECT count(*) AS n FROM traces WHERE run_id = ? AND ex_outcome IS NULL", runId)).toBe(0);
+    expect(await count(raw`SELECT count(*) AS n FROM traces WHERE run_id = ${runId} AND ex_outcome IS NULL`)).toBe(0);
     b.child.kill("SIGTERM");
     expect(await b.exited).toBe(0);
   }, 180_000);
@@ -143,23 +145,20 @@ describe.each(engines)("metron worker on %s", (engine) => {
   it("a worker stopped with SIGTERM puts its running jobs back in the queue, and the next worker runs them", async () => {
     const { runId } = await sweepOf(12, { concurrency: 4, name: "stopped worker" });
     const c = startWorker("c");
-    const running = () => count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state = 'running'", runId);
+    const running = () => count(raw`SELECT count(*) AS n FROM jobs WHERE sweep_id = ${runId} AND state = 'running'`);
     await expect.poll(running, { timeout: 30_000, interval: 5 }).toBeGreaterThan(0);
     c.child.kill("SIGTERM");
     expect(await c.exited).toBe(0);
     expect(c.log()).toContain("stopped");
     expect(await running()).toBe(0);
     expect(
-      await count(
-        "SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state IN ('failed', 'cancelled')",
-        runId,
-      ),
+      await count(raw`SELECT count(*) AS n FROM jobs WHERE sweep_id = ${runId} AND state IN ('failed', 'cancelled')`),
     ).toBe(0);
     const d = startWorker("d");
     await expect
       .poll(async () => (await sweepStatus(sql, runId))!.state, { timeout: 60_000, interval: 100 })
       .toBe("done");
-    expect(await count("SELECT count(*) AS n FROM traces WHERE run_id = ?", runId)).toBe(12);
+    expect(await count(raw`SELECT count(*) AS n FROM traces WHERE run_id = ${runId}`)).toBe(12);
     d.child.kill("SIGTERM");
     await d.exited;
   }, 120_000);

@@ -4,10 +4,17 @@ import { compareModes, numericModes, type CompareMode, type NumericMode } from "
 import { evaluateRun } from "@/lib/eval/evaluate-run";
 import { recomputeRun } from "@/lib/ingest/recompute";
 import type { Sql } from "@/lib/db/sql";
+import { countN, many, qb } from "@/lib/db/typed";
 import { UsageError } from "./args";
 
 export async function resolveRun(sql: Sql, ref: string): Promise<string> {
-  const rows = await sql.all<{ id: string }>("SELECT id FROM runs WHERE id = ? OR name = ?", [ref, ref]);
+  const rows = await many(
+    sql,
+    qb(sql)
+      .selectFrom("runs")
+      .select("id")
+      .where((eb) => eb.or([eb("id", "=", ref), eb("name", "=", ref)])),
+  );
   if (rows.length === 0) throw new UsageError(`no run with id or name "${ref}"`);
   if (rows.length > 1)
     throw new UsageError(
@@ -28,7 +35,7 @@ export async function runRecomputeCommand(argv: string[]): Promise<number> {
   const sql = await openStore();
   try {
     const ids = values.all
-      ? ((await sql.all("SELECT id FROM runs")) as { id: string }[]).map((r) => r.id)
+      ? (await many(sql, qb(sql).selectFrom("runs").select("id"))).map((r) => r.id)
       : await Promise.all((values.run ?? []).map((r) => resolveRun(sql, r)));
     if (ids.length === 0) throw new UsageError("give --run R (repeatable) or --all");
     const out = [];
@@ -76,10 +83,15 @@ export async function runEvaluateCommand(argv: string[]): Promise<number> {
       },
     });
     // Why traces were not evaluated, with what to do: a count alone says nothing (issue 30).
-    const reasons = await sql.all<{ reason: string | null; n: number }>(
-      `SELECT ex_error AS reason, count(*) AS n FROM traces WHERE run_id = ? AND ex_outcome = 'not_evaluated'
-        GROUP BY ex_error ORDER BY count(*) DESC`,
-      [runId],
+    const reasons = await many(
+      sql,
+      qb(sql)
+        .selectFrom("traces")
+        .select(["ex_error as reason", countN])
+        .where("run_id", "=", runId)
+        .where("ex_outcome", "=", "not_evaluated")
+        .groupBy("ex_error")
+        .orderBy((eb) => eb.fn.countAll(), "desc"),
     );
     const hint = (reason: string | null) =>
       reason === "the run is not linked to a dataset" ? `: link it with metron run edit ${runId} --dataset NAME` : "";

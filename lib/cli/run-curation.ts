@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { openStore } from "@/lib/db/store";
+import { count, countN, qb } from "@/lib/db/typed";
 import { parseArgs } from "node:util";
 import {
   archiveRun,
@@ -44,7 +45,7 @@ export async function runRunCommand(argv: string[]): Promise<number> {
       await archiveRun(sqlite, runId, sub === "archive", "cli");
       out.archived = sub === "archive";
     } else if (sub === "delete") {
-      const traces = ((await sql.get("SELECT count(*) AS n FROM traces WHERE run_id = ?", [runId])) as { n: number }).n;
+      const traces = await count(sql, qb(sql).selectFrom("traces").select(countN).where("run_id", "=", runId));
       if (!values.yes)
         throw new UsageError(`run delete removes the run and its ${traces} traces for good: add --yes to confirm`);
       out.deleted = await deleteRun(sqlite, runId);

@@ -7,10 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sharedHandle } from "@/lib/db/sql";
 import { ingestAuto } from "@/lib/ingest/ingest-auto";
 import { scrubbingExporter } from "@/lib/otel/emit";
-import { assembleGroups, receiveSpans } from "@/lib/otel/receiver";
+import { assembleGroups } from "@/lib/otel/assemble";
+import { receiveSpans } from "@/lib/otel/receiver";
 import { ENGINES, useEngineStore } from "@/lib/testing/engines";
 import { sharedData } from "@/lib/testing/shared-data";
 import { scrubSecrets } from "./secrets";
+import { many, raw } from "@/lib/db/typed";
 
 const KEY = "sk-live-ECHOED0123456789abcdefSECRET/+=";
 
@@ -67,7 +69,7 @@ describe("one scrubber for what leaves and what enters (issue 28)", () => {
       (
         await Promise.all(
           ["traces", "steps", "blobs", "otlp_spans", "runs", "upload_errors"].map((t) =>
-            store.sql.all<Record<string, unknown>>(`SELECT * FROM ${t}`),
+            many<Record<string, unknown>>(store.sql, raw`SELECT * FROM ${raw.id(t)}`),
           ),
         )
       )

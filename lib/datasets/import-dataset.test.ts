@@ -11,6 +11,7 @@ import { buildSchemaOnlyDatabase } from "./schema-only";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { many, one, raw } from "@/lib/db/typed";
 
 describe.each(ENGINES)("on the %s store", (engine) => {
   let store: EngineStore;
@@ -20,9 +21,11 @@ describe.each(ENGINES)("on the %s store", (engine) => {
   afterAll(() => store.cleanup());
 
   async function goldOf(datasetId: string) {
-    return (await store.sql.all(
-      "SELECT question_id AS id, db_id AS dbId, gold_sql AS sql, gold_tables AS tables, gold_tables_method AS method, gold_tables_error AS error FROM questions WHERE dataset_id = ? ORDER BY position",
-      [datasetId],
+    return (await many(
+      store.sql,
+      raw<
+        Record<string, unknown>
+      >`SELECT question_id AS id, db_id AS "dbId", gold_sql AS sql, gold_tables AS tables, gold_tables_method AS method, gold_tables_error AS error FROM questions WHERE dataset_id = ${datasetId} ORDER BY position`,
     )) as {
       id: string;
       dbId: string;
@@ -123,7 +126,11 @@ describe.each(ENGINES)("on the %s store", (engine) => {
     it("reads descriptions from BOM and latin-1 files", async () => {
       const tables = async (name: string) =>
         JSON.parse(
-          ((await store.sql.get("SELECT tables FROM databases WHERE id = ?", [name])) as { tables: string }).tables,
+          (
+            (await one(store.sql, raw<Record<string, unknown>>`SELECT tables FROM databases WHERE id = ${name}`)) as {
+              tables: string;
+            }
+          ).tables,
         ) as TableInfo[];
       const customers = (await tables("bird-ddl:debit_card_specializing")).find((t) => t.name === "customers")!;
       expect(customers.columns.find((c) => c.name === "CustomerID")?.description).toBe(
@@ -135,7 +142,10 @@ describe.each(ENGINES)("on the %s store", (engine) => {
       // Player_Attributes.csv: 0x95 is a bullet.
       const player = (await tables("bird-ddl:european_football_2")).find((t) => t.name === "Player_Attributes")!;
       expect(JSON.stringify(player)).toContain("\u2022 high: implies");
-      const all = (await store.sql.all("SELECT tables FROM databases WHERE dataset_id = 'bird-ddl'")) as {
+      const all = (await many(
+        store.sql,
+        raw<Record<string, unknown>>`SELECT tables FROM databases WHERE dataset_id = 'bird-ddl'`,
+      )) as {
         tables: string;
       }[];
       expect(all.map((r) => r.tables).join("\n")).not.toContain("\uFEFF"); // byte-order marks dropped
@@ -155,8 +165,11 @@ describe.each(ENGINES)("on the %s store", (engine) => {
       expect(r).toMatchObject({ questions: 242, databases: 11, schemaOnly: true });
       const fks = JSON.parse(
         (
-          (await store.sql.get(
-            "SELECT foreign_keys AS f FROM databases WHERE id = 'bird-tables:debit_card_specializing'",
+          (await one(
+            store.sql,
+            raw<
+              Record<string, unknown>
+            >`SELECT foreign_keys AS f FROM databases WHERE id = 'bird-tables:debit_card_specializing'`,
           )) as { f: string }
         ).f,
       );
@@ -171,8 +184,11 @@ describe.each(ENGINES)("on the %s store", (engine) => {
       expect(r).toMatchObject({ questions: 1030, databases: 20, schemaOnly: false, questionsWithoutDatabase: 0 });
       const first = (await goldOf("spider-de"))[0];
       expect(JSON.parse(first.tables!)).toEqual(["sänger"]);
-      const db = (await store.sql.get(
-        "SELECT sha256, size_bytes AS size, row_count AS rows FROM databases WHERE id = 'spider-de:concert_singer'",
+      const db = (await one(
+        store.sql,
+        raw<
+          Record<string, unknown>
+        >`SELECT sha256, size_bytes AS size, row_count AS rows FROM databases WHERE id = 'spider-de:concert_singer'`,
       )) as { sha256: string; size: number; rows: number };
       expect(db.sha256).toMatch(/^[0-9a-f]{64}$/);
       expect(db.rows).toBeGreaterThan(0);
@@ -239,7 +255,9 @@ describe("names from an uploaded file's contents are data, never paths (issue 28
       importDataset(store.sql, { name: "evil", format: "spider", questions, tables }, store.dir),
     ).rejects.toThrow(/tables\.json\[0\]\.db_id .* (path separator|not a name|leads outside)/);
     expect(readFileSync(victim, "utf8")).toBe("the lab's benchmark database");
-    expect(await store.sql.get("SELECT id FROM datasets WHERE id = 'evil'")).toBeUndefined();
+    expect(
+      await one(store.sql, raw<Record<string, unknown>>`SELECT id FROM datasets WHERE id = 'evil'`),
+    ).toBeUndefined();
   });
 
   it("refuses a description folder named by a db_id outside the descriptions folder", () => {

@@ -8,7 +8,8 @@ import Database from "better-sqlite3";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { dataDir } from "@/lib/db/client";
-import type { Param, Sql } from "@/lib/db/sql";
+import type { Sql } from "@/lib/db/sql";
+import { insertRows, many, qb, write } from "@/lib/db/typed";
 import type { DatabaseRow, ForeignKey } from "@/lib/db/schema";
 import { extractTables } from "@/lib/sql/extract-tables";
 import { recomputeRun } from "@/lib/ingest/recompute";
@@ -255,65 +256,76 @@ export async function importDataset(sql: Sql, opts: ImportOptions, filesDir = da
   });
   for (const h of handles.values()) h.close();
 
-  const insertMany = async (tx: Sql, head: string, tuples: Param[][], tail = "") => {
-    for (let i = 0; i < tuples.length; i += 500) {
-      const chunk = tuples.slice(i, i + 500);
-      const one = `(${chunk[0].map(() => "?").join(", ")})`;
-      await tx.run(`${head} VALUES ${chunk.map(() => one).join(", ")} ${tail}`, chunk.flat());
-    }
-  };
   const linkedRuns = await sql.transaction(async (tx) => {
-    await tx.run("DELETE FROM questions WHERE dataset_id = ?", [datasetId]);
-    await tx.run("DELETE FROM databases WHERE dataset_id = ?", [datasetId]);
-    await tx.run(
-      "INSERT INTO datasets (id, name, format, question_count) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name, format = excluded.format, question_count = excluded.question_count",
-      [datasetId, opts.name, opts.format, questions.length],
-    );
-    await insertMany(
+    await write(tx, qb(tx).deleteFrom("questions").where("dataset_id", "=", datasetId));
+    await write(tx, qb(tx).deleteFrom("databases").where("dataset_id", "=", datasetId));
+    await write(
       tx,
-      "INSERT INTO databases (id, dataset_id, db_id, path, sha256, size_bytes, schema_only, source, tables, foreign_keys, table_count, column_count, row_count)",
-      rows.map((r) => [
-        r.id,
-        r.datasetId,
-        r.dbId,
-        r.path,
-        r.sha256,
-        r.sizeBytes,
-        r.schemaOnly ? 1 : 0,
-        r.source,
-        JSON.stringify(r.tables),
-        JSON.stringify(r.foreignKeys),
-        r.tableCount,
-        r.columnCount,
-        r.rowCount,
-      ]),
+      qb(tx)
+        .insertInto("datasets")
+        .values({ id: datasetId, name: opts.name, format: opts.format, question_count: questions.length })
+        .onConflict((oc) =>
+          oc.column("id").doUpdateSet((eb) => ({
+            name: eb.ref("excluded.name"),
+            format: eb.ref("excluded.format"),
+            question_count: eb.ref("excluded.question_count"),
+          })),
+        ),
+    );
+    await insertRows(
+      tx,
+      "databases",
+      rows.map((r) => ({
+        id: r.id,
+        dataset_id: r.datasetId,
+        db_id: r.dbId,
+        path: r.path,
+        sha256: r.sha256,
+        size_bytes: r.sizeBytes,
+        schema_only: r.schemaOnly ? 1 : 0,
+        source: r.source,
+        tables: JSON.stringify(r.tables),
+        foreign_keys: JSON.stringify(r.foreignKeys),
+        table_count: r.tableCount,
+        column_count: r.columnCount,
+        row_count: r.rowCount,
+      })),
     );
     // The questions were deleted above and are unique by id (dedupeQuestions): plain inserts.
-    await insertMany(
+    await insertRows(
       tx,
-      "INSERT INTO questions (dataset_id, question_id, db_id, text, evidence, gold_sql, difficulty, gold_tables, gold_tables_method, gold_tables_error, gold_answers, eval_standard, position)",
-      questionRows.map((q) => [
-        q.datasetId,
-        q.questionId,
-        q.dbId,
-        q.text,
-        q.evidence,
-        q.goldSql,
-        q.difficulty,
-        q.goldTables ? JSON.stringify(q.goldTables) : null,
-        q.goldTablesMethod,
-        q.goldTablesError,
-        q.goldAnswers ? JSON.stringify(q.goldAnswers) : null,
-        q.evalStandard ? JSON.stringify(q.evalStandard) : null,
-        q.position,
-      ]),
+      "questions",
+      questionRows.map((q) => ({
+        dataset_id: q.datasetId,
+        question_id: q.questionId,
+        db_id: q.dbId,
+        text: q.text,
+        evidence: q.evidence,
+        gold_sql: q.goldSql,
+        difficulty: q.difficulty,
+        gold_tables: q.goldTables ? JSON.stringify(q.goldTables) : null,
+        gold_tables_method: q.goldTablesMethod,
+        gold_tables_error: q.goldTablesError,
+        gold_answers: q.goldAnswers ? JSON.stringify(q.goldAnswers) : null,
+        eval_standard: q.evalStandard ? JSON.stringify(q.evalStandard) : null,
+        position: q.position,
+      })),
     );
     // Runs already linked (a re-import) and runs whose benchmark names this dataset.
-    const linked = await tx.all<{ id: string }>(
-      "SELECT id FROM runs WHERE dataset_id = ? OR (dataset_id IS NULL AND (benchmark = ? OR benchmark = ?))",
-      [datasetId, opts.name, datasetId],
+    const linked = await many(
+      tx,
+      qb(tx)
+        .selectFrom("runs")
+        .select("id")
+        .where((eb) =>
+          eb.or([
+            eb("dataset_id", "=", datasetId),
+            eb.and([eb("dataset_id", "is", null), eb("benchmark", "in", [opts.name, datasetId])]),
+          ]),
+        ),
     );
-    for (const r of linked) await tx.run("UPDATE runs SET dataset_id = ? WHERE id = ?", [datasetId, r.id]);
+    for (const r of linked)
+      await write(tx, qb(tx).updateTable("runs").set({ dataset_id: datasetId }).where("id", "=", r.id));
     return linked.map((r) => r.id);
   });
   for (const runId of linkedRuns) await recomputeRun(sql, runId);

@@ -22,10 +22,10 @@ export const runToolCounts = sqliteTable(
  * state lives here, not in server memory: `queued`, `running` (held by a worker under a lease it renews),
  * `done`, `failed`, `cancelled` (and `lost`, left by versions before durable jobs). A worker that dies leaves its
  * job `running` with a lease that runs out (or a dead process id): another worker takes it back and runs it from
- * scratch, replacing any trace it had stored (lib/agent/jobs.ts).
+ * scratch, replacing any trace it had stored (lib/jobs/queue.ts; the table was `rerun_jobs` until migration 0015).
  */
-export const rerunJobs = sqliteTable(
-  "rerun_jobs",
+export const jobs = sqliteTable(
+  "jobs",
   {
     id: text("id").primaryKey(),
     /** The trace a rerun starts from; for a sweep, the source run's trace of the question when there is one. */
@@ -62,15 +62,15 @@ export const rerunJobs = sqliteTable(
     finishedAt: text("finished_at"),
   },
   (t) => [
-    index("rerun_jobs_trace").on(t.traceId),
-    index("rerun_jobs_state").on(t.state),
-    index("rerun_jobs_sweep").on(t.sweepId, t.state),
+    index("jobs_trace").on(t.traceId),
+    index("jobs_state").on(t.state),
+    index("jobs_sweep").on(t.sweepId, t.state),
   ],
 );
 
 /**
  * A sweep: a directive variant and model run over a selection of a dataset's questions, K samples each, into a
- * run of its own (`run_id`), under a concurrency and a budget. Its jobs are rows of `rerun_jobs`.
+ * run of its own (`run_id`), under a concurrency and a budget. Its jobs are rows of `jobs`.
  */
 export const sweeps = sqliteTable("sweeps", {
   runId: text("run_id").primaryKey(),

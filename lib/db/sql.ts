@@ -1,12 +1,9 @@
 /**
- * The store behind one asynchronous, dialect-neutral interface (issue 18): the embedded SQLite file by default,
- * PostgreSQL when `DATABASE_URL` is a `postgres://` URL. Code written against `Sql` runs on both:
- *
- * - statements use `?` placeholders (rewritten to `$1…` for PostgreSQL, outside quotes and comments);
- * - camelCase aliases (`AS datasetId`) keep their case on PostgreSQL, which would otherwise fold them;
- * - what differs between the engines (JSON paths, string aggregation) comes from `sql.d`, the dialect's fragments;
- * - integers and numerics come back as JavaScript numbers on both (PostgreSQL's `bigint`, `numeric` and `count()`
- *   would otherwise arrive as strings).
+ * The store behind one asynchronous interface (issue 18): the embedded SQLite file by default, PostgreSQL when
+ * `DATABASE_URL` is a `postgres://` URL. Statements reach it compiled for its engine already — by Kysely, from the
+ * schema's table types (lib/db/typed.ts) — and run as they are: nothing here rewrites SQL text. Integers and
+ * numerics come back as JavaScript numbers on both engines (PostgreSQL's `bigint`, `numeric` and `count()` would
+ * otherwise arrive as strings).
  *
  * Transactions are callbacks: `await sql.transaction(async (tx) => …)` commits when the callback resolves and rolls
  * back when it throws. On SQLite they are serialised on the one connection (BEGIN IMMEDIATE); on PostgreSQL each
@@ -20,52 +17,25 @@ export type Dialect = "sqlite" | "postgres";
 export type Param = string | number | bigint | null | boolean | Buffer;
 export type Row = Record<string, unknown>;
 
-/** SQL fragments that differ between the engines. Paths are dot-separated keys: `"overhead.cost_usd"`. */
-export interface DialectSql {
-  /** A JSON member as SQL text (or NULL). */
-  jsonText(column: string, path: string): string;
-  /** A JSON member as a number (or NULL). */
-  jsonNumber(column: string, path: string): string;
-  /** A JSON member as SQLite's `json_extract` gives it to arithmetic and truth tests: true → 1, false → 0. */
-  jsonValue(column: string, path: string): string;
-  /** `group_concat(expr, sep)` / `string_agg(expr, sep)` over text. */
-  groupConcat(expr: string, separator: string): string;
-  /** A character by code point (`char(1)` / `chr(1)`). */
-  char(code: number): string;
-  /** Text ordered by code point, as SQLite orders it (PostgreSQL's default collation may not). */
-  binary(expr: string): string;
-  /** Text compared without case (ASCII), as SQLite's NOCASE. */
-  nocase(expr: string): string;
-  /** Whether a text is an integer written plainly ("12", not "012" or "1e3"). */
-  isInteger(expr: string): string;
-  /** That integer (NULL for other text). */
-  asInteger(expr: string): string;
-  /** `expr IN` the elements of a JSON array given as one parameter. */
-  inJsonArray(expr: string): string;
-  /** The distinct values of a text column, comma-separated (NULL when none). */
-  distinctList(expr: string): string;
-}
-
 export interface Sql {
   readonly dialect: Dialect;
-  readonly d: DialectSql;
   /** A name for caches keyed by store (the file, or the URL without its password). */
   readonly name: string;
   /** SQLite only: the connection itself, for the paths that keep their synchronous fast code (ingest). */
   readonly connection?: Database.Database;
-  all<T = Row>(text: string, params?: readonly Param[]): Promise<T[]>;
-  get<T = Row>(text: string, params?: readonly Param[]): Promise<T | undefined>;
-  run(text: string, params?: readonly Param[]): Promise<{ changes: number }>;
   /** Several statements, no parameters (DDL, session settings). */
   exec(text: string): Promise<void>;
   /** Runs `fn` in one transaction; `readOnly` takes a consistent snapshot without holding writers back. */
   transaction<T>(fn: (tx: Sql) => Promise<T>, options?: { readOnly?: boolean }): Promise<T>;
   /**
-   * A query's rows as arrays, in batches, without holding them all (integers past 2^53 as BigInt on SQLite). On
-   * PostgreSQL it needs a transaction (it reads through a cursor).
+   * A compiled query's rows as arrays, in batches, without holding them all (integers past 2^53 as BigInt on
+   * SQLite). On PostgreSQL it needs a transaction (it reads through a cursor).
    */
   rows(text: string, params?: readonly Param[]): AsyncIterable<unknown[]>;
-  /** Statements compiled for this engine already (lib/db/typed.ts): run as they are, nothing rewritten. */
+  /**
+   * Statements compiled for this engine (lib/db/typed.ts: `many`, `one`, `write` build and compile them): run as
+   * they are, nothing rewritten. A statement that returns no rows gives none from `all` on both engines.
+   */
   readonly compiled: {
     all<T = Row>(text: string, params?: readonly Param[]): Promise<T[]>;
     get<T = Row>(text: string, params?: readonly Param[]): Promise<T | undefined>;
@@ -74,43 +44,8 @@ export interface Sql {
   close(): Promise<void>;
 }
 
-const sqliteDialect: DialectSql = {
-  jsonText: (c, p) => `json_extract(${c}, '$.${p}')`,
-  jsonNumber: (c, p) => `json_extract(${c}, '$.${p}')`,
-  jsonValue: (c, p) => `json_extract(${c}, '$.${p}')`,
-  groupConcat: (e, s) => `group_concat(${e}, ${s})`,
-  char: (n) => `char(${n})`,
-  binary: (e) => e,
-  nocase: (e) => `${e} COLLATE NOCASE`,
-  isInteger: (e) => `(CAST(${e} AS INTEGER) = ${e})`,
-  asInteger: (e) => `CAST(${e} AS INTEGER)`,
-  inJsonArray: (e) => `${e} IN (SELECT value FROM json_each(?))`,
-  distinctList: (e) => `group_concat(DISTINCT ${e})`,
-};
-
 /** What SQLite's `CAST(x AS INTEGER) = x` accepts: an integer without leading zeros, within bigint. */
 export const PLAIN_INTEGER = "^(0|-?[1-9][0-9]{0,17})$";
-
-const pgPath = (p: string) => `'{${p.split(".").join(",")}}'`;
-
-const postgresDialect: DialectSql = {
-  jsonText: (c, p) => `((${c})::jsonb #>> ${pgPath(p)})`,
-  jsonNumber: (c, p) =>
-    `(CASE WHEN jsonb_typeof((${c})::jsonb #> ${pgPath(p)}) = 'number' THEN ((${c})::jsonb #>> ${pgPath(p)})::double precision END)`,
-  jsonValue: (c, p) =>
-    `(CASE jsonb_typeof((${c})::jsonb #> ${pgPath(p)}) WHEN 'number' THEN ((${c})::jsonb #>> ${pgPath(p)})::double precision ` +
-    `WHEN 'boolean' THEN (CASE WHEN ((${c})::jsonb #>> ${pgPath(p)}) = 'true' THEN 1 ELSE 0 END) END)`,
-  groupConcat: (e, s) => `string_agg(${e}, ${s})`,
-  char: (n) => `chr(${n})`,
-  binary: (e) => `${e} COLLATE "C"`,
-  nocase: (e) => `lower(${e})`,
-  isInteger: (e) => `(${e} ~ '${PLAIN_INTEGER}')`,
-  asInteger: (e) => `(CASE WHEN ${e} ~ '${PLAIN_INTEGER}' THEN (${e})::bigint END)`,
-  inJsonArray: (e) => `${e} IN (SELECT jsonb_array_elements_text(?::jsonb))`,
-  distinctList: (e) => `string_agg(DISTINCT ${e}, ',')`,
-};
-
-export const dialects: Record<Dialect, DialectSql> = { sqlite: sqliteDialect, postgres: postgresDialect };
 
 /**
  * The SQLite store's connection behind `Sql`. Its statements run synchronously; transactions take turns, and the
@@ -146,31 +81,30 @@ export function sqliteSql(
   const idle: Sql[] = [];
   const self: Sql = {
     dialect: "sqlite",
-    d: sqliteDialect,
     name: db.name,
     connection: db,
-    async all<T>(text: string, params: readonly Param[] = []) {
-      const statement = prepare(text);
-      // A statement that returns no rows (an INSERT without RETURNING) runs and gives none, as on PostgreSQL.
-      if (!statement.reader) {
-        statement.run(...args(params));
-        return [];
-      }
-      return statement.all(...args(params)) as T[];
-    },
-    async get<T>(text: string, params: readonly Param[] = []) {
-      const statement = prepare(text);
-      if (!statement.reader) {
-        statement.run(...args(params));
-        return undefined;
-      }
-      return statement.get(...args(params)) as T | undefined;
-    },
-    async run(text: string, params: readonly Param[] = []) {
-      return { changes: prepare(text).run(...args(params)).changes };
-    },
-    async exec(text: string) {
-      db.exec(text);
+    exec: async (text: string) => void db.exec(text),
+    compiled: {
+      async all<T>(text: string, params: readonly Param[] = []) {
+        const statement = prepare(text);
+        // A statement that returns no rows (an INSERT without RETURNING) runs and gives none, as on PostgreSQL.
+        if (!statement.reader) {
+          statement.run(...args(params));
+          return [];
+        }
+        return statement.all(...args(params)) as T[];
+      },
+      async get<T>(text: string, params: readonly Param[] = []) {
+        const statement = prepare(text);
+        if (!statement.reader) {
+          statement.run(...args(params));
+          return undefined;
+        }
+        return statement.get(...args(params)) as T | undefined;
+      },
+      async run(text: string, params: readonly Param[] = []) {
+        return { changes: prepare(text).run(...args(params)).changes };
+      },
     },
     transaction<T>(fn: (tx: Sql) => Promise<T>, txOptions?: { readOnly?: boolean }): Promise<T> {
       const open = openTransactions.getStore();
@@ -199,11 +133,6 @@ export function sqliteSql(
       queue = next.catch(() => undefined);
       return next;
     },
-    compiled: {
-      all: <T>(text: string, params?: readonly Param[]) => self.all<T>(text, params),
-      get: <T>(text: string, params?: readonly Param[]) => self.get<T>(text, params),
-      run: (text: string, params?: readonly Param[]) => self.run(text, params),
-    },
     async *rows(text: string, params: readonly Param[] = []) {
       const stmt = db.prepare(text).raw(true);
       stmt.safeIntegers(true);
@@ -218,60 +147,6 @@ export function sqliteSql(
 }
 
 const IDLE_TRANSACTION_CONNECTIONS = 2;
-
-/** Applies `fn` to the code of a statement: not to string literals, quoted names, line or block comments. */
-function mapCode(text: string, fn: (code: string) => string): string {
-  let out = "";
-  let code = "";
-  const literal = (stop: number, i: number) => {
-    out += fn(code) + text.slice(i, stop);
-    code = "";
-    return stop - 1;
-  };
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === "'" || c === '"') {
-      const end = text.indexOf(c, i + 1);
-      i = literal(end < 0 ? text.length : end + 1, i);
-    } else if (c === "-" && text[i + 1] === "-") {
-      const end = text.indexOf("\n", i);
-      i = literal(end < 0 ? text.length : end, i);
-    } else if (c === "/" && text[i + 1] === "*") {
-      const end = text.indexOf("*/", i + 2);
-      i = literal(end < 0 ? text.length : end + 2, i);
-    } else code += c;
-  }
-  return out + fn(code);
-}
-
-/** `?` → `$n` outside string literals, quoted names and comments. */
-export function numberPlaceholders(text: string): string {
-  let n = 0;
-  return mapCode(text, (code) => code.replace(/\?/g, () => `$${++n}`));
-}
-
-/**
- * PostgreSQL folds unquoted names to lower case: quote camelCase aliases (after `AS`, in any case) so rows keep the
- * keys the code reads. Literals and comments are left as they are.
- */
-export function quoteAliases(text: string): string {
-  return mapCode(text, (code) =>
-    code.replace(/\b(as)\s+([a-z][a-z0-9_]*[A-Z][A-Za-z0-9_]*)\b/gi, (m, as: string, name: string) =>
-      /[A-Z]/.test(name) && /^[a-z]/.test(name) ? `${as} "${name}"` : m,
-    ),
-  );
-}
-
-const translated = new Map<string, string>();
-export function toPostgres(text: string): string {
-  let t = translated.get(text);
-  if (t === undefined) {
-    t = numberPlaceholders(quoteAliases(text));
-    if (translated.size > 2000) translated.clear();
-    translated.set(text, t);
-  }
-  return t;
-}
 
 interface PgQueryable {
   query(
@@ -296,20 +171,9 @@ export async function postgresSql(url: string, options: { max?: number } = {}): 
   let cursors = 0;
   const name = url.replace(/:[^:@/]*@/, ":***@");
   const over = (q: PgQueryable, close: () => Promise<void>): Sql => {
-    const query = (text: string, params: readonly Param[] = []) => q.query(toPostgres(text), [...params]);
     const self: Sql = {
       dialect: "postgres",
-      d: postgresDialect,
       name,
-      async all<T>(text: string, params?: readonly Param[]) {
-        return (await query(text, params)).rows as T[];
-      },
-      async get<T>(text: string, params?: readonly Param[]) {
-        return (await query(text, params)).rows[0] as T | undefined;
-      },
-      async run(text: string, params?: readonly Param[]) {
-        return { changes: (await query(text, params)).rowCount ?? 0 };
-      },
       async exec(text: string) {
         await q.query(text);
       },
@@ -342,7 +206,7 @@ export async function postgresSql(url: string, options: { max?: number } = {}): 
       async *rows(text: string, params: readonly Param[] = []) {
         if (q === pool) throw new Error("Sql.rows on PostgreSQL reads through a cursor: call it in a transaction");
         const cursor = `metron_rows_${++cursors}`;
-        await q.query(`DECLARE ${cursor} NO SCROLL CURSOR FOR ${toPostgres(text)}`, [...params]);
+        await q.query(`DECLARE ${cursor} NO SCROLL CURSOR FOR ${text}`, [...params]);
         try {
           for (;;) {
             const batch = await q.query({ text: `FETCH 1000 FROM ${cursor}`, rowMode: "array" });
@@ -368,7 +232,7 @@ const wrapped = new WeakMap<Database.Database, Sql>();
 
 /** Whether a value is a `Sql` store (not a better-sqlite3 connection, nor drizzle's database object). */
 export function isSql(x: unknown): x is Sql {
-  return typeof x === "object" && x !== null && typeof (x as Sql).rows === "function" && "d" in x;
+  return typeof x === "object" && x !== null && typeof (x as Sql).rows === "function" && "compiled" in x;
 }
 
 /**

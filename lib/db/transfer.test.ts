@@ -16,6 +16,7 @@ import { importSpiderDe } from "@/lib/testing/spider-de";
 import { decodeCell, encodeCell, exportStore, importStore, TransferError } from "./transfer";
 import type { Db } from "./client";
 import type { Sql } from "./sql";
+import { one, raw, write } from "@/lib/db/typed";
 
 const source = tempDb();
 const target = tempDb();
@@ -162,20 +163,23 @@ describe.runIf(testPostgresUrl)("metron export / import between SQLite and Postg
   it("a SQLite export read into PostgreSQL gives every row and the same Experiments CSV", async () => {
     const report = await importStore(pg.sql, sourceDir);
     for (const t of report.tables) {
-      const n = (await pg.sql.get<{ n: number }>(`SELECT count(*) AS n FROM "${t.name}"`))!.n;
+      const n = Number((await one<{ n: number }>(pg.sql, raw`SELECT count(*) AS n FROM ${raw.id(t.name)}`))!.n);
       expect({ table: t.name, n }).toEqual({ table: t.name, n: t.rows });
     }
     expect(report.tables.find((t) => t.name === "traces")!.rows).toBeGreaterThan(200);
     const csv = await experimentsCsv(source.sql);
     expect(csv.split("\n").length).toBeGreaterThan(6);
     expect(await experimentsCsv(pg.sql)).toBe(csv);
-    const typed = await pg.sql.get("SELECT cost_usd AS c, input_tokens::text AS n FROM traces WHERE cost_usd = 3");
+    const typed = await one(
+      pg.sql,
+      raw<Record<string, unknown>>`SELECT cost_usd AS c, input_tokens::text AS n FROM traces WHERE cost_usd = 3`,
+    );
     expect(typed).toEqual({ c: 3, n: "9007199254740993" });
     // An identity column continues after the imported ids.
-    const max = (await pg.sql.get<{ m: number | null }>("SELECT max(id) AS m FROM run_changes"))!.m ?? 0;
-    await pg.sql.run("INSERT INTO run_changes (run_id, who, change) VALUES ('r', 'test', 'x')");
-    expect((await pg.sql.get<{ m: number }>("SELECT max(id) AS m FROM run_changes"))!.m).toBe(max + 1);
-    await pg.sql.run("DELETE FROM run_changes WHERE who = 'test'");
+    const max = (await one(pg.sql, raw<{ m: number | null }>`SELECT max(id) AS m FROM run_changes`))!.m ?? 0;
+    await write(pg.sql, raw`INSERT INTO run_changes (run_id, who, change) VALUES ('r', 'test', 'x')`);
+    expect((await one(pg.sql, raw<{ m: number }>`SELECT max(id) AS m FROM run_changes`))!.m).toBe(max + 1);
+    await write(pg.sql, raw`DELETE FROM run_changes WHERE who = 'test'`);
   });
 
   it("exported again from PostgreSQL into a new SQLite store, every row is what it was", async () => {
@@ -204,8 +208,8 @@ describe.runIf(testPostgresUrl)("metron export / import between SQLite and Postg
       const file = path.join(altered, "steps.jsonl");
       writeFileSync(file, readFileSync(file, "utf8") + "[]\n");
       await expect(importStore(other.sql, altered)).rejects.toThrow(/steps.jsonl line \d+: expected \d+ values/);
-      expect(await other.sql.get("SELECT count(*) AS n FROM runs")).toEqual({ n: 0 });
-      expect(await other.sql.get("SELECT count(*) AS n FROM traces")).toEqual({ n: 0 });
+      expect(await one(other.sql, raw<Record<string, unknown>>`SELECT count(*) AS n FROM runs`)).toEqual({ n: 0 });
+      expect(await one(other.sql, raw<Record<string, unknown>>`SELECT count(*) AS n FROM traces`)).toEqual({ n: 0 });
     } finally {
       await other.cleanup();
     }

@@ -4,7 +4,9 @@
  * sums; `metron import DIR` reads them into a new, migrated store in one transaction and checks every count and sum
  * before committing. The format names no engine: a store moves between machines, and between SQLite and PostgreSQL
  * (either way; `DATABASE_URL` picks the engine of each side). Left out: the search index (derived; the server rebuilds it) and the migration log
- * (the target has its own; both must be at the same migration).
+ * (the target has its own; both must be at the same migration). It walks whatever tables the store has, so its
+ * statements name them at run time: Kysely's `raw` templates with quoted identifiers (`raw.id`), values as
+ * placeholders.
  */
 import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
@@ -12,6 +14,7 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import type { Dialect, Param, Sql } from "./sql";
+import { compile, many, one, qb, raw, streamRows, write } from "./typed";
 
 export const EXPORT_FORMAT = "metron-store-export";
 export const EXPORT_VERSION = 1;
@@ -69,9 +72,10 @@ export function decodeCell(v: unknown, where: () => string): Cell {
 }
 
 async function migrationsOf(sql: Sql): Promise<ExportManifest["migrations"]> {
-  const table = sql.dialect === "postgres" ? "drizzle.__drizzle_migrations" : "__drizzle_migrations";
-  const row = await sql.get<{ count: number; last: number | null }>(
-    `SELECT count(*) AS count, max(created_at) AS last FROM ${table}`,
+  const table = sql.dialect === "postgres" ? raw.id("drizzle", "__drizzle_migrations") : raw.id("__drizzle_migrations");
+  const row = await one(
+    sql,
+    raw<{ count: number; last: number | null }>`SELECT count(*) AS count, max(created_at) AS last FROM ${table}`,
   );
   return { count: Number(row?.count ?? 0), last: Number(row?.last ?? 0) };
 }
@@ -85,9 +89,10 @@ interface StoreTable {
 
 async function tablesOf(sql: Sql): Promise<StoreTable[]> {
   if (sql.dialect === "postgres") {
-    const cols = await sql.all<{ t: string; c: string; type: string }>(
-      `SELECT table_name AS t, column_name AS c, data_type AS type FROM information_schema.columns
-       WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position`,
+    const cols = await many(
+      sql,
+      raw<{ t: string; c: string; type: string }>`SELECT table_name AS t, column_name AS c, data_type AS type
+        FROM information_schema.columns WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position`,
     );
     const tables = new Map<string, StoreTable>();
     for (const { t, c, type } of cols) {
@@ -99,21 +104,21 @@ async function tablesOf(sql: Sql): Promise<StoreTable[]> {
     }
     return [...tables.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
   }
-  const names = (await sql.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"))
+  const names = (
+    await many(sql, raw<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`)
+  )
     .map((r) => r.name)
     .filter((n) => !LEFT_OUT.test(n));
   const out: StoreTable[] = [];
   for (const name of names) {
-    const cols = await sql.all<{ name: string; type: string }>(
-      "SELECT name, type FROM pragma_table_info(?) ORDER BY cid",
-      [name],
+    const cols = await many(
+      sql,
+      raw<{ name: string; type: string }>`SELECT name, type FROM pragma_table_info(${name}) ORDER BY cid`,
     );
     out.push({ name, columns: cols.map((c) => c.name), types: cols.map((c) => c.type.toLowerCase()) });
   }
   return out;
 }
-
-const quote = (id: string) => `"${id.replaceAll('"', '""')}"`;
 
 /** One row read back as cells: PostgreSQL's doubles that hold integers stay reals; its bigints become BigInt. */
 function cellsOf(table: StoreTable, row: unknown[], dialect: Dialect): Cell[] {
@@ -140,10 +145,12 @@ export async function exportStore(sql: Sql, dir: string): Promise<ExportManifest
         const hash = createHash("sha256");
         let rows = 0;
         // PostgreSQL: bigint as text, so that the cursor's rows keep every digit (cellsOf makes them BigInt).
-        const select = t.columns
-          .map((c, i) => (tx.dialect === "postgres" && t.types[i] === "bigint" ? `${quote(c)}::text` : quote(c)))
-          .join(", ");
-        for await (const row of tx.rows(`SELECT ${select} FROM ${quote(t.name)}`)) {
+        const select = raw.join(
+          t.columns.map((c, i) =>
+            tx.dialect === "postgres" && t.types[i] === "bigint" ? raw`${raw.id(c)}::text` : raw.id(c),
+          ),
+        );
+        for await (const row of streamRows(tx, raw`SELECT ${select} FROM ${raw.id(t.name)}`)) {
           const line = JSON.stringify(cellsOf(t, row, tx.dialect).map(encodeCell)) + "\n";
           hash.update(line);
           rows++;
@@ -152,7 +159,7 @@ export async function exportStore(sql: Sql, dir: string): Promise<ExportManifest
         await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
         tables.push({ name: t.name, columns: t.columns, rows, file, sha256: hash.digest("hex") });
       }
-      const files = await tx.all<{ path: string }>("SELECT path FROM databases ORDER BY path");
+      const files = await many(tx, qb(tx).selectFrom("databases").select("path").orderBy("path"));
       const manifest: ExportManifest = {
         format: EXPORT_FORMAT,
         version: EXPORT_VERSION,
@@ -219,7 +226,7 @@ export async function importStore(sql: Sql, dir: string): Promise<ImportReport> 
     if (!columns) throw new TransferError(`manifest.json: table ${t.name} does not exist in this store`);
     const extra = t.columns.filter((c) => !columns.includes(c));
     if (extra.length) throw new TransferError(`manifest.json: ${t.name} has columns this store lacks: ${extra}`);
-    const n = (await sql.get<{ n: number }>(`SELECT count(*) AS n FROM ${quote(t.name)}`))?.n ?? 0;
+    const n = Number((await one(sql, raw<{ n: number }>`SELECT count(*) AS n FROM ${raw.id(t.name)}`))?.n ?? 0);
     if (n > 0)
       throw new TransferError(`this store already holds ${n} rows in ${t.name}: import into a new, empty store`);
   }
@@ -227,15 +234,12 @@ export async function importStore(sql: Sql, dir: string): Promise<ImportReport> 
   await sql.transaction(async (tx) => {
     for (const t of manifest.tables) {
       const perBatch = batchRows(t.columns.length);
-      const rowSql = `(${t.columns.map(() => "?").join(", ")})`;
-      const head = `INSERT INTO ${quote(t.name)} (${t.columns.map(quote).join(", ")}) VALUES `;
-      let pending: Param[] = [];
-      let pendingRows = 0;
+      const head = raw`INSERT INTO ${raw.id(t.name)} (${raw.join(t.columns.map((c) => raw.id(c)))}) VALUES `;
+      let pending: Param[][] = [];
       const flush = async () => {
-        if (!pendingRows) return;
-        await tx.run(head + Array(pendingRows).fill(rowSql).join(", "), pending);
+        if (!pending.length) return;
+        await write(tx, raw`${head}${raw.join(pending.map((row) => raw`(${raw.join(row)})`))}`);
         pending = [];
-        pendingRows = 0;
       };
       const hash = createHash("sha256");
       let rows = 0;
@@ -261,8 +265,8 @@ export async function importStore(sql: Sql, dir: string): Promise<ImportReport> 
                 `${where()}: ${t.columns[i]} holds a NUL character, which PostgreSQL text cannot store`,
               );
           });
-        pending.push(...(cells as Param[]));
-        if (++pendingRows >= perBatch) await flush();
+        pending.push(cells as Param[]);
+        if (pending.length >= perBatch) await flush();
       }
       await flush();
       if (rows !== t.rows) throw new TransferError(`${t.file}: ${rows} rows, the manifest says ${t.rows}`);
@@ -272,18 +276,26 @@ export async function importStore(sql: Sql, dir: string): Promise<ImportReport> 
     }
     if (tx.dialect === "postgres") {
       // Identity columns (run_changes.id) continue after the imported ids.
-      const identities = await tx.all<{ t: string; c: string }>(
-        `SELECT table_name AS t, column_name AS c FROM information_schema.columns
-         WHERE table_schema = current_schema() AND is_identity = 'YES'`,
+      const identities = await many(
+        tx,
+        raw<{ t: string; c: string }>`SELECT table_name AS t, column_name AS c FROM information_schema.columns
+          WHERE table_schema = current_schema() AND is_identity = 'YES'`,
       );
-      for (const { t, c } of identities)
-        await tx.get(
-          `SELECT setval(pg_get_serial_sequence(?, ?), coalesce((SELECT max(${quote(c)}) FROM ${quote(t)}), 0) + 1, false)`,
-          [quote(t), c],
+      for (const { t, c } of identities) {
+        const quoted = compile(tx, raw`${raw.id(t)}`).sql; // pg_get_serial_sequence takes the table's quoted name
+        await one(
+          tx,
+          raw`SELECT setval(pg_get_serial_sequence(${quoted}, ${c}), coalesce((SELECT max(${raw.id(c)}) FROM ${raw.id(t)}), 0) + 1, false)`,
         );
+      }
     }
     // Every run's derived data is computed again on first view (its version changes).
-    await tx.run("UPDATE runs SET version = version + 1");
+    await write(
+      tx,
+      qb(tx)
+        .updateTable("runs")
+        .set((eb) => ({ version: eb("version", "+", 1) })),
+    );
   });
   report.missing_database_files = manifest.database_files.filter((f) => !existsSync(f));
   return report;

@@ -5,6 +5,7 @@
  */
 import { sql as raw, type ExpressionBuilder, type RawBuilder, type StringReference } from "kysely";
 import type { Sql } from "./sql";
+import { qb } from "./typed";
 import { PLAIN_INTEGER } from "./sql";
 
 /** Outcomes that count in execution accuracy's denominator; gold errors and unevaluated traces do not. */
@@ -145,4 +146,15 @@ export function runGroup<DB, TB extends keyof DB>(
 /** Any text expression ordered by code point on both engines (`binary` in typed.ts does it for a column). */
 export function byCodePoint(sql: Sql, e: RawBuilder<string>): RawBuilder<string> {
   return sql.dialect === "postgres" ? raw<string>`${e} collate "C"` : e;
+}
+
+/** Which traces an operation concerns: a whole run's, or some by id. */
+export type TraceSelection = { runId: string } | { traceIds: readonly string[] };
+
+/** The ids of the traces a selection names, as a subquery (`where("trace_id", "in", selectedTraceIds(…))`). */
+export function selectedTraceIds(sql: Sql, selection: TraceSelection) {
+  const q = qb(sql).selectFrom("traces").select("traces.id");
+  return "runId" in selection
+    ? q.where("traces.run_id", "=", selection.runId)
+    : q.where((eb) => inJsonArray(sql, eb, "traces.id", selection.traceIds));
 }

@@ -13,7 +13,9 @@ import { listRunToolCounts } from "./queries/units";
 import { listUploadErrors } from "./queries/uploads";
 import { countQuestions, listDatabases, listDatasets, listQuestions } from "./queries/datasets";
 import { importSpiderDe } from "@/lib/testing/spider-de";
-import { many, qb } from "./typed";
+import type { RawBuilder } from "kysely";
+import { insertArrays, insertText, many, one, qb, raw } from "./typed";
+import { keepBlob } from "@/lib/ingest/upload-writer";
 
 describe.each(ENGINES)("typed queries (%s store)", (engine) => {
   const store = useEngineStore(engine, async (s) => {
@@ -41,7 +43,7 @@ describe.each(ENGINES)("typed queries (%s store)", (engine) => {
   });
 
   it("count a run's outcomes, not evaluated yet where EX has not run, as numbers", async () => {
-    const run = (await store.sql.get<{ id: string }>("SELECT id FROM runs WHERE system = 'beta'"))!.id;
+    const run = (await one(store.sql, raw<{ id: string }>`SELECT id FROM runs WHERE system = 'beta'`))!.id;
     expect(await countOutcomes(store.sql, run)).toEqual([{ outcome: "not evaluated yet", n: 2 }]);
   });
 
@@ -56,11 +58,11 @@ describe.each(ENGINES)("typed queries (%s store)", (engine) => {
     const facets = await listSearchFacets(store.sql);
     expect(facets).toMatchObject({ datasets: [], systems: ["Alpha", "beta", "Ärger"], labels: [] });
     expect(facets.tools.length).toBeGreaterThan(0);
-    const run = (await store.sql.get<{ id: string }>("SELECT id FROM runs WHERE system = 'beta'"))!.id;
+    const run = (await one(store.sql, raw<{ id: string }>`SELECT id FROM runs WHERE system = 'beta'`))!.id;
     const tools = await listRunToolCounts(store.sql, run);
-    const expected = await store.sql.all<{ tool: string; calls: number }>(
-      "SELECT tool, calls FROM run_tool_counts WHERE run_id = ?",
-      [run],
+    const expected = await many(
+      store.sql,
+      raw<{ tool: string; calls: number }>`SELECT tool, calls FROM run_tool_counts WHERE run_id = ${run}`,
     );
     expect(tools.map((t) => t.tool).sort()).toEqual(expected.map((t) => t.tool).sort());
     for (let i = 1; i < tools.length; i++) expect(tools[i - 1].calls).toBeGreaterThanOrEqual(tools[i].calls);
@@ -83,13 +85,12 @@ describe.each(ENGINES)("typed queries (%s store)", (engine) => {
 
 describe.each(ENGINES)("dataset queries, typed (%s store)", (engine) => {
   const store = useEngineStore(engine, (s) => importSpiderDe(s));
-  const count = async (text: string, params: string[] = []) =>
-    Number((await store.sql.get<{ n: number }>(text, params))!.n);
+  const count = async (query: RawBuilder<unknown>) => Number((await one<{ n: number }>(store.sql, query as never))!.n);
 
   it("list the real Spider-de dataset with its databases, questions and runs counted", async () => {
     const [d] = await listDatasets(store.sql);
     expect(d).toMatchObject({ id: "spider-de", name: "spider-de", format: "spider", runs: 0, schemaOnly: 0 });
-    expect(d.databases).toBe(await count("SELECT count(*) AS n FROM databases WHERE dataset_id = 'spider-de'"));
+    expect(d.databases).toBe(await count(raw`SELECT count(*) AS n FROM databases WHERE dataset_id = 'spider-de'`));
     expect(d.databases).toBeGreaterThan(10);
     expect(d.questionCount).toBe(await countQuestions(store.sql, "spider-de"));
   });
@@ -99,7 +100,7 @@ describe.each(ENGINES)("dataset queries, typed (%s store)", (engine) => {
     expect(dbs.map((b) => b.dbId)).toEqual([...dbs.map((b) => b.dbId)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
     const singer = dbs.find((b) => b.dbId === "concert_singer")!;
     expect(singer.questions).toBe(
-      await count("SELECT count(*) AS n FROM questions WHERE dataset_id = 'spider-de' AND db_id = 'concert_singer'"),
+      await count(raw`SELECT count(*) AS n FROM questions WHERE dataset_id = 'spider-de' AND db_id = 'concert_singer'`),
     );
     expect(typeof singer.schemaOnly).toBe("number");
     const total = await countQuestions(store.sql, "spider-de");
@@ -108,11 +109,32 @@ describe.each(ENGINES)("dataset queries, typed (%s store)", (engine) => {
     expect(first.total).toBe(total);
     expect(first.rows).toHaveLength(25);
     const ids = (
-      await store.sql.all<{ id: string }>(
-        "SELECT question_id AS id FROM questions WHERE dataset_id = 'spider-de' ORDER BY position LIMIT 50",
+      await many(
+        store.sql,
+        raw<{
+          id: string;
+        }>`SELECT question_id AS id FROM questions WHERE dataset_id = 'spider-de' ORDER BY position LIMIT 50`,
       )
     ).map((r) => r.id);
     expect([...first.rows, ...second.rows].map((r) => r.questionId)).toEqual(ids);
     expect(typeof first.rows[0].goldTables).toBe("string"); // stored JSON text, as the page decodes it
+  });
+});
+
+describe.each(ENGINES)("inserts by shape (%s store)", (engine) => {
+  const store = useEngineStore(engine);
+
+  it("write rows given as arrays in batches under the parameter limits, and the statement of a shape once", async () => {
+    const rows = Array.from({ length: 2_345 }, (_, i) => [`hash-${i}`, `content ${i}`]);
+    // 2 columns: 1,000 rows a statement, so three statements, the last of 345 rows.
+    const first = insertText(store.sql.dialect, "blobs", ["hash", "content"], 1000, keepBlob);
+    expect(first.match(/\?|\$\d+/g)).toHaveLength(2000);
+    expect(insertText(store.sql.dialect, "blobs", ["hash", "content"], 1000, keepBlob)).toBe(first); // cached
+    await insertArrays(store.sql, "blobs", ["hash", "content"], rows, keepBlob);
+    // Again: every row is kept as it is (ON CONFLICT DO NOTHING), nothing fails.
+    await insertArrays(store.sql, "blobs", ["hash", "content"], [["hash-7", "another content"]], keepBlob);
+    const stored = await many(store.sql, qb(store.sql).selectFrom("blobs").select(["hash", "content"]));
+    expect(stored).toHaveLength(2_345);
+    expect(stored.find((b) => b.hash === "hash-7")?.content).toBe("content 7");
   });
 });

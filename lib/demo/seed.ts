@@ -11,6 +11,8 @@ import { createSimulatedModel, SIMULATED_POLICIES } from "@/lib/agent/simulated"
 import { runAgentLoop } from "@/lib/agent/loop";
 import { dataDir } from "@/lib/db/client";
 import type { Sql } from "@/lib/db/sql";
+import { binary, many, one, qb } from "@/lib/db/typed";
+import { jsonValue } from "@/lib/db/typed-sql";
 import { deleteRun } from "@/lib/ingest/curate";
 import { importDataset } from "@/lib/datasets/import-dataset";
 import { loadQuestionFrom } from "@/lib/environment/database-info";
@@ -77,11 +79,17 @@ export async function seedDemo(
   sql: Sql,
   opts: { force?: boolean; dir?: string; log?: (s: string) => void } = {},
 ): Promise<DemoResult> {
-  const listRuns = () =>
-    sql.all<DemoResult["runs"][number]>(
-      `SELECT id, name, system, model FROM runs WHERE ${sql.d.jsonValue("config", "demo")} = 1 ORDER BY ${sql.d.binary("system")}, ${sql.d.binary("model")}`,
+  const listRuns = (): Promise<DemoResult["runs"]> =>
+    many(
+      sql,
+      qb(sql)
+        .selectFrom("runs")
+        .select(["id", "name", "system", "model"])
+        .where((eb) => eb(jsonValue(sql, eb, "config", "demo"), "=", 1))
+        .orderBy(binary(sql, "system"))
+        .orderBy(binary(sql, "model")),
     );
-  const exists = await sql.get("SELECT 1 AS one FROM datasets WHERE id = ?", [DEMO_DATASET]);
+  const exists = await one(sql, qb(sql).selectFrom("datasets").select("id").where("id", "=", DEMO_DATASET));
   if (exists && !opts.force && (await listRuns()).length > 0)
     return { dataset: DEMO_DATASET, seeded: false, runs: await listRuns() };
   const log = opts.log ?? (() => undefined);

@@ -1,6 +1,7 @@
 /** A registered database of a dataset, as the environment's tools and directive strategies see it. */
 import type { ForeignKey, TableInfo } from "@/lib/db/schema";
 import type { Sql } from "@/lib/db/sql";
+import { one, qb } from "@/lib/db/typed";
 
 export interface DatabaseInfo {
   datasetId: string;
@@ -21,11 +22,6 @@ export interface QuestionInfo {
   goldTables: string[] | null;
 }
 
-const DATASET_SQL = "SELECT id FROM datasets WHERE id = ? OR name = ?";
-const QUESTION_SQL =
-  "SELECT question_id AS id, db_id AS dbId, text, evidence, gold_sql AS goldSql, gold_tables AS goldTables FROM questions WHERE dataset_id = ? AND question_id = ?";
-const DATABASE_SQL =
-  "SELECT path, sha256, schema_only AS schemaOnly, tables, foreign_keys AS foreignKeys FROM databases WHERE id = ?";
 type QuestionRow = Omit<QuestionInfo, "goldTables"> & { goldTables: string | null };
 type DatabaseRow = { path: string; sha256: string; schemaOnly: number; tables: string; foreignKeys: string };
 
@@ -54,13 +50,43 @@ export async function loadQuestionFrom(
   datasetRef: string,
   questionId: string,
 ): Promise<{ question: QuestionInfo; database: DatabaseInfo }> {
-  const dataset = await sql.get<{ id: string }>(DATASET_SQL, [datasetRef, datasetRef]);
-  const q = dataset ? await sql.get<QuestionRow>(QUESTION_SQL, [dataset.id, questionId]) : undefined;
+  const q0 = qb(sql);
+  const dataset = await one(
+    sql,
+    q0
+      .selectFrom("datasets")
+      .select("id")
+      .where((eb) => eb.or([eb("id", "=", datasetRef), eb("name", "=", datasetRef)])),
+  );
+  const q = dataset
+    ? await one(
+        sql,
+        q0
+          .selectFrom("questions")
+          .select([
+            "question_id as id",
+            "db_id as dbId",
+            "text",
+            "evidence",
+            "gold_sql as goldSql",
+            "gold_tables as goldTables",
+          ])
+          .where("dataset_id", "=", dataset.id)
+          .where("question_id", "=", questionId),
+      )
+    : undefined;
   const question = questionInfo(datasetRef, dataset, questionId, q);
   return { question, database: await loadDatabaseFrom(sql, dataset!.id, question.dbId) };
 }
 
 /** A registered database of a dataset, on either engine. */
 export async function loadDatabaseFrom(sql: Sql, datasetId: string, dbId: string): Promise<DatabaseInfo> {
-  return databaseInfo(datasetId, dbId, await sql.get<DatabaseRow>(DATABASE_SQL, [`${datasetId}:${dbId}`]));
+  const row = await one(
+    sql,
+    qb(sql)
+      .selectFrom("databases")
+      .select(["path", "sha256", "schema_only as schemaOnly", "tables", "foreign_keys as foreignKeys"])
+      .where("id", "=", `${datasetId}:${dbId}`),
+  );
+  return databaseInfo(datasetId, dbId, row);
 }

@@ -8,6 +8,8 @@ import { estimateSavings, type SavingsEstimate, type SavingsTrace } from "@/lib/
 import { overExploration } from "@/lib/metrics/stats";
 import { loadDatabaseFrom, type DatabaseInfo } from "./database-info";
 import type { Sql } from "@/lib/db/sql";
+import { binary, count, countN, many, one, qb } from "@/lib/db/typed";
+import { jsonText } from "@/lib/db/typed-sql";
 import { directivesFor, SYSTEM_OF } from "./directives";
 
 export interface DirectiveSavings {
@@ -30,37 +32,48 @@ export async function computeDirectiveSavings(
   runId: string,
   options: { indexDir?: string } = {},
 ): Promise<DirectiveSavings | null> {
-  const run = (await sql.get("SELECT dataset_id AS datasetId, model FROM runs WHERE id = ?", [runId])) as
-    { datasetId: string | null; model: string } | undefined;
+  const q = qb(sql);
+  const run = await one(sql, q.selectFrom("runs").select(["dataset_id as datasetId", "model"]).where("id", "=", runId));
   if (!run?.datasetId) return null;
-  const withDirectives = (
-    (await sql.get("SELECT count(*) AS n FROM traces WHERE run_id = ? AND directives IS NOT NULL", [runId])) as {
-      n: number;
-    }
-  ).n;
+  const datasetId = run.datasetId;
+  const withDirectives = await count(
+    sql,
+    q.selectFrom("traces").select(countN).where("run_id", "=", runId).where("directives", "is not", null),
+  );
   if (withDirectives > 0) return null;
-  const traces = (await sql.all(
-    `SELECT t.id, t.question_id AS questionId, q.db_id AS dbId, q.text, q.evidence, q.gold_sql AS goldSql, q.gold_tables AS goldTables
-    FROM traces t JOIN questions q ON q.dataset_id = ? AND q.question_id = t.question_id WHERE t.run_id = ?`,
-    [run.datasetId, runId],
-  )) as {
-    id: string;
-    questionId: string;
-    dbId: string;
-    text: string;
-    evidence: string | null;
-    goldSql: string | null;
-    goldTables: string | null;
-  }[];
+  const traces = await many(
+    sql,
+    q
+      .selectFrom("traces as t")
+      .innerJoin("questions as q", (j) =>
+        j.on("q.dataset_id", "=", datasetId).onRef("q.question_id", "=", "t.question_id"),
+      )
+      .select([
+        "t.id",
+        "t.question_id as questionId",
+        "q.db_id as dbId",
+        "q.text",
+        "q.evidence",
+        "q.gold_sql as goldSql",
+        "q.gold_tables as goldTables",
+      ])
+      .where("t.run_id", "=", runId),
+  );
   const callsOf = (traceId: string) =>
-    sql.all<{ tables: string | null }>("SELECT tables FROM steps WHERE trace_id = ? AND exploratory = 1 ORDER BY seq", [
-      traceId,
-    ]);
+    many(
+      sql,
+      q
+        .selectFrom("steps")
+        .select("tables")
+        .where("trace_id", "=", traceId)
+        .where("exploratory", "=", 1)
+        .orderBy("seq"),
+    );
   const databases = new Map<string, DatabaseInfo | null>();
   const database = async (dbId: string) => {
     if (!databases.has(dbId)) {
       try {
-        databases.set(dbId, await loadDatabaseFrom(sql, run.datasetId!, dbId));
+        databases.set(dbId, await loadDatabaseFrom(sql, datasetId, dbId));
       } catch {
         databases.set(dbId, null);
       }
@@ -86,24 +99,31 @@ export async function computeDirectiveSavings(
     oracle.push({ gold, exploratoryCalls: calls, flagged: o?.irrelevant ?? null });
     computed.push({ gold, exploratoryCalls: calls, flagged: c?.irrelevant ?? null });
   }
-  const rows = (await sql.all(
-    `SELECT r.id, r.name, r.system, r.model, ${sql.d.jsonText("t.directives", "strategy")} AS strategy, count(*) AS traces,
-      sum(CASE WHEN t.gold_count IS NOT NULL THEN t.exploratory_calls END) AS exploratory, sum(t.gold_count) AS gold
-    FROM runs r JOIN traces t ON t.run_id = r.id
-    WHERE r.dataset_id = ? AND r.id != ? AND t.directives IS NOT NULL
-    GROUP BY r.id, r.name, r.system, r.model, ${sql.d.jsonText("t.directives", "strategy")}
-    ORDER BY (r.model = ?) DESC, ${sql.d.binary("r.system")}, ${sql.d.binary("r.name")}`,
-    [run.datasetId, runId, run.model],
-  )) as {
-    id: string;
-    name: string;
-    system: string;
-    model: string;
-    strategy: string;
-    traces: number;
-    exploratory: number | null;
-    gold: number | null;
-  }[];
+  const rows = await many(
+    sql,
+    q
+      .selectFrom("runs as r")
+      .innerJoin("traces as t", "t.run_id", "r.id")
+      .select((eb) => [
+        "r.id",
+        "r.name",
+        "r.system",
+        "r.model",
+        jsonText(sql, eb, "t.directives", "strategy").as("strategy"),
+        eb.fn.countAll<number>().as("traces"),
+        eb.fn
+          .sum<number | null>(eb.case().when("t.gold_count", "is not", null).then(eb.ref("t.exploratory_calls")).end())
+          .as("exploratory"),
+        eb.fn.sum<number | null>("t.gold_count").as("gold"),
+      ])
+      .where("r.dataset_id", "=", datasetId)
+      .where("r.id", "!=", runId)
+      .where("t.directives", "is not", null)
+      .groupBy((eb) => ["r.id", "r.name", "r.system", "r.model", jsonText(sql, eb, "t.directives", "strategy")])
+      .orderBy((eb) => eb("r.model", "=", run.model), "desc")
+      .orderBy(binary(sql, "r.system"))
+      .orderBy(binary(sql, "r.name")),
+  );
   return {
     oracle: estimateSavings(oracle),
     computed: estimateSavings(computed),
@@ -113,7 +133,11 @@ export async function computeDirectiveSavings(
       system: r.system,
       model: r.model,
       strategy:
-        r.strategy === "oracle" ? SYSTEM_OF.oracle : r.strategy === "computed" ? SYSTEM_OF.computed : r.strategy,
+        r.strategy === "oracle"
+          ? SYSTEM_OF.oracle
+          : r.strategy === "computed"
+            ? SYSTEM_OF.computed
+            : (r.strategy ?? "strategy not recorded"),
       traces: r.traces,
       over: r.gold ? overExploration([{ exploratory: r.exploratory ?? 0, gold: r.gold }]) : null,
     })),

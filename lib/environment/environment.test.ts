@@ -15,6 +15,7 @@ import { importSpiderDe } from "@/lib/testing/spider-de";
 import { loadQuestionFrom } from "./database-info";
 import { directivesFor } from "./directives";
 import { SqlEnvironment } from "./tools";
+import { many, one, raw } from "@/lib/db/typed";
 
 const ROOT = path.resolve(import.meta.dirname, "..", "..");
 
@@ -185,9 +186,10 @@ describe.each(ENGINES)("on the %s store", (engine) => {
     expect(existsSync(file)).toBe(true);
     const report = await ingestAuto(sqlite, createReadStream(file), { defaults: { name: run } });
     expect(report).toMatchObject({ format: "canonical", inserted: 1, error_count: 0 });
-    return (await sqlite.get("SELECT t.*, r.system FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = ?", [
-      run,
-    ])) as Record<string, unknown>;
+    return (await one(
+      sqlite,
+      raw`SELECT t.*, r.system FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = ${run}`,
+    )) as Record<string, unknown>;
   }
 
   describe("the MCP server", () => {
@@ -329,8 +331,9 @@ describe.each(ENGINES)("on the %s store", (engine) => {
       expect(lines).toHaveLength(2 + 6 + 2);
       const report = await ingestAuto(sqlite, createReadStream(traceOut), { defaults: { name: "mcp http" } });
       expect(report).toMatchObject({ inserted: 2, error_count: 0 });
-      const traces = (await sqlite.all(
-        "SELECT t.final_sql, t.exploratory_calls, t.gold_count, t.step_count FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = 'mcp http' ORDER BY t.step_count",
+      const traces = (await many(
+        sqlite,
+        raw`SELECT t.final_sql, t.exploratory_calls, t.gold_count, t.step_count FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = 'mcp http' ORDER BY t.step_count`,
       )) as { final_sql: string; exploratory_calls: number; gold_count: number; step_count: number }[];
       expect(traces).toMatchObject([
         { final_sql: "SELECT 1", step_count: 2, gold_count: 2 },

@@ -9,6 +9,7 @@ import { ENGINES, engineStore } from "@/lib/testing/engines";
 import { jsonl } from "@/lib/testing/factories";
 import { sharedData } from "@/lib/testing/shared-data";
 import { evaluateRun } from "./evaluate-run";
+import { many, one, raw } from "@/lib/db/typed";
 
 describe.each(ENGINES)("execution accuracy on Spider-de (%s store)", (engine) => {
   let sql: Sql;
@@ -30,7 +31,7 @@ describe.each(ENGINES)("execution accuracy on Spider-de (%s store)", (engine) =>
       },
       dir,
     );
-    const before = await sql.all<{ path: string; sha256: string }>("SELECT path, sha256 FROM databases");
+    const before = await many(sql, raw<{ path: string; sha256: string }>`SELECT path, sha256 FROM databases`);
     const dev = JSON.parse(readFileSync(sharedData("spider-de", "dev.json"), "utf8")) as { query: string }[];
     const lines = dev.map((q, i) => ({
       run: { name: "gold-as-pred", system: "oracle", model: "none", benchmark: "spider-de" },
@@ -50,8 +51,9 @@ describe.each(ENGINES)("execution accuracy on Spider-de (%s store)", (engine) =>
       no_submission: 0,
       not_evaluated: 0,
     });
-    const goldErrors = await sql.all<{ e: string }>(
-      "SELECT DISTINCT ex_error AS e FROM traces WHERE ex_outcome = 'gold_error'",
+    const goldErrors = await many(
+      sql,
+      raw<{ e: string }>`SELECT DISTINCT ex_error AS e FROM traces WHERE ex_outcome = 'gold_error'`,
     );
     expect(goldErrors.map((r) => r.e)).toEqual(['near "alter": syntax error']);
     for (const db of before) expect(await sha256File(db.path)).toBe(db.sha256);
@@ -79,8 +81,9 @@ describe.each(ENGINES)("execution accuracy on Spider-de (%s store)", (engine) =>
     const { counts } = await evaluateRun(sql, report.runs[0].id);
     expect(counts).toMatchObject({ correct: 1, wrong_result: 2, pred_error: 1, no_submission: 1 });
     expect(
-      (await sql.get<{ e: string }>(
-        "SELECT ex_error AS e FROM traces WHERE question_id = '1' AND ex_outcome = 'pred_error'",
+      (await one(
+        sql,
+        raw<{ e: string }>`SELECT ex_error AS e FROM traces WHERE question_id = '1' AND ex_outcome = 'pred_error'`,
       ))!.e,
     ).toMatch(/no such table/);
   });

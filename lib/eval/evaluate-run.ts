@@ -6,6 +6,8 @@
 import { createHash } from "node:crypto";
 import { extractSql } from "@/lib/sql/extract-sql";
 import type { Sql } from "@/lib/db/sql";
+import { many, one, qb, write } from "@/lib/db/typed";
+import { inJsonArray } from "@/lib/db/typed-sql";
 import { compareModes, resultsMatch, rowKey, type CompareMode, type NumericMode } from "./compare";
 import { csvAnswerColumns, resultColumns, spider2Match, type Cell, type Spider2Standard } from "./spider2";
 import { SqlSandbox, type QueryResult, type SqlValue } from "@/lib/sandbox/sandbox";
@@ -62,10 +64,14 @@ export async function evaluateRun(
   runId: string,
   options: EvaluateOptions = {},
 ): Promise<{ run_id: string; counts: ExCounts }> {
-  const run = await sql.get<{ id: string; datasetId: string | null; settings: string | null; format: string | null }>(
-    `SELECT r.id, r.dataset_id AS datasetId, r.ex_settings AS settings, d.format
-     FROM runs r LEFT JOIN datasets d ON d.id = r.dataset_id WHERE r.id = ?`,
-    [runId],
+  const q = qb(sql);
+  const run = await one(
+    sql,
+    q
+      .selectFrom("runs as r")
+      .leftJoin("datasets as d", "d.id", "r.dataset_id")
+      .select(["r.id", "r.dataset_id as datasetId", "r.ex_settings as settings", "d.format"])
+      .where("r.id", "=", runId),
   );
   if (!run) throw new Error(`no run ${runId}`);
   const only = options.traceIds;
@@ -73,26 +79,42 @@ export async function evaluateRun(
   const mode: CompareMode = options.mode ?? compareModes.find((m) => m === kept.mode) ?? defaultCompareMode(run.format);
   const numeric: NumericMode = options.numeric ?? (kept.numeric === "sig10" ? "sig10" : "exact");
   const sandbox = options.sandbox ?? new SqlSandbox();
-  const traces = await sql.all<TraceRow>(
-    `SELECT id, question_id, db_id, final_sql, gold_sql FROM traces WHERE run_id = ?${only ? ` AND id IN (${only.map(() => "?").join(",") || "NULL"})` : ""}`,
-    [runId, ...(only ?? [])],
+  const traces: TraceRow[] = await many(
+    sql,
+    q
+      .selectFrom("traces")
+      .select(["id", "question_id", "db_id", "final_sql", "gold_sql"])
+      .where("run_id", "=", runId)
+      .$if(only !== undefined, (b) => b.where((eb) => inJsonArray(sql, eb, "id", only ?? []))),
   );
   const spider2Of = (questionId: string) =>
-    sql.get<{ answers: string | null; standard: string | null }>(
-      "SELECT gold_answers AS answers, eval_standard AS standard FROM questions WHERE dataset_id = ? AND question_id = ?",
-      [run.datasetId, questionId],
+    one(
+      sql,
+      q
+        .selectFrom("questions")
+        .select(["gold_answers as answers", "eval_standard as standard"])
+        .where("dataset_id", "=", run.datasetId ?? "")
+        .where("question_id", "=", questionId),
     );
-  const dbOf = (id: string) => sql.get<DbRow>("SELECT path, sha256, schema_only FROM databases WHERE id = ?", [id]);
+  const dbOf = (id: string): Promise<DbRow | undefined> =>
+    one(sql, q.selectFrom("databases").select(["path", "sha256", "schema_only"]).where("id", "=", id));
   const cachedGold = (sha: string, key: string) =>
-    sql.get<{ result: string | null; error: string | null }>(
-      "SELECT result, error FROM gold_results WHERE db_sha256 = ? AND sql_hash = ?",
-      [sha, key],
+    one(
+      sql,
+      q.selectFrom("gold_results").select(["result", "error"]).where("db_sha256", "=", sha).where("sql_hash", "=", key),
     );
   const saveGold = (sha: string, key: string, result: string | null, error: string | null) =>
-    sql.run(
-      `INSERT INTO gold_results (db_sha256, sql_hash, result, error) VALUES (?, ?, ?, ?)
-       ON CONFLICT (db_sha256, sql_hash) DO UPDATE SET result = excluded.result, error = excluded.error`,
-      [sha, key, result, error],
+    write(
+      sql,
+      q
+        .insertInto("gold_results")
+        .values({ db_sha256: sha, sql_hash: key, result, error })
+        .onConflict((oc) =>
+          oc.columns(["db_sha256", "sql_hash"]).doUpdateSet((eb) => ({
+            result: eb.ref("excluded.result"),
+            error: eb.ref("excluded.error"),
+          })),
+        ),
     );
   const counts = Object.fromEntries(exOutcomes.map((o) => [o, 0])) as ExCounts;
   const inFlight = new Map<string, Promise<GoldResult>>();
@@ -205,14 +227,25 @@ export async function evaluateRun(
   await sql.transaction(async (tx) => {
     for (const [id, [outcome, error, hash]] of results) {
       counts[outcome]++;
-      await tx.run(
-        "UPDATE traces SET ex_outcome = ?, ex_error = ?, ex_result_hash = ?, evaluated_at = ? WHERE id = ?",
-        [outcome, error, hash, at, id],
+      await write(
+        tx,
+        qb(tx)
+          .updateTable("traces")
+          .set({ ex_outcome: outcome, ex_error: error, ex_result_hash: hash, evaluated_at: at })
+          .where("id", "=", id),
       );
     }
-    await tx.run(
-      `UPDATE runs SET version = version + 1, ex_settings = ${only ? "coalesce(ex_settings, ?)" : "?"} WHERE id = ?`,
-      [JSON.stringify({ mode, numeric, evaluated_at: at }), runId],
+    const settings = JSON.stringify({ mode, numeric, evaluated_at: at });
+    await write(
+      tx,
+      qb(tx)
+        .updateTable("runs")
+        .set((eb) => ({
+          version: eb("version", "+", 1),
+          // Some traces only (a rerun's): the run keeps the settings it was evaluated with.
+          ex_settings: only ? eb.fn.coalesce("ex_settings", eb.val(settings)) : settings,
+        }))
+        .where("id", "=", runId),
     );
   });
   return { run_id: runId, counts };

@@ -17,6 +17,7 @@ import { sharedData } from "@/lib/testing/shared-data";
 import type { SqlValue } from "@/lib/sandbox/sandbox";
 import { evaluateRun } from "./evaluate-run";
 import { csvAnswerColumns, pyFloat, readCsvColumn, resultColumns, spider2Match } from "./spider2";
+import { many, one, raw } from "@/lib/db/typed";
 
 const cols = (rows: SqlValue[][]) => resultColumns(rows);
 const csv = (text: string) => csvAnswerColumns(text);
@@ -260,9 +261,13 @@ describe.each(ENGINES)("Spider 2.0 evaluation of a Spider2-lite dataset on Spide
   const outcomes = async (runId: string) =>
     new Map(
       (
-        await sql.all<{ q: string; o: string; e: string | null }>(
-          "SELECT question_id AS q, ex_outcome AS o, ex_error AS e FROM traces WHERE run_id = ?",
-          [runId],
+        await many(
+          sql,
+          raw<{
+            q: string;
+            o: string;
+            e: string | null;
+          }>`SELECT question_id AS q, ex_outcome AS o, ex_error AS e FROM traces WHERE run_id = ${runId}`,
         )
       ).map((r) => [r.q, r]),
     );
@@ -276,7 +281,7 @@ describe.each(ENGINES)("Spider 2.0 evaluation of a Spider2-lite dataset on Spide
     const { counts } = await evaluateRun(sql, runId); // Spider2-lite: Spider 2.0's rules by default
     expect(counts.correct).toBe(picked.length);
     expect(
-      JSON.parse((await sql.get<{ s: string }>("SELECT ex_settings AS s FROM runs WHERE id = ?", [runId]))!.s),
+      JSON.parse((await one(sql, raw<{ s: string }>`SELECT ex_settings AS s FROM runs WHERE id = ${runId}`))!.s),
     ).toMatchObject({ mode: "spider2" });
   });
 
@@ -319,11 +324,11 @@ describe.each(ENGINES)("Spider 2.0 evaluation of a Spider2-lite dataset on Spide
   it("a rerun's trace is judged with its run's own comparison", async () => {
     const runId = await runOf("kept-settings", (p) => `SELECT 'extra' AS e, * FROM (${p.gold})`);
     await evaluateRun(sql, runId, { mode: "set" });
-    const one = await sql.get<{ id: string }>("SELECT id FROM traces WHERE run_id = ? AND question_id = ?", [
-      runId,
-      picked[0].id,
-    ]);
-    await evaluateRun(sql, runId, { traceIds: [one!.id] });
+    const rerun = await one(
+      sql,
+      raw<{ id: string }>`SELECT id FROM traces WHERE run_id = ${runId} AND question_id = ${picked[0].id}`,
+    );
+    await evaluateRun(sql, runId, { traceIds: [rerun!.id] });
     expect((await outcomes(runId)).get(picked[0].id)!.o).toBe("wrong_result"); // sets, as the run was judged
   });
 });

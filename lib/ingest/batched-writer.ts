@@ -7,14 +7,20 @@
  */
 import { storeFault } from "./store-fault";
 import type { Param, Sql } from "@/lib/db/sql";
+import { insertArrays, many, qb, write } from "@/lib/db/typed";
 import type { RoleMap } from "@/lib/sql/classify-step";
 import { mergeRoles, PreloadedLookups, ToolCounter } from "./measure";
 import { STEP_COLUMNS, TRACE_COLUMNS, type PreparedTrace } from "./prepare";
 import {
-  FINISH_UPLOAD,
-  finishValues,
-  INSERT_UPLOAD,
+  addToolCounts,
+  finishUpload,
+  keepBlob,
+  keepRun,
+  keepTraceReturningNew,
   runRef,
+  RUN_COLUMNS,
+  TOOL_COUNT_COLUMNS,
+  UPLOAD_ERROR_COLUMNS,
   type PendingTrace,
   type RunRef,
   type UploadInfo,
@@ -22,28 +28,8 @@ import {
   type WriteSink,
 } from "./upload-writer";
 
-/** Rows per statement: PostgreSQL takes at most 65,535 parameters. */
-const MAX_PARAMS = 30_000;
 /** Traces per batch. */
 export const SQL_BATCH_TRACES = 100;
-
-async function insertRows(tx: Sql, head: string, rows: unknown[][], tail = ""): Promise<Record<string, unknown>[]> {
-  if (!rows.length) return [];
-  const width = rows[0].length;
-  const per = Math.max(1, Math.floor(MAX_PARAMS / width));
-  const tuple = `(${Array(width).fill("?").join(", ")})`;
-  const out: Record<string, unknown>[] = [];
-  for (let i = 0; i < rows.length; i += per) {
-    const chunk = rows.slice(i, i + per);
-    out.push(
-      ...(await tx.all(
-        `${head} VALUES ${Array(chunk.length).fill(tuple).join(", ")} ${tail}`,
-        chunk.flat() as Param[],
-      )),
-    );
-  }
-  return out;
-}
 
 export class BatchedUploadWriter implements UploadWriter {
   inserted = 0;
@@ -76,10 +62,11 @@ export class BatchedUploadWriter implements UploadWriter {
     toolRoles?: Record<string, string>,
   ): Promise<BatchedUploadWriter> {
     const lookups = await PreloadedLookups.load(tx);
-    const rows = await tx.all<{ id: string; roles: string }>(
-      "SELECT id, tool_roles AS roles FROM runs WHERE tool_roles IS NOT NULL",
+    const rows = await many(
+      tx,
+      qb(tx).selectFrom("runs").select(["id", "tool_roles as roles"]).where("tool_roles", "is not", null),
     );
-    const stored = new Map(rows.map((r) => [r.id, JSON.parse(r.roles) as Record<string, string>]));
+    const stored = new Map(rows.map((r) => [r.id, JSON.parse(r.roles ?? "{}") as Record<string, string>]));
     return new BatchedUploadWriter(tx, upload, sink, lookups, stored, toolRoles);
   }
 
@@ -90,7 +77,12 @@ export class BatchedUploadWriter implements UploadWriter {
   };
 
   async begin(): Promise<void> {
-    await this.tx.run(INSERT_UPLOAD, [this.upload.id, this.upload.source, this.upload.fileName ?? null]);
+    await write(
+      this.tx,
+      qb(this.tx)
+        .insertInto("uploads")
+        .values({ id: this.upload.id, source: this.upload.source, file_name: this.upload.fileName ?? null }),
+    );
   }
 
   /** Queues a prepared trace; a full batch starts writing while the caller reads on. */
@@ -145,27 +137,32 @@ export class BatchedUploadWriter implements UploadWriter {
     const newRuns = new Map<string, PreparedTrace["run"]>();
     for (const { prepared: p } of items) if (!this.runs.has(p.run.id)) newRuns.set(p.run.id, p.run);
     const roles = this.toolRoles ? JSON.stringify(this.toolRoles) : null;
-    await insertRows(
+    await insertArrays(
       this.tx,
-      "INSERT INTO runs (id, name, system, model, benchmark, config, dataset_id, tool_roles)",
+      "runs",
+      RUN_COLUMNS,
       [...newRuns.values()].map((r) => [r.id, r.name, r.system, r.model, r.benchmark, r.config, r.datasetId, roles]),
-      "ON CONFLICT (id) DO NOTHING",
+      keepRun,
     );
     if (roles && newRuns.size)
-      await this.tx.run(
-        `UPDATE runs SET tool_roles = ? WHERE id IN (${[...newRuns.keys()].map(() => "?").join(", ")})`,
-        [roles, ...newRuns.keys()],
+      await write(
+        this.tx,
+        qb(this.tx)
+          .updateTable("runs")
+          .set({ tool_roles: roles })
+          .where("id", "in", [...newRuns.keys()]),
       );
     // The same trace twice in one batch, or again after an earlier batch: a duplicate, written once.
     const fresh = new Map<string, PreparedTrace>();
     for (const { prepared: p } of items) if (!this.written.has(p.id) && !fresh.has(p.id)) fresh.set(p.id, p);
     const inserted = new Set(
       (
-        await insertRows(
+        await insertArrays(
           this.tx,
-          `INSERT INTO traces (id, run_id, upload_id, ${TRACE_COLUMNS.join(", ")})`,
+          "traces",
+          ["id", "run_id", "upload_id", ...TRACE_COLUMNS],
           [...fresh.values()].map((p) => [p.id, p.run.id, this.upload.id, ...p.values]),
-          "ON CONFLICT (id) DO NOTHING RETURNING id",
+          keepTraceReturningNew,
         )
       ).map((r) => r.id as string),
     );
@@ -176,13 +173,8 @@ export class BatchedUploadWriter implements UploadWriter {
       for (const [hash, content] of p.blobs) blobs.set(hash, content);
       for (const row of p.steps) steps.push([p.id, ...row]);
     }
-    await insertRows(
-      this.tx,
-      "INSERT INTO blobs (hash, content)",
-      [...blobs.entries()],
-      "ON CONFLICT (hash) DO NOTHING",
-    );
-    await insertRows(this.tx, `INSERT INTO steps (trace_id, ${STEP_COLUMNS.join(", ")})`, steps);
+    await insertArrays(this.tx, "blobs", ["hash", "content"], [...blobs.entries()], keepBlob);
+    await insertArrays(this.tx, "steps", ["trace_id", ...STEP_COLUMNS], steps);
     return {
       inserted,
       runs: [...newRuns.keys()].map((id) => runRef(items.find((i) => i.prepared.run.id === id)!.prepared)),
@@ -211,26 +203,30 @@ export class BatchedUploadWriter implements UploadWriter {
   /** Writes what is queued, the tool counts, the runs' new versions and the upload's totals. */
   async finish(totals: { bytes: number; lines: number; errors: number }): Promise<RunRef[]> {
     await this.flush(); // a failing trace of the last batch is recorded before the totals are written
-    await insertRows(
+    await insertArrays(
       this.tx,
-      "INSERT INTO upload_errors (upload_id, line, message)",
+      "upload_errors",
+      UPLOAD_ERROR_COLUMNS,
       this.errors.map(([line, message]) => [this.upload.id, line, message]),
     );
     this.errors = [];
     const runs = [...this.runs.values()];
     const counts: unknown[][] = this.tools.drain();
-    await insertRows(
-      this.tx,
-      "INSERT INTO run_tool_counts (run_id, tool, role, calls)",
-      counts,
-      "ON CONFLICT (run_id, tool) DO UPDATE SET calls = run_tool_counts.calls + excluded.calls, role = excluded.role",
-    );
+    await insertArrays(this.tx, "run_tool_counts", TOOL_COUNT_COLUMNS, counts, addToolCounts);
     if (runs.length)
-      await this.tx.run(
-        `UPDATE runs SET version = version + 1 WHERE id IN (${runs.map(() => "?").join(", ")})`,
-        runs.map((r) => r.id),
+      await write(
+        this.tx,
+        qb(this.tx)
+          .updateTable("runs")
+          .set((eb) => ({ version: eb("version", "+", 1) }))
+          .where(
+            "id",
+            "in",
+            runs.map((r) => r.id),
+          ),
       );
-    await this.tx.run(FINISH_UPLOAD, finishValues(this.upload, totals, this, runs));
+    const finish = finishUpload(this.tx.dialect, this.upload, totals, this, runs);
+    await this.tx.compiled.run(finish.sql, finish.parameters as Param[]);
     return runs;
   }
 }

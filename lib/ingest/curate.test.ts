@@ -10,6 +10,8 @@ import { importSpiderDe } from "@/lib/testing/spider-de";
 import { jsonl, makeStep } from "@/lib/testing/factories";
 import { archiveRun, createExperiment, deleteRun, editRun, linkRunDataset, previewRoles, setRunRoles } from "./curate";
 import { ingestStream } from "./ingest";
+import { many, one, raw } from "@/lib/db/typed";
+import type { RawBuilder } from "kysely";
 
 const big = "x".repeat(5000); // stored once in blobs
 const trace = (run: object, id: string, extra: object = {}) => ({
@@ -33,7 +35,8 @@ describe.each(ENGINES)("on the %s store", (engine) => {
   }, 60_000);
   afterAll(() => cleanup());
   const ingest = async (...lines: object[]) => (await ingestStream(sql, chunksOf(jsonl(...lines)))).runs[0].id;
-  const count = async (table: string) => ((await sql.get(`SELECT count(*) AS n FROM ${table}`)) as { n: number }).n;
+  const count = async (table: string) =>
+    Number((await one<{ n: number }>(sql, raw`SELECT count(*) AS n FROM ${raw.id(table)}`))!.n);
 
   describe("curating a run after upload", () => {
     it("unlinking a run takes the dataset's gold with it, though its benchmark still names the dataset (issue 30)", async () => {
@@ -50,9 +53,11 @@ describe.each(ENGINES)("on the %s store", (engine) => {
       await linkRunDataset(sql, runId, null, "alice");
       const after = await getRunAggregates(sql, runId);
       expect(after).toMatchObject({ goldSum: null, failedWithExtra: null });
-      const rows = await sql.all<Record<string, unknown>>(
-        "SELECT gold_sql, gold_count, over_exploration, extra_table_count FROM traces WHERE run_id = ?",
-        [runId],
+      const rows = await many(
+        sql,
+        raw<
+          Record<string, unknown>
+        >`SELECT gold_sql, gold_count, over_exploration, extra_table_count FROM traces WHERE run_id = ${runId}`,
       );
       expect(rows.every((r) => r.gold_sql === null && r.gold_count === null && r.over_exploration === null)).toBe(true);
       // Linked again, the gold comes back.
@@ -79,9 +84,11 @@ describe.each(ENGINES)("on the %s store", (engine) => {
       });
       expect(await setRunRoles(sql, runId, roles, "alice")).toEqual({ changed: 4 });
       expect(
-        (await sql.get(
-          "SELECT sum(calls_schema_exploration) AS n, sum(calls_other) AS o FROM traces WHERE run_id = ?",
-          [runId],
+        (await one(
+          sql,
+          raw<
+            Record<string, unknown>
+          >`SELECT sum(calls_schema_exploration) AS n, sum(calls_other) AS o FROM traces WHERE run_id = ${runId}`,
         )) as { n: number; o: number },
       ).toEqual({ n: 6, o: 0 });
 
@@ -107,14 +114,17 @@ describe.each(ENGINES)("on the %s store", (engine) => {
       expect(await deleteRun(sql, runId)).toEqual({ traces: 2, steps: 6, blobs: 0 }); // still used by the other run
       expect(await deleteRun(sql, other)).toMatchObject({ traces: 1, blobs: 1 });
       expect(await count("blobs")).toBe(blobsBefore - 1);
-      const left = async (text: string) => ((await sql.get(text, [runId, other])) as { n: number }).n;
-      expect(await left("SELECT count(*) AS n FROM runs WHERE id IN (?, ?)")).toBe(0);
-      expect(await left("SELECT count(*) AS n FROM traces WHERE run_id IN (?, ?)")).toBe(0);
-      expect(await left("SELECT count(*) AS n FROM run_tool_counts WHERE run_id IN (?, ?)")).toBe(0);
-      expect(await left("SELECT count(*) AS n FROM run_changes WHERE run_id IN (?, ?)")).toBe(0);
+      const left = async (query: RawBuilder<unknown>) => Number((await one<{ n: number }>(sql, query as never))!.n);
+      expect(await left(raw`SELECT count(*) AS n FROM runs WHERE id IN (${runId}, ${other})`)).toBe(0);
+      expect(await left(raw`SELECT count(*) AS n FROM traces WHERE run_id IN (${runId}, ${other})`)).toBe(0);
+      expect(await left(raw`SELECT count(*) AS n FROM run_tool_counts WHERE run_id IN (${runId}, ${other})`)).toBe(0);
+      expect(await left(raw`SELECT count(*) AS n FROM run_changes WHERE run_id IN (${runId}, ${other})`)).toBe(0);
       expect(await count("steps")).toBe(
         (
-          (await sql.get("SELECT count(*) AS n FROM steps WHERE trace_id IN (SELECT id FROM traces)")) as {
+          (await one(
+            sql,
+            raw<Record<string, unknown>>`SELECT count(*) AS n FROM steps WHERE trace_id IN (SELECT id FROM traces)`,
+          )) as {
             n: number;
           }
         ).n,

@@ -5,7 +5,10 @@
  * `run_changes` with its time and who made it (an access token's name, "local" or "cli"). Traces and steps are
  * never rewritten except by delete; derived columns are recomputed.
  */
-import { type Param, type Sql } from "@/lib/db/sql";
+import type { Updateable } from "kysely";
+import type { Sql } from "@/lib/db/sql";
+import { count, countN, many, one, qb, write, type Tables } from "@/lib/db/typed";
+import { inJsonArray, jsonValue, selectedTraceIds, type TraceSelection } from "@/lib/db/typed-sql";
 import { randomUUID } from "node:crypto";
 import { stepRoles, type StepRole } from "@/lib/sql/classify-step";
 import { linkQuestion } from "@/lib/trace/adapters/link-questions";
@@ -25,25 +28,26 @@ export interface RunIdentityEdit {
 }
 
 const record = async (sql: Sql, runId: string, who: string, change: string) =>
-  await sql.run("INSERT INTO run_changes (run_id, who, change) VALUES (?, ?, ?)", [runId, who, change]);
+  await write(sql, qb(sql).insertInto("run_changes").values({ run_id: runId, who, change }));
 
 async function runOf(sql: Sql, runId: string) {
-  const run = (await sql.get(
-    "SELECT id, name, system, model, description, tags, dataset_id AS datasetId, tool_roles AS toolRoles, archived_at AS archivedAt FROM runs WHERE id = ?",
-    [runId],
-  )) as
-    | {
-        id: string;
-        name: string;
-        system: string;
-        model: string;
-        description: string | null;
-        tags: string | null;
-        datasetId: string | null;
-        toolRoles: string | null;
-        archivedAt: string | null;
-      }
-    | undefined;
+  const run = await one(
+    sql,
+    qb(sql)
+      .selectFrom("runs")
+      .select([
+        "id",
+        "name",
+        "system",
+        "model",
+        "description",
+        "tags",
+        "dataset_id as datasetId",
+        "tool_roles as toolRoles",
+        "archived_at as archivedAt",
+      ])
+      .where("id", "=", runId),
+  );
   if (!run) throw new CurationError(`no run ${runId}`);
   return run;
 }
@@ -51,35 +55,38 @@ async function runOf(sql: Sql, runId: string) {
 export async function editRun(sql: Sql, runId: string, edit: RunIdentityEdit, who: string): Promise<string[]> {
   const run = await runOf(sql, runId);
   const changes: string[] = [];
-  const set: [string, Param][] = [];
+  const set: Updateable<Tables["runs"]> = {};
   for (const key of ["name", "system", "model"] as const) {
     const v = edit[key]?.trim();
     if (v === undefined) continue;
     if (!v) throw new CurationError(`${key} cannot be empty`);
     if (v.length > 500) throw new CurationError(`${key} is over 500 characters`);
     if (v !== run[key]) {
-      set.push([key, v]);
+      set[key] = v;
       changes.push(`${key}: "${run[key]}" → "${v}"`);
     }
   }
   if (edit.description !== undefined && (edit.description?.trim() || null) !== run.description) {
-    set.push(["description", edit.description?.trim() || null]);
+    set.description = edit.description?.trim() || null;
     changes.push("description edited");
   }
   if (edit.tags !== undefined) {
     const tags = [...new Set(edit.tags.map((t) => t.trim()).filter(Boolean))].sort();
     const before = run.tags ? (JSON.parse(run.tags) as string[]) : [];
     if (JSON.stringify(tags) !== JSON.stringify(before)) {
-      set.push(["tags", JSON.stringify(tags)]);
+      set.tags = JSON.stringify(tags);
       changes.push(`tags: ${tags.join(", ") || "none"}`);
     }
   }
-  if (set.length === 0) return [];
+  if (changes.length === 0) return [];
   await sql.transaction(async (sql) => {
-    await sql.run(`UPDATE runs SET ${set.map(([k]) => `${k} = ?`).join(", ")}, version = version + 1 WHERE id = ?`, [
-      ...set.map(([, v]) => v),
-      runId,
-    ]);
+    await write(
+      sql,
+      qb(sql)
+        .updateTable("runs")
+        .set((eb) => ({ ...set, version: eb("version", "+", 1) }))
+        .where("id", "=", runId),
+    );
     for (const c of changes) await record(sql, runId, who, c);
   });
   return changes;
@@ -99,21 +106,30 @@ export async function linkRunDataset(
   const run = await runOf(sql, runId);
   let datasetId: string | null = null;
   if (datasetRef) {
-    const d = (await sql.get("SELECT id FROM datasets WHERE id = ? OR name = ?", [datasetRef, datasetRef])) as
-      { id: string } | undefined;
+    const d = await one(
+      sql,
+      qb(sql)
+        .selectFrom("datasets")
+        .select("id")
+        .where((eb) => eb.or([eb("id", "=", datasetRef), eb("name", "=", datasetRef)])),
+    );
     if (!d) throw new CurationError(`no dataset named "${datasetRef}"`);
     datasetId = d.id;
   }
-  const traces = (await sql.all(
-    "SELECT id, question_id AS questionId, question_text AS text FROM traces WHERE run_id = ?",
-    [runId],
-  )) as { id: string; questionId: string; text: string | null }[];
+  const traces = await many(
+    sql,
+    qb(sql)
+      .selectFrom("traces")
+      .select(["id", "question_id as questionId", "question_text as text"])
+      .where("run_id", "=", runId),
+  );
   let linked = 0;
   const relinks: [string, string][] = [];
   if (datasetId) {
-    const questions = (await sql.all("SELECT question_id AS id, text FROM questions WHERE dataset_id = ?", [
-      datasetId,
-    ])) as { id: string; text: string }[];
+    const questions = await many(
+      sql,
+      qb(sql).selectFrom("questions").select(["question_id as id", "text"]).where("dataset_id", "=", datasetId),
+    );
     const ids = new Set(questions.map((q) => q.id));
     for (const t of traces) {
       if (ids.has(t.questionId)) {
@@ -128,17 +144,38 @@ export async function linkRunDataset(
     }
   }
   await sql.transaction(async (sql) => {
-    await sql.run("UPDATE runs SET dataset_id = ?, version = version + 1 WHERE id = ?", [datasetId, runId]);
+    await write(
+      sql,
+      qb(sql)
+        .updateTable("runs")
+        .set((eb) => ({ dataset_id: datasetId, version: eb("version", "+", 1) }))
+        .where("id", "=", runId),
+    );
     // A relinked trace whose (question, sample) is taken by another trace of the run keeps its id: nothing is merged.
     for (const [questionId, traceId] of relinks)
-      await sql.run("UPDATE traces SET question_id = ? WHERE id = ?", [questionId, traceId]);
+      await write(sql, qb(sql).updateTable("traces").set({ question_id: questionId }).where("id", "=", traceId));
     // What the traces took from the dataset they leave (its gold SQL, evidence, difficulty) goes with it; what a
     // trace's own file said, where it differs, stays.
-    if (run.datasetId && run.datasetId !== datasetId)
-      for (const column of ["gold_sql", "evidence", "difficulty"])
-        await sql.run(
-          `UPDATE traces SET ${column} = NULL WHERE run_id = ? AND ${column} = (SELECT q.${column} FROM questions q WHERE q.dataset_id = ? AND q.question_id = traces.question_id)`,
-          [runId, run.datasetId],
+    const left = run.datasetId;
+    if (left && left !== datasetId)
+      for (const column of ["gold_sql", "evidence", "difficulty"] as const)
+        await write(
+          sql,
+          qb(sql)
+            .updateTable("traces")
+            .set({ [column]: null })
+            .where("run_id", "=", runId)
+            .where((eb) =>
+              eb(
+                `traces.${column}`,
+                "=",
+                eb
+                  .selectFrom("questions as q")
+                  .select(`q.${column}`)
+                  .where("q.dataset_id", "=", left)
+                  .whereRef("q.question_id", "=", "traces.question_id"),
+              ),
+            ),
         );
     await record(
       sql,
@@ -173,9 +210,14 @@ export async function previewRoles(
 ): Promise<{ changed: number; tools: { tool: string; calls: number; from: string; to: string }[] }> {
   await runOf(sql, runId);
   const merged = mergeRoles(roles);
-  const counts = (await sql.all("SELECT tool, role, calls FROM run_tool_counts WHERE run_id = ? ORDER BY calls DESC", [
-    runId,
-  ])) as { tool: string; role: string; calls: number }[];
+  const counts = await many(
+    sql,
+    qb(sql)
+      .selectFrom("run_tool_counts")
+      .select(["tool", "role", "calls"])
+      .where("run_id", "=", runId)
+      .orderBy("calls", "desc"),
+  );
   const tools = counts
     .map((c) => ({ tool: c.tool, calls: c.calls, from: c.role, to: merged[c.tool] ?? "other" }))
     .filter((c) => c.from !== c.to);
@@ -190,10 +232,13 @@ export async function setRunRoles(
 ): Promise<{ changed: number }> {
   const preview = await previewRoles(sql, runId, roles);
   await sql.transaction(async (sql) => {
-    await sql.run("UPDATE runs SET tool_roles = ? WHERE id = ?", [
-      Object.keys(roles).length ? JSON.stringify(roles) : null,
-      runId,
-    ]);
+    await write(
+      sql,
+      qb(sql)
+        .updateTable("runs")
+        .set({ tool_roles: Object.keys(roles).length ? JSON.stringify(roles) : null })
+        .where("id", "=", runId),
+    );
     await record(
       sql,
       runId,
@@ -213,33 +258,47 @@ export async function archiveRun(sql: Sql, runId: string, archived: boolean, who
   const run = await runOf(sql, runId);
   if (Boolean(run.archivedAt) === archived) return;
   await sql.transaction(async (sql) => {
-    await sql.run("UPDATE runs SET archived_at = ?, version = version + 1 WHERE id = ?", [
-      archived ? new Date().toISOString() : null,
-      runId,
-    ]);
+    await write(
+      sql,
+      qb(sql)
+        .updateTable("runs")
+        .set((eb) => ({ archived_at: archived ? new Date().toISOString() : null, version: eb("version", "+", 1) }))
+        .where("id", "=", runId),
+    );
     await record(sql, runId, who, archived ? "archived" : "unarchived");
   });
 }
 
 /** Deletes traces with their steps and the blobs no other step uses (inside the caller's transaction). */
-async function removeTraces(tx: Sql, where: string, params: string[]) {
-  await removeTracesFromSearch(tx, where, params);
+async function removeTraces(tx: Sql, selection: TraceSelection) {
+  await removeTracesFromSearch(tx, selection);
+  const q = qb(tx);
   const blobs = (
-    await tx.all<{ h: string }>(
-      `SELECT DISTINCT s.result_blob AS h FROM steps s WHERE s.trace_id IN (SELECT id FROM traces WHERE ${where}) AND s.result_blob IS NOT NULL`,
-      params,
+    await many(
+      tx,
+      q
+        .selectFrom("steps as s")
+        .select("s.result_blob as h")
+        .distinct()
+        .where("s.trace_id", "in", selectedTraceIds(tx, selection))
+        .where("s.result_blob", "is not", null),
     )
-  ).map((r) => r.h);
-  const steps = (await tx.run(`DELETE FROM steps WHERE trace_id IN (SELECT id FROM traces WHERE ${where})`, params))
+  ).map((r) => r.h!);
+  const steps = (await write(tx, q.deleteFrom("steps").where("trace_id", "in", selectedTraceIds(tx, selection))))
     .changes;
-  const traces = (await tx.run(`DELETE FROM traces WHERE ${where}`, params)).changes;
+  const traces = (await write(tx, q.deleteFrom("traces").where("id", "in", selectedTraceIds(tx, selection)))).changes;
   let freed = 0;
   for (const h of blobs)
     freed += (
-      await tx.run("DELETE FROM blobs WHERE hash = ? AND NOT EXISTS (SELECT 1 FROM steps WHERE result_blob = ?)", [
-        h,
-        h,
-      ])
+      await write(
+        tx,
+        q
+          .deleteFrom("blobs")
+          .where("hash", "=", h)
+          .where(({ not, exists, selectFrom }) =>
+            not(exists(selectFrom("steps").select("steps.seq").where("steps.result_blob", "=", h))),
+          ),
+      )
     ).changes;
   return { traces, steps, blobs: freed };
 }
@@ -248,10 +307,10 @@ async function removeTraces(tx: Sql, where: string, params: string[]) {
 export async function deleteRun(sql: Sql, runId: string): Promise<{ traces: number; steps: number; blobs: number }> {
   await runOf(sql, runId);
   return sql.transaction(async (tx) => {
-    const removed = await removeTraces(tx, "run_id = ?", [runId]);
-    for (const table of ["run_tool_counts", "run_changes"])
-      await tx.run(`DELETE FROM ${table} WHERE run_id = ?`, [runId]);
-    await tx.run("DELETE FROM runs WHERE id = ?", [runId]);
+    const removed = await removeTraces(tx, { runId });
+    for (const table of ["run_tool_counts", "run_changes"] as const)
+      await write(tx, qb(tx).deleteFrom(table).where("run_id", "=", runId));
+    await write(tx, qb(tx).deleteFrom("runs").where("id", "=", runId));
     return removed;
   });
 }
@@ -262,10 +321,8 @@ export async function deleteRun(sql: Sql, runId: string): Promise<{ traces: numb
  */
 export async function deleteTraces(sql: Sql, runId: string, traceIds: string[]): Promise<number> {
   if (!traceIds.length) return 0;
-  const removed = await sql.transaction(
-    async (tx) => (await removeTraces(tx, `id IN (${traceIds.map(() => "?").join(",")})`, traceIds)).traces,
-  );
-  if (await sql.get("SELECT 1 AS one FROM runs WHERE id = ?", [runId])) await recomputeRun(sql, runId);
+  const removed = await sql.transaction(async (tx) => (await removeTraces(tx, { traceIds })).traces);
+  if (await one(sql, qb(sql).selectFrom("runs").select("id").where("id", "=", runId))) await recomputeRun(sql, runId);
   return removed;
 }
 
@@ -273,19 +330,27 @@ export async function deleteTraces(sql: Sql, runId: string, traceIds: string[]):
 export async function createExperiment(sql: Sql, name: string, runIds: string[]): Promise<string> {
   const clean = name.trim().slice(0, 200);
   if (!clean || runIds.length === 0) throw new CurationError("an experiment needs a name and at least one run");
-  const known = (await sql.all(
-    `SELECT id, dataset_id AS d FROM runs WHERE id IN (${runIds.map(() => "?").join(",")})`,
-    runIds,
-  )) as { id: string; d: string | null }[];
+  const known = await many(
+    sql,
+    qb(sql)
+      .selectFrom("runs")
+      .select(["id", "dataset_id as d"])
+      .where((eb) => inJsonArray(sql, eb, "id", runIds)),
+  );
   if (known.length === 0) throw new CurationError("none of these runs exists");
   const datasets = [...new Set(known.map((r) => r.d))];
   const id = randomUUID().slice(0, 8);
-  await sql.run("INSERT INTO experiments (id, name, dataset_id, run_ids) VALUES (?, ?, ?, ?)", [
-    id,
-    clean,
-    datasets.length === 1 ? datasets[0] : null,
-    JSON.stringify(known.map((r) => r.id)),
-  ]);
+  await write(
+    sql,
+    qb(sql)
+      .insertInto("experiments")
+      .values({
+        id,
+        name: clean,
+        dataset_id: datasets.length === 1 ? datasets[0] : null,
+        run_ids: JSON.stringify(known.map((r) => r.id)),
+      }),
+  );
   return id;
 }
 
@@ -302,64 +367,74 @@ export async function promoteTrace(
 ): Promise<{ runId: string; sample: number }> {
   const name = runName.trim().slice(0, 200);
   if (!name) throw new CurationError("the run needs a name");
-  const t = (await sql.get(
-    `SELECT t.id, t.question_id AS questionId, t.run_id AS runId, r.system, r.model, r.benchmark, r.dataset_id AS datasetId,
-         coalesce(${sql.d.jsonValue("r.config", "reruns")}, 0) AS reruns, ${sql.d.jsonValue("r.config", "simulated")} AS simulated
-       FROM traces t JOIN runs r ON r.id = t.run_id WHERE t.id = ?`,
-    [traceId],
-  )) as
-    | {
-        id: string;
-        questionId: string;
-        runId: string;
-        system: string;
-        model: string;
-        benchmark: string | null;
-        datasetId: string | null;
-        reruns: number;
-        simulated: number | null;
-      }
-    | undefined;
+  const t = await one(
+    sql,
+    qb(sql)
+      .selectFrom("traces as t")
+      .innerJoin("runs as r", "r.id", "t.run_id")
+      .select((eb) => [
+        "t.id",
+        "t.question_id as questionId",
+        "t.run_id as runId",
+        "r.system",
+        "r.model",
+        "r.benchmark",
+        "r.dataset_id as datasetId",
+        eb.fn.coalesce(jsonValue(sql, eb, "r.config", "reruns"), eb.lit(0)).as("reruns"),
+        jsonValue(sql, eb, "r.config", "simulated").as("simulated"),
+      ])
+      .where("t.id", "=", traceId),
+  );
   if (!t) throw new CurationError(`no trace ${traceId}`);
-  if (!t.reruns)
+  if (!Number(t.reruns))
     throw new CurationError("only a rerun can be promoted: this trace already belongs to a run of its own");
   const runId = runIdOf({ name, system: t.system, model: t.model });
   if (runId === t.runId) throw new CurationError("that is the run it is in");
-  const target = (await sql.get("SELECT dataset_id AS datasetId, config FROM runs WHERE id = ?", [runId])) as
-    { datasetId: string | null; config: string | null } | undefined;
+  const target = await one(
+    sql,
+    qb(sql).selectFrom("runs").select(["dataset_id as datasetId", "config"]).where("id", "=", runId),
+  );
   if (target && target.datasetId !== t.datasetId)
     throw new CurationError(`run "${name}" is of another dataset (${target.datasetId ?? "none"})`);
   if (target && JSON.parse(target.config ?? "{}").reruns) throw new CurationError(`run "${name}" is a run of reruns`);
   const sample = await sql.transaction(async (sql) => {
     if (!target)
-      await sql.run(
-        "INSERT INTO runs (id, name, system, model, benchmark, config, dataset_id, description) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-          runId,
-          name,
-          t.system,
-          t.model,
-          t.benchmark,
-          JSON.stringify({ promoted: true, ...(t.simulated ? { simulated: true } : {}) }),
-          t.datasetId,
-          "Reruns promoted from the question pages.",
-        ],
+      await write(
+        sql,
+        qb(sql)
+          .insertInto("runs")
+          .values({
+            id: runId,
+            name,
+            system: t.system,
+            model: t.model,
+            benchmark: t.benchmark,
+            config: JSON.stringify({ promoted: true, ...(Number(t.simulated) ? { simulated: true } : {}) }),
+            dataset_id: t.datasetId,
+            description: "Reruns promoted from the question pages.",
+          }),
       );
-    const next = (
-      (await sql.get("SELECT coalesce(max(sample) + 1, 0) AS n FROM traces WHERE run_id = ? AND question_id = ?", [
-        runId,
-        t.questionId,
-      ])) as { n: number }
-    ).n;
-    await sql.run("UPDATE traces SET run_id = ?, sample = ? WHERE id = ?", [runId, next, traceId]);
+    const next = Number(
+      (
+        await one(
+          sql,
+          qb(sql)
+            .selectFrom("traces")
+            .select((eb) => eb.fn.coalesce(eb(eb.fn.max("sample"), "+", 1), eb.lit(0)).as("n"))
+            .where("run_id", "=", runId)
+            .where("question_id", "=", t.questionId),
+        )
+      )?.n ?? 0,
+    );
+    await write(sql, qb(sql).updateTable("traces").set({ run_id: runId, sample: next }).where("id", "=", traceId));
     await record(sql, runId, who, `promoted the rerun of question ${t.questionId} (trace ${traceId}) into this run`);
     await record(sql, t.runId, who, `promoted its trace of question ${t.questionId} into run "${name}"`);
     return next;
   });
   // Tool counts and versions of both runs follow their traces; a run of reruns left empty goes (issue 30: an empty
   // "Reruns" run stayed in the list). The next rerun of its system and model makes it again.
-  const left = await sql.get<{ n: number }>("SELECT count(*) AS n FROM traces WHERE run_id = ?", [t.runId]);
-  if (Number(left?.n ?? 0) === 0) await deleteRun(sql, t.runId);
+  const left = await count(sql, qb(sql).selectFrom("traces").select(countN).where("run_id", "=", t.runId));
+  if (left === 0) await deleteRun(sql, t.runId);
   else await recomputeRun(sql, t.runId);
   await recomputeRun(sql, runId);
   return { runId, sample };

@@ -13,6 +13,7 @@ import { chunksOf } from "@/lib/testing/db";
 import { realisticLines } from "@/lib/testing/realistic-traces";
 import { ingestStream } from "./ingest";
 import { StoreFaultError } from "./store-fault";
+import { one, raw } from "@/lib/db/typed";
 
 const root = process.getuid?.() === 0;
 if (!root) console.log("disk-full.test.ts: not root, so no tmpfs can be mounted: the full-disk test does not run");
@@ -52,7 +53,8 @@ describe.runIf(root)("an upload that fills the disk", () => {
 
   it("is refused whole with 'the disk is full', leaves no row behind, and a later upload is not taken for duplicates", async () => {
     const sql = sqliteSql(db.$client);
-    const count = async (table: string) => (await sql.get<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))!.n;
+    const count = async (table: string) =>
+      Number((await one<{ n: number }>(sql, raw`SELECT count(*) AS n FROM ${raw.id(table)}`))!.n);
     const error = await ingestStream(asSql(db.$client), chunksOf(bigLines(), 64 * 1024), { source: "cli" }).catch(
       (e: unknown) => e,
     );

@@ -5,13 +5,17 @@ import { ENGINES, useEngineStore } from "@/lib/testing/engines";
 import { sharedData } from "@/lib/testing/shared-data";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { ingestAuto } from "./ingest-auto";
+import { many, raw } from "@/lib/db/typed";
 
 const CLAUDE_FILE = "representative_messages.jsonl";
 
 describe.each(ENGINES)("on the %s store", (engine) => {
   const store = useEngineStore(engine);
   const row = (runName: string) =>
-    store.sql.all("SELECT t.* FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = ?", [runName]);
+    many(
+      store.sql,
+      raw<Record<string, unknown>>`SELECT t.* FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = ${runName}`,
+    );
 
   describe("ingestAuto on real foreign files", () => {
     it("Spider-Agent: one trace, no final answer → no_submission, execution calls classified", async () => {

@@ -5,6 +5,7 @@
  * and then stored through the same `ingestStream`, so every trace is validated and measured alike.
  */
 import type { Sql } from "@/lib/db/sql";
+import { many, one, qb } from "@/lib/db/typed";
 import { isUtf8 } from "node:buffer";
 import { positiveNumber } from "@/lib/config/env";
 import { scrubSecrets } from "@/lib/config/secrets";
@@ -166,12 +167,18 @@ export async function ingestAdapted(
 ): Promise<Omit<AutoReport, "format">> {
   const datasetRef = options.dataset ?? options.defaults?.benchmark;
   const dataset = datasetRef
-    ? await sql.get<{ id: string }>("SELECT id FROM datasets WHERE id = ? OR name = ?", [datasetRef, datasetRef])
+    ? await one(
+        sql,
+        qb(sql)
+          .selectFrom("datasets")
+          .select("id")
+          .where((eb) => eb.or([eb("id", "=", datasetRef), eb("name", "=", datasetRef)])),
+      )
     : undefined;
   const questions = dataset
-    ? await sql.all<{ id: string; text: string }>(
-        "SELECT question_id AS id, text FROM questions WHERE dataset_id = ?",
-        [dataset.id],
+    ? await many(
+        sql,
+        qb(sql).selectFrom("questions").select(["question_id as id", "text"]).where("dataset_id", "=", dataset.id),
       )
     : [];
   const links: AutoReport["links"] = {};

@@ -16,6 +16,7 @@ import { sharedData } from "@/lib/testing/shared-data";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { ingestStream, runIngest } from "./ingest";
 import { ingestFile } from "./ingest-file";
+import { many, one, raw } from "@/lib/db/typed";
 
 describe.runIf(testPostgresUrl)("ingest on PostgreSQL", () => {
   const lite = tempDb();
@@ -65,10 +66,10 @@ describe.runIf(testPostgresUrl)("ingest on PostgreSQL", () => {
       expect([...x.errors, ...y.errors].map((e) => e.line)).toEqual([14, 25, 14, 25]);
       expect(x.inserted + y.inserted).toBe(121);
       expect(x.duplicates + y.duplicates).toBe(121 + 2);
-      const n = await pg.sql.get<{ n: number }>("SELECT count(*) AS n FROM traces WHERE upload_id IN (?, ?)", [
-        x.upload_id,
-        y.upload_id,
-      ]);
+      const n = await one(
+        pg.sql,
+        raw<{ n: number }>`SELECT count(*) AS n FROM traces WHERE upload_id IN (${x.upload_id}, ${y.upload_id})`,
+      );
       expect(n?.n).toBe(121);
     } finally {
       await other.close();
@@ -89,7 +90,10 @@ describe.runIf(testPostgresUrl)("ingest on PostgreSQL", () => {
     expect(report.inserted).toBe(2);
     expect(report.errors).toHaveLength(1);
     expect(report.errors[0]).toMatchObject({ line: 2, message: expect.stringMatching(/could not be stored/) });
-    const errors = await pg.sql.all("SELECT line FROM upload_errors WHERE upload_id = ?", [report.upload_id]);
+    const errors = await many(
+      pg.sql,
+      raw<Record<string, unknown>>`SELECT line FROM upload_errors WHERE upload_id = ${report.upload_id}`,
+    );
     expect(errors).toEqual([{ line: 2 }]);
   });
 

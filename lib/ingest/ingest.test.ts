@@ -4,6 +4,7 @@ import { chunksOf, tempDb } from "@/lib/testing/db";
 import { ENGINES, engineStore, type Engine } from "@/lib/testing/engines";
 import { jsonl, makeTraceLine } from "@/lib/testing/factories";
 import { ingestStream, runIngest } from "./ingest";
+import { many, one, raw } from "@/lib/db/typed";
 
 const ingestStreamUnqueued = (sqlite: Parameters<typeof runIngest>[0], text: string) =>
   runIngest(sqlite, chunksOf(text, 1 << 12), {});
@@ -22,7 +23,7 @@ async function storeOf(engine: Engine): Promise<Sql> {
 }
 
 const count = async (sql: Sql, table: string) =>
-  ((await sql.get(`SELECT count(*) AS n FROM ${table}`)) as { n: number }).n;
+  Number((await one<{ n: number }>(sql, raw`SELECT count(*) AS n FROM ${raw.id(table)}`))!.n);
 
 /** A file with every kind of bad line between valid ones; valid traces are on lines 1, 3, 5, 9 and 11. */
 function messyFile(): Buffer {
@@ -102,7 +103,7 @@ describe.each(ENGINES)("ingestStream (%s store)", (engine) => {
       });
     await ingestStream(sqlite, chunksOf(jsonl(line("1"), line("2"))));
     expect(await count(sqlite, "blobs")).toBe(1);
-    const rows = (await sqlite.all("SELECT result, result_blob, result_size FROM steps")) as {
+    const rows = (await many(sqlite, raw`SELECT result, result_blob, result_size FROM steps`)) as {
       result: string | null;
       result_blob: string;
       result_size: number;
@@ -134,7 +135,7 @@ describe.each(ENGINES)("ingestStream (%s store)", (engine) => {
     const report = await ingestStream(sqlite, chunksOf(file));
     expect(report.inserted).toBe(2);
     expect(report.errors).toEqual([{ line: 5, message: expect.stringContaining("orphan") }]);
-    const t = await sqlite.get("SELECT final_sql, step_count FROM traces WHERE question_id = '7'");
+    const t = await one(sqlite, raw`SELECT final_sql, step_count FROM traces WHERE question_id = '7'`);
     expect(t).toEqual({ final_sql: "SELECT 1", step_count: 2 });
   });
 });

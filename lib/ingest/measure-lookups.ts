@@ -4,7 +4,8 @@
  * chosen once by engine (`openLookups`).
  */
 import Database from "better-sqlite3";
-import type { Sql } from "@/lib/db/sql";
+import type { Dialect, Sql } from "@/lib/db/sql";
+import { many, qb } from "@/lib/db/typed";
 import type { DatasetQuestionRef } from "./measure";
 
 /**
@@ -21,8 +22,31 @@ export interface MeasureLookups {
   database(key: string): { path: string; tables: string } | undefined;
 }
 
-const QUESTION_COLUMNS = `db_id AS dbId, text, evidence, gold_sql AS goldSql, difficulty, gold_tables AS goldTables, gold_tables_method AS goldTablesMethod,
-        gold_tables_error AS goldTablesError`;
+const QUESTION_COLUMNS = [
+  "db_id as dbId",
+  "text",
+  "evidence",
+  "gold_sql as goldSql",
+  "difficulty",
+  "gold_tables as goldTables",
+  "gold_tables_method as goldTablesMethod",
+  "gold_tables_error as goldTablesError",
+] as const;
+
+/** The three lookups' queries (parameters: the id twice; the dataset and question; the database's key). */
+const lookupQueries = (dialect: Dialect) => {
+  const q = qb({ dialect });
+  return {
+    dataset: (v: string) =>
+      q
+        .selectFrom("datasets")
+        .select("id")
+        .where((eb) => eb.or([eb("id", "=", v), eb("name", "=", v)])),
+    question: (d: string, id: string) =>
+      q.selectFrom("questions").select(QUESTION_COLUMNS).where("dataset_id", "=", d).where("question_id", "=", id),
+    database: (key: string) => q.selectFrom("databases").select(["path", "tables"]).where("id", "=", key),
+  };
+};
 
 /** Lookups with `prime`: awaited before a dataset's traces are measured (nothing to do on SQLite). */
 export interface StoreLookups extends MeasureLookups {
@@ -36,9 +60,11 @@ export async function openLookups(sql: Sql): Promise<StoreLookups> {
 
 /** The lookups straight from a SQLite connection. */
 export function storeLookups(sqlite: Database.Database): StoreLookups {
-  const dataset = sqlite.prepare("SELECT id FROM datasets WHERE id = ? OR name = ?");
-  const question = sqlite.prepare(`SELECT ${QUESTION_COLUMNS} FROM questions WHERE dataset_id = ? AND question_id = ?`);
-  const database = sqlite.prepare("SELECT path, tables FROM databases WHERE id = ?");
+  // Compiled once and prepared on the connection: measuring looks up a question per trace.
+  const queries = lookupQueries("sqlite");
+  const dataset = sqlite.prepare(queries.dataset("").compile().sql);
+  const question = sqlite.prepare(queries.question("", "").compile().sql);
+  const database = sqlite.prepare(queries.database("").compile().sql);
   return {
     datasetId: (v) => (dataset.get(v, v) as { id: string } | undefined)?.id ?? null,
     question: (d, q) => question.get(d, q) as ReturnType<MeasureLookups["question"]>,
@@ -58,7 +84,7 @@ export class PreloadedLookups implements StoreLookups {
 
   static async load(sql: Sql): Promise<PreloadedLookups> {
     const l = new PreloadedLookups(sql);
-    for (const d of await sql.all<{ id: string; name: string }>("SELECT id, name FROM datasets")) {
+    for (const d of await many(sql, qb(sql).selectFrom("datasets").select(["id", "name"]))) {
       l.datasets.set(d.name, d.id);
       l.datasets.set(d.id, d.id);
     }
@@ -70,14 +96,18 @@ export class PreloadedLookups implements StoreLookups {
     const id = idOrName ? this.datasetId(idOrName) : null;
     if (!id || this.primed.has(id)) return;
     this.primed.add(id);
-    const qs = await this.sql.all<NonNullable<ReturnType<MeasureLookups["question"]>> & { questionId: string }>(
-      `SELECT question_id AS questionId, ${QUESTION_COLUMNS} FROM questions WHERE dataset_id = ?`,
-      [id],
+    const q = qb(this.sql);
+    const qs = await many(
+      this.sql,
+      q
+        .selectFrom("questions")
+        .select(["question_id as questionId", ...QUESTION_COLUMNS])
+        .where("dataset_id", "=", id),
     );
-    for (const { questionId, ...q } of qs) this.questions.set(`${id}\u0000${questionId}`, q);
-    for (const d of await this.sql.all<{ id: string; path: string; tables: string }>(
-      "SELECT id, path, tables FROM databases WHERE dataset_id = ?",
-      [id],
+    for (const { questionId, ...row } of qs) this.questions.set(`${id}\u0000${questionId}`, row);
+    for (const d of await many(
+      this.sql,
+      q.selectFrom("databases").select(["id", "path", "tables"]).where("dataset_id", "=", id),
     ))
       this.databases.set(d.id, { path: d.path, tables: d.tables });
   }

@@ -6,6 +6,7 @@ import { jsonl } from "@/lib/testing/factories";
 import { sharedData } from "@/lib/testing/shared-data";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { ingestStream } from "./ingest";
+import { many, one, raw } from "@/lib/db/typed";
 
 describe.each(ENGINES)("on the %s store", (engine) => {
   const store = useEngineStore(engine);
@@ -37,7 +38,10 @@ describe.each(ENGINES)("on the %s store", (engine) => {
 
   type Row = Record<string, unknown> & { table_sets: string };
   const traceRow = async (name: string) =>
-    (await store.sql.get("SELECT t.* FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = ?", [name])) as Row;
+    (await one(
+      store.sql,
+      raw<Record<string, unknown>>`SELECT t.* FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = ${name}`,
+    )) as Row;
 
   describe("metrics at ingest, against a real Spider-de database", () => {
     it("prices no trace whose tokens were not recorded: its cost is unknown, not $0, for a priced model (issue 30)", async () => {
@@ -55,8 +59,13 @@ describe.each(ENGINES)("on the %s store", (engine) => {
           ),
         ),
       );
-      const rows = await store.sql.all<{ q: string; cost: number | null; recorded: number }>(
-        `SELECT question_id AS q, cost_computed_usd AS cost, tokens_recorded AS recorded FROM traces t
+      const rows = await many(
+        store.sql,
+        raw<{
+          q: string;
+          cost: number | null;
+          recorded: number;
+        }>`SELECT question_id AS q, cost_computed_usd AS cost, tokens_recorded AS recorded FROM traces t
            JOIN runs r ON r.id = t.run_id WHERE r.name = 'no usage' ORDER BY question_id`,
       );
       expect(rows[0]).toMatchObject({ q: "1", cost: null });
@@ -86,9 +95,12 @@ describe.each(ENGINES)("on the %s store", (engine) => {
         ),
       );
       const row = await traceRow("probes");
-      const steps = await store.sql.all<{ tables: string; exploratory: number }>(
-        "SELECT tables, exploratory FROM steps WHERE trace_id = ? ORDER BY seq",
-        [row.id as string],
+      const steps = await many(
+        store.sql,
+        raw<{
+          tables: string;
+          exploratory: number;
+        }>`SELECT tables, exploratory FROM steps WHERE trace_id = ${row.id as string} ORDER BY seq`,
       );
       expect(steps.map((s) => [JSON.parse(s.tables), s.exploratory])).toEqual([
         [["stadion"], 1],
@@ -132,9 +144,11 @@ describe.each(ENGINES)("on the %s store", (engine) => {
         extra: ["sänger"],
         violations: ["sänger"],
       });
-      const steps = await store.sql.all(
-        "SELECT tool_role AS role, tables, exploratory FROM steps WHERE trace_id = ? ORDER BY seq",
-        [row.id as string],
+      const steps = await many(
+        store.sql,
+        raw<
+          Record<string, unknown>
+        >`SELECT tool_role AS role, tables, exploratory FROM steps WHERE trace_id = ${row.id as string} ORDER BY seq`,
       );
       expect(steps[1]).toEqual({ role: "schema_exploration", tables: '["konzert"]', exploratory: 1 });
       expect(steps[4]).toEqual({ role: "data_inspection", tables: '["konzert"]', exploratory: 0 });

@@ -6,6 +6,7 @@
  */
 import Database from "better-sqlite3";
 import type { TraceTableSets } from "@/lib/db/schema";
+import type { Column } from "@/lib/db/typed";
 import {
   classifyStep,
   DEFAULT_ROLE_MAP,
@@ -317,7 +318,7 @@ export const MEASURED_COLUMNS = [
   "link_pred",
   "link_gold",
   "empty_probe_count",
-] as const;
+] as const satisfies Column<"traces">[];
 
 export function measuredValues(measured: Measurement): unknown[] {
   const m = measured.metrics;

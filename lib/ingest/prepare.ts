@@ -5,6 +5,7 @@
 import type { RoleMap } from "@/lib/sql/classify-step";
 import { runIdOf, serializeTrace } from "@/lib/trace/hash";
 import type { Trace } from "@/lib/trace/types";
+import type { Column } from "@/lib/db/typed";
 import { MEASURED_COLUMNS, measuredValues, type TraceMeasurer } from "./measure";
 
 /** Results at or above this many characters (as JSON) are stored once in `blobs`, keyed by hash. */
@@ -56,7 +57,7 @@ export const TRACE_COLUMNS = [
   "meta",
   ...MEASURED_COLUMNS,
   "tokens_recorded",
-];
+] as const satisfies Column<"traces">[];
 
 export const STEP_COLUMNS = [
   "seq",
@@ -82,7 +83,7 @@ export const STEP_COLUMNS = [
   "exploratory",
   "empty_result",
   "refines",
-];
+] as const satisfies Column<"steps">[];
 
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
 const bool = (value: boolean | null) => (value === null ? null : value ? 1 : 0);

@@ -5,6 +5,7 @@
  * A canonical file is previewed from its first lines; a foreign file is adapted whole (as its ingest will be).
  */
 import type { Sql } from "@/lib/db/sql";
+import { binary, many, qb } from "@/lib/db/typed";
 import { createReadStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { DEFAULT_ROLE_MAP } from "@/lib/sql/classify-step";
@@ -47,10 +48,7 @@ export async function previewFile(
   file: string,
   options: { format?: string; fileName?: string } = {},
 ): Promise<UploadPreview> {
-  const datasets = (await sql.all(`SELECT id, name FROM datasets ORDER BY ${sql.d.binary("name")}`)) as {
-    id: string;
-    name: string;
-  }[];
+  const datasets = await many(sql, qb(sql).selectFrom("datasets").select(["id", "name"]).orderBy(binary(sql, "name")));
   const headBytes = await readHead(file);
   const head = headBytes.toString("utf8");
   const requested = options.format && options.format !== "auto" ? options.format : undefined;

@@ -4,7 +4,8 @@
  * stay as uploaded; only the derived columns are rewritten, in one transaction per run.
  */
 import type { Param, Sql } from "@/lib/db/sql";
-import { UPSERT_TOOL_COUNT } from "./upload-writer";
+import { insertArrays, many, one, qb, write } from "@/lib/db/typed";
+import { addToolCounts, TOOL_COUNT_COLUMNS } from "./upload-writer";
 import {
   openLookups,
   MEASURED_COLUMNS,
@@ -29,40 +30,69 @@ interface TraceRow {
 }
 
 export async function recomputeRun(sql: Sql, runId: string): Promise<{ traces: number }> {
-  const run = await sql.get<{
-    id: string;
-    model: string;
-    benchmark: string | null;
-    datasetId: string | null;
-    roles: string | null;
-  }>("SELECT id, model, benchmark, dataset_id AS datasetId, tool_roles AS roles FROM runs WHERE id = ?", [runId]);
+  const q = qb(sql);
+  const run = await one(
+    sql,
+    q
+      .selectFrom("runs")
+      .select(["id", "model", "benchmark", "dataset_id as datasetId", "tool_roles as roles"])
+      .where("id", "=", runId),
+  );
   if (!run) throw new Error(`no run ${runId}`);
   const lookups = await openLookups(sql);
   await lookups.prime(run.datasetId ?? run.benchmark);
   // Measured again against the run's link, never its benchmark's name: an unlinked run has no gold (issue 30).
   const measurer = new TraceMeasurer(lookups, loadPrices(), run.datasetId);
   const roles = mergeRoles(run.roles ? JSON.parse(run.roles) : null);
-  const traces = await sql.all<TraceRow>(
-    "SELECT id, question_id, db_id, gold_sql, final_sql, directives, input_tokens, output_tokens, cached_input_tokens FROM traces WHERE run_id = ?",
-    [runId],
+  const traces: TraceRow[] = await many(
+    sql,
+    q
+      .selectFrom("traces")
+      .select([
+        "id",
+        "question_id",
+        "db_id",
+        "gold_sql",
+        "final_sql",
+        "directives",
+        "input_tokens",
+        "output_tokens",
+        "cached_input_tokens",
+      ])
+      .where("run_id", "=", runId),
   );
-  const updateTrace = `UPDATE traces SET ${MEASURED_COLUMNS.map((c) => `${c} = ?`).join(", ")},
-    db_id = coalesce(db_id, ?), question_text = coalesce(question_text, ?), evidence = coalesce(evidence, ?), gold_sql = coalesce(gold_sql, ?), difficulty = coalesce(difficulty, ?)
-    WHERE id = ?`;
-  const updateStep =
-    "UPDATE steps SET tool_role = ?, tables = ?, exploratory = ?, empty_result = ?, refines = ? WHERE trace_id = ? AND seq = ?";
+  // Compiled once, run per trace and per step: parameters in the order they appear (SET, then WHERE).
+  const updateTrace = q
+    .updateTable("traces")
+    .set((eb) => ({
+      ...Object.fromEntries(MEASURED_COLUMNS.map((c) => [c, null])),
+      db_id: eb.fn.coalesce("db_id", eb.val<string | null>(null)),
+      question_text: eb.fn.coalesce("question_text", eb.val<string | null>(null)),
+      evidence: eb.fn.coalesce("evidence", eb.val<string | null>(null)),
+      gold_sql: eb.fn.coalesce("gold_sql", eb.val<string | null>(null)),
+      difficulty: eb.fn.coalesce("difficulty", eb.val<string | null>(null)),
+    }))
+    .where("id", "=", "")
+    .compile().sql;
+  const updateStep = q
+    .updateTable("steps")
+    .set({ tool_role: null, tables: null, exploratory: 0, empty_result: null, refines: null })
+    .where("trace_id", "=", "")
+    .where("seq", "=", 0)
+    .compile().sql;
   const tools = new ToolCounter();
   try {
     await sql.transaction(async (tx) => {
-      await tx.run("DELETE FROM run_tool_counts WHERE run_id = ?", [runId]);
+      await write(tx, qb(tx).deleteFrom("run_tool_counts").where("run_id", "=", runId));
       for (const t of traces) {
-        const steps = await tx.all<{
-          seq: number;
-          type: string;
-          tool: string | null;
-          args: string | null;
-          empty: number | null;
-        }>("SELECT seq, type, tool, args, empty_result AS empty FROM steps WHERE trace_id = ? ORDER BY seq", [t.id]);
+        const steps = await many(
+          tx,
+          qb(tx)
+            .selectFrom("steps")
+            .select(["seq", "type", "tool", "args", "empty_result as empty"])
+            .where("trace_id", "=", t.id)
+            .orderBy("seq"),
+        );
         const trace: MeasurableTrace = {
           run: { benchmark: run.benchmark ?? undefined, model: run.model },
           question: { id: t.question_id, db_id: t.db_id ?? undefined, gold_sql: t.gold_sql ?? undefined },
@@ -86,7 +116,7 @@ export async function recomputeRun(sql: Sql, runId: string): Promise<{ traces: n
           runId,
           classes.filter((c) => c !== null).map((c) => [c.tool, c.role]),
         );
-        await tx.run(updateTrace, [
+        await tx.compiled.run(updateTrace, [
           ...(measuredValues(measurement) as Param[]),
           dq?.dbId ?? null,
           dq?.text ?? null,
@@ -101,7 +131,7 @@ export async function recomputeRun(sql: Sql, runId: string): Promise<{ traces: n
           const refined = probes.refines[i];
           // A step that stopped being a probe (its role changed) keeps its stored emptiness for when it is one again.
           const e = empty[i] ?? (s.empty === null ? null : s.empty === 1);
-          await tx.run(updateStep, [
+          await tx.compiled.run(updateStep, [
             c?.role ?? null,
             c && c.tables.length ? JSON.stringify(c.tables) : null,
             c?.exploratory ? 1 : 0,
@@ -112,8 +142,14 @@ export async function recomputeRun(sql: Sql, runId: string): Promise<{ traces: n
           ]);
         }
       }
-      for (const row of tools.drain()) await tx.run(UPSERT_TOOL_COUNT, row);
-      await tx.run("UPDATE runs SET version = version + 1 WHERE id = ?", [runId]);
+      await insertArrays(tx, "run_tool_counts", TOOL_COUNT_COLUMNS, tools.drain(), addToolCounts);
+      await write(
+        tx,
+        qb(tx)
+          .updateTable("runs")
+          .set((eb) => ({ version: eb("version", "+", 1) }))
+          .where("id", "=", runId),
+      );
     });
   } finally {
     measurer.close();

@@ -9,13 +9,18 @@ import { lostTransaction, storeFault } from "./store-fault";
 import { lineFailure } from "./read-traces";
 import { mergeRoles, storeLookups, ToolCounter, type StoreLookups } from "./measure";
 import { STEP_COLUMNS, TRACE_COLUMNS, type PreparedTrace } from "./prepare";
+import { insertText, qb } from "@/lib/db/typed";
 import {
-  FINISH_UPLOAD,
-  finishValues,
-  INSERT_UPLOAD,
-  INSERT_UPLOAD_ERROR,
+  addToolCounts,
+  finishUpload,
+  keepBlob,
+  keepRun,
+  keepTrace,
   runRef,
-  UPSERT_TOOL_COUNT,
+  RUN_COLUMNS,
+  TOOL_COUNT_COLUMNS,
+  UPLOAD_COLUMNS,
+  UPLOAD_ERROR_COLUMNS,
   type PendingTrace,
   type RunRef,
   type UploadInfo,
@@ -29,7 +34,9 @@ import {
  */
 export function runRoles(sqlite: Database.Database, toolRoles?: Record<string, string>): (runId: string) => RoleMap {
   const roles = new Map<string, RoleMap>();
-  const stored = sqlite.prepare(`SELECT tool_roles AS roles FROM runs WHERE id = ?`);
+  const stored = sqlite.prepare(
+    qb({ dialect: "sqlite" }).selectFrom("runs").select("tool_roles as roles").where("id", "=", "").compile().sql,
+  );
   return (runId) => {
     let map = roles.get(runId);
     if (!map) {
@@ -62,19 +69,16 @@ export class SqliteUploadWriter implements UploadWriter {
     this.lookups = storeLookups(sqlite);
     this.rolesFor = runRoles(sqlite, toolRoles);
     this.readerFile = sqlite.memory ? null : sqlite.name;
+    const q = qb({ dialect: "sqlite" });
     this.statements = {
-      run: s.prepare(
-        `INSERT OR IGNORE INTO runs (id, name, system, model, benchmark, config, dataset_id, tool_roles) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      run: s.prepare(insertText("sqlite", "runs", RUN_COLUMNS, 1, keepRun)),
+      setRunRoles: s.prepare(
+        q.updateTable("runs").set({ tool_roles: "" }).where("id", "=", "").compile().sql, // (roles, id)
       ),
-      setRunRoles: s.prepare(`UPDATE runs SET tool_roles = ? WHERE id = ?`),
-      trace: s.prepare(
-        `INSERT OR IGNORE INTO traces (id, run_id, upload_id, ${TRACE_COLUMNS.join(", ")}) VALUES (?, ?, ?, ${TRACE_COLUMNS.map(() => "?").join(", ")})`,
-      ),
-      step: s.prepare(
-        `INSERT INTO steps (trace_id, ${STEP_COLUMNS.join(", ")}) VALUES (?, ${STEP_COLUMNS.map(() => "?").join(", ")})`,
-      ),
-      blob: s.prepare(`INSERT OR IGNORE INTO blobs (hash, content) VALUES (?, ?)`),
-      error: s.prepare(INSERT_UPLOAD_ERROR),
+      trace: s.prepare(insertText("sqlite", "traces", ["id", "run_id", "upload_id", ...TRACE_COLUMNS], 1, keepTrace)),
+      step: s.prepare(insertText("sqlite", "steps", ["trace_id", ...STEP_COLUMNS])),
+      blob: s.prepare(insertText("sqlite", "blobs", ["hash", "content"], 1, keepBlob)),
+      error: s.prepare(insertText("sqlite", "upload_errors", UPLOAD_ERROR_COLUMNS)),
       // Prepared once: `exec` would parse the statement again for every trace (a tenth of the ingest's time).
       savepoint: s.prepare("SAVEPOINT trace"),
       release: s.prepare("RELEASE trace"),
@@ -83,7 +87,9 @@ export class SqliteUploadWriter implements UploadWriter {
 
   async begin(): Promise<void> {
     if (!this.sqlite.inTransaction) throw new Error("an upload is written inside the caller's transaction");
-    this.sqlite.prepare(INSERT_UPLOAD).run(this.upload.id, this.upload.source, this.upload.fileName ?? null);
+    this.sqlite
+      .prepare(insertText("sqlite", "uploads", UPLOAD_COLUMNS))
+      .run(this.upload.id, this.upload.source, this.upload.fileName ?? null);
   }
 
   add(item: PendingTrace): void {
@@ -141,11 +147,18 @@ export class SqliteUploadWriter implements UploadWriter {
 
   async finish(totals: { bytes: number; lines: number; errors: number }): Promise<RunRef[]> {
     const runs = [...this.runs.values()];
-    const upsert = this.sqlite.prepare(UPSERT_TOOL_COUNT);
+    const upsert = this.sqlite.prepare(insertText("sqlite", "run_tool_counts", TOOL_COUNT_COLUMNS, 1, addToolCounts));
     for (const row of this.tools.drain()) upsert.run(...row);
-    const bump = this.sqlite.prepare("UPDATE runs SET version = version + 1 WHERE id = ?");
+    const bump = this.sqlite.prepare(
+      qb({ dialect: "sqlite" })
+        .updateTable("runs")
+        .set((eb) => ({ version: eb("version", "+", eb.lit(1)) }))
+        .where("id", "=", "")
+        .compile().sql,
+    );
     for (const r of runs) bump.run(r.id);
-    this.sqlite.prepare(FINISH_UPLOAD).run(...finishValues(this.upload, totals, this, runs));
+    const finish = finishUpload("sqlite", this.upload, totals, this, runs);
+    this.sqlite.prepare(finish.sql).run(...finish.parameters);
     if (!this.sqlite.inTransaction) throw lostTransaction();
     return runs;
   }

@@ -6,6 +6,7 @@ import { ENGINES, useEngineStore } from "@/lib/testing/engines";
 import { sharedData } from "@/lib/testing/shared-data";
 import { ingestAuto } from "./ingest-auto";
 import { streamSpecFor } from "./stream-foreign";
+import { many, one, raw } from "@/lib/db/typed";
 
 const saved = process.env.METRON_MAX_FOREIGN_BYTES;
 afterEach(() => {
@@ -33,8 +34,11 @@ describe.each(ENGINES)("foreign files streamed element by element (%s store)", (
       defaults: { name: "streamed lsb", system: "ADK", model: "gemini" },
     });
     expect(report).toMatchObject({ format: "livesqlbench", inserted: 300, error_count: 0 });
-    const passed = (await store.sql.get(
-      "SELECT count(*) AS n FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = 'streamed lsb' AND recorded_correct = 1",
+    const passed = (await one(
+      store.sql,
+      raw<
+        Record<string, unknown>
+      >`SELECT count(*) AS n FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = 'streamed lsb' AND recorded_correct = 1`,
     )) as { n: number };
     expect(passed.n).toBe(100); // one of the three real tasks passed, in each copy
   });
@@ -48,8 +52,11 @@ describe.each(ENGINES)("foreign files streamed element by element (%s store)", (
       defaults: { system: "react" },
     });
     expect(report).toMatchObject({ format: "inspect", inserted: 3, error_count: 0 });
-    const models = await store.sql.all(
-      "SELECT DISTINCT r.model FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = 'spider_sql_agent (R7fXq2)'",
+    const models = await many(
+      store.sql,
+      raw<
+        Record<string, unknown>
+      >`SELECT DISTINCT r.model FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = 'spider_sql_agent (R7fXq2)'`,
     );
     expect(models).toEqual([{ model: "openai/gpt-4o-mini" }]); // from the eval header, before the samples
   });

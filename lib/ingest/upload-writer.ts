@@ -5,6 +5,9 @@
  * batches of multi-row INSERTs through `Sql` (PostgreSQL). Both run inside the caller's one transaction: an upload
  * that fails, or a process that dies, leaves nothing of it behind.
  */
+import type { CompiledQuery } from "kysely";
+import type { Dialect } from "@/lib/db/sql";
+import { qb, type Column, type InsertEnd } from "@/lib/db/typed";
 import type { RoleMap } from "@/lib/sql/classify-step";
 import type { StoreLookups } from "./measure";
 import type { PreparedTrace } from "./prepare";
@@ -58,24 +61,25 @@ export interface UploadWriter {
 }
 
 /** The upload's totals, written when it commits (either engine). */
-export const FINISH_UPLOAD =
-  "UPDATE uploads SET bytes = ?, lines = ?, inserted = ?, duplicates = ?, error_count = ?, run_ids = ? WHERE id = ?";
-
-export function finishValues(
+export function finishUpload(
+  dialect: Dialect,
   upload: UploadInfo,
   totals: { bytes: number; lines: number; errors: number },
   counts: { inserted: number; duplicates: number },
   runs: RunRef[],
-): [number, number, number, number, number, string, string] {
-  return [
-    totals.bytes,
-    totals.lines,
-    counts.inserted,
-    counts.duplicates,
-    totals.errors,
-    JSON.stringify(runs.map((r) => r.id)),
-    upload.id,
-  ];
+): CompiledQuery {
+  return qb({ dialect })
+    .updateTable("uploads")
+    .set({
+      bytes: totals.bytes,
+      lines: totals.lines,
+      inserted: counts.inserted,
+      duplicates: counts.duplicates,
+      error_count: totals.errors,
+      run_ids: JSON.stringify(runs.map((r) => r.id)),
+    })
+    .where("id", "=", upload.id)
+    .compile();
 }
 
 /** A run as an upload's report names it, with what the file did not say. */
@@ -93,7 +97,33 @@ export function runRef(p: PreparedTrace): RunRef {
   };
 }
 
-export const INSERT_UPLOAD = "INSERT INTO uploads (id, source, file_name) VALUES (?, ?, ?)";
-export const INSERT_UPLOAD_ERROR = "INSERT INTO upload_errors (upload_id, line, message) VALUES (?, ?, ?)";
-export const UPSERT_TOOL_COUNT =
-  "INSERT INTO run_tool_counts (run_id, tool, role, calls) VALUES (?, ?, ?, ?) ON CONFLICT (run_id, tool) DO UPDATE SET calls = run_tool_counts.calls + excluded.calls, role = excluded.role";
+export const UPLOAD_COLUMNS = ["id", "source", "file_name"] as const satisfies Column<"uploads">[];
+export const UPLOAD_ERROR_COLUMNS = ["upload_id", "line", "message"] as const satisfies Column<"upload_errors">[];
+export const TOOL_COUNT_COLUMNS = ["run_id", "tool", "role", "calls"] as const satisfies Column<"run_tool_counts">[];
+export const RUN_COLUMNS = [
+  "id",
+  "name",
+  "system",
+  "model",
+  "benchmark",
+  "config",
+  "dataset_id",
+  "tool_roles",
+] as const satisfies Column<"runs">[];
+
+/** A run's tool counts add to what the store holds (an upload's calls on top of earlier uploads'). */
+export const addToolCounts: InsertEnd<"run_tool_counts"> = (q) =>
+  q.onConflict((oc) =>
+    oc.columns(["run_id", "tool"]).doUpdateSet((eb) => ({
+      calls: eb("run_tool_counts.calls", "+", eb.ref("excluded.calls")),
+      role: eb.ref("excluded.role"),
+    })),
+  );
+
+/** A row whose key is stored already is left as it is: same id, same content (runs, traces, blobs). */
+export const keepRun: InsertEnd<"runs"> = (q) => q.onConflict((oc) => oc.column("id").doNothing());
+export const keepTrace: InsertEnd<"traces"> = (q) => q.onConflict((oc) => oc.column("id").doNothing());
+export const keepBlob: InsertEnd<"blobs"> = (q) => q.onConflict((oc) => oc.column("hash").doNothing());
+/** The batched writer learns which traces were new from what the INSERT returns. */
+export const keepTraceReturningNew: InsertEnd<"traces"> = (q) =>
+  q.onConflict((oc) => oc.column("id").doNothing()).returning("id");

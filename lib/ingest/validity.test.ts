@@ -9,6 +9,7 @@ import { importSpiderDe } from "@/lib/testing/spider-de";
 import { jsonl, makeStep } from "@/lib/testing/factories";
 import { ingestStream } from "./ingest";
 import { recomputeRun } from "./recompute";
+import { many, one, raw } from "@/lib/db/typed";
 
 describe.each(ENGINES)("on the %s store", (engine) => {
   const store = useEngineStore(engine, async () => {
@@ -40,9 +41,11 @@ describe.each(ENGINES)("on the %s store", (engine) => {
           ),
         ),
       );
-      const rows = (await store.sql.all(
-        "SELECT question_id AS q, gold_count AS gold, over_exploration AS over, extra_table_count AS extra, table_sets AS sets FROM traces WHERE run_id = ? ORDER BY q",
-        [report.runs[0].id],
+      const rows = (await many(
+        store.sql,
+        raw<
+          Record<string, unknown>
+        >`SELECT question_id AS q, gold_count AS gold, over_exploration AS over, extra_table_count AS extra, table_sets AS sets FROM traces WHERE run_id = ${report.runs[0].id} ORDER BY q`,
       )) as {
         q: string;
         gold: number | null;
@@ -90,9 +93,11 @@ describe.each(ENGINES)("on the %s store", (engine) => {
       expect(report.warnings).toEqual([
         { line: 1, message: expect.stringMatching(/extracted from a Markdown code fence/) },
       ]);
-      const t = (await store.sql.get(
-        "SELECT final_sql AS raw, extra_table_count AS extra, table_sets AS sets FROM traces WHERE run_id = ? AND question_id = '22'",
-        [report.runs[0].id],
+      const t = (await one(
+        store.sql,
+        raw<
+          Record<string, unknown>
+        >`SELECT final_sql AS raw, extra_table_count AS extra, table_sets AS sets FROM traces WHERE run_id = ${report.runs[0].id} AND question_id = '22'`,
       )) as { raw: string; extra: number; sets: string };
       expect(t.raw).toMatch(/^Here is the query/); // the raw answer is kept
       expect(t.extra).toBe(1);
@@ -125,10 +130,15 @@ describe.each(ENGINES)("on the %s store", (engine) => {
       );
       const runId = report.runs[0].id;
       const read = async () => ({
-        trace: await store.sql.get("SELECT empty_probe_count AS n FROM traces WHERE run_id = ?", [runId]),
-        steps: await store.sql.all(
-          "SELECT seq, empty_result AS empty, refines FROM steps WHERE trace_id = (SELECT id FROM traces WHERE run_id = ?) ORDER BY seq",
-          [runId],
+        trace: await one(
+          store.sql,
+          raw<Record<string, unknown>>`SELECT empty_probe_count AS n FROM traces WHERE run_id = ${runId}`,
+        ),
+        steps: await many(
+          store.sql,
+          raw<
+            Record<string, unknown>
+          >`SELECT seq, empty_result AS empty, refines FROM steps WHERE trace_id = (SELECT id FROM traces WHERE run_id = ${runId}) ORDER BY seq`,
         ),
       });
       const expected = {

@@ -1,11 +1,12 @@
 /**
- * The durable job queue, kept in the store (table `rerun_jobs`: single reruns and sweep jobs; `sweeps` groups them).
+ * The durable job queue, kept in the store (table `jobs`: single reruns and sweep jobs; `sweeps` groups them).
  * A worker claims a queued job with one atomic UPDATE, holds it under a lease it renews, and records how it ended.
  * A worker that dies (`kill -9`, a restart) leaves its jobs `running`: the next worker takes them back — at once when
  * their process is gone from this machine, else when the lease runs out — and they run again from scratch.
  */
 import { hostname } from "node:os";
 import type { Sql } from "@/lib/db/sql";
+import { count, countN, many, one, qb, raw, write } from "@/lib/db/typed";
 
 /** What the queue reads of a job row (the job's own columns come with it). */
 export interface QueueRow {
@@ -28,7 +29,6 @@ export interface JobRecord {
 const now = () => Date.now();
 /** Timestamps are written by the worker (the same text on both engines). */
 export const isoNow = () => new Date().toISOString();
-const sameSweep = (sql: Sql) => (sql.dialect === "postgres" ? "sweep_id IS NOT DISTINCT FROM ?" : "sweep_id IS ?");
 
 function alive(pid: number): boolean {
   try {
@@ -48,8 +48,9 @@ export class JobQueue {
 
   /** Takes back jobs whose worker is gone: its process is dead on this machine, or its lease ran out. */
   async reclaim(db: Sql, mine: ReadonlySet<string>): Promise<void> {
-    const held = await db.all<{ id: string; worker: string | null; leaseUntil: number | null }>(
-      "SELECT id, worker, lease_until AS leaseUntil FROM rerun_jobs WHERE state = 'running'",
+    const held = await many(
+      db,
+      qb(db).selectFrom("jobs").select(["id", "worker", "lease_until"]).where("state", "=", "running"),
     );
     const host = hostname();
     for (const j of held) {
@@ -57,24 +58,37 @@ export class JobQueue {
       const [h, pid] = (j.worker ?? "").split(":");
       const dead =
         j.worker === this.workerId ||
-        j.leaseUntil === null ||
-        j.leaseUntil < now() ||
+        j.lease_until === null ||
+        j.lease_until < now() ||
         (h === host && Number(pid) !== process.pid && !alive(Number(pid)));
       if (dead)
-        await db.run(
-          `UPDATE rerun_jobs SET state = 'queued', worker = NULL, lease_until = NULL, error = ? WHERE id = ? AND state = 'running' AND ${db.dialect === "postgres" ? "worker IS NOT DISTINCT FROM ?" : "worker IS ?"}`,
-          [`taken back from ${j.worker ?? "no worker"}, which stopped; run again from scratch`, j.id, j.worker],
+        await write(
+          db,
+          qb(db)
+            .updateTable("jobs")
+            .set({
+              state: "queued",
+              worker: null,
+              lease_until: null,
+              error: `taken back from ${j.worker ?? "no worker"}, which stopped; run again from scratch`,
+            })
+            .where("id", "=", j.id)
+            .where("state", "=", "running")
+            .where("worker", "is not distinct from", j.worker),
         );
     }
   }
 
   async renewLeases(db: Sql, ids: Iterable<string>): Promise<void> {
     for (const id of ids)
-      await db.run("UPDATE rerun_jobs SET lease_until = ? WHERE id = ? AND worker = ?", [
-        now() + this.leaseMs,
-        id,
-        this.workerId,
-      ]);
+      await write(
+        db,
+        qb(db)
+          .updateTable("jobs")
+          .set({ lease_until: now() + this.leaseMs })
+          .where("id", "=", id)
+          .where("worker", "=", this.workerId),
+      );
   }
 
   /**
@@ -83,61 +97,77 @@ export class JobQueue {
    * workers on other machines claiming at the same moment each take a different job, never the same one.
    */
   async claim<R extends QueueRow>(db: Sql, sweepId: string | null): Promise<R | null> {
-    const pick =
-      db.dialect === "postgres"
-        ? `SELECT id FROM rerun_jobs WHERE state = 'queued' AND ${sameSweep(db)} AND coalesce(not_before, 0) <= ?
-           ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`
-        : `SELECT id FROM rerun_jobs WHERE state = 'queued' AND ${sameSweep(db)} AND coalesce(not_before, 0) <= ?
-           ORDER BY created_at, rowid LIMIT 1`;
-    return (
-      (await db.get<R>(
-        `UPDATE rerun_jobs SET state = 'running', worker = ?, lease_until = ?, attempts = attempts + 1, started_at = ?
-         WHERE id = (${pick}) AND state = 'queued'
-         RETURNING *`,
-        [this.workerId, now() + this.leaseMs, isoNow(), sweepId, now()],
-      )) ?? null
+    const q = qb(db);
+    let pick = q
+      .selectFrom("jobs")
+      .select("id")
+      .where("state", "=", "queued")
+      .where("sweep_id", "is not distinct from", sweepId)
+      .where((eb) => eb.fn.coalesce("not_before", eb.lit(0)), "<=", now())
+      .orderBy("created_at")
+      // SQLite: the order rows were queued in; PostgreSQL has no rowid, and ids of one moment are unordered anyway.
+      .orderBy(db.dialect === "postgres" ? raw`id` : raw`rowid`)
+      .limit(1);
+    if (db.dialect === "postgres") pick = pick.forUpdate().skipLocked();
+    const claimed = await one(
+      db,
+      q
+        .updateTable("jobs")
+        .set((eb) => ({
+          state: "running",
+          worker: this.workerId,
+          lease_until: now() + this.leaseMs,
+          attempts: eb("attempts", "+", 1),
+          started_at: isoNow(),
+        }))
+        .where("id", "=", pick)
+        .where("state", "=", "queued")
+        .returningAll(),
     );
+    return (claimed as R | undefined) ?? null;
   }
 
   async runningCount(db: Sql, sweepId: string | null): Promise<number> {
-    return (
-      (
-        await db.get<{ n: number }>(
-          `SELECT count(*) AS n FROM rerun_jobs WHERE state = 'running' AND ${sameSweep(db)}`,
-          [sweepId],
-        )
-      )?.n ?? 0
+    return count(
+      db,
+      this.counted(db).where("state", "=", "running").where("sweep_id", "is not distinct from", sweepId),
     );
   }
 
   /** Single reruns waiting. */
   async queuedReruns(db: Sql): Promise<number> {
-    return (
-      (await db.get<{ n: number }>("SELECT count(*) AS n FROM rerun_jobs WHERE state = 'queued' AND sweep_id IS NULL"))
-        ?.n ?? 0
-    );
+    return count(db, this.counted(db).where("state", "=", "queued").where("sweep_id", "is", null));
   }
 
   /** A sweep's jobs still queued or running. */
   async left(db: Sql, sweepId: string): Promise<number> {
-    return (
-      (
-        await db.get<{ n: number }>(
-          "SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id = ? AND state IN ('queued', 'running')",
-          [sweepId],
-        )
-      )?.n ?? 0
-    );
+    return count(db, this.counted(db).where("sweep_id", "=", sweepId).where("state", "in", ["queued", "running"]));
+  }
+
+  private counted(db: Sql) {
+    return qb(db).selectFrom("jobs").select(countN);
   }
 
   /** Back to the queue after `delayMs`; a pause or a rate limit does not count as an attempt. */
   async requeue(sql: Sql, jobId: string, error: string, delayMs: number, why: "retry" | "rate-limit" | "pause") {
     // Writes are transactions: on SQLite their lock is awaited, not waited for (an upload in this process may hold it).
     await sql.transaction((tx) =>
-      tx.run(
-        `UPDATE rerun_jobs SET state = 'queued', worker = NULL, lease_until = NULL, error = ?, not_before = ?,
-         attempts = attempts - ?, rate_limited = rate_limited + ? WHERE id = ? AND state = 'running' AND worker = ?`,
-        [error, now() + delayMs, why === "retry" ? 0 : 1, why === "rate-limit" ? 1 : 0, jobId, this.workerId],
+      write(
+        tx,
+        qb(tx)
+          .updateTable("jobs")
+          .set((eb) => ({
+            state: "queued",
+            worker: null,
+            lease_until: null,
+            error,
+            not_before: now() + delayMs,
+            attempts: eb("attempts", "-", why === "retry" ? 0 : 1),
+            rate_limited: eb("rate_limited", "+", why === "rate-limit" ? 1 : 0),
+          }))
+          .where("id", "=", jobId)
+          .where("state", "=", "running")
+          .where("worker", "=", this.workerId),
       ),
     );
   }
@@ -153,20 +183,24 @@ export class JobQueue {
     return sql.transaction(
       async (tx) =>
         (
-          await tx.run(
-            `UPDATE rerun_jobs SET state = ?, error = ?, result_trace_id = ?, tokens = ?, cost_usd = ?, sample = coalesce(?, sample),
-             worker = NULL, lease_until = NULL, finished_at = ? WHERE id = ? AND state = 'running' AND worker = ?`,
-            [
-              state,
-              error,
-              record.traceId ?? null,
-              record.tokens ?? null,
-              record.costUsd ?? null,
-              record.sample ?? null,
-              isoNow(),
-              jobId,
-              this.workerId,
-            ],
+          await write(
+            tx,
+            qb(tx)
+              .updateTable("jobs")
+              .set((eb) => ({
+                state,
+                error,
+                result_trace_id: record.traceId ?? null,
+                tokens: record.tokens ?? null,
+                cost_usd: record.costUsd ?? null,
+                sample: eb.fn.coalesce(eb.val(record.sample ?? null), "sample"),
+                worker: null,
+                lease_until: null,
+                finished_at: isoNow(),
+              }))
+              .where("id", "=", jobId)
+              .where("state", "=", "running")
+              .where("worker", "=", this.workerId),
           )
         ).changes > 0,
     );

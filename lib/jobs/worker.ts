@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { scrubSecrets } from "@/lib/config/secrets";
 import type { Sql } from "@/lib/db/sql";
+import { many, qb, write } from "@/lib/db/typed";
 import { emit, releaseFinished, trackJob, type LiveJob, type QueueEvent } from "./live";
 import { isoNow, JobQueue, type JobRecord, type QueueRow } from "./queue";
 import { decide, retryPolicy, type Outcome } from "./retry";
@@ -139,9 +140,14 @@ export class JobWorker<R extends QueueRow, O extends Outcome, E extends { type: 
   }
 
   private async sweepPass(db: Sql): Promise<boolean> {
-    const sweeps = await db.all<SweepRow>(
-      `SELECT run_id AS runId, state, concurrency, budget, provider, created_at AS createdAt FROM sweeps WHERE state IN ('running', 'paused', 'cancelled')${this.only ? " AND run_id = ?" : ""}`,
-      this.only ? [this.only] : [],
+    const only = this.only;
+    const sweeps: SweepRow[] = await many(
+      db,
+      qb(db)
+        .selectFrom("sweeps")
+        .select(["run_id as runId", "state", "concurrency", "budget", "provider", "created_at as createdAt"])
+        .where("state", "in", ["running", "paused", "cancelled"])
+        .$if(only !== undefined, (q) => q.where("run_id", "=", only ?? "")),
     );
     let busy = false;
     for (const s of sweeps) {
@@ -168,10 +174,14 @@ export class JobWorker<R extends QueueRow, O extends Outcome, E extends { type: 
         this.start(job);
       }
       if ((await this.queue.left(db, s.runId)) === 0)
-        await db.run("UPDATE sweeps SET state = 'done', finished_at = ? WHERE run_id = ? AND state = 'running'", [
-          isoNow(),
-          s.runId,
-        ]);
+        await write(
+          db,
+          qb(db)
+            .updateTable("sweeps")
+            .set({ state: "done", finished_at: isoNow() })
+            .where("run_id", "=", s.runId)
+            .where("state", "=", "running"),
+        );
       else busy = true;
     }
     return busy;

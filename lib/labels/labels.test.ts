@@ -9,6 +9,7 @@ import { ENGINES, engineStore } from "@/lib/testing/engines";
 import { jsonl, makeStep } from "@/lib/testing/factories";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { countLabels, exportLabels, importLabels, listLabels, listNotes, setLabel, setNote } from "./labels";
+import { many, raw, write } from "@/lib/db/typed";
 
 const lines = ["0", "1", "2", "22"].map((id) => ({
   run: { name: "triage", system: "Sophrosyne", model: "m", benchmark: "spider-de" },
@@ -30,9 +31,9 @@ describe.each(ENGINES)("labels and notes (%s store)", (engine) => {
     ({ sql, cleanup } = store);
     await importSpiderDe(store);
     runId = await ingest();
-    ids = (await sql.all<{ id: string }>("SELECT id FROM traces WHERE run_id = ? ORDER BY question_id", [runId])).map(
-      (r) => r.id,
-    );
+    ids = (
+      await many(sql, raw<{ id: string }>`SELECT id FROM traces WHERE run_id = ${runId} ORDER BY question_id`)
+    ).map((r) => r.id);
   }, 60_000);
   afterAll(() => cleanup());
 
@@ -74,7 +75,7 @@ describe.each(ENGINES)("labels and notes (%s store)", (engine) => {
     expect(out).toHaveLength(4); // three labels and a note
     const first = await importLabels(sql, out);
     expect(first).toMatchObject({ labels: 0, notes: 0, unknownTraces: 0, errors: [] }); // already there
-    await sql.run("DELETE FROM labels WHERE label = 'join'");
+    await write(sql, raw`DELETE FROM labels WHERE label = 'join'`);
     const merged = await importLabels(sql, [
       ...out,
       JSON.stringify({ trace_id: "no-such-trace", label: "join" }),

@@ -11,6 +11,7 @@ import { jsonl, makeStep } from "@/lib/testing/factories";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { sharedData } from "@/lib/testing/shared-data";
 import { estimateSavings } from "./directive-savings";
+import { many, raw } from "@/lib/db/typed";
 
 describe("directive savings", () => {
   it("never counts a call on a gold table as saved, and says how many gold tables a strategy hides", () => {
@@ -28,7 +29,10 @@ describe("directive savings", () => {
   it("on Spider-de, computed directives save no more than the oracle, and the gold tables they hide are counted", async () => {
     const dev = JSON.parse(readFileSync(sharedData("spider-de", "dev.json"), "utf8")) as { db_id: string }[];
     const tablesOf = new Map<string, string[]>();
-    for (const r of await store.sql.all<{ db: string; tables: string }>("SELECT db_id AS db, tables FROM databases"))
+    for (const r of await many(
+      store.sql,
+      raw<{ db: string; tables: string }>`SELECT db_id AS db, tables FROM databases`,
+    ))
       tablesOf.set(
         r.db,
         (JSON.parse(r.tables) as { name: string }[]).map((t) => t.name),

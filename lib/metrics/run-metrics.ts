@@ -2,7 +2,7 @@ import { SIMULATED_NOTE, type ExportTable } from "./table-export";
 import { schemaLinking } from "./stats";
 
 /**
- * Run-level metrics from the aggregates of per-trace columns (the SQL is in lib/db/queries/metrics-sql.ts).
+ * Run-level metrics from the aggregates of per-trace columns (the SQL is in lib/db/queries/run-aggregates.ts).
  * Over-exploration follows Sophrosyne: (Σ exploratory − Σ gold) / Σ gold over the traces whose gold count is
  * known. Execution accuracy counts correct over judged traces (correct, wrong result, prediction error,
  * time-out, no submission); gold errors and unevaluated traces are left out.

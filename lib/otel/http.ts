@@ -13,7 +13,8 @@ import {
   OtlpDecodeError,
   OtlpTooLargeError,
 } from "@/lib/otel/decode";
-import { assembleGroups, receiveSpans, startAssembler, TooManySpansError } from "@/lib/otel/receiver";
+import { assembleGroups, startAssembler } from "@/lib/otel/assemble";
+import { receiveSpans, TooManySpansError } from "@/lib/otel/receiver";
 import { readBounded } from "@/lib/http/read-bounded";
 
 export async function receiveOtlpRequest(request: Request): Promise<Response> {

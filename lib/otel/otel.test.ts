@@ -13,7 +13,9 @@ import { startFakeOpenAI, type FakeServer } from "@/lib/testing/fake-openai";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { decodeExportRequest } from "./decode";
 import { registerContextManager } from "./emit";
-import { assembleGroups, receiveSpans } from "./receiver";
+import { assembleGroups } from "./assemble";
+import { receiveSpans } from "./receiver";
+import { many, one, raw } from "@/lib/db/typed";
 
 describe.each(ENGINES)("on the %s store", (engine) => {
   const store = useEngineStore(engine, async () => {
@@ -84,9 +86,11 @@ describe.each(ENGINES)("on the %s store", (engine) => {
       const outcomes = await assembleGroups(store.sql, () => sharedHandle(store.sql), { groups: received.complete });
       expect(outcomes).toMatchObject([{ inserted: 1, errors: [] }]);
 
-      const trace = (await store.sql
-        .get(`SELECT t.id, t.question_id, t.input_tokens, t.output_tokens, t.exploratory_calls, t.gold_count, t.final_sql, r.name, r.system, r.model
-         FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = 'otel run'`)) as Record<string, unknown>;
+      const trace = (await one(
+        store.sql,
+        raw`SELECT t.id, t.question_id, t.input_tokens, t.output_tokens, t.exploratory_calls, t.gold_count, t.final_sql, r.name, r.system, r.model
+         FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = 'otel run'`,
+      )) as Record<string, unknown>;
       expect(trace).toMatchObject({
         question_id: "22",
         input_tokens: 300 + 600 + 900, // the three model calls (the loop stops at the submission)
@@ -97,9 +101,11 @@ describe.each(ENGINES)("on the %s store", (engine) => {
         system: "ai-sdk-agent",
         model: "compatible:fake-model", // metron.run.model, which the loop sets
       });
-      const steps = (await store.sql.all(
-        "SELECT tool, args, result FROM steps WHERE trace_id = ? AND type = 'tool_call' ORDER BY seq",
-        [trace.id as string],
+      const steps = (await many(
+        store.sql,
+        raw<
+          Record<string, unknown>
+        >`SELECT tool, args, result FROM steps WHERE trace_id = ${trace.id as string} AND type = 'tool_call' ORDER BY seq`,
       )) as { tool: string; args: string; result: string | null }[];
       expect(steps.map((s) => s.tool)).toEqual(["list_tables", "describe_table", "submit_final_query"]);
       expect(JSON.parse(steps[1].args)).toEqual({ table_name: "konzert" });
@@ -108,7 +114,9 @@ describe.each(ENGINES)("on the %s store", (engine) => {
       // Sent again (an exporter's retry): every span is a duplicate, nothing is stored.
       const again = await receiveSpans(store.sql, json);
       expect(again).toMatchObject({ accepted: 0, duplicates: spans.length, complete: [] });
-      expect(await store.sql.get("SELECT count(*) AS n FROM traces")).toMatchObject({ n: 1 });
+      expect(await one(store.sql, raw<Record<string, unknown>>`SELECT count(*) AS n FROM traces`)).toMatchObject({
+        n: 1,
+      });
     });
   });
 });

@@ -11,9 +11,11 @@
  * configuration splits words as PostgreSQL's parser does and keeps accents (FTS5 here removes them): `résumé` does
  * not find `resume` there.
  */
-import { type Param, type Sql } from "@/lib/db/sql";
+import type { Expression, ExpressionBuilder, ExpressionWrapper, SqlBool } from "kysely";
+import type { Sql } from "@/lib/db/sql";
 import { positiveNumber } from "@/lib/config/env";
-import { EFFECTIVE_CORRECT } from "@/lib/db/queries/metrics-sql";
+import { many, qb, raw, type Tables } from "@/lib/db/typed";
+import { effectiveCorrect, inJsonArray, jsonValue, type TraceSelection } from "@/lib/db/typed-sql";
 import { summarizeArgs } from "@/lib/trace/step-summary";
 import { parseQuery, type ParsedQuery } from "./query";
 import { MARK_END, MARK_START } from "./marks";
@@ -35,8 +37,8 @@ export function syncSearchIndex(
 }
 
 /** Removes traces' documents (inside the caller's transaction), on either engine. */
-export function removeTracesFromSearch(tx: Sql, where: string, params: Param[]): Promise<void> {
-  return searchIndexer(tx).remove(where, params);
+export function removeTracesFromSearch(tx: Sql, selection: TraceSelection): Promise<void> {
+  return searchIndexer(tx).remove(selection);
 }
 
 export interface SearchSnippet {
@@ -83,65 +85,69 @@ export type SearchFilters = Partial<
   Record<"dataset" | "run" | "system" | "model" | "outcome" | "tool" | "role" | "label", string>
 >;
 
-function traceConditions(terms: ParsedQuery["terms"]): { sql: string[]; params: Param[] } {
-  const sql: string[] = [];
-  const params: Param[] = [];
+/** The query's tables: traces `t`, their runs `r`, a step `s` and a search document `d`. */
+type SearchDb = Tables & { t: Tables["traces"]; r: Tables["runs"]; s: Tables["steps"]; d: Tables["search_docs"] };
+type Condition = ExpressionWrapper<SearchDb, "t" | "r", SqlBool> | Expression<SqlBool>;
+
+/** A trace's terms, over `t` and `r`. */
+function traceConditions(eb: ExpressionBuilder<SearchDb, "t" | "r">, terms: ParsedQuery["terms"]): Condition[] {
+  const out: Condition[] = [];
+  const correct = () => effectiveCorrect(eb, "t.ex_outcome", "t.recorded_correct");
   for (const { key, value } of terms) {
-    if (key === "system" || key === "model") {
-      sql.push(`r.${key} = ?`);
-      params.push(value);
-    } else if (key === "run") {
-      sql.push("(r.id = ? OR r.name = ?)");
-      params.push(value, value);
-    } else if (key === "dataset") {
-      sql.push("r.dataset_id = ?");
-      params.push(value);
-    } else if (key === "db") {
-      sql.push("t.db_id = ?");
-      params.push(value);
-    } else if (key === "question") {
-      sql.push("t.question_id = ?");
-      params.push(value);
-    } else if (key === "label") {
-      sql.push("EXISTS (SELECT 1 FROM labels l WHERE l.trace_id = t.id AND l.label = ?)");
-      params.push(value);
-    } else if (key === "outcome") {
-      if (value === "right" || value === "correct") sql.push(`${EFFECTIVE_CORRECT} = 1`);
-      else if (value === "wrong") sql.push(`${EFFECTIVE_CORRECT} = 0`);
-      else if (value === "unjudged") sql.push(`${EFFECTIVE_CORRECT} IS NULL`);
-      else {
-        sql.push("t.ex_outcome = ?");
-        params.push(value);
-      }
+    if (key === "system") out.push(eb("r.system", "=", value));
+    else if (key === "model") out.push(eb("r.model", "=", value));
+    else if (key === "run") out.push(eb.or([eb("r.id", "=", value), eb("r.name", "=", value)]));
+    else if (key === "dataset") out.push(eb("r.dataset_id", "=", value));
+    else if (key === "db") out.push(eb("t.db_id", "=", value));
+    else if (key === "question") out.push(eb("t.question_id", "=", value));
+    else if (key === "label")
+      out.push(
+        eb.exists(
+          eb
+            .selectFrom("labels as l")
+            .select("l.trace_id")
+            .whereRef("l.trace_id", "=", "t.id")
+            .where("l.label", "=", value),
+        ),
+      );
+    else if (key === "outcome") {
+      if (value === "right" || value === "correct") out.push(eb(correct(), "=", 1));
+      else if (value === "wrong") out.push(eb(correct(), "=", 0));
+      else if (value === "unjudged") out.push(eb(correct(), "is", null));
+      else out.push(eb("t.ex_outcome", "=", value));
     }
   }
-  return { sql, params };
+  return out;
 }
 
-function stepConditions(
-  terms: ParsedQuery["terms"],
-  alias: string,
-  postgres: boolean,
-): { sql: string[]; params: Param[] } {
-  const sql: string[] = [];
-  const params: Param[] = [];
+/** A step's terms, over `s`. */
+function stepConditions(sql: Sql, eb: ExpressionBuilder<SearchDb, "s">, terms: ParsedQuery["terms"]): Condition[] {
+  const out: Condition[] = [];
   for (const { key, value } of terms) {
-    if (key === "tool") {
-      sql.push(`${alias}.tool = ?`);
-      params.push(value);
-    } else if (key === "role") {
-      sql.push(`${alias}.tool_role = ?`);
-      params.push(value);
-    } else if (key === "table") {
-      sql.push(
-        postgres
-          ? `EXISTS (SELECT 1 FROM jsonb_array_elements_text(${alias}.tables::jsonb) j WHERE lower(j) = lower(?))`
-          : `EXISTS (SELECT 1 FROM json_each(${alias}.tables) j WHERE lower(j.value) = lower(?))`,
+    if (key === "tool") out.push(eb("s.tool", "=", value));
+    else if (key === "role") out.push(eb("s.tool_role", "=", value));
+    else if (key === "table") {
+      const tables = eb.ref("s.tables");
+      out.push(
+        sql.dialect === "postgres"
+          ? raw<SqlBool>`EXISTS (SELECT 1 FROM jsonb_array_elements_text(${tables}::jsonb) j WHERE lower(j) = lower(${value}))`
+          : raw<SqlBool>`EXISTS (SELECT 1 FROM json_each(${tables}) j WHERE lower(j.value) = lower(${value}))`,
       );
-      params.push(value);
     }
   }
-  return { sql, params };
+  return out;
+}
+
+/** A trace's distinct labels, in code-point order, joined by U+0001 (NULL when none). */
+function labelList(sql: Sql, eb: ExpressionBuilder<SearchDb, "t" | "r">) {
+  const t = eb.ref("t.id");
+  return sql.dialect === "postgres"
+    ? raw<
+        string | null
+      >`(SELECT string_agg(label, chr(1) ORDER BY label COLLATE "C") FROM (SELECT DISTINCT label FROM labels WHERE trace_id = ${t}) x)`
+    : raw<
+        string | null
+      >`(SELECT group_concat(label, char(1)) FROM (SELECT DISTINCT label FROM labels WHERE trace_id = ${t} ORDER BY label))`;
 }
 
 interface DocRow {
@@ -176,7 +182,7 @@ export async function searchTraces(
   const limit = opts.limit ?? 50;
   const offset = opts.offset ?? 0;
   const { maxDocs } = searchLimits();
-  const trace = traceConditions(terms);
+  const traceTerms = terms.filter((t) => t.key !== "tool" && t.key !== "role" && t.key !== "table");
   const stepTerms = terms.filter((t) => t.key === "tool" || t.key === "role" || t.key === "table");
   const prefilter = stepTerms.filter((t) => t.key !== "role").map((t) => t.value);
   const match = [query.match, ...prefilter.map(phrase)].filter(Boolean).join(" AND ") || null;
@@ -184,43 +190,83 @@ export async function searchTraces(
   const excluded =
     pg && query.match ? [...query.match.matchAll(/NOT "((?:[^"]|"")*)"/g)].map((m) => m[1].replaceAll('""', '"')) : [];
   const positive = pg ? [...query.words.filter((w) => !excluded.includes(w)), ...prefilter] : [];
-  const tsquery = [
-    ...positive.map(() => "phraseto_tsquery('simple', ?)"),
-    ...excluded.map(() => "!! phraseto_tsquery('simple', ?)"),
-  ].join(" && ");
-  const matchSql = pg ? `d.tsv @@ (${tsquery})` : "search_docs MATCH ?";
-  const matchParams: Param[] = pg ? [...positive, ...excluded] : [match];
-  const newest = pg ? "t.created_at DESC, t.id DESC" : "t.rowid DESC";
+  const tsquery = raw.join(
+    [
+      ...positive.map((w) => raw`phraseto_tsquery('simple', ${w})`),
+      ...excluded.map((w) => raw`!! phraseto_tsquery('simple', ${w})`),
+    ],
+    raw` && `,
+  );
+  const matches = pg ? raw<SqlBool>`d.tsv @@ (${tsquery})` : raw<SqlBool>`search_docs MATCH ${match}`;
+  const db = qb(sql);
+  // Newest traces first: PostgreSQL has no rowid, so by creation time (then id).
+  const newest = pg ? raw`t.created_at DESC, t.id DESC` : raw`t.rowid DESC`;
   let docs: DocRow[];
   if (match) {
-    const step = stepConditions(stepTerms, "s", pg);
-    const joinTraces = trace.sql.length > 0;
-    docs = await sql.all<DocRow>(
-      `SELECT d.rowid AS rowid, d.trace_id AS traceId, d.seq AS seq, d.field AS field
-         FROM search_docs d
-         ${joinTraces ? "JOIN traces t ON t.id = d.trace_id JOIN runs r ON r.id = t.run_id" : ""}
-         ${stepTerms.length ? "JOIN steps s ON s.trace_id = d.trace_id AND s.seq = d.seq" : ""}
-         WHERE ${matchSql} ${[...trace.sql, ...step.sql].map((c) => `AND ${c}`).join(" ")}
-         ORDER BY d.rowid DESC LIMIT ?`,
-      [...matchParams, ...trace.params, ...step.params, maxDocs],
+    docs = await many(
+      sql,
+      db
+        .selectFrom("search_docs as d")
+        .select(["d.rowid as rowid", "d.trace_id as traceId", "d.seq as seq", "d.field as field"])
+        .where((eb) =>
+          eb.and([
+            matches,
+            ...(traceTerms.length
+              ? [
+                  eb(
+                    "d.trace_id",
+                    "in",
+                    eb
+                      .selectFrom("traces as t")
+                      .innerJoin("runs as r", "r.id", "t.run_id")
+                      .select("t.id")
+                      .where((tb) => tb.and(traceConditions(tb, traceTerms))),
+                  ),
+                ]
+              : []),
+            ...(stepTerms.length
+              ? [
+                  eb.exists(
+                    eb
+                      .selectFrom("steps as s")
+                      .select("s.seq")
+                      .whereRef("s.trace_id", "=", "d.trace_id")
+                      .whereRef("s.seq", "=", "d.seq")
+                      .where((sb) => sb.and(stepConditions(sql, sb, stepTerms))),
+                  ),
+                ]
+              : []),
+          ]),
+        )
+        .orderBy("d.rowid", "desc")
+        .limit(maxDocs),
     );
   } else if (stepTerms.length) {
-    const step = stepConditions(stepTerms, "s", pg);
     docs = (
-      await sql.all<DocRow & { tool: string | null; args: string | null }>(
-        `SELECT NULL AS rowid, s.trace_id AS traceId, s.seq AS seq, s.type AS field, s.tool AS tool, s.args AS args
-           FROM steps s JOIN traces t ON t.id = s.trace_id JOIN runs r ON r.id = t.run_id
-           WHERE ${[...step.sql, ...trace.sql].join(" AND ")}
-           ORDER BY ${newest}, s.seq LIMIT ?`,
-        [...step.params, ...trace.params, maxDocs],
+      await many(
+        sql,
+        db
+          .selectFrom("steps as s")
+          .innerJoin("traces as t", "t.id", "s.trace_id")
+          .innerJoin("runs as r", "r.id", "t.run_id")
+          .select(["s.trace_id as traceId", "s.seq as seq", "s.type as field", "s.tool as tool", "s.args as args"])
+          .where((eb) => eb.and([...stepConditions(sql, eb, stepTerms), ...traceConditions(eb, traceTerms)]))
+          .orderBy(newest)
+          .orderBy("s.seq")
+          .limit(maxDocs),
       )
-    ).map((d) => ({ ...d, text: `${d.tool ?? d.field} ${summarizeArgs(d.args)}` }));
+    ).map((d) => ({ ...d, rowid: null, text: `${d.tool ?? d.field} ${summarizeArgs(d.args)}` }));
   } else if (terms.length) {
     docs = (
-      await sql.all<{ traceId: string }>(
-        `SELECT t.id AS traceId FROM traces t JOIN runs r ON r.id = t.run_id WHERE ${trace.sql.join(" AND ")}
-           ORDER BY ${newest} LIMIT ?`,
-        [...trace.params, maxDocs],
+      await many(
+        sql,
+        db
+          .selectFrom("traces as t")
+          .innerJoin("runs as r", "r.id", "t.run_id")
+          .select("t.id as traceId")
+          .where((eb) => eb.and(traceConditions(eb, traceTerms)))
+          .orderBy(newest)
+          .limit(maxDocs),
       )
     ).map((d) => ({ ...d, rowid: null, seq: null, field: "trace", text: "" }));
   } else docs = [];
@@ -239,31 +285,52 @@ export async function searchTraces(
   // Snippets only for the hits shown, in step order; the hits' rows and their snippets in one query each (under load
   // every round trip waits for a pooled connection: a page of 25 hits once made ~100 of them).
   const shown = page.flatMap((id) => byTrace.get(id)!);
-  const wanted = match ? shown.filter((d) => d.text === undefined && d.rowid !== null).map((d) => d.rowid!) : [];
+  const wanted = match ? shown.filter((d) => d.text === undefined && d.rowid !== null).map((d) => String(d.rowid)) : [];
   const snippetText = new Map<number, string>();
   if (wanted.length) {
-    const rows = await sql.all<{ rowid: number; text: string }>(
-      pg
-        ? `SELECT rowid AS rowid, ts_headline('simple', content, (${tsquery}), 'StartSel=${MARK_START}, StopSel=${MARK_END}, MaxWords=14, MinWords=5, MaxFragments=1, FragmentDelimiter=…') AS text
-           FROM search_docs d WHERE rowid IN (SELECT jsonb_array_elements_text(?::jsonb)::bigint)`
-        : `SELECT rowid AS rowid, snippet(search_docs, 0, '${MARK_START}', '${MARK_END}', '…', 14) AS text FROM search_docs
-           WHERE search_docs MATCH ? AND ${sql.d.inJsonArray("rowid")}`,
-      [...matchParams, JSON.stringify(wanted)],
+    const rows = await many(
+      sql,
+      db
+        .selectFrom("search_docs as d")
+        .select([
+          "d.rowid as rowid",
+          pg
+            ? raw<string>`ts_headline('simple', d.content, (${tsquery}), ${`StartSel=${MARK_START}, StopSel=${MARK_END}, MaxWords=14, MinWords=5, MaxFragments=1, FragmentDelimiter=…`})`.as(
+                "text",
+              )
+            : raw<string>`snippet(search_docs, 0, ${MARK_START}, ${MARK_END}, '…', 14)`.as("text"),
+        ])
+        .where((eb) =>
+          pg
+            ? raw<SqlBool>`d.rowid IN (SELECT jsonb_array_elements_text(${JSON.stringify(wanted)}::jsonb)::bigint)`
+            : eb.and([matches, inJsonArray(sql, eb, "d.rowid", wanted)]),
+        ),
     );
     for (const r of rows) snippetText.set(Number(r.rowid), r.text);
   }
-  const labelList = pg
-    ? '(SELECT string_agg(label, chr(1) ORDER BY label COLLATE "C") FROM (SELECT DISTINCT label FROM labels WHERE trace_id = t.id) x)'
-    : "(SELECT group_concat(label, char(1)) FROM (SELECT DISTINCT label FROM labels WHERE trace_id = t.id ORDER BY label))";
-  type Row = Omit<TraceHit, "snippets" | "labels" | "simulated"> & { labels: string | null; simulated: number };
   const rows = page.length
-    ? await sql.all<Row>(
-        `SELECT t.id AS traceId, r.id AS runId, r.name AS runName, r.system, r.model,
-       coalesce(${sql.d.jsonValue("r.config", "simulated")}, 0) AS simulated, t.question_id AS questionId, t.sample,
-       substr(t.question_text, 1, 300) AS questionText, t.ex_outcome AS exOutcome, t.recorded_correct AS recordedCorrect, t.status,
-       ${EFFECTIVE_CORRECT} AS correct, ${labelList} AS labels
-     FROM traces t JOIN runs r ON r.id = t.run_id WHERE ${sql.d.inJsonArray("t.id")}`,
-        [JSON.stringify(page)],
+    ? await many(
+        sql,
+        db
+          .selectFrom("traces as t")
+          .innerJoin("runs as r", "r.id", "t.run_id")
+          .select((eb) => [
+            "t.id as traceId",
+            "r.id as runId",
+            "r.name as runName",
+            "r.system",
+            "r.model",
+            eb.fn.coalesce(jsonValue(sql, eb, "r.config", "simulated"), eb.lit(0)).as("simulated"),
+            "t.question_id as questionId",
+            "t.sample",
+            eb.fn<string | null>("substr", ["t.question_text", eb.lit(1), eb.lit(300)]).as("questionText"),
+            "t.ex_outcome as exOutcome",
+            "t.recorded_correct as recordedCorrect",
+            "t.status",
+            effectiveCorrect(eb, "t.ex_outcome", "t.recorded_correct").as("correct"),
+            labelList(sql, eb).as("labels"),
+          ])
+          .where((eb) => inJsonArray(sql, eb, "t.id", page)),
       )
     : [];
   const rowOf = new Map(rows.map((r) => [r.traceId, r]));
@@ -278,7 +345,7 @@ export async function searchTraces(
     }
     hits.push({
       ...row,
-      simulated: Boolean(row.simulated),
+      simulated: Boolean(Number(row.simulated)),
       labels: row.labels ? row.labels.split("\u0001") : [],
       snippets,
     });

@@ -1,16 +1,20 @@
 /**
  * The SQLite store's search indexer: FTS5 documents (`search_docs`), written with prepared statements on the
- * store's connection, one rowid range per trace (`search_indexed`), never waiting for the write lock.
+ * store's connection, one rowid range per trace (`search_indexed`), never waiting for the write lock. The documents
+ * are made by INSERT … SELECT with SQLite's JSON functions, written here as SQLite's own SQL (FTS5 and `json_tree`
+ * are this engine's alone); the bookkeeping is compiled by Kysely from the schema.
  */
 import type Database from "better-sqlite3";
-import type { Param } from "@/lib/db/sql";
+import type { Sql } from "@/lib/db/sql";
+import { insertText, many, qb, write } from "@/lib/db/typed";
+import { selectedTraceIds, type TraceSelection } from "@/lib/db/typed-sql";
 import { SEARCH_SPAN, searchLimits } from "./limits";
 import type { SearchIndexer } from "./search-indexer";
 
-export function sqliteIndexer(sqlite: Database.Database): SearchIndexer {
+export function sqliteIndexer(sql: Sql, sqlite: Database.Database): SearchIndexer {
   return {
     sync: async (opts = {}) => syncSqliteIndex(sqlite, opts),
-    remove: async (where: string, params: Param[]) => removeFromSqliteIndex(sqlite, where, params),
+    remove: (selection) => removeFromSqliteIndex(sql, selection),
   };
 }
 
@@ -28,11 +32,22 @@ function syncSqliteIndex(
   const { maxChars } = searchLimits();
   const started = performance.now();
   // Most searches find nothing to index: two counts say so without walking the traces.
+  const q = qb({ dialect: "sqlite" });
   const missing = () =>
     (
-      sqlite.prepare("SELECT (SELECT count(*) FROM traces) - (SELECT count(*) FROM search_indexed) AS n").get() as {
-        n: number;
-      }
+      sqlite
+        .prepare(
+          q
+            .selectNoFrom((eb) =>
+              eb(
+                eb.selectFrom("traces").select(eb.fn.countAll<number>().as("a")),
+                "-",
+                eb.selectFrom("search_indexed").select(eb.fn.countAll<number>().as("b")),
+              ).as("n"),
+            )
+            .compile().sql,
+        )
+        .get() as { n: number }
     ).n;
   if (missing() <= 0) return { indexed: 0, pending: 0 };
   const pending = sqlite.prepare(
@@ -55,8 +70,13 @@ function syncSqliteIndex(
              s.trace_id, s.type
            FROM steps s LEFT JOIN blobs b ON b.hash = s.result_blob WHERE s.trace_id = ? AND s.seq < ?) x`,
   );
-  const mark = sqlite.prepare("INSERT INTO search_indexed (trace_id, base) VALUES (?, ?)");
-  const maxBase = sqlite.prepare("SELECT coalesce(max(base), 0) AS b FROM search_indexed");
+  const mark = sqlite.prepare(insertText("sqlite", "search_indexed", ["trace_id", "base"]));
+  const maxBase = sqlite.prepare(
+    q
+      .selectFrom("search_indexed")
+      .select((eb) => eb.fn.coalesce(eb.fn.max("base"), eb.lit(0)).as("b"))
+      .compile().sql,
+  );
   let indexed = 0;
   let cursor = 0;
   // Never wait for the write lock here: better-sqlite3 waits synchronously, and a server that waited for its own
@@ -93,15 +113,24 @@ function syncSqliteIndex(
   return { indexed, pending: Math.max(0, missing()) };
 }
 
-/** Removes traces' documents (inside the caller's transaction). */
-function removeFromSqliteIndex(sqlite: Database.Database, where: string, params: unknown[]): void {
-  const bases = sqlite
-    .prepare(`SELECT trace_id AS id, base FROM search_indexed WHERE trace_id IN (SELECT id FROM traces WHERE ${where})`)
-    .all(...params) as { id: string; base: number }[];
-  const docs = sqlite.prepare("DELETE FROM search_docs WHERE rowid >= ? AND rowid < ?");
-  const row = sqlite.prepare("DELETE FROM search_indexed WHERE trace_id = ?");
+/** Removes traces' documents (inside the caller's transaction): each trace's range of rowids. */
+async function removeFromSqliteIndex(sql: Sql, selection: TraceSelection): Promise<void> {
+  const q = qb(sql);
+  const bases = await many(
+    sql,
+    q
+      .selectFrom("search_indexed")
+      .select(["trace_id as id", "base"])
+      .where("trace_id", "in", selectedTraceIds(sql, selection)),
+  );
   for (const b of bases) {
-    docs.run(b.base, b.base + SEARCH_SPAN);
-    row.run(b.id);
+    await write(
+      sql,
+      q
+        .deleteFrom("search_docs")
+        .where("rowid", ">=", b.base)
+        .where("rowid", "<", b.base + SEARCH_SPAN),
+    );
+    await write(sql, q.deleteFrom("search_indexed").where("trace_id", "=", b.id));
   }
 }

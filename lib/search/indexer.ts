@@ -10,5 +10,5 @@ import { postgresIndexer } from "./indexer-postgres";
 import { sqliteIndexer } from "./indexer-sqlite";
 
 export function searchIndexer(sql: Sql): SearchIndexer {
-  return sql.connection ? sqliteIndexer(sql.connection) : postgresIndexer(sql);
+  return sql.connection ? sqliteIndexer(sql, sql.connection) : postgresIndexer(sql);
 }

@@ -16,6 +16,7 @@ import { MARK_END, MARK_START, searchTraces, syncSearchIndex } from "./index";
 import { parseQuery } from "./query";
 import { openConnection } from "@/lib/db/client";
 import { beginImmediate } from "@/lib/db/write-lock";
+import { one, raw } from "@/lib/db/typed";
 
 const store = tempDb();
 const sqlite = store.db.$client;
@@ -188,8 +189,8 @@ describe.runIf(testPostgresUrl)("full-text search on PostgreSQL", () => {
     (await searchTraces(s, q, { limit: 1000 })).hits.map((h) => h.traceId).sort();
 
   it("indexes every trace, and finds what SQLite finds for words, tables, tools, outcomes and labels", async () => {
-    const traces = (await pg.sql.get<{ n: number }>("SELECT count(*) AS n FROM traces"))!.n;
-    const labelled = (await pg.sql.get<{ id: string }>("SELECT id FROM traces ORDER BY id LIMIT 1"))!.id;
+    const traces = (await one(pg.sql, raw<{ n: number }>`SELECT count(*) AS n FROM traces`))!.n;
+    const labelled = (await one(pg.sql, raw<{ id: string }>`SELECT id FROM traces ORDER BY id LIMIT 1`))!.id;
     await setLabel(pg.sql, labelled, "join");
     await setLabel(asSql(sqlite), labelled, "join");
     expect(await syncSearchIndex(pg.sql)).toEqual({ indexed: traces, pending: 0 });
@@ -219,13 +220,14 @@ describe.runIf(testPostgresUrl)("full-text search on PostgreSQL", () => {
   });
 
   it("follows a deleted run", async () => {
-    const run = (await pg.sql.get<{ id: string }>("SELECT id FROM runs WHERE name = 'spider search'"))!.id;
+    const run = (await one(pg.sql, raw<{ id: string }>`SELECT id FROM runs WHERE name = 'spider search'`))!.id;
     expect((await searchTraces(pg.sql, 'describe_table run:"spider search"')).total).toBeGreaterThan(0);
     await deleteRun(pg.sql, run);
     expect((await searchTraces(pg.sql, 'describe_table run:"spider search"')).total).toBe(0);
     expect(
-      (await pg.sql.get<{ n: number }>(
-        "SELECT count(*) AS n FROM search_docs WHERE trace_id NOT IN (SELECT id FROM traces)",
+      (await one(
+        pg.sql,
+        raw<{ n: number }>`SELECT count(*) AS n FROM search_docs WHERE trace_id NOT IN (SELECT id FROM traces)`,
       ))!.n,
     ).toBe(0);
   });

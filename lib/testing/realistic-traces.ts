@@ -4,6 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import type { Sql } from "@/lib/db/sql";
+import { many, raw } from "@/lib/db/typed";
 import { jsonl } from "./factories";
 import { sharedData } from "./shared-data";
 
@@ -64,7 +65,7 @@ export function omit<T extends object>(value: T, ...keys: string[]): Partial<T> 
 /** Everything an ingest stored, without the upload's own id, in one order on either engine. */
 export async function storedRows(sql: Sql) {
   const all = async (text: string, leave: string[] = []) =>
-    (await sql.all(text))
+    (await many<Record<string, unknown>>(sql, raw.raw(text)))
       .map((r) => omit(r, ...leave))
       .sort((a, b) => {
         const x = JSON.stringify(Object.entries(a).sort());

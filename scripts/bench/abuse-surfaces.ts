@@ -233,7 +233,7 @@ export async function surfaceCases(opts: {
           .prepare("SELECT count(*) AS n FROM otlp_spans WHERE trace_id NOT IN (?, ?)")
           .get(hex(1, 32), hex(2, 32)) as { n: number }
       ).n;
-      const dump = ["otlp_spans", "traces", "steps", "blobs", "rerun_jobs"]
+      const dump = ["otlp_spans", "traces", "steps", "blobs", "jobs"]
         .map((t) => JSON.stringify(db.$client.prepare(`SELECT * FROM ${t}`).all()))
         .join("\n");
       leaked = dump.includes(opts.echo.key) || dump.includes(opts.echo.key.slice(0, 16));

@@ -10,6 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { openStore } from "@/lib/db/store";
+import { one, raw } from "@/lib/db/typed";
 import { ingestStream } from "@/lib/ingest/ingest";
 import { seededRandom } from "@/lib/metrics/stats";
 import { benchPostgres } from "./postgres";
@@ -99,8 +100,12 @@ async function measure(
     // The server indexes the new traces for search in the background, in short slices: pages are timed once it
     // has caught up (and once while it works, to show what a reader sees meanwhile).
     const indexed = async () =>
-      (await sql.get<{ done: number; total: number }>(
-        "SELECT (SELECT count(*) FROM search_indexed) AS done, (SELECT count(*) FROM traces) AS total",
+      (await one(
+        sql,
+        raw<{
+          done: number;
+          total: number;
+        }>`SELECT (SELECT count(*) FROM search_indexed) AS done, (SELECT count(*) FROM traces) AS total`,
       ))!;
     const during = await timePage(`${server.url}/runs/${ids[0]}`, 5);
     console.log(

@@ -13,6 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { openStore } from "@/lib/db/store";
+import { one, qb } from "@/lib/db/typed";
 import { seedDemo } from "@/lib/demo/seed";
 import { ingestStream } from "@/lib/ingest/ingest";
 import { syncSearchIndex } from "@/lib/search";
@@ -64,10 +65,11 @@ async function loadOn(
     })(),
   );
   while ((await syncSearchIndex(store, { budgetMs: 60_000 })).pending > 0); // searchable before the load starts
-  const runId = (await store.get<{ id: string }>("SELECT id FROM runs WHERE name = 'load run'"))!.id;
-  const question = (await store.get<{ q: string }>("SELECT question_id AS q FROM traces WHERE run_id = ? LIMIT 1", [
-    runId,
-  ]))!.q;
+  const runId = (await one(store, qb(store).selectFrom("runs").select("id").where("name", "=", "load run")))!.id;
+  const question = (await one(
+    store,
+    qb(store).selectFrom("traces").select("question_id as q").where("run_id", "=", runId).limit(1),
+  ))!.q;
   await store.close();
   Object.assign(process.env, { METRON_SIM_STEP_DELAY_MS: "20", METRON_SWEEP_MAX_JOBS: "100000" });
   const server = await startServer(file, PORT, pg?.url);

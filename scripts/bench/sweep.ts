@@ -60,7 +60,7 @@ export async function benchSweep(argv: string[]): Promise<number> {
     const direct = await createSweep(asSql(db.$client), request("direct"));
     db.$client.prepare("UPDATE sweeps SET state = 'paused' WHERE run_id = ?").run(direct.runId); // no worker takes it
     const rows = db.$client
-      .prepare("SELECT * FROM rerun_jobs WHERE sweep_id = ? ORDER BY rowid")
+      .prepare("SELECT * FROM jobs WHERE sweep_id = ? ORDER BY rowid")
       .all(direct.runId) as JobRow[];
     const settings = jobSettings();
     let next = 0;

@@ -18,6 +18,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { openStore } from "@/lib/db/store";
+import { count, countN, many, qb } from "@/lib/db/typed";
 import { seedDemo } from "@/lib/demo/seed";
 import { registerContextManager } from "@/lib/otel/emit";
 import { startFakeOpenAI } from "@/lib/testing/fake-openai";
@@ -134,15 +135,20 @@ async function wearOn(engine: "SQLite" | "PostgreSQL", writes: number): Promise<
   const store = await openStore(pg?.url);
   const demo = await seedDemo(store, { dir: path.join(dir, "demo") });
   const runId = demo.runs[0].id;
-  const traces = await store.all<{ id: string; questionId: string }>(
-    "SELECT id, question_id AS questionId FROM traces WHERE run_id = ? ORDER BY id LIMIT 20",
-    [runId],
+  const traces = await many(
+    store,
+    qb(store)
+      .selectFrom("traces")
+      .select(["id", "question_id as questionId"])
+      .where("run_id", "=", runId)
+      .orderBy("id")
+      .limit(20),
   );
   // The question page timed is one the writes do not touch (no rerun, sweep or upload of it): a page that reads
   // nothing the writes change must not slow down (issue 35); the touched ones rightly show more as data grows.
   const touched = new Set(traces.map((t) => t.questionId));
   const untouched = (
-    await store.all<{ q: string }>("SELECT DISTINCT question_id AS q FROM traces WHERE run_id = ?", [runId])
+    await many(store, qb(store).selectFrom("traces").select("question_id as q").distinct().where("run_id", "=", runId))
   )
     .map((r) => r.q)
     .find((q) => !touched.has(q))!;
@@ -175,16 +181,17 @@ async function wearOn(engine: "SQLite" | "PostgreSQL", writes: number): Promise<
     url: `${base}/api/traces/${encodeURIComponent(trace.id)}/labels`,
     init: json({ label: "wear-probe", on }),
   });
-  /** Jobs of the kind `where` names still queued or running. */
-  const openJobs = async (where: string) => {
+  /** Jobs of a kind (single reruns, or a sweep's) still queued or running. */
+  const openJobs = async (kind: "reruns" | "sweep") => {
     const s = await openStore(pg?.url);
     try {
-      return (
-        (
-          await s.get<{ n: number }>(
-            `SELECT count(*) AS n FROM rerun_jobs WHERE ${where} AND state IN ('queued', 'running')`,
-          )
-        )?.n ?? 0
+      return await count(
+        s,
+        qb(s)
+          .selectFrom("jobs")
+          .select(countN)
+          .where("sweep_id", kind === "reruns" ? "is" : "is not", null)
+          .where("state", "in", ["queued", "running"]),
       );
     } finally {
       await s.close();
@@ -256,7 +263,7 @@ async function wearOn(engine: "SQLite" | "PostgreSQL", writes: number): Promise<
           )) as { jobId: string };
           return jobId;
         },
-        settle: () => waitFor("the reruns", async () => (await openJobs("sweep_id IS NULL")) === 0),
+        settle: () => waitFor("the reruns", async () => (await openJobs("reruns")) === 0),
       },
       {
         name: "OTLP export",
@@ -296,7 +303,7 @@ async function wearOn(engine: "SQLite" | "PostgreSQL", writes: number): Promise<
         sweepRuns.push(sweepRun);
         jobs += made;
       }
-      await waitFor("the sweeps", async () => (await openJobs("sweep_id IS NOT NULL")) === 0);
+      await waitFor("the sweeps", async () => (await openJobs("sweep")) === 0);
       console.log(
         `  sweep jobs: ${jobs} in ${sweepRuns.length} sweeps, ${((performance.now() - t0) / 1000).toFixed(1)} s`,
       );
@@ -306,17 +313,30 @@ async function wearOn(engine: "SQLite" | "PostgreSQL", writes: number): Promise<
     // The writes were taken: what each kind stored is counted in the store.
     const s = await openStore(pg?.url);
     try {
-      const count = async (q: string, params: (string | number)[] = []) =>
-        (await s.get<{ n: number }>(q, params))?.n ?? 0;
+      const q = qb(s);
+      const tracesOf = (run: string) =>
+        count(
+          s,
+          q
+            .selectFrom("traces as t")
+            .innerJoin("runs as r", "r.id", "t.run_id")
+            .select(countN)
+            .where("r.name", "=", run),
+        );
+      const jobsDone = (sweep: boolean) =>
+        count(
+          s,
+          q
+            .selectFrom("jobs")
+            .select(countN)
+            .where("sweep_id", sweep ? "is not" : "is", null)
+            .where("state", "=", "done"),
+        );
       const stored = {
-        uploads: await count(
-          "SELECT count(*) AS n FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = 'wear uploads'",
-        ),
-        otlp: await count(
-          "SELECT count(*) AS n FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = 'wear OTLP'",
-        ),
-        reruns: await count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id IS NULL AND state = 'done'"),
-        sweep: await count("SELECT count(*) AS n FROM rerun_jobs WHERE sweep_id IS NOT NULL AND state = 'done'"),
+        uploads: await tracesOf("wear uploads"),
+        otlp: await tracesOf("wear OTLP"),
+        reruns: await jobsDone(false),
+        sweep: await jobsDone(true),
       };
       console.log(
         `  stored: ${stored.uploads} uploaded traces, ${stored.otlp} OTLP traces, ${stored.reruns} reruns, ${stored.sweep} sweep jobs done`,

@@ -4,6 +4,7 @@ import { tempDb } from "@/lib/testing/db";
 import { chunksOf } from "@/lib/testing/db";
 import { jsonl, makeTraceLine } from "@/lib/testing/factories";
 import { ingestStream } from "@/lib/ingest/ingest";
+import { one, raw } from "@/lib/db/typed";
 
 const store = tempDb();
 vi.mock("next/headers", () => ({ headers: async () => new Headers() }));
@@ -21,7 +22,7 @@ afterAll(() => store.cleanup());
 describe("run curation actions", () => {
   it("refuse forged arguments, naming the field, and change nothing", async () => {
     const name = async () =>
-      (await store.sql.get<{ name: string }>("SELECT name FROM runs WHERE id = ?", [runId]))!.name;
+      (await one(store.sql, raw<{ name: string }>`SELECT name FROM runs WHERE id = ${runId}`))!.name;
     const before = await name();
     const forged = { name: { $ne: 1 }, system: "s", model: "m", description: "", tags: "" } as unknown as Parameters<
       typeof actions.saveRunIdentity
@@ -48,7 +49,7 @@ describe("run curation actions", () => {
   it("still do what they are asked with valid arguments", async () => {
     const form = { name: "renamed", system: "s", model: "m", description: "d", tags: "a, b" };
     expect(await actions.saveRunIdentity(runId, form)).toMatchObject({ ok: true });
-    expect((await store.sql.get<{ name: string }>("SELECT name FROM runs WHERE id = ?", [runId]))!.name).toBe(
+    expect((await one(store.sql, raw<{ name: string }>`SELECT name FROM runs WHERE id = ${runId}`))!.name).toBe(
       "renamed",
     );
   });

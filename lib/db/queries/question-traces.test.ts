@@ -8,6 +8,7 @@ import { chunksOf } from "@/lib/testing/db";
 import { ENGINES, useEngineStore } from "@/lib/testing/engines";
 import { jsonl, makeTraceLine } from "@/lib/testing/factories";
 import { getNeighbours, listOtherRuns, listRerunsOf, listSamples } from "./question-traces";
+import { one, raw } from "@/lib/db/typed";
 
 const run = (name: string, config?: Record<string, unknown>) => ({
   name,
@@ -45,11 +46,13 @@ describe.each(ENGINES)("question page queries (%s store)", (engine) => {
     );
   });
   const runId = async (name: string) =>
-    (await store.sql.get<{ id: string }>("SELECT id FROM runs WHERE name = ?", [name]))!.id;
+    (await one(store.sql, raw<{ id: string }>`SELECT id FROM runs WHERE name = ${name}`))!.id;
   const traceId = async (name: string, q: string) =>
-    (await store.sql.get<{ id: string }>(
-      "SELECT t.id FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = ? AND t.question_id = ? AND t.sample = 0",
-      [name, q],
+    (await one(
+      store.sql,
+      raw<{
+        id: string;
+      }>`SELECT t.id FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = ${name} AND t.question_id = ${q} AND t.sample = 0`,
     ))!.id;
 
   it("list a question's samples in order", async () => {

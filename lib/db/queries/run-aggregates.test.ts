@@ -16,6 +16,7 @@ import { getRunAggregates, listRuns } from "./runs";
 import { listExperimentRunIds, listOverviewCells } from "./overview";
 import { listComparableRuns } from "./compare";
 import { parseRunList } from "@/lib/metrics/overview";
+import { many, one, raw, write } from "@/lib/db/typed";
 
 /**
  * The aggregates as SQL text, as lib/db/queries/metrics-sql.ts wrote them before the typed port — but for two fixes
@@ -23,7 +24,10 @@ import { parseRunList } from "@/lib/metrics/overview";
  * home page's LEFT JOIN counted its row of NULLs as one).
  */
 const reference = (sql: Sql) => {
-  const d = sql.d;
+  const overheadCost =
+    sql.dialect === "postgres"
+      ? `(CASE WHEN jsonb_typeof((t.directives)::jsonb #> '{overhead,cost_usd}') = 'number' THEN ((t.directives)::jsonb #>> '{overhead,cost_usd}')::double precision END)`
+      : `json_extract(t.directives, '$.overhead.cost_usd')`;
   const judged = "('correct','wrong_result','pred_error','timeout','no_submission')";
   const correct = `(CASE WHEN t.ex_outcome = 'correct' THEN 1 WHEN t.ex_outcome IN ${judged} THEN 0 WHEN t.ex_outcome = 'gold_error' THEN NULL ELSE t.recorded_correct END)`;
   return `count(t.id) AS traces, count(DISTINCT t.question_id) AS questions,
@@ -39,7 +43,7 @@ const reference = (sql: Sql) => {
   coalesce(sum(t.tokens_recorded), 0) AS "tokensRecorded",
   coalesce(sum(CASE WHEN t.ex_outcome = 'gold_error' THEN 1 ELSE 0 END), 0) AS "goldErrors",
   sum(coalesce(t.cost_usd, t.cost_computed_usd)) AS cost,
-  sum(${d.jsonNumber("t.directives", "overhead.cost_usd")}) AS "directiveOverheadCost",
+  sum(${overheadCost}) AS "directiveOverheadCost",
   count(t.id) - count(coalesce(t.cost_usd, t.cost_computed_usd)) AS "unpricedTraces",
   coalesce(sum(t.link_tp), 0) AS "linkTruePositive", coalesce(sum(t.link_pred), 0) AS "linkPredicted",
   coalesce(sum(t.link_gold), 0) AS "linkGold", sum(t.empty_probe_count) AS "emptyProbes",
@@ -53,17 +57,23 @@ describe.each(ENGINES)("run aggregates (%s store)", (engine) => {
     const report = await ingestStream(s.sql, chunksOf(realisticLines()));
     await evaluateRun(s.sql, report.runs.find((r) => r.name === "worker run")!.id);
     // a run without traces: its counts are 0, its measured sums unknown
-    await s.sql.run("INSERT INTO runs (id, name, system, model, config) VALUES ('empty', 'empty', 'S', 'm', '{}')");
+    await write(
+      s.sql,
+      raw`INSERT INTO runs (id, name, system, model, config) VALUES ('empty', 'empty', 'S', 'm', '{}')`,
+    );
   });
 
   it("give a run's summary as the SQL text did, with real EX outcomes among them", async () => {
-    const runs = await store.sql.all<{ id: string }>("SELECT id FROM runs");
+    const runs = await many(store.sql, raw<{ id: string }>`SELECT id FROM runs`);
     expect(runs.length).toBeGreaterThan(2);
     for (const { id } of runs) {
-      const expected = await store.sql.get(`SELECT ${reference(store.sql)} FROM traces t WHERE t.run_id = ?`, [id]);
+      const expected = await one(
+        store.sql,
+        raw`SELECT ${raw.raw(reference(store.sql))} FROM traces t WHERE t.run_id = ${id}`,
+      );
       expect(await getRunAggregates(store.sql, id), id).toEqual(expected);
     }
-    const worker = await store.sql.get<{ id: string }>("SELECT id FROM runs WHERE name = 'worker run'");
+    const worker = await one(store.sql, raw<{ id: string }>`SELECT id FROM runs WHERE name = 'worker run'`);
     const a = await getRunAggregates(store.sql, worker!.id);
     expect(a.exJudged).toBeGreaterThan(20);
     expect(a.exCorrect).toBeGreaterThan(0);
@@ -77,7 +87,7 @@ describe.each(ENGINES)("run aggregates (%s store)", (engine) => {
     async (sort, dir) => {
       const rows = await listRuns(store.sql, { sort, dir });
       expect(rows.map((r) => r.id).sort()).toEqual(
-        (await store.sql.all<{ id: string }>("SELECT id FROM runs")).map((r) => r.id).sort(),
+        (await many(store.sql, raw<{ id: string }>`SELECT id FROM runs`)).map((r) => r.id).sort(),
       );
       for (const r of rows) {
         const { id, name, system, model, datasetId, createdAt, archivedAt, simulated, ...aggregates } = r;
@@ -99,8 +109,9 @@ describe.each(ENGINES)("run aggregates (%s store)", (engine) => {
   );
 
   it("cover the runs a view asks for: reruns, sweeps, archived and dataset-less runs only when asked", async () => {
-    await store.sql.run(
-      `INSERT INTO runs (id, name, system, model, dataset_id, config, created_at, archived_at) VALUES
+    await write(
+      store.sql,
+      raw`INSERT INTO runs (id, name, system, model, dataset_id, config, created_at, archived_at) VALUES
         ('rr', 'Reruns', 'S', 'm', 'spider-de', '{}', '2020-01-01', NULL),
         ('rc', 'reruns of x', 'S', 'm', 'spider-de', '{"reruns":true}', '2020-01-02', NULL),
         ('sw', 'a sweep', 'S', 'm', 'spider-de', '{"sweep":{"id":"s1"}}', '2020-01-03', NULL),
@@ -124,14 +135,18 @@ describe.each(ENGINES)("run aggregates (%s store)", (engine) => {
         { id: "d1", name: "with dataset", simulated: true },
       ]);
     } finally {
-      await store.sql.run("DELETE FROM runs WHERE id IN ('rr', 'rc', 'sw', 'ar', 'd1')");
+      await write(store.sql, raw`DELETE FROM runs WHERE id IN ('rr', 'rc', 'sw', 'ar', 'd1')`);
     }
   });
 
   it("list the runs the compare page offers, by group (dataset, else benchmark), each with its traces", async () => {
     const runs = await listComparableRuns(store.sql);
-    const counts = await store.sql.all<{ id: string; n: number }>(
-      "SELECT r.id, count(t.id) AS n FROM runs r LEFT JOIN traces t ON t.run_id = r.id GROUP BY r.id",
+    const counts = await many(
+      store.sql,
+      raw<{
+        id: string;
+        n: number;
+      }>`SELECT r.id, count(t.id) AS n FROM runs r LEFT JOIN traces t ON t.run_id = r.id GROUP BY r.id`,
     );
     expect(runs.map((r) => [r.id, r.traces]).sort()).toEqual(counts.map((c) => [c.id, c.n]).sort());
     expect(runs.find((r) => r.id === "empty")?.group).toBe("(no dataset)");
@@ -141,10 +156,10 @@ describe.each(ENGINES)("run aggregates (%s store)", (engine) => {
   });
 
   it("pool the Experiments cells with the same aggregates", async () => {
-    const ids = (await store.sql.all<{ id: string }>("SELECT id FROM runs WHERE id != 'empty'")).map((r) => r.id);
+    const ids = (await many(store.sql, raw<{ id: string }>`SELECT id FROM runs WHERE id != 'empty'`)).map((r) => r.id);
     const cells = await listOverviewCells(store.sql, ids);
     expect(cells.length).toBeGreaterThan(0);
     const total = cells.reduce((n, c) => n + c.traces, 0);
-    expect(total).toBe((await store.sql.get<{ n: number }>("SELECT count(*) AS n FROM traces"))!.n);
+    expect(total).toBe((await one(store.sql, raw<{ n: number }>`SELECT count(*) AS n FROM traces`))!.n);
   });
 });

@@ -2,7 +2,7 @@ import { decoded } from "@/lib/db/typed";
 import { runs } from "@/lib/db/schema";
 import type { Sql } from "@/lib/db/sql";
 import type { RunSortKey } from "@/lib/url/runs";
-import type { RunAggregates } from "./metrics-sql";
+import type { RunAggregates } from "@/lib/metrics/run-metrics";
 import { cachedByRun } from "./run-cache";
 import { sql as raw, type Expression, type ExpressionBuilder } from "kysely";
 import { jsonValue, nocase } from "@/lib/db/typed-sql";

@@ -8,6 +8,7 @@ import { chunksOf } from "@/lib/testing/db";
 import { ENGINES, useEngineStore } from "@/lib/testing/engines";
 import { realisticLines } from "@/lib/testing/realistic-traces";
 import { getStepDetail, getStepStats, listAlignSteps, listStepSummaries, listStripSteps } from "./steps";
+import { one, raw } from "@/lib/db/typed";
 
 describe.each(ENGINES)("step queries (%s store)", (engine) => {
   const store = useEngineStore(engine, async (s) => {
@@ -15,9 +16,11 @@ describe.each(ENGINES)("step queries (%s store)", (engine) => {
   });
   /** The trace of question `q` in the worker run (results grow with the question: "x" × 40·q). */
   const traceOf = async (q: number) =>
-    (await store.sql.get<{ id: string }>(
-      "SELECT t.id FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = 'worker run' AND t.question_id = ?",
-      [String(q)],
+    (await one(
+      store.sql,
+      raw<{
+        id: string;
+      }>`SELECT t.id FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = 'worker run' AND t.question_id = ${String(q)}`,
     ))!.id;
 
   it("summarise a trace's steps in order, a page at a time, without the full arguments", async () => {

@@ -12,6 +12,7 @@ import { traceSortKeys, type TraceSortKey } from "@/lib/url/runs";
 import type { TraceListRow } from "@/lib/metrics/trace-row";
 import type { Param, Sql } from "@/lib/db/sql";
 import { anyRunHasQuestion, getTraceSql, listTraceFacets, listTraces, traceExists } from "./traces";
+import { one, raw, write } from "@/lib/db/typed";
 
 const KEY: Record<TraceSortKey, (r: TraceListRow) => number | string | null> = {
   question: () => 0,
@@ -41,7 +42,7 @@ describe.each(ENGINES)("a run's question table (%s store)", (engine) => {
     await ingestStream(s.sql, chunksOf(realisticLines()));
   });
   const workerRun = async () =>
-    (await store.sql.get<{ id: string }>("SELECT id FROM runs WHERE name = 'worker run'"))!.id;
+    (await one(store.sql, raw<{ id: string }>`SELECT id FROM runs WHERE name = 'worker run'`))!.id;
   const all = async (run: string, extra: object = {}) =>
     listTraces(store.sql, run, { sort: "question", dir: "asc", page: 1, pageSize: 1000, ...extra });
 
@@ -93,13 +94,18 @@ describe.each(ENGINES)("a run's question table (%s store)", (engine) => {
     expect((await all(run, { db })).total).toBe(rows.filter((r) => r.dbId === db).length);
     const ids = rows.slice(3, 8).map((r) => r.id);
     expect((await all(run, { traceIds: ids })).rows.map((r) => r.id).sort()).toEqual([...ids].sort());
-    await store.sql.run("INSERT INTO labels (trace_id, seq, label, who) VALUES (?, -1, 'schema-linking', 't')", [
-      ids[0],
-    ]);
-    await store.sql.run("INSERT INTO labels (trace_id, seq, label, who) VALUES (?, 2, 'schema-linking', 't')", [
-      ids[0],
-    ]);
-    await store.sql.run("INSERT INTO labels (trace_id, seq, label, who) VALUES (?, 2, 'gold-wrong', 't')", [ids[0]]);
+    await write(
+      store.sql,
+      raw`INSERT INTO labels (trace_id, seq, label, who) VALUES (${ids[0]}, -1, 'schema-linking', 't')`,
+    );
+    await write(
+      store.sql,
+      raw`INSERT INTO labels (trace_id, seq, label, who) VALUES (${ids[0]}, 2, 'schema-linking', 't')`,
+    );
+    await write(
+      store.sql,
+      raw`INSERT INTO labels (trace_id, seq, label, who) VALUES (${ids[0]}, 2, 'gold-wrong', 't')`,
+    );
     const labelled = await all(run, { label: "schema-linking" });
     expect(labelled.rows.map((r) => r.id)).toEqual([ids[0]]);
     expect(labelled.rows[0].labels?.split(",").sort()).toEqual(["gold-wrong", "schema-linking"]);

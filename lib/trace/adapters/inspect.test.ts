@@ -5,6 +5,7 @@ import { ingestAuto } from "@/lib/ingest/ingest-auto";
 import { ENGINES, engineStore } from "@/lib/testing/engines";
 import { adapt, detectFormat } from "./index";
 import { evalZipToLog, isZip } from "./inspect-zip";
+import { many, raw } from "@/lib/db/typed";
 
 // inspect-sql.*: written by fixtures/make-inspect-fixtures.py from inspect_ai's log models (no public Inspect log of a
 // SQL agent was at hand). inspect-real-deflate.eval: a real log from inspect_ai's own tests (MIT), deflate members.
@@ -77,8 +78,11 @@ describe("Inspect AI logs", () => {
           defaults: { system: "react" },
         });
         expect(report).toMatchObject({ format: "inspect", inserted: 3, error_count: 0 });
-        const rows = await store.sql.all(
-          "SELECT question_id, sample, exploratory_calls, tool_call_count, recorded_correct FROM traces ORDER BY question_id, sample",
+        const rows = await many(
+          store.sql,
+          raw<
+            Record<string, unknown>
+          >`SELECT question_id, sample, exploratory_calls, tool_call_count, recorded_correct FROM traces ORDER BY question_id, sample`,
         );
         expect(rows).toEqual([
           { question_id: "1", sample: 0, exploratory_calls: 2, tool_call_count: 3, recorded_correct: 1 },

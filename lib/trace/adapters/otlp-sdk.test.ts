@@ -14,6 +14,7 @@ import { ingestAdapted } from "@/lib/ingest/ingest-auto";
 import { useEngineStore } from "@/lib/testing/engines";
 import { adapt } from "./index";
 import { unwrapToolResult } from "./types";
+import { many, raw } from "@/lib/db/typed";
 
 let fake: FakeServer | undefined;
 afterAll(() => fake?.close());
@@ -276,7 +277,7 @@ describe("traces without question text", () => {
       defaults: { name: "no text", system: "x", model: "m" },
     });
     expect(report.inserted).toBe(3);
-    const ids = await store.sql.all<{ q: string }>("SELECT DISTINCT question_id AS q FROM traces");
+    const ids = await many(store.sql, raw<{ q: string }>`SELECT DISTINCT question_id AS q FROM traces`);
     expect(ids).toHaveLength(3);
     expect(ids.every((r) => r.q.startsWith("unlinked-"))).toBe(true);
   });

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { sharedHandle } from "@/lib/db/sql";
-import { assembleGroups, forgetAssembledSpans, receiveSpans } from "@/lib/otel/receiver";
+import { assembleGroups, forgetAssembledSpans } from "@/lib/otel/assemble";
+import { receiveSpans } from "@/lib/otel/receiver";
 import { ENGINES, useEngineStore } from "@/lib/testing/engines";
 import { adapt, detectFormat } from "./index";
+import { many, one, raw, write } from "@/lib/db/typed";
 
 // OTLP/JSON written from the GenAI semantic conventions (gen-ai-spans.md: execute_tool and inference spans, opt-in
 // content attributes) and OpenInference's (openinference-semantic-conventions): no public export of a SQL agent was
@@ -174,7 +176,7 @@ describe.each(ENGINES)("the OTLP receiver (%s store)", (engine) => {
       await assembleGroups(store.sql, () => sharedHandle(store.sql), { groups: r1.complete, now: 1500 }),
     ).toMatchObject([{ inserted: 1, errors: [] }]);
     const stepsOf = async () =>
-      await store.sql.all<{ n: number }>("SELECT step_count AS n FROM traces t JOIN runs r ON r.id = t.run_id");
+      await many(store.sql, raw<{ n: number }>`SELECT step_count AS n FROM traces t JOIN runs r ON r.id = t.run_id`);
     const first = await stepsOf();
     // A span that ends after its agent (an exporter that sends each span alone): kept, and the trace is stored again
     // with it, replacing the one stored without it.
@@ -202,8 +204,8 @@ describe.each(ENGINES)("the OTLP receiver (%s store)", (engine) => {
     } finally {
       delete process.env.METRON_OTLP_KEEP_MS;
     }
-    await store.sql.run("DELETE FROM traces");
-    await store.sql.run("DELETE FROM runs");
+    await write(store.sql, raw`DELETE FROM traces`);
+    await write(store.sql, raw`DELETE FROM runs`);
 
     // A conversation without a root span: stored once no span has come for the quiet period.
     const conv = doc({ "metron.run.name": "quiet" }, [
@@ -217,7 +219,7 @@ describe.each(ENGINES)("the OTLP receiver (%s store)", (engine) => {
     expect(await assembleGroups(store.sql, () => sharedHandle(store.sql), { now: 12_000 })).toEqual([]); // not quiet yet
     const closed = await assembleGroups(store.sql, () => sharedHandle(store.sql), { now: 10_000 + 60_000 });
     expect(closed).toMatchObject([{ group: "conversation:conv-1", inserted: 1 }]);
-    expect(await store.sql.get("SELECT count(*) AS n FROM traces")).toEqual({ n: 1 });
+    expect(await one(store.sql, raw<Record<string, unknown>>`SELECT count(*) AS n FROM traces`)).toEqual({ n: 1 });
   });
 
   it("an OpenLLMetry workflow's MCP calls, in the MCP client's own OTel trace stored first, join the workflow's trace when its root comes", async () => {
@@ -261,7 +263,7 @@ describe.each(ENGINES)("the OTLP receiver (%s store)", (engine) => {
     await assembleGroups(store.sql, () => sharedHandle(store.sql), { groups: r1.complete, now: 1000 });
     const runOll =
       "SELECT t.id, t.question_text AS q FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = 'oll'";
-    expect(await store.sql.all(runOll)).toHaveLength(1); // the calls alone, for now
+    expect(await many(store.sql, raw.raw(runOll))).toHaveLength(1); // the calls alone, for now
     const second = doc(resource, [
       span(
         W,
@@ -286,11 +288,14 @@ describe.each(ENGINES)("the OTLP receiver (%s store)", (engine) => {
     ]);
     const r2 = await receiveSpans(store.sql, second, 2000);
     await assembleGroups(store.sql, () => sharedHandle(store.sql), { groups: r2.complete, now: 2000 });
-    const traces = await store.sql.all<{ id: string; q: string }>(runOll);
+    const traces = await many<{ id: string; q: string }>(store.sql, raw.raw(runOll));
     expect(traces).toEqual([expect.objectContaining({ q: "Wie viele?" })]); // one trace, the workflow's
-    const calls = await store.sql.all<{ tool: string; error: string | null }>(
-      "SELECT tool, error FROM steps WHERE trace_id = ? AND type = 'tool_call'",
-      [traces[0].id],
+    const calls = await many(
+      store.sql,
+      raw<{
+        tool: string;
+        error: string | null;
+      }>`SELECT tool, error FROM steps WHERE trace_id = ${traces[0].id} AND type = 'tool_call'`,
     );
     expect(calls).toEqual([{ tool: "read_query", error: expect.stringMatching(/no such table/) }]);
   });
@@ -308,11 +313,14 @@ describe.each(ENGINES)("the OTLP receiver (%s store)", (engine) => {
     await receiveSpans(store.sql, labelled, 1000);
     // A root-less model call's group (its process and opening messages) closes once quiet.
     const groups = (
-      await store.sql.all<{ g: string }>("SELECT group_key AS g FROM otlp_spans WHERE trace_id = ?", [L])
+      await many(store.sql, raw<{ g: string }>`SELECT group_key AS g FROM otlp_spans WHERE trace_id = ${L}`)
     ).map((r) => r.g);
     await assembleGroups(store.sql, () => sharedHandle(store.sql), { groups, now: 1000 + 3_600_000 });
-    const [live] = await store.sql.all<{ q: string }>(
-      "SELECT t.question_text AS q FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = 'labelled'",
+    const [live] = await many(
+      store.sql,
+      raw<{
+        q: string;
+      }>`SELECT t.question_text AS q FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = 'labelled'`,
     );
     expect(fromFile).toBe("Wie viele Sänger gibt es?");
     expect(live.q).toBe(fromFile);
@@ -332,7 +340,12 @@ describe.each(ENGINES)("the OTLP receiver (%s store)", (engine) => {
       await expect(receiveSpans(store.sql, many(51, "d".repeat(32)))).rejects.toThrow(
         /51 spans, over the 50 .*METRON_OTLP_MAX_SPANS/,
       );
-      expect(await store.sql.get("SELECT count(*) AS n FROM otlp_spans WHERE trace_id = ?", ["d".repeat(32)])).toEqual({
+      expect(
+        await one(
+          store.sql,
+          raw<Record<string, unknown>>`SELECT count(*) AS n FROM otlp_spans WHERE trace_id = ${"d".repeat(32)}`,
+        ),
+      ).toEqual({
         n: 0,
       });
       const r = await receiveSpans(store.sql, many(40, "e".repeat(32)));
