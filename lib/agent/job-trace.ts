@@ -8,7 +8,7 @@ import { jsonText } from "@/lib/db/typed-sql";
 import { scrubSecrets } from "@/lib/config/secrets";
 import { SYSTEM_OF } from "@/lib/environment/directives";
 import { evaluateRun } from "@/lib/eval/evaluate-run";
-import { deleteTraces } from "@/lib/ingest/curate";
+import { deleteTraces } from "@/lib/ingest/remove";
 import { ingestStream } from "@/lib/ingest/ingest";
 import { loadPrices } from "@/lib/ingest/prices-file";
 import { costOf } from "@/lib/metrics/prices";

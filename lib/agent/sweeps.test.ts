@@ -14,7 +14,7 @@ import { jsonl, makeStep } from "@/lib/testing/factories";
 import { startFakeOpenAI, type FakeServer, type ReplyFn } from "@/lib/testing/fake-openai";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { controlSweep, createSweep, setSweepBudget, sweepStatus, workSweepToEnd } from "./sweeps";
-import { promoteTrace } from "@/lib/ingest/curate";
+import { promoteTrace } from "@/lib/ingest/promote";
 import { listOtherRuns, listRerunsOf } from "@/lib/db/queries/question-traces";
 import { getRerun, startRerun } from "./reruns";
 import { stopServerWorker } from "./jobs";

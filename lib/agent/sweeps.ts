@@ -12,8 +12,7 @@ import { priceOf } from "@/lib/metrics/prices";
 import { runIdOf } from "@/lib/trace/hash";
 import type { Sql } from "@/lib/db/sql";
 import type { Tables } from "@/lib/db/typed";
-import { count, countN, insertRows, many, one, qb, raw, write } from "@/lib/db/typed";
-import { effectiveCorrect } from "@/lib/db/typed-sql";
+import { count, countN, insertRows, many, one, qb, write } from "@/lib/db/typed";
 import type { Insertable } from "kysely";
 import {
   harnessBin,
@@ -29,18 +28,13 @@ import { listProviders, type ProviderId } from "./providers";
 import { rerunDefaults } from "./reruns";
 import { SIMULATED_POLICIES } from "./simulated";
 
-export class SweepError extends Error {}
+export { SweepError } from "./sweep-selection";
+export type { Selection } from "./sweep-selection";
+import { failingQuestions, selectQuestions, SweepError, type Selection } from "./sweep-selection";
 
 export { sweepStatus, type SweepStatus } from "./sweep-status";
 export type { Budget } from "./budgets";
 import type { Budget } from "./budgets";
-
-export type Selection =
-  | { kind: "failing"; runId: string }
-  | { kind: "all" }
-  | { kind: "ids"; ids: string[] }
-  /** The questions of the source run's current filter (the page sends their ids). */
-  | { kind: "filter"; ids: string[]; description: string };
 
 export interface SweepRequest {
   dataset: string;
@@ -73,49 +67,6 @@ export function sweepMaxima() {
     samples: Number(process.env.METRON_SWEEP_MAX_SAMPLES ?? 20),
     jobs: Number(process.env.METRON_SWEEP_MAX_JOBS ?? 20_000),
   };
-}
-
-/** Questions a run got wrong in every sample that was judged (never-judged questions are not failing: unknown). */
-export async function failingQuestions(sql: Sql, runId: string): Promise<string[]> {
-  return (
-    await many(
-      sql,
-      qb(sql)
-        .selectFrom("traces as t")
-        .select("t.question_id as id")
-        .where("t.run_id", "=", runId)
-        .groupBy("t.question_id")
-        .having((eb) => eb(eb.fn.max(effectiveCorrect(eb, "t.ex_outcome", "t.recorded_correct")), "=", 0)),
-    )
-  ).map((r) => r.id);
-}
-
-/** Resolves a selection to question ids of the dataset, in the dataset's order. */
-async function selectQuestions(sql: Sql, datasetId: string, selection: Selection): Promise<string[]> {
-  const all = (
-    await many(
-      sql,
-      qb(sql)
-        .selectFrom("questions")
-        .select("question_id as id")
-        .where("dataset_id", "=", datasetId)
-        .orderBy("position")
-        // Datasets imported before questions had a position hold 0 everywhere: SQLite's insertion order then.
-        .$if(sql.dialect === "sqlite", (q) => q.orderBy(raw`rowid`)),
-    )
-  ).map((r) => r.id);
-  if (selection.kind === "all") return all;
-  if (selection.kind === "failing") {
-    const failing = new Set(await failingQuestions(sql, selection.runId));
-    return all.filter((id) => failing.has(id));
-  }
-  const known = new Set(all);
-  const missing = selection.ids.filter((id) => !known.has(id));
-  if (missing.length)
-    throw new SweepError(
-      `the dataset has no question ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ` (and ${missing.length - 5} more)` : ""}`,
-    );
-  return [...new Set(selection.ids)];
 }
 
 /** Creates the sweep's run and its jobs (question × sample), queued; returns the run's id. */

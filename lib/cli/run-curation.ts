@@ -2,16 +2,9 @@ import { readFileSync } from "node:fs";
 import { openStore } from "@/lib/db/store";
 import { count, countN, qb } from "@/lib/db/typed";
 import { parseArgs } from "node:util";
-import {
-  archiveRun,
-  CurationError,
-  deleteRun,
-  editRun,
-  linkRunDataset,
-  parseRoles,
-  promoteTrace,
-  setRunRoles,
-} from "@/lib/ingest/curate";
+import { archiveRun, CurationError, editRun, linkRunDataset, parseRoles, setRunRoles } from "@/lib/ingest/curate";
+import { promoteTrace } from "@/lib/ingest/promote";
+import { deleteRun } from "@/lib/ingest/remove";
 import { UsageError } from "./args";
 import { resolveRun } from "./run-commands";
 

@@ -13,7 +13,7 @@ import { dataDir } from "@/lib/db/client";
 import type { Sql } from "@/lib/db/sql";
 import { binary, many, one, qb } from "@/lib/db/typed";
 import { jsonValue } from "@/lib/db/typed-sql";
-import { deleteRun } from "@/lib/ingest/curate";
+import { deleteRun } from "@/lib/ingest/remove";
 import { importDataset } from "@/lib/datasets/import-dataset";
 import { loadQuestionFrom } from "@/lib/environment/database-info";
 import { SYSTEM_OF, directivesFor, variants } from "@/lib/environment/directives";

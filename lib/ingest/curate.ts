@@ -7,17 +7,16 @@
  */
 import type { Updateable } from "kysely";
 import type { Sql } from "@/lib/db/sql";
-import { count, countN, many, one, qb, write, type Tables } from "@/lib/db/typed";
-import { inJsonArray, jsonValue, selectedTraceIds, type TraceSelection } from "@/lib/db/typed-sql";
+import { many, one, qb, write, type Tables } from "@/lib/db/typed";
+import { inJsonArray } from "@/lib/db/typed-sql";
 import { randomUUID } from "node:crypto";
 import { stepRoles, type StepRole } from "@/lib/sql/classify-step";
 import { linkQuestion } from "@/lib/trace/adapters/link-questions";
 import { mergeRoles } from "./measure";
+import { CurationError, recordChange as record, runOf } from "./run-record";
 import { recomputeRun } from "./recompute";
-import { runIdOf } from "@/lib/trace/hash";
-import { removeTracesFromSearch } from "@/lib/search";
 
-export class CurationError extends Error {}
+export { CurationError } from "./run-record";
 
 export interface RunIdentityEdit {
   name?: string;
@@ -25,31 +24,6 @@ export interface RunIdentityEdit {
   model?: string;
   description?: string | null;
   tags?: string[];
-}
-
-const record = async (sql: Sql, runId: string, who: string, change: string) =>
-  await write(sql, qb(sql).insertInto("run_changes").values({ run_id: runId, who, change }));
-
-async function runOf(sql: Sql, runId: string) {
-  const run = await one(
-    sql,
-    qb(sql)
-      .selectFrom("runs")
-      .select([
-        "id",
-        "name",
-        "system",
-        "model",
-        "description",
-        "tags",
-        "dataset_id as datasetId",
-        "tool_roles as toolRoles",
-        "archived_at as archivedAt",
-      ])
-      .where("id", "=", runId),
-  );
-  if (!run) throw new CurationError(`no run ${runId}`);
-  return run;
 }
 
 export async function editRun(sql: Sql, runId: string, edit: RunIdentityEdit, who: string): Promise<string[]> {
@@ -269,63 +243,6 @@ export async function archiveRun(sql: Sql, runId: string, archived: boolean, who
   });
 }
 
-/** Deletes traces with their steps and the blobs no other step uses (inside the caller's transaction). */
-async function removeTraces(tx: Sql, selection: TraceSelection) {
-  await removeTracesFromSearch(tx, selection);
-  const q = qb(tx);
-  const blobs = (
-    await many(
-      tx,
-      q
-        .selectFrom("steps as s")
-        .select("s.result_blob as h")
-        .distinct()
-        .where("s.trace_id", "in", selectedTraceIds(tx, selection))
-        .where("s.result_blob", "is not", null),
-    )
-  ).map((r) => r.h!);
-  const steps = (await write(tx, q.deleteFrom("steps").where("trace_id", "in", selectedTraceIds(tx, selection))))
-    .changes;
-  const traces = (await write(tx, q.deleteFrom("traces").where("id", "in", selectedTraceIds(tx, selection)))).changes;
-  let freed = 0;
-  for (const h of blobs)
-    freed += (
-      await write(
-        tx,
-        q
-          .deleteFrom("blobs")
-          .where("hash", "=", h)
-          .where(({ not, exists, selectFrom }) =>
-            not(exists(selectFrom("steps").select("steps.seq").where("steps.result_blob", "=", h))),
-          ),
-      )
-    ).changes;
-  return { traces, steps, blobs: freed };
-}
-
-/** Deletes a run with its traces, steps, tool counts and the blobs no other step uses, in one transaction. */
-export async function deleteRun(sql: Sql, runId: string): Promise<{ traces: number; steps: number; blobs: number }> {
-  await runOf(sql, runId);
-  return sql.transaction(async (tx) => {
-    const removed = await removeTraces(tx, { runId });
-    for (const table of ["run_tool_counts", "run_changes"] as const)
-      await write(tx, qb(tx).deleteFrom(table).where("run_id", "=", runId));
-    await write(tx, qb(tx).deleteFrom("runs").where("id", "=", runId));
-    return removed;
-  });
-}
-
-/**
- * Deletes some traces of a run (a job's earlier attempt, replaced by its rerun) and recounts the run's tools and
- * metrics from what stays.
- */
-export async function deleteTraces(sql: Sql, runId: string, traceIds: string[]): Promise<number> {
-  if (!traceIds.length) return 0;
-  const removed = await sql.transaction(async (tx) => (await removeTraces(tx, { traceIds })).traces);
-  if (await one(sql, qb(sql).selectFrom("runs").select("id").where("id", "=", runId))) await recomputeRun(sql, runId);
-  return removed;
-}
-
 /** Saves a named experiment: exactly these runs (unknown ids dropped), whose figures then change only with them. */
 export async function createExperiment(sql: Sql, name: string, runIds: string[]): Promise<string> {
   const clean = name.trim().slice(0, 200);
@@ -352,90 +269,4 @@ export async function createExperiment(sql: Sql, name: string, runIds: string[])
       }),
   );
   return id;
-}
-
-/**
- * Promotes a rerun (a trace of a run of reruns) into a named run of its system, model and dataset, as that run's next
- * sample of the question: from then on it counts in that run's figures and in any view that includes the run. The run
- * is created when it does not exist; the trace keeps its steps, metrics and labels. Recorded in both runs' history.
- */
-export async function promoteTrace(
-  sql: Sql,
-  traceId: string,
-  runName: string,
-  who: string,
-): Promise<{ runId: string; sample: number }> {
-  const name = runName.trim().slice(0, 200);
-  if (!name) throw new CurationError("the run needs a name");
-  const t = await one(
-    sql,
-    qb(sql)
-      .selectFrom("traces as t")
-      .innerJoin("runs as r", "r.id", "t.run_id")
-      .select((eb) => [
-        "t.id",
-        "t.question_id as questionId",
-        "t.run_id as runId",
-        "r.system",
-        "r.model",
-        "r.benchmark",
-        "r.dataset_id as datasetId",
-        eb.fn.coalesce(jsonValue(sql, eb, "r.config", "reruns"), eb.lit(0)).as("reruns"),
-        jsonValue(sql, eb, "r.config", "simulated").as("simulated"),
-      ])
-      .where("t.id", "=", traceId),
-  );
-  if (!t) throw new CurationError(`no trace ${traceId}`);
-  if (!Number(t.reruns))
-    throw new CurationError("only a rerun can be promoted: this trace already belongs to a run of its own");
-  const runId = runIdOf({ name, system: t.system, model: t.model });
-  if (runId === t.runId) throw new CurationError("that is the run it is in");
-  const target = await one(
-    sql,
-    qb(sql).selectFrom("runs").select(["dataset_id as datasetId", "config"]).where("id", "=", runId),
-  );
-  if (target && target.datasetId !== t.datasetId)
-    throw new CurationError(`run "${name}" is of another dataset (${target.datasetId ?? "none"})`);
-  if (target && JSON.parse(target.config ?? "{}").reruns) throw new CurationError(`run "${name}" is a run of reruns`);
-  const sample = await sql.transaction(async (sql) => {
-    if (!target)
-      await write(
-        sql,
-        qb(sql)
-          .insertInto("runs")
-          .values({
-            id: runId,
-            name,
-            system: t.system,
-            model: t.model,
-            benchmark: t.benchmark,
-            config: JSON.stringify({ promoted: true, ...(Number(t.simulated) ? { simulated: true } : {}) }),
-            dataset_id: t.datasetId,
-            description: "Reruns promoted from the question pages.",
-          }),
-      );
-    const next = Number(
-      (
-        await one(
-          sql,
-          qb(sql)
-            .selectFrom("traces")
-            .select((eb) => eb.fn.coalesce(eb(eb.fn.max("sample"), "+", 1), eb.lit(0)).as("n"))
-            .where("run_id", "=", runId)
-            .where("question_id", "=", t.questionId),
-        )
-      )?.n ?? 0,
-    );
-    await write(sql, qb(sql).updateTable("traces").set({ run_id: runId, sample: next }).where("id", "=", traceId));
-    await record(sql, runId, who, `promoted the rerun of question ${t.questionId} (trace ${traceId}) into this run`);
-    await record(sql, t.runId, who, `promoted its trace of question ${t.questionId} into run "${name}"`);
-    return next;
-  });
-  // Tool counts and versions of both runs follow their traces; a run of reruns left empty goes (issue 30: an empty
-  // "Reruns" run stayed in the list). The next rerun of its system and model makes it again.
-  const left = await count(sql, qb(sql).selectFrom("traces").select(countN).where("run_id", "=", t.runId));
-  if (left === 0) await deleteRun(sql, t.runId);
-  else await recomputeRun(sql, t.runId);
-  await recomputeRun(sql, runId);
-  return { runId, sample };
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deleteRun } from "@/lib/ingest/curate";
+import { deleteRun } from "@/lib/ingest/remove";
 import { ingestStream } from "@/lib/ingest/ingest";
 import { recomputeRun } from "@/lib/ingest/recompute";
 import { searchTraces } from "@/lib/search";

@@ -6,7 +6,7 @@
  */
 import type { Sql } from "@/lib/db/sql";
 import { many, one, qb, write } from "@/lib/db/typed";
-import { deleteTraces } from "@/lib/ingest/curate";
+import { deleteTraces } from "@/lib/ingest/remove";
 import { ingestAdapted } from "@/lib/ingest/ingest-auto";
 import { labelQuestions } from "@/lib/trace/adapters";
 import { assembleTrace, hasSteps, inWorkflowSession, workflowRoot, type FlatSpan } from "@/lib/trace/adapters/otlp";

@@ -5,7 +5,7 @@ import { exportStore, importStore } from "@/lib/db/transfer";
 import { setLabel } from "@/lib/labels/labels";
 import { tempPostgres, testPostgresUrl } from "@/lib/testing/postgres";
 import { evaluateRun } from "@/lib/eval/evaluate-run";
-import { deleteRun } from "@/lib/ingest/curate";
+import { deleteRun } from "@/lib/ingest/remove";
 import { ingestStream } from "@/lib/ingest/ingest";
 import { ingestFile } from "@/lib/ingest/ingest-file";
 import { chunksOf, tempDb } from "@/lib/testing/db";

@@ -8,13 +8,13 @@ import { redirect } from "next/navigation";
 import {
   archiveRun,
   CurationError,
-  deleteRun,
   editRun,
   linkRunDataset,
   parseRoles,
   previewRoles,
   setRunRoles,
 } from "@/lib/ingest/curate";
+import { deleteRun } from "@/lib/ingest/remove";
 import { runPath } from "@/lib/url/runs";
 import { z } from "zod";
 

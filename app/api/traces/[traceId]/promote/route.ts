@@ -1,7 +1,8 @@
 import { getSql } from "@/lib/db/store";
 import { z } from "zod";
 import { invalidBody } from "@/lib/http/invalid";
-import { CurationError, promoteTrace } from "@/lib/ingest/curate";
+import { CurationError } from "@/lib/ingest/curate";
+import { promoteTrace } from "@/lib/ingest/promote";
 
 const body = z.object({ run: z.string().min(1).max(200) });
 
