@@ -131,3 +131,31 @@ test("the side-by-side view of a question across No Directives and Sophrosyne al
   await page.screenshot({ path: "e2e/screenshots/aligned.png", fullPage: true });
   await expectAccessible(page);
 });
+
+test("a label shows at once, and a label the server does not save goes back, saying so", async ({ page }) => {
+  await page.goto("/?system=Sophrosyne&model=sim-careful");
+  await page.getByTestId("runs-table").getByRole("link", { name: "Simulated demo" }).click();
+  await page.getByTestId("traces-table").locator("tbody tr").first().getByRole("link").first().click();
+  await expect(page).toHaveURL(/\/questions\//);
+  const cause = page.getByTestId("label-panel").getByRole("button", { name: /other/ });
+  await expect(cause).toHaveAttribute("aria-pressed", "false");
+  // The server action's request is held, then fails: the toggle shows while it is on its way, then goes back.
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((r) => (release = r));
+  await page.route(/\/questions\//, async (route) => {
+    if (route.request().method() !== "POST") return route.continue();
+    await held;
+    await route.abort();
+  });
+  await cause.click();
+  await expect(cause).toHaveAttribute("aria-pressed", "true");
+  release();
+  await expect(page.getByTestId("label-panel").getByRole("alert")).toContainText('"other" not saved');
+  await expect(cause).toHaveAttribute("aria-pressed", "false");
+  await page.unroute(/\/questions\//);
+  await page.reload();
+  await expect(page.getByTestId("label-panel").getByRole("button", { name: /other/ })).toHaveAttribute(
+    "aria-pressed",
+    "false",
+  );
+});

@@ -1,7 +1,7 @@
 "use client";
 
 import { isShortcut } from "@/components/ui/keys";
-import { useEffect, useRef, useState } from "react";
+import { startTransition, useEffect, useOptimistic, useRef, useState } from "react";
 import { isNavigating } from "./navigation-state";
 import type { LabelRow } from "@/lib/labels/labels";
 
@@ -10,49 +10,70 @@ interface Cause {
   label: string;
 }
 
+type Outcome<T extends object = object> = ({ ok: true } & T) | { ok: false; error: string };
+
+/** The page's server actions for the trace's labels and note (app/runs/[runId]/questions/[questionId]/actions.ts). */
+export interface LabelActions {
+  toggleLabel(traceId: string, label: string, on: boolean): Promise<Outcome<{ labels: LabelRow[] }>>;
+  saveNote(traceId: string, note: string): Promise<Outcome>;
+}
+
+/** The trace's labels with one toggled, as the store will have them once it is saved. */
+function toggled(labels: LabelRow[], change: { label: string; on: boolean }): LabelRow[] {
+  const rest = labels.filter((l) => !(l.seq === -1 && l.label === change.label));
+  return change.on ? [...rest, { seq: -1, label: change.label, who: "you", at: new Date().toISOString() }] : rest;
+}
+
 /**
  * Labels and a note on this trace, for error analysis. Number keys toggle the preset causes (0–9, o for other),
  * j / k move to the next or previous failing question (the question navigation), so a run is triaged without the
- * mouse. Free tags are typed in; a step's labels show beside it.
+ * mouse. Free tags are typed in; a step's labels show beside it. A toggle shows at once (`useOptimistic`) and is
+ * saved by a server action; a refused one goes back, with the reason.
  */
 export function LabelPanel({
   traceId,
   initial,
   causes,
   note: initialNote,
+  actions,
 }: {
   traceId: string;
   initial: LabelRow[];
   causes: Cause[];
   note: string;
+  actions: LabelActions;
 }) {
   const [labels, setLabels] = useState(initial);
+  const [shown, showToggle] = useOptimistic(labels, toggled);
   const [note, setNote] = useState(initialNote);
   const [saved, setSaved] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const on = new Set(labels.filter((l) => l.seq === -1).map((l) => l.label));
-  // Toggles run one after another, each from the labels the previous one left: quick keys neither race nor undo
-  // each other, and a reply never overwrites a newer one (issue 30).
-  const latest = useRef(labels);
-  const queue = useRef<Promise<void>>(Promise.resolve());
+  const on = new Set(shown.filter((l) => l.seq === -1).map((l) => l.label));
+  // Toggles are saved one after another, each decided from the labels the previous ones leave: quick keys neither
+  // race nor undo each other, and a reply never overwrites a newer one (issue 30).
+  const expected = useRef(new Set(initial.filter((l) => l.seq === -1).map((l) => l.label)));
+  const queue = useRef<Promise<unknown>>(Promise.resolve());
 
   const toggle = (label: string, value?: boolean) => {
     setError(null);
-    queue.current = queue.current.then(async () => {
-      const want = value ?? !latest.current.some((l) => l.seq === -1 && l.label === label);
-      const res = await fetch(`/api/traces/${encodeURIComponent(traceId)}/labels`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ label, on: want }),
-      }).catch((e: Error) => ({ ok: false, status: 0, json: async () => ({ error: e.message }) }) as const);
-      const body = await res.json().catch(() => ({ error: `HTTP ${res.status}` }));
-      if (!res.ok) setError(`"${label}" not saved: ${body.error ?? `HTTP ${res.status}`}`);
-      else {
-        latest.current = body as LabelRow[];
-        setLabels(body as LabelRow[]);
-      }
+    const want = value ?? !expected.current.has(label);
+    if (want) expected.current.add(label);
+    else expected.current.delete(label);
+    startTransition(async () => {
+      showToggle({ label, on: want });
+      const saving = queue.current.then(() => actions.toggleLabel(traceId, label, want));
+      queue.current = saving.catch(() => undefined);
+      const r = await saving.catch((e: Error) => ({ ok: false as const, error: e.message }));
+      startTransition(() => {
+        if (r.ok) setLabels(r.labels);
+        else {
+          // Refused: the label is as the store has it; the reason shows.
+          if (want) expected.current.delete(label);
+          else expected.current.add(label);
+          setError(`"${label}" not saved: ${r.error}`);
+        }
+      });
     });
-    return queue.current;
   };
 
   // Number keys subscribe to the document: an external system, hence the effect.
@@ -67,7 +88,7 @@ export function LabelPanel({
           setError(`"${cause.label}" not labelled: the next question is still loading; press it again once it shows`);
           return;
         }
-        void toggle(cause.label);
+        toggle(cause.label);
       }
     };
     document.addEventListener("keydown", onKey);
@@ -75,16 +96,12 @@ export function LabelPanel({
   });
 
   const saveNote = async () => {
-    const res = await fetch(`/api/traces/${encodeURIComponent(traceId)}/note`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ note }),
-    });
-    setSaved(res.ok ? "saved" : "not saved");
+    const r = await actions.saveNote(traceId, note).catch((e: Error) => ({ ok: false as const, error: e.message }));
+    setSaved(r.ok ? "saved" : `not saved: ${r.error}`);
   };
 
   const free = [...on].filter((l) => !causes.some((c) => c.label === l));
-  const stepLabels = labels.filter((l) => l.seq >= 0);
+  const stepLabels = shown.filter((l) => l.seq >= 0);
   return (
     <section
       className="space-y-2 rounded-lg border border-zinc-200 bg-white p-3 text-sm"
@@ -101,7 +118,7 @@ export function LabelPanel({
             key={c.label}
             type="button"
             aria-pressed={on.has(c.label)}
-            onClick={() => void toggle(c.label)}
+            onClick={() => toggle(c.label)}
             className={`rounded border px-2 py-0.5 ${
               on.has(c.label)
                 ? "border-violet-700 bg-violet-700 text-white"
@@ -119,7 +136,7 @@ export function LabelPanel({
             type="button"
             aria-pressed="true"
             title="remove this tag"
-            onClick={() => void toggle(l, false)}
+            onClick={() => toggle(l, false)}
             className="rounded border border-violet-300 bg-violet-50 px-2 py-0.5 text-violet-900"
           >
             {l} ×
@@ -129,7 +146,7 @@ export function LabelPanel({
           onSubmit={(e) => {
             e.preventDefault();
             const input = e.currentTarget.elements.namedItem("tag") as HTMLInputElement;
-            if (input.value.trim()) void toggle(input.value.trim(), true);
+            if (input.value.trim()) toggle(input.value.trim(), true);
             input.value = "";
           }}
         >

@@ -2,7 +2,7 @@
 import { count } from "@/lib/text/count";
 import { getSql } from "@/lib/db/store";
 
-import { headers } from "next/headers";
+import { InvalidArgument, valid, who } from "../../action-args";
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import {
@@ -22,11 +22,6 @@ import type { ActionResult } from "@/components/runs/run-curation";
 
 export type { ActionResult };
 
-/** Who made a change: the access token's name (set by the proxy), else "local". */
-async function who(): Promise<string> {
-  return (await headers()).get("x-metron-principal") ?? "local";
-}
-
 // A server action is an endpoint: anyone who can reach the server can call it with any arguments.
 const RunId = z.string().min(1).max(200);
 const Text = (max: number) => z.string().max(max);
@@ -37,17 +32,6 @@ const Identity = z.object({
   description: Text(10_000),
   tags: Text(2_000),
 });
-
-class InvalidArgument extends Error {}
-
-/** The arguments as their schemas say, or an error that names the field. */
-function valid<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
-  const r = schema.safeParse(value);
-  if (r.success) return r.data;
-  const issue = r.error.issues[0];
-  const field = [what, ...issue.path.map(String)].join(".");
-  throw new InvalidArgument(`${field}: ${issue.message}`);
-}
 
 async function attempt(runId: string, fn: () => Promise<ActionResult>): Promise<ActionResult> {
   try {

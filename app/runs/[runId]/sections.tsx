@@ -45,10 +45,7 @@ const curationActions = {
   removeRun,
 };
 
-/** What a section shows while it loads. */
-export function Pending({ what }: { what: string }) {
-  return <p className="text-sm text-zinc-500">Loading {what}…</p>;
-}
+export { Pending } from "@/components/ui/pending";
 
 /** The filters of the question table, in words (the sweep form offers a sweep of the questions they leave). */
 export function filterWords(query: RunQuery): string[] {

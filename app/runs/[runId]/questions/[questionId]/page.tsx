@@ -1,39 +1,15 @@
 import type { Metadata } from "next";
-import Link from "next/link";
 import { notFound } from "next/navigation";
 import { connection } from "next/server";
 import { Suspense } from "react";
 import { createLoader } from "nuqs/server";
-import { QuestionHeader } from "@/components/traces/question-header";
-import { QuestionNav } from "@/components/traces/question-nav";
-import { RerunPanel } from "@/components/traces/rerun-panel";
 import { ResultsCompare } from "@/components/traces/results-compare";
-import { listProviders } from "@/lib/agent/providers";
-import { RERUN_RUN_NAME, rerunDefaults } from "@/lib/agent/reruns";
-import { PromoteRerun } from "@/components/traces/promote-rerun";
-import { traceVerdict } from "@/lib/agent/verdict";
-import { VerdictLine } from "@/components/traces/verdict-line";
-import { LabelPanel } from "@/components/traces/label-panel";
-import { listLabels, listNotes, listRunCauses } from "@/lib/labels/labels";
-import { PRESET_CAUSES } from "@/lib/metrics/failure-taxonomy";
-import { LocalTime } from "@/components/ui/local-time";
 import { SqlCompare } from "@/components/traces/sql-compare";
-import { TraceExplorer } from "@/components/traces/trace-explorer";
-import { isSimulated, SimulatedBadge } from "@/components/ui/simulated-badge";
-import { getSql } from "@/lib/db/store";
-import {
-  getNeighbours,
-  getQuestionTrace,
-  listOtherRuns,
-  listRerunsOf,
-  listSamples,
-} from "@/lib/db/queries/question-traces";
+import { questionSearchParams } from "@/lib/url/question";
 import { loadRun } from "../../load-run";
-import { getStepDetail, getStepStats, listStepSummaries, listStripSteps, STEP_PAGE_SIZE } from "@/lib/db/queries/steps";
-import { renderStepDetail } from "@/lib/highlight/step-detail";
-import { allGoldSeenAt, buildTableStrip } from "@/lib/metrics/table-strip";
-import { questionPath, questionSearchParams } from "@/lib/url/question";
-import { runPath } from "@/lib/url/runs";
+import { Pending } from "@/components/ui/pending";
+import { loadQuestionTrace } from "./load-question";
+import { RerunsSection, StepsSection, TopSection } from "./sections";
 
 const loadParams = createLoader(questionSearchParams);
 
@@ -47,118 +23,30 @@ export async function generateMetadata({
   };
 }
 
-// An unknown run or question answers 404 before the streamed body starts.
-export default async function QuestionPage(props: PageProps<"/runs/[runId]/questions/[questionId]">) {
-  await connection();
-  const { runId, questionId } = await props.params;
-  const { sample } = await loadParams(props.searchParams);
-  if (!(await getQuestionTrace(await getSql(), runId, decodeURIComponent(questionId), sample))) notFound();
-  return (
-    <Suspense fallback={<p className="text-sm text-zinc-500">Loading question…</p>}>
-      <Question {...props} />
-    </Suspense>
-  );
-}
-
-async function Question({ params, searchParams }: PageProps<"/runs/[runId]/questions/[questionId]">) {
+/**
+ * A question of a run: a short shell (the 404 check, then the answer against the gold) and three sections that
+ * stream in as they are read (sections.tsx). An unknown run or question answers 404 before the body starts.
+ */
+export default async function QuestionPage({
+  params,
+  searchParams,
+}: PageProps<"/runs/[runId]/questions/[questionId]">) {
   await connection();
   const { runId, questionId: rawId } = await params;
   const questionId = decodeURIComponent(rawId);
   const { sample, step } = await loadParams(searchParams);
-  const sql = await getSql();
-  const [run, trace] = await Promise.all([loadRun(runId), getQuestionTrace(sql, runId, questionId, sample)]);
+  const [run, trace] = await Promise.all([loadRun(runId), loadQuestionTrace(runId, questionId, sample)]);
   if (!run || !trace) notFound();
   const sets = trace.tableSets ?? null;
-  const from = step !== null ? Math.max(0, step - STEP_PAGE_SIZE / 2) : 0;
-  // Independent reads, at once: on PostgreSQL their round trips overlap.
-  const [stripSteps, stats, detail, nav, others, samples, reruns] = await Promise.all([
-    listStripSteps(sql, trace.id),
-    getStepStats(sql, trace.id),
-    step !== null ? getStepDetail(sql, trace.id, step) : Promise.resolve(undefined),
-    getNeighbours(sql, runId, questionId),
-    listOtherRuns(sql, runId, questionId),
-    listSamples(sql, runId, questionId),
-    listRerunsOf(sql, trace.id).then((list) =>
-      Promise.all(list.map(async (r) => ({ ...r, verdict: await traceVerdict(sql, trace.id, r.traceId) }))),
-    ),
-  ]);
-  const href = (q?: string) => (q === undefined ? undefined : questionPath(runId, q));
+  const view = { run, trace, runId, questionId, sample };
   return (
     <div className="space-y-5">
-      <QuestionNav
-        links={{
-          prev: href(nav.prev),
-          next: href(nav.next),
-          prevFailing: href(nav.prevFailing),
-          nextFailing: href(nav.nextFailing),
-          position: nav.position,
-          total: nav.total,
-          runHref: runPath(runId),
-        }}
-      />
-      {isSimulated(run.config) && (
-        <p className="rounded bg-fuchsia-50 px-2 py-1 text-sm text-fuchsia-900">
-          <SimulatedBadge /> Simulated demo trace: produced by Metron&apos;s simulated policy, not by a model.
-        </p>
-      )}
-      <QuestionHeader trace={trace} runName={`${run.name} · ${run.system} · ${run.model}`} sets={sets} />
-      <LabelPanel
-        key={trace.id}
-        traceId={trace.id}
-        initial={await listLabels(sql, trace.id)}
-        causes={[
-          ...PRESET_CAUSES.map((c) => ({ key: c.key, label: c.label })),
-          ...(await listRunCauses(sql, run.id)).map((label) => ({ label })),
-        ]}
-        note={(await listNotes(sql, trace.id)).find((n) => n.seq === -1)?.note ?? ""}
-      />
-      {samples.length > 1 && (
-        <p className="flex gap-2 text-sm">
-          Samples:{" "}
-          {samples.map((s) => (
-            <Link
-              key={s}
-              href={questionPath(runId, questionId, { sample: s })}
-              className={s === sample ? "font-semibold" : "text-blue-700 hover:underline"}
-            >
-              #{s}
-            </Link>
-          ))}
-        </p>
-      )}
-      {others.length > 0 && (
-        <p className="flex flex-wrap gap-2 text-sm" data-testid="other-runs">
-          <span className="text-zinc-500">Same question in:</span>
-          {others.map((o) => (
-            <Link key={o.id} href={questionPath(o.id, questionId)} className="text-blue-700 hover:underline">
-              {o.name} · {o.system} · {o.model}
-              {o.kind === "reruns" ? " [reruns]" : o.kind === "sweep" ? " [sweep]" : ""}
-              {o.exOutcome
-                ? ` (${o.exOutcome.replace(/_/g, " ")})`
-                : o.recordedCorrect !== null
-                  ? ` (${o.recordedCorrect ? "correct" : "wrong"})`
-                  : ""}
-            </Link>
-          ))}
-        </p>
-      )}
-      <TraceExplorer
-        traceId={trace.id}
-        total={stats.count}
-        initialSteps={await listStepSummaries(sql, trace.id, from)}
-        initialDetail={detail ? await renderStepDetail(detail, trace.id) : null}
-        chips={buildTableStrip({
-          databaseTables: sets?.database ?? null,
-          gold: sets?.gold ?? null,
-          flagged: trace.directives?.irrelevant_tables ?? null,
-          final: sets?.final ?? null,
-          steps: stripSteps,
-        })}
-        gold={sets?.gold ?? null}
-        allGoldSeenAt={allGoldSeenAt(sets?.gold ?? null, stripSteps)}
-        directives={trace.directives ?? null}
-        maxDurationMs={stats.maxDurationMs}
-      />
+      <Suspense fallback={<Pending what="the question" />}>
+        <TopSection {...view} />
+      </Suspense>
+      <Suspense fallback={<Pending what="the steps" />}>
+        <StepsSection {...view} step={step} />
+      </Suspense>
       {/* What the agent submitted against the gold, right under its steps; the rerun panel after. */}
       <SqlCompare
         traceId={trace.id}
@@ -169,61 +57,9 @@ async function Question({ params, searchParams }: PageProps<"/runs/[runId]/quest
         goldError={sets?.goldError}
       />
       <ResultsCompare traceId={trace.id} />
-      {run.datasetId ? (
-        <RerunPanel
-          traceId={trace.id}
-          runId={run.id}
-          questionId={questionId}
-          providers={listProviders().map((p) => ({
-            id: p.id,
-            label: p.label,
-            available: p.available,
-            models: p.models,
-          }))}
-          defaults={rerunDefaults(run)}
-        />
-      ) : (
-        <p className="text-sm text-zinc-500">
-          Link this run to its dataset to rerun the question (the rerun needs the question&apos;s database).
-        </p>
-      )}
-      {reruns.length > 0 && (
-        <section aria-labelledby="reruns-heading" className="space-y-2" data-testid="reruns-of-trace">
-          <h2 id="reruns-heading" className="font-semibold">
-            Reruns of this trace
-          </h2>
-          <p className="text-xs text-zinc-600">
-            Each rerun is judged against this trace (execution accuracy when evaluated, else the recorded outcome). A
-            rerun in a run of reruns stays outside every run figure and experiment; a promoted one counts in the figures
-            of the run it was promoted into, as a sample of this question.
-          </p>
-          <ul className="space-y-1">
-            {reruns.map((r) => (
-              <li key={r.traceId} className="flex flex-wrap items-center gap-3 text-sm">
-                <Link
-                  className="text-blue-700 hover:underline"
-                  href={questionPath(r.runId, questionId, r.sample ? { sample: r.sample } : {})}
-                >
-                  {r.runName} · {r.system} · {r.model}
-                  {r.simulated ? " (simulated)" : ""} #{r.sample}
-                </Link>
-                <span className="text-xs text-zinc-600" data-testid="rerun-where">
-                  {r.kind === "reruns"
-                    ? "in a run of reruns: outside every figure"
-                    : r.kind === "sweep"
-                      ? "in a sweep's run: in figures only when the view includes sweeps"
-                      : r.runId === runId
-                        ? "in this run: counts in its figures"
-                        : "promoted: counts in that run's figures"}
-                </span>
-                <LocalTime iso={r.createdAt} />
-                <VerdictLine verdict={r.verdict} />
-                {r.runName === RERUN_RUN_NAME && <PromoteRerun traceId={r.traceId} />}
-              </li>
-            ))}
-          </ul>
-        </section>
-      )}
+      <Suspense fallback={<Pending what="the reruns" />}>
+        <RerunsSection {...view} />
+      </Suspense>
     </div>
   );
 }

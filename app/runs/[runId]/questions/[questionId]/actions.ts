@@ -1,0 +1,65 @@
+"use server";
+/**
+ * The question page's writes, as server actions (issue 32): a label on the trace toggled, its note saved, a rerun
+ * promoted into a run of its own. The JSON routes under /api/traces stay for scripts; the page uses these.
+ */
+import { revalidatePath } from "next/cache";
+import { z } from "zod";
+import { getSql } from "@/lib/db/store";
+import { CurationError } from "@/lib/ingest/curate";
+import { promoteTrace } from "@/lib/ingest/promote";
+import { LabelError, listLabels, setLabel, setNote, type LabelRow } from "@/lib/labels/labels";
+import { InvalidArgument, valid, who } from "../../../../action-args";
+
+export type Outcome<T extends object = object> = ({ ok: true } & T) | { ok: false; error: string };
+
+const TraceId = z.string().min(1).max(200);
+const Label = z.string().trim().min(1).max(200);
+
+async function attempt<T extends object>(fn: () => Promise<Outcome<T>>): Promise<Outcome<T>> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof LabelError || e instanceof CurationError || e instanceof InvalidArgument)
+      return { ok: false, error: e.message };
+    throw e;
+  }
+}
+
+/** Sets (`on`) or removes a label on the trace; the trace's labels as they now are. */
+export async function toggleLabel(
+  traceId: string,
+  label: string,
+  on: boolean,
+): Promise<Outcome<{ labels: LabelRow[] }>> {
+  return attempt(async () => {
+    traceId = valid(TraceId, traceId, "traceId");
+    label = valid(Label, label, "label");
+    on = valid(z.boolean(), on, "on");
+    const sql = await getSql();
+    await setLabel(sql, traceId, label, { on, who: await who() });
+    return { ok: true, labels: await listLabels(sql, traceId) };
+  });
+}
+
+/** Sets the trace's note; empty text removes it. */
+export async function saveNote(traceId: string, note: string): Promise<Outcome> {
+  return attempt(async () => {
+    traceId = valid(TraceId, traceId, "traceId");
+    note = valid(z.string().max(10_000), note, "note");
+    await setNote(await getSql(), traceId, note, { who: await who() });
+    return { ok: true };
+  });
+}
+
+/** Promotes a rerun into a named run of its system and model (created if needed); the question pages show it. */
+export async function promoteRerun(traceId: string, run: string): Promise<Outcome<{ runId: string; sample: number }>> {
+  return attempt(async () => {
+    traceId = valid(TraceId, traceId, "traceId");
+    run = valid(z.string().trim().min(1).max(200), run, "run");
+    const r = await promoteTrace(await getSql(), traceId, run, await who());
+    revalidatePath("/runs/[runId]/questions/[questionId]", "page");
+    revalidatePath("/");
+    return { ok: true, ...r };
+  });
+}
