@@ -26,7 +26,8 @@ export async function spentToday(sql: Sql): Promise<{ usd: number; unpriced: num
         const cost = eb.fn.coalesce("cost_usd", "cost_computed_usd");
         return [eb.fn.sum<number | null>(cost).as("usd"), eb(eb.fn.count("id"), "-", eb.fn.count(cost)).as("unpriced")];
       })
-      .where((eb) => eb(jsonText(sql, eb, "meta", "rerun_job"), "is not", null))
+      // The traces of agent jobs, by their partial index: not every trace of the store.
+      .where("rerun_job", "is not", null)
       .where("created_at", ">=", `${new Date().toISOString().slice(0, 10)}T00:00:00Z`)
       .where((eb) => eb(jsonText(sql, eb, "meta", "agent.model"), "not like", "sim-%")),
   );

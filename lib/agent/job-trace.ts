@@ -4,7 +4,6 @@
  */
 import type { Sql } from "@/lib/db/sql";
 import { many, one, qb } from "@/lib/db/typed";
-import { jsonText } from "@/lib/db/typed-sql";
 import { scrubSecrets } from "@/lib/config/secrets";
 import { SYSTEM_OF } from "@/lib/environment/directives";
 import { evaluateRun } from "@/lib/eval/evaluate-run";
@@ -59,7 +58,7 @@ export async function storeJobTrace(sql: Sql, row: JobRow, result: LoopResult & 
         .selectFrom("traces")
         .select("id")
         .where((eb) => {
-          const ofJob = eb(jsonText(sql, eb, "meta", "rerun_job"), "=", row.id);
+          const ofJob = eb("rerun_job", "=", row.id);
           // A sweep's job: also the trace that holds its place (question and sample) in the sweep's run.
           return row.sweep_id
             ? eb.or([

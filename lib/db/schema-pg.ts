@@ -96,3 +96,4 @@ export const notes = derive(lite.notes);
 export const runCauses = derive(lite.runCauses);
 export const otlpSpans = derive(lite.otlpSpans);
 export const otlpGroups = derive(lite.otlpGroups);
+export const runTotals = derive(lite.runTotals);

@@ -199,3 +199,39 @@ export const otlpGroups = sqliteTable("otlp_groups", {
   /** The ingest's outcome: inserted / duplicate / the error. */
   outcome: text("outcome"),
 });
+
+/**
+ * A run's totals over its traces (lib/db/queries/run-totals.ts: the RunAggregates of docs/metrics.md), as of the
+ * run's `version`: the home page lists runs from here instead of aggregating every trace of the store on each
+ * request, and a run page's summary reads it after a restart. Written when an upload, an evaluation or a recompute
+ * commits, and by the first read that finds it behind the run's version.
+ */
+export const runTotals = sqliteTable("run_totals", {
+  runId: text("run_id").primaryKey(),
+  version: integer("version").notNull(),
+  traces: integer("traces").notNull(),
+  questions: integer("questions").notNull(),
+  judged: integer("judged").notNull(),
+  correct: integer("correct").notNull(),
+  exJudged: integer("ex_judged").notNull(),
+  exCorrect: integer("ex_correct").notNull(),
+  recordedJudged: integer("recorded_judged").notNull(),
+  recordedCorrect: integer("recorded_correct").notNull(),
+  exploratoryWithGold: integer("exploratory_with_gold"),
+  goldSum: integer("gold_sum"),
+  failedWithExtra: integer("failed_with_extra"),
+  inputTokens: integer("input_tokens").notNull(),
+  outputTokens: integer("output_tokens").notNull(),
+  tokensRecorded: integer("tokens_recorded").notNull(),
+  goldErrors: integer("gold_errors").notNull(),
+  cost: real("cost"),
+  directiveOverheadCost: real("directive_overhead_cost"),
+  unpricedTraces: integer("unpriced_traces").notNull(),
+  directiveRecall: real("directive_recall"),
+  directiveFlagRate: real("directive_flag_rate"),
+  emptyProbes: integer("empty_probes"),
+  probeTraces: integer("probe_traces").notNull(),
+  linkTruePositive: integer("link_tp").notNull(),
+  linkPredicted: integer("link_pred").notNull(),
+  linkGold: integer("link_gold").notNull(),
+});

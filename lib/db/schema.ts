@@ -104,6 +104,10 @@ export const traces = sqliteTable(
     startedAt: text("started_at"),
     durationMs: real("duration_ms"),
     meta: text("meta", { mode: "json" }).$type<Record<string, unknown>>(),
+    /** The trace this one reruns (`meta.rerun_of.trace_id`), as a column so a trace's reruns are found by index. */
+    rerunOf: text("rerun_of"),
+    /** The agent job that produced this trace (`meta.rerun_job`), likewise. */
+    rerunJob: text("rerun_job"),
     uploadId: text("upload_id").notNull(),
     createdAt: createdAt(),
     // Per-trace metrics (lib/metrics/trace-metrics.ts), computed at ingest and by `metron recompute`.
@@ -136,7 +140,18 @@ export const traces = sqliteTable(
     exError: text("ex_error"),
     evaluatedAt: text("evaluated_at"),
   },
-  (t) => [index("traces_run_question").on(t.runId, t.questionId, t.sample), index("traces_upload").on(t.uploadId)],
+  (t) => [
+    index("traces_run_question").on(t.runId, t.questionId, t.sample),
+    index("traces_upload").on(t.uploadId),
+    // The same question in other runs (the question page), without walking every trace of the store.
+    index("traces_question").on(t.questionId, t.runId),
+    index("traces_rerun_of")
+      .on(t.rerunOf)
+      .where(sql`rerun_of IS NOT NULL`),
+    index("traces_rerun_job")
+      .on(t.rerunJob)
+      .where(sql`rerun_job IS NOT NULL`),
+  ],
 );
 
 export const steps = sqliteTable(

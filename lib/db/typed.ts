@@ -80,6 +80,7 @@ export interface Tables {
   run_causes: Table<typeof schema.runCauses>;
   otlp_spans: Table<typeof schema.otlpSpans>;
   otlp_groups: Table<typeof schema.otlpGroups>;
+  run_totals: Table<typeof schema.runTotals>;
   /**
    * The search index's documents (lib/search): an FTS5 table on SQLite, a table with a `tsvector` on PostgreSQL,
    * created by hand-written migrations, so not in the drizzle schema.

@@ -8,6 +8,7 @@ import { extractSql } from "@/lib/sql/extract-sql";
 import type { Sql } from "@/lib/db/sql";
 import { many, one, qb, write } from "@/lib/db/typed";
 import { inJsonArray } from "@/lib/db/typed-sql";
+import { refreshRunTotals } from "@/lib/db/run-totals";
 import { compareModes, resultsMatch, rowKey, type CompareMode, type NumericMode } from "./compare";
 import { csvAnswerColumns, resultColumns, spider2Match, type Cell, type Spider2Standard } from "./spider2";
 import { SqlSandbox, type QueryResult, type SqlValue } from "@/lib/sandbox/sandbox";
@@ -247,6 +248,7 @@ export async function evaluateRun(
         }))
         .where("id", "=", runId),
     );
+    await refreshRunTotals(tx, [runId]);
   });
   return { run_id: runId, counts };
 }

@@ -5,6 +5,7 @@
  * duplicate (same content hash) is counted, not stored twice.
  */
 import { randomUUID } from "node:crypto";
+import { refreshRunTotals } from "@/lib/db/run-totals";
 import type { Sql } from "@/lib/db/sql";
 import type { RunDefaults } from "@/lib/trace/types";
 import { StoreFaultError, storeFault } from "./store-fault";
@@ -227,6 +228,11 @@ export async function runIngest(
         }
         if (progress.lines === 0) throw new EmptyInputError();
         const runs = await w.finish({ bytes: progress.bytes, lines: progress.lines, errors: progress.errors });
+        // The runs' totals as of their new versions, committed with the upload: the home page reads them.
+        await refreshRunTotals(
+          tx,
+          runs.map((r) => r.id),
+        );
         options.onProgress?.(progress);
         errors.sort((a, b) => a.line - b.line);
         return reportOf(upload, runs, w, progress, errors, warnings, workerFile !== null);

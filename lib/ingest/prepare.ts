@@ -55,6 +55,8 @@ export const TRACE_COLUMNS = [
   "started_at",
   "duration_ms",
   "meta",
+  "rerun_of",
+  "rerun_job",
   ...MEASURED_COLUMNS,
   "tokens_recorded",
 ] as const satisfies Column<"traces">[];
@@ -84,6 +86,12 @@ export const STEP_COLUMNS = [
   "empty_result",
   "refines",
 ] as const satisfies Column<"steps">[];
+
+/** The trace a rerun's `meta.rerun_of.trace_id` names (kept in a column of its own, indexed), or null. */
+function rerunOf(meta: Record<string, unknown>): string | null {
+  const of = meta.rerun_of as { trace_id?: unknown } | undefined;
+  return of && typeof of === "object" && typeof of.trace_id === "string" ? of.trace_id : null;
+}
 
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
 const bool = (value: boolean | null) => (value === null ? null : value ? 1 : 0);
@@ -129,6 +137,8 @@ export function prepareTrace(
     trace.started_at ?? null,
     trace.duration_ms ?? null,
     Object.keys(trace.meta).length ? JSON.stringify(trace.meta) : null,
+    rerunOf(trace.meta),
+    typeof trace.meta.rerun_job === "string" ? trace.meta.rerun_job : null,
     ...measuredValues(measured),
     u.input_tokens !== undefined || u.output_tokens !== undefined ? 1 : 0,
   ];

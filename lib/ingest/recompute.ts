@@ -6,6 +6,7 @@
 import type { Param, Sql } from "@/lib/db/sql";
 import { insertArrays, many, one, qb, write } from "@/lib/db/typed";
 import { addToolCounts, TOOL_COUNT_COLUMNS } from "./upload-writer";
+import { refreshRunTotals } from "@/lib/db/run-totals";
 import {
   openLookups,
   MEASURED_COLUMNS,
@@ -150,6 +151,7 @@ export async function recomputeRun(sql: Sql, runId: string): Promise<{ traces: n
           .set((eb) => ({ version: eb("version", "+", 1) }))
           .where("id", "=", runId),
       );
+      await refreshRunTotals(tx, [runId]);
     });
   } finally {
     measurer.close();

@@ -311,18 +311,26 @@ export async function labelledKeys(sql: Sql, runIds: string[], label: string): P
   return new Set(rows.map((r) => `${r.q}\u0000${r.s}`));
 }
 
+/**
+ * Labels of traces of these runs, walked from the labels (a few, where triage happened) with each one's trace found
+ * by its key: a store's runs without labels cost nothing, however many traces they hold.
+ */
+function labelsOfRuns(sql: Sql, runIds: string[]) {
+  return qb(sql)
+    .selectFrom("labels as l")
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom("traces as t")
+          .select("t.id")
+          .whereRef("t.id", "=", "l.trace_id")
+          .where((eb) => inJsonArray(sql, eb, "t.run_id", runIds)),
+      ),
+    );
+}
+
 /** The labels used on the traces of these runs. */
 export async function listRunLabels(sql: Sql, runIds: string[]): Promise<string[]> {
   return (
-    await many(
-      sql,
-      qb(sql)
-        .selectFrom("labels as l")
-        .innerJoin("traces as t", "t.id", "l.trace_id")
-        .select("l.label")
-        .where((eb) => inJsonArray(sql, eb, "t.run_id", runIds))
-        .groupBy("l.label")
-        .orderBy(binary(sql, "l.label")),
-    )
+    await many(sql, labelsOfRuns(sql, runIds).select("l.label").groupBy("l.label").orderBy(binary(sql, "l.label")))
   ).map((r) => r.label);
 }

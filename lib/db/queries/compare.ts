@@ -5,6 +5,8 @@ import { binary, many, qb } from "@/lib/db/typed";
 import { compareRuns, type Comparison } from "@/lib/metrics/compare-runs";
 import { getRun } from "./runs";
 import { loadTraceUnits } from "./units";
+import { cachedByRuns } from "./run-cache";
+import { readRunTotals } from "@/lib/db/run-totals";
 
 export interface LoadedComparison {
   runs: Run[];
@@ -30,8 +32,16 @@ export async function loadComparison(sql: Sql, runIds: string[], baselineId: str
     runs,
     missing,
     baseline,
+    // Memoised by the runs' versions and the baseline: reloading the page, or paging its table, computes nothing.
     comparison:
-      runs.length >= 2 ? compareRuns(await Promise.all(runs.map((r) => loadTraceUnits(sql, r.id))), baseline) : null,
+      runs.length >= 2
+        ? await cachedByRuns(
+            sql,
+            runs.map((r) => r.id),
+            `compare:${runs.map((r) => r.id).join(",")}:${baseline}`,
+            async () => compareRuns(await Promise.all(runs.map((r) => loadTraceUnits(sql, r.id))), baseline),
+          )
+        : null,
   };
 }
 
@@ -42,19 +52,21 @@ export async function listComparableRuns(
     sql,
     qb(sql)
       .selectFrom("runs as r")
-      .leftJoin("traces as t", "t.run_id", "r.id")
       .select((eb) => [
         "r.id",
         "r.name",
         "r.system",
         "r.model",
         runGroup(eb, "r.dataset_id", "r.benchmark").as("group"),
-        eb.fn.count<number>("t.id").as("traces"),
       ])
-      .groupBy("r.id")
       .orderBy((eb) => byCodePoint(sql, runGroup(eb, "r.dataset_id", "r.benchmark")))
       .orderBy(binary(sql, "r.model"))
       .orderBy(binary(sql, "r.system")),
   );
-  return rows;
+  // Trace counts from the runs' totals, not a count of the store's traces.
+  const totals = await readRunTotals(
+    sql,
+    rows.map((r) => r.id),
+  );
+  return rows.map((r) => ({ ...r, traces: totals.get(r.id)?.traces ?? 0 }));
 }

@@ -7,7 +7,7 @@ import { inJsonArray, jsonText, jsonValue, runGroup } from "@/lib/db/typed-sql";
 import type { RunAggregates } from "@/lib/metrics/run-metrics";
 import type { TraceUnit } from "@/lib/metrics/run-units";
 import { buildOverview, parseRunList, type OverviewGroup } from "@/lib/metrics/overview";
-import { runAggregateColumns } from "./run-aggregates";
+import { runAggregateColumns } from "@/lib/db/run-aggregates";
 import { loadTraceUnits } from "./units";
 
 /** One cell of the Experiments matrix: the runs of one (dataset, model, system), pooled over their traces. */

@@ -7,8 +7,11 @@ import { ingestStream } from "@/lib/ingest/ingest";
 import { chunksOf } from "@/lib/testing/db";
 import { ENGINES, useEngineStore } from "@/lib/testing/engines";
 import { jsonl, makeTraceLine } from "@/lib/testing/factories";
-import { getNeighbours, listOtherRuns, listRerunsOf, listSamples } from "./question-traces";
-import { one, raw } from "@/lib/db/typed";
+import { getNeighbours, getQuestionTrace, listOtherRuns, listRerunsOf, listSamples } from "./question-traces";
+import { getStepDetail, getStepStats, listStepSummaries, listStripSteps } from "./steps";
+import { listLabels, listNotes } from "@/lib/labels/labels";
+import { captureStatements, fullScans, planOf } from "@/lib/testing/plans";
+import { many, one, raw } from "@/lib/db/typed";
 
 const run = (name: string, config?: Record<string, unknown>) => ({
   name,
@@ -72,6 +75,48 @@ describe.each(ENGINES)("question page queries (%s store)", (engine) => {
     });
     expect(await getNeighbours(store.sql, main, "1")).toMatchObject({ prev: undefined, next: "2", position: 1 });
     expect(await getNeighbours(store.sql, main, "b")).toMatchObject({ prev: "A", next: undefined, prevFailing: "2" });
+    // From the text ids back into the integers, and the position counts questions, not samples ("9" has two).
+    expect(await getNeighbours(store.sql, main, "A")).toEqual({
+      prev: "10",
+      next: "b",
+      prevFailing: "2",
+      nextFailing: "b",
+      position: 5,
+      total: 6,
+    });
+    expect(await getNeighbours(store.sql, main, "10")).toMatchObject({ prev: "9", next: "A", position: 4 });
+  });
+
+  it("read every query of a question page through an index: none walks the store's traces or steps", async () => {
+    const main = await runId("main");
+    const trace = await traceId("main", "9");
+    const statements = await captureStatements(store.sql, async (spy) => {
+      await getQuestionTrace(spy, main, "9", 0);
+      await getNeighbours(spy, main, "9");
+      await getNeighbours(spy, main, "A");
+      await listOtherRuns(spy, main, "9");
+      await listRerunsOf(spy, trace);
+      await listSamples(spy, main, "9");
+      await listStripSteps(spy, trace);
+      await getStepStats(spy, trace);
+      await listStepSummaries(spy, trace, 0);
+      await getStepDetail(spy, trace, 1);
+      await listLabels(spy, trace);
+      await listNotes(spy, trace);
+    });
+    expect(statements.length).toBeGreaterThan(15);
+    // The check sees a walk of the store when there is one (the old reruns-of query, by a JSON member).
+    const walk = await captureStatements(store.sql, (spy) =>
+      many(spy, raw`SELECT id FROM traces t WHERE t.meta LIKE ${"%rerun_of%"}`),
+    );
+    expect(fullScans(await planOf(store.sql, walk[0]), ["traces"], { t: "traces" })).toEqual(["traces"]);
+    const neighbours = statements.filter((s) => /question_id/.test(s.text) && /limit/i.test(s.text));
+    for (const s of neighbours.slice(0, 2))
+      expect(await planOf(store.sql, s)).toMatch(/traces_question_order|traces_run_question/);
+    for (const s of statements) {
+      const plan = await planOf(store.sql, s);
+      expect(fullScans(plan, ["traces", "steps"], { t: "traces", s: "steps" }), `${s.text}\n${plan}`).toEqual([]);
+    }
   });
 
   it("find the question in the other runs of the same benchmark only", async () => {

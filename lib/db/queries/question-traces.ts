@@ -1,9 +1,10 @@
 import { traces } from "@/lib/db/schema";
-import type { Sql } from "@/lib/db/sql";
+import { PLAIN_INTEGER, type Sql } from "@/lib/db/sql";
 import type { TraceRow } from "@/lib/db/schema";
 import type { ExpressionBuilder } from "kysely";
-import { binary, decoded, many, qb, type Tables } from "@/lib/db/typed";
-import { asInteger, effectiveCorrect, isInteger, jsonText, jsonValue } from "@/lib/db/typed-sql";
+import { binary, count, decoded, many, one, qb, raw, type Tables } from "@/lib/db/typed";
+import { getRunAggregates } from "./runs";
+import { asInteger, effectiveCorrect, isInteger, jsonValue } from "@/lib/db/typed-sql";
 
 /** The trace of one question (and sample) in a run, every column. */
 export function getQuestionTrace(
@@ -46,35 +47,86 @@ export interface Neighbours {
   total: number;
 }
 
-/** Previous/next question and previous/next failing question in the run's question order. */
+/**
+ * Previous/next question and previous/next failing question in the run's question order, and its position. Each is
+ * a seek in the question-order index (drizzle/0017_question_order_covering.sql), never a walk of the run: integer ids
+ * first (as numbers), then other ids by code point. A question is failing when one of its samples is (its least
+ * effective correctness is 0). The position counts the distinct questions before it; the total is the run's
+ * question count, memoised with its aggregates.
+ */
 export async function getNeighbours(sql: Sql, runId: string, questionId: string): Promise<Neighbours> {
-  const q = qb(sql);
-  const rows = await many(
-    sql,
-    q
-      .selectFrom("traces as t")
-      .select((eb) => [
-        "t.question_id as q",
-        eb.fn.min(effectiveCorrect(eb, "t.ex_outcome", "t.recorded_correct")).as("correct"),
-      ])
-      .where("t.run_id", "=", runId)
-      .groupBy("t.question_id")
-      .orderBy((eb) => isInteger(sql, eb, "t.question_id"), "desc")
-      .orderBy((eb) => asInteger(sql, eb, "t.question_id"))
-      .orderBy(binary(sql, "t.question_id")),
-  );
-  const i = rows.findIndex((r) => r.q === questionId);
-  const failing = (r: { correct: number | null }) => r.correct === 0;
-  const before = rows.slice(0, Math.max(0, i));
-  const after = rows.slice(i + 1);
-  return {
-    prev: before.at(-1)?.q,
-    next: after[0]?.q,
-    prevFailing: before.filter(failing).at(-1)?.q,
-    nextFailing: after.find(failing)?.q,
-    position: i + 1,
-    total: rows.length,
+  const isInt = new RegExp(PLAIN_INTEGER).test(questionId);
+  const n = isInt ? (Number.isSafeInteger(Number(questionId)) ? Number(questionId) : questionId) : null;
+  /** The first question of a part of the order (integer ids, or the others), optionally failing only. */
+  const first = async (
+    part: "int" | "text",
+    dir: "asc" | "desc",
+    bound: "none" | "before" | "after",
+    failing: boolean,
+  ) => {
+    const row = await one(
+      sql,
+      qb(sql)
+        .selectFrom("traces as t")
+        .select("t.question_id as q")
+        .where("t.run_id", "=", runId)
+        .where((eb) => inPart(sql, eb, part))
+        .$if(bound !== "none", (w) =>
+          w.where((eb) =>
+            part === "int"
+              ? eb(asInteger(sql, eb, "t.question_id"), bound === "after" ? ">" : "<", n as number)
+              : eb(binary(sql, "t.question_id"), bound === "after" ? ">" : "<", questionId),
+          ),
+        )
+        .$if(failing, (w) => w.where((eb) => eb(effectiveCorrect(eb, "t.ex_outcome", "t.recorded_correct"), "=", 0)))
+        .orderBy((eb) => asInteger(sql, eb, "t.question_id"), dir)
+        .orderBy(binary(sql, "t.question_id"), dir)
+        .limit(1),
+    );
+    return row?.q;
   };
+  const next = (failing: boolean) =>
+    isInt
+      ? first("int", "asc", "after", failing).then((q) => q ?? first("text", "asc", "none", failing))
+      : first("text", "asc", "after", failing);
+  const prev = (failing: boolean) =>
+    isInt
+      ? first("int", "desc", "before", failing)
+      : first("text", "desc", "before", failing).then((q) => q ?? first("int", "desc", "none", failing));
+  const before = (part: "int" | "text", bounded: boolean) =>
+    count(
+      sql,
+      qb(sql)
+        .selectFrom("traces as t")
+        .select((eb) => eb.fn.count("t.question_id").distinct().as("n"))
+        .where("t.run_id", "=", runId)
+        .where((eb) => inPart(sql, eb, part))
+        .$if(bounded, (w) =>
+          w.where((eb) =>
+            part === "int"
+              ? eb(asInteger(sql, eb, "t.question_id"), "<", n as number)
+              : eb(binary(sql, "t.question_id"), "<", questionId),
+          ),
+        ),
+    );
+  const [p, nx, pf, nf, earlier, aggregates] = await Promise.all([
+    prev(false),
+    next(false),
+    prev(true),
+    next(true),
+    isInt ? before("int", true) : Promise.all([before("int", false), before("text", true)]).then(([a, b]) => a + b),
+    getRunAggregates(sql, runId),
+  ]);
+  return { prev: p, next: nx, prevFailing: pf, nextFailing: nf, position: earlier + 1, total: aggregates.questions };
+}
+
+/** Integer ids or the others, as the question-order index tells them apart. */
+function inPart(sql: Sql, eb: ExpressionBuilder<Tables & { t: Tables["traces"] }, "t">, part: "int" | "text") {
+  const integer = isInteger(sql, eb, "t.question_id");
+  // SQLite's index holds the comparison as 0/1; PostgreSQL's as a boolean.
+  return sql.dialect === "postgres"
+    ? eb(integer, "=", raw<boolean>`${raw.lit(part === "int")}`)
+    : eb(integer, "=", raw<boolean>`${raw.lit(part === "int" ? 1 : 0)}`);
 }
 
 /** The same question in the other runs of the same dataset (or benchmark, when no dataset is linked). */
@@ -157,7 +209,7 @@ export interface RerunRow {
   kind: RunKind;
 }
 
-/** The reruns of a trace (its children, `meta.rerun_of`), newest first. */
+/** The reruns of a trace (its children, `meta.rerun_of`, kept in the indexed column `rerun_of`), newest first. */
 export async function listRerunsOf(sql: Sql, traceId: string, limit = 20): Promise<RerunRow[]> {
   const rows = await many(
     sql,
@@ -177,7 +229,7 @@ export async function listRerunsOf(sql: Sql, traceId: string, limit = 20): Promi
         eb.fn.coalesce(jsonValue(sql, eb, "r.config", "simulated"), eb.lit(0)).as("simulated"),
         runKind(sql, eb).as("kind"),
       ])
-      .where((eb) => eb(jsonText(sql, eb, "t.meta", "rerun_of.trace_id"), "=", traceId))
+      .where("t.rerun_of", "=", traceId)
       .orderBy("t.created_at", "desc")
       .limit(limit),
   );

@@ -3,11 +3,10 @@ import { runs } from "@/lib/db/schema";
 import type { Sql } from "@/lib/db/sql";
 import type { RunSortKey } from "@/lib/url/runs";
 import type { RunAggregates } from "@/lib/metrics/run-metrics";
-import { cachedByRun } from "./run-cache";
-import { sql as raw, type Expression, type ExpressionBuilder } from "kysely";
-import { jsonValue, nocase } from "@/lib/db/typed-sql";
-import { binary, many, one, qb } from "@/lib/db/typed";
-import { runAggregateColumns } from "./run-aggregates";
+import { sql as raw } from "kysely";
+import { jsonValue } from "@/lib/db/typed-sql";
+import { binary, many, qb } from "@/lib/db/typed";
+import { computeRunTotals, emptyTotals, readRunTotals } from "@/lib/db/run-totals";
 
 export interface RunListRow extends RunAggregates {
   id: string;
@@ -20,64 +19,71 @@ export interface RunListRow extends RunAggregates {
   simulated: number | null;
 }
 
-type Listed = { x: RunListRow };
 type Dir = "asc" | "desc";
-const ratio = (eb: ExpressionBuilder<Listed, "x">, num: Expression<unknown>, den: "x.judged" | "x.goldSum") =>
-  eb
-    .case()
-    .when(den, ">", 0)
-    .then(eb(eb(raw<number>`1.0`, "*", num as Expression<number>), "/", eb.ref(den)))
-    .end();
+const ratio = (num: number | null, den: number | null) => (den !== null && den > 0 ? (num ?? 0) / den : null);
+/** ASCII letters folded, then code point: SQLite's NOCASE, and the same on PostgreSQL. */
+const folded = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
 
-/** Sort keys over the listed rows (a subquery, so that PostgreSQL too can order by expressions of its columns). */
-const ORDER: Record<RunSortKey, (sql: Sql, eb: ExpressionBuilder<Listed, "x">) => Expression<unknown>> = {
-  name: (sql, eb) => nocase(sql, eb, "x.name"),
-  system: (sql, eb) => nocase(sql, eb, "x.system"),
-  model: (sql, eb) => nocase(sql, eb, "x.model"),
-  traces: (_, eb) => eb.ref("x.traces"),
-  questions: (_, eb) => eb.ref("x.questions"),
-  correct: (_, eb) => ratio(eb, eb.ref("x.correct"), "x.judged"),
-  over: (_, eb) => ratio(eb, eb("x.exploratoryWithGold", "-", eb.ref("x.goldSum")), "x.goldSum"),
-  tokens: (_, eb) => eb("x.inputTokens", "+", eb.ref("x.outputTokens")),
-  created: (_, eb) => eb.ref("x.createdAt"),
+/** Sort keys of the listed runs: a text (compared without ASCII case), a number, or null (listed last). */
+const ORDER: Record<RunSortKey, (r: RunListRow) => string | number | null> = {
+  name: (r) => folded(r.name),
+  system: (r) => folded(r.system),
+  model: (r) => folded(r.model),
+  traces: (r) => r.traces,
+  questions: (r) => r.questions,
+  correct: (r) => ratio(r.correct, r.judged),
+  over: (r) => ratio((r.exploratoryWithGold ?? 0) - (r.goldSum ?? 0), r.goldSum),
+  tokens: (r) => r.inputTokens + r.outputTokens,
+  created: (r) => r.createdAt,
 };
 
+const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The runs of the home page with their totals (run_totals, as of each run's version: never an aggregation of every
+ * trace of the store), sorted by a key with unknown values last, then by id.
+ */
 export async function listRuns(
   sql: Sql,
   opts: { sort: RunSortKey; dir: Dir; system?: string | null; model?: string | null; archived?: boolean },
 ): Promise<RunListRow[]> {
-  const q = qb(sql);
-  const listed = q
-    .selectFrom("runs as r")
-    .leftJoin("traces as t", "t.run_id", "r.id")
-    .select((eb) => [
-      "r.id",
-      "r.name",
-      "r.system",
-      "r.model",
-      "r.dataset_id as datasetId",
-      "r.created_at as createdAt",
-      "r.archived_at as archivedAt",
-      jsonValue(sql, eb, "r.config", "simulated").$castTo<number | null>().as("simulated"),
-      ...runAggregateColumns(sql, eb),
-    ])
-    .$if(!opts.archived, (w) => w.where("r.archived_at", "is", null))
-    .$if(Boolean(opts.system), (w) => w.where("r.system", "=", opts.system!))
-    .$if(Boolean(opts.model), (w) => w.where("r.model", "=", opts.model!))
-    .groupBy("r.id");
-  const dir: Dir = opts.dir === "asc" ? "asc" : "desc";
-  const rows: RunListRow[] = await many(
+  const runsOf = await many(
     sql,
-    q
-      .selectFrom(listed.as("x"))
-      .selectAll()
-      .orderBy(
-        (eb) => ORDER[opts.sort](sql, eb as unknown as ExpressionBuilder<Listed, "x">),
-        (o) => (dir === "asc" ? o.asc() : o.desc()).nullsLast(),
-      )
-      .orderBy(binary(sql, "x.id")),
+    qb(sql)
+      .selectFrom("runs as r")
+      .select((eb) => [
+        "r.id",
+        "r.name",
+        "r.system",
+        "r.model",
+        "r.dataset_id as datasetId",
+        "r.created_at as createdAt",
+        "r.archived_at as archivedAt",
+        jsonValue(sql, eb, "r.config", "simulated").$castTo<number | null>().as("simulated"),
+      ])
+      .$if(!opts.archived, (w) => w.where("r.archived_at", "is", null))
+      .$if(Boolean(opts.system), (w) => w.where("r.system", "=", opts.system!))
+      .$if(Boolean(opts.model), (w) => w.where("r.model", "=", opts.model!)),
   );
-  return rows;
+  const totals = await readRunTotals(
+    sql,
+    runsOf.map((r) => r.id),
+  );
+  const rows: RunListRow[] = runsOf.map((r) => ({
+    ...r,
+    simulated: r.simulated === null ? null : Number(r.simulated),
+    ...totals.get(r.id)!,
+  }));
+  const key = ORDER[opts.sort];
+  const sign = opts.dir === "asc" ? 1 : -1;
+  return rows.sort((a, b) => {
+    const x = key(a);
+    const y = key(b);
+    if (x === null || y === null) {
+      if (x !== y) return x === null ? 1 : -1; // unknown last, either way
+    } else if (x !== y) return sign * (typeof x === "number" ? x - (y as number) : byCodePoint(x, y as string));
+    return byCodePoint(a.id, b.id);
+  });
 }
 
 export async function listRunFacets(sql: Sql): Promise<{ systems: string[]; models: string[] }> {
@@ -91,20 +97,12 @@ export function getRun(sql: Sql, id: string) {
   return decoded(sql, runs, qb(sql).selectFrom("runs").selectAll().where("id", "=", id));
 }
 
-export function getRunAggregates(sql: Sql, runId: string): Promise<RunAggregates> {
-  return cachedByRun(
-    sql,
-    runId,
-    "aggregates",
-    async () =>
-      (await one(
-        sql,
-        qb(sql)
-          .selectFrom("traces as t")
-          .select((eb) => runAggregateColumns(sql, eb))
-          .where("t.run_id", "=", runId),
-      ))!,
-  );
+/** A run's totals as of its version (run_totals; computed and stored when behind). */
+export async function getRunAggregates(sql: Sql, runId: string): Promise<RunAggregates> {
+  const totals = (await readRunTotals(sql, [runId])).get(runId);
+  if (totals) return totals;
+  // No such run: the totals of no traces.
+  return (await computeRunTotals(sql, [runId])).get(runId)?.totals ?? emptyTotals;
 }
 
 export async function countOutcomes(sql: Sql, runId: string): Promise<{ outcome: string; n: number }[]> {

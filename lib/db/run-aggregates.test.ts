@@ -3,7 +3,7 @@
  * here as the reference), on both engines, over Spider-de traces evaluated for real (EX against the databases): the
  * home page's runs in every sort order, a run's summary, the Experiments cells.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { evaluateRun } from "@/lib/eval/evaluate-run";
 import { ingestStream } from "@/lib/ingest/ingest";
 import { chunksOf } from "@/lib/testing/db";
@@ -12,9 +12,11 @@ import { realisticLines } from "@/lib/testing/realistic-traces";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { runSortKeys } from "@/lib/url/runs";
 import type { Sql } from "@/lib/db/sql";
-import { getRunAggregates, listRuns } from "./runs";
-import { listExperimentRunIds, listOverviewCells } from "./overview";
-import { listComparableRuns } from "./compare";
+import { getRunAggregates, listRunFacets, listRuns } from "./queries/runs";
+import { listRunLabels } from "@/lib/labels/labels";
+import { captureStatements, fullScans, planOf } from "@/lib/testing/plans";
+import { listExperimentRunIds, listOverviewCells } from "./queries/overview";
+import { listComparableRuns } from "./queries/compare";
 import { parseRunList } from "@/lib/metrics/overview";
 import { many, one, raw, write } from "@/lib/db/typed";
 
@@ -161,5 +163,51 @@ describe.each(ENGINES)("run aggregates (%s store)", (engine) => {
     expect(cells.length).toBeGreaterThan(0);
     const total = cells.reduce((n, c) => n + c.traces, 0);
     expect(total).toBe((await one(store.sql, raw<{ n: number }>`SELECT count(*) AS n FROM traces`))!.n);
+  });
+});
+
+describe.each(ENGINES)("runs' totals kept by version (%s store)", (engine) => {
+  const store = useEngineStore(engine, async (s) => {
+    await ingestStream(s.sql, chunksOf(realisticLines()));
+  });
+
+  it("list the home page's runs from their stored totals: no query walks the store's traces", async () => {
+    const statements = await captureStatements(store.sql, async (spy) => {
+      await listRuns(spy, { sort: "correct", dir: "desc" });
+      await listRunFacets(spy);
+      await listComparableRuns(spy);
+      const ids = (await many(spy, raw<{ id: string }>`SELECT id FROM runs`)).map((r) => r.id);
+      await listRunLabels(spy, ids);
+    });
+    for (const s of statements) {
+      const plan = await planOf(store.sql, s);
+      expect(fullScans(plan, ["traces", "steps"], { t: "traces", s: "steps" }), `${s.text}\n${plan}`).toEqual([]);
+    }
+    // The upload stored the totals: reading them computes nothing.
+    expect(statements.some((s) => /count\(distinct "t"."question_id"\)/i.test(s.text))).toBe(false);
+  });
+
+  it("compute a run's totals again once its version moves, and store them for the next read", async () => {
+    const run = (await many(store.sql, raw<{ id: string }>`SELECT id FROM runs ORDER BY id`))[0].id;
+    const before = await getRunAggregates(store.sql, run);
+    await write(store.sql, raw`UPDATE traces SET recorded_correct = 1 WHERE run_id = ${run}`);
+    await write(store.sql, raw`UPDATE runs SET version = version + 1 WHERE id = ${run}`);
+    const after = (await listRuns(store.sql, { sort: "name", dir: "asc" })).find((r) => r.id === run)!;
+    expect(after.recordedCorrect).toBe(after.recordedJudged);
+    expect(after.recordedCorrect).toBeGreaterThan(before.recordedCorrect);
+    // Stored in the background: the next read finds them current.
+    await vi.waitFor(async () =>
+      expect(
+        await one(
+          store.sql,
+          raw<{
+            n: number;
+          }>`SELECT count(*) AS n FROM run_totals rt JOIN runs r ON r.id = rt.run_id AND r.version = rt.version WHERE rt.run_id = ${run}`,
+        ),
+      ).toEqual({ n: 1 }),
+    );
+    expect(await getRunAggregates(store.sql, run)).toEqual(
+      Object.fromEntries(Object.entries(after).filter(([k]) => k in before)),
+    );
   });
 });
