@@ -2,7 +2,7 @@
  * Hand-written migrations keep what a store holds: the queue's table renamed from `rerun_jobs` to `jobs` (migration
  * 0015 on SQLite, 0005 on PostgreSQL) carries its rows and indexes across, on a store migrated to the version before.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -95,4 +95,25 @@ describe("the queue's table renamed to jobs", () => {
       await sql.close();
     }
   });
+});
+
+describe("the migration journals", () => {
+  it.each(["drizzle", "drizzle-pg"])(
+    "%s: every migration file is in the journal, and their times increase (drizzle skips one older than the last applied)",
+    (folder) => {
+      const journal = JSON.parse(readFileSync(path.resolve(folder, "meta", "_journal.json"), "utf8")) as {
+        entries: { idx: number; tag: string; when: number }[];
+      };
+      const tags = journal.entries.map((e) => e.tag);
+      const files = readdirSync(path.resolve(folder))
+        .filter((f) => f.endsWith(".sql"))
+        .map((f) => f.replace(/\.sql$/, ""))
+        .sort();
+      expect(tags).toEqual(files);
+      journal.entries.forEach((e, i) => {
+        expect(e.idx).toBe(i);
+        if (i > 0) expect(e.when, e.tag).toBeGreaterThan(journal.entries[i - 1].when);
+      });
+    },
+  );
 });
