@@ -167,7 +167,12 @@ export async function countLabels(
   return rows;
 }
 
-export async function labelsByQuestion(sql: Sql, runId: string): Promise<Map<string, string>> {
+export async function labelsByQuestion(
+  sql: Sql,
+  runId: string,
+  /** Only these questions' traces (a batch of an export); all of the run's without it. */
+  questionIds?: readonly string[],
+): Promise<Map<string, string>> {
   const rows = await many(
     sql,
     qb(sql)
@@ -175,6 +180,7 @@ export async function labelsByQuestion(sql: Sql, runId: string): Promise<Map<str
       .innerJoin("traces as t", "t.id", "l.trace_id")
       .select((eb) => ["t.question_id as q", "t.sample as s", distinctList(sql, eb, "l.label").as("labels")])
       .where("t.run_id", "=", runId)
+      .$if(questionIds !== undefined, (w) => w.where((eb) => inJsonArray(sql, eb, "t.question_id", questionIds ?? [])))
       .groupBy(["l.trace_id", "t.question_id", "t.sample"]),
   );
   return new Map(rows.map((r) => [`${r.q}\u0000${r.s}`, (r.labels ?? "").split(",").sort().join("; ")]));

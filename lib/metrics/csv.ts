@@ -17,22 +17,36 @@ export function toCsv(columns: string[], rows: unknown[][], { escapeFormulas = t
   return stringify([columns, ...rows], { ...OPTIONS, escape_formulas: escapeFormulas });
 }
 
-/** A CSV download, streamed a few hundred rows at a time from `rows` (never one string of the whole export). */
-export function csvResponse(fileName: string, columns: string[], rows: Iterable<unknown[]>): Response {
+/**
+ * A CSV download, streamed a few hundred rows at a time from `rows` (never one string of the whole export). Rows may
+ * come from an async source (a cursor over the store, batch by batch): the next batch is read only when the client
+ * has taken the last one, so the server holds one batch, not the export.
+ */
+export function csvResponse(
+  fileName: string,
+  columns: string[],
+  rows: Iterable<unknown[]> | AsyncIterable<unknown[]>,
+): Response {
   const encoder = new TextEncoder();
-  const iterator = rows[Symbol.iterator]();
+  const iterator =
+    Symbol.asyncIterator in rows
+      ? (rows as AsyncIterable<unknown[]>)[Symbol.asyncIterator]()
+      : (rows as Iterable<unknown[]>)[Symbol.iterator]();
   let header = true;
   const stream = new ReadableStream<Uint8Array>({
-    pull(controller) {
+    async pull(controller) {
       const batch: unknown[][] = header ? [columns] : [];
       header = false;
       for (let i = 0; i < 500; i++) {
-        const next = iterator.next();
+        const next = await iterator.next();
         if (next.done) break;
         batch.push(next.value);
       }
       if (batch.length === 0) return controller.close();
       controller.enqueue(encoder.encode(stringify(batch, { ...OPTIONS, escape_formulas: true })));
+    },
+    async cancel() {
+      await iterator.return?.();
     },
   });
   return new Response(stream, {

@@ -11,7 +11,7 @@ import { importSpiderDe } from "@/lib/testing/spider-de";
 import { traceSortKeys, type TraceSortKey } from "@/lib/url/runs";
 import type { TraceListRow } from "@/lib/metrics/trace-row";
 import type { Param, Sql } from "@/lib/db/sql";
-import { anyRunHasQuestion, getTraceSql, listTraceFacets, listTraces, traceExists } from "./traces";
+import { anyRunHasQuestion, getTraceSql, iterateTraces, listTraceFacets, listTraces, traceExists } from "./traces";
 import { one, raw, write } from "@/lib/db/typed";
 
 const KEY: Record<TraceSortKey, (r: TraceListRow) => number | string | null> = {
@@ -45,6 +45,24 @@ describe.each(ENGINES)("a run's question table (%s store)", (engine) => {
     (await one(store.sql, raw<{ id: string }>`SELECT id FROM runs WHERE name = 'worker run'`))!.id;
   const all = async (run: string, extra: object = {}) =>
     listTraces(store.sql, run, { sort: "question", dir: "asc", page: 1, pageSize: 1000, ...extra });
+
+  it.each([
+    ["question", "asc", {}],
+    ["tokens", "desc", {}],
+    ["outcome", "asc", { failing: true }],
+  ] as const)(
+    "walk every row the filters keep in batches, in the table's order (the CSV export): sorted by %s %s",
+    async (sort, dir, filters) => {
+      const run = await workerRun();
+      const { rows } = await listTraces(store.sql, run, { sort, dir, page: 1, pageSize: 10_000, ...filters });
+      const batches: TraceListRow[][] = [];
+      for await (const b of iterateTraces(store.sql, run, { sort, dir, ...filters }, 3)) batches.push(b);
+      expect(batches.every((b) => b.length <= 3)).toBe(true);
+      expect(batches.length).toBe(Math.ceil(rows.length / 3));
+      expect(rows.length).toBeGreaterThan(3);
+      expect(batches.flat()).toEqual(rows);
+    },
+  );
 
   it("list the run's traces in question order, numbers as numbers", async () => {
     const { rows, total } = await all(await workerRun());

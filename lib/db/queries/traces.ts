@@ -44,13 +44,11 @@ const ORDER: Record<TraceSortKey, <O>(sql: Sql, q: TraceQuery<O>, dir: Dir) => T
     ),
 };
 
-export async function listTraces(
-  sql: Sql,
-  runId: string,
-  opts: { sort: TraceSortKey; dir: Dir; page: number; pageSize: number } & Partial<TraceFilters>,
-): Promise<{ rows: TraceListRow[]; total: number }> {
-  const dir: Dir = opts.dir === "asc" ? "asc" : "desc";
-  const filtered = qb(sql)
+export type TraceListOptions = { sort: TraceSortKey; dir: Dir } & Partial<TraceFilters>;
+
+/** A run's traces that the question table's filters keep. */
+function filteredTraces(sql: Sql, runId: string, opts: Partial<TraceFilters>) {
+  return qb(sql)
     .selectFrom("traces as t")
     .where("t.run_id", "=", runId)
     .$if(Boolean(opts.failing), (q) =>
@@ -71,11 +69,11 @@ export async function listTraces(
         ),
       ),
     );
-  const counted = await one(
-    sql,
-    filtered.select((eb) => eb.fn.countAll<number>().as("n")),
-  );
-  const listed = filtered.select((eb) => [
+}
+
+/** The question table's columns of a trace `t`. */
+function listedColumns<O>(sql: Sql, q: TraceQuery<O>) {
+  return q.select((eb) => [
     "t.id",
     "t.run_id as runId",
     "t.question_id as questionId",
@@ -106,13 +104,56 @@ export async function listTraces(
       .whereRef("l.trace_id", "=", "t.id")
       .as("labels"),
   ]);
+}
+
+export async function listTraces(
+  sql: Sql,
+  runId: string,
+  opts: TraceListOptions & { page: number; pageSize: number },
+): Promise<{ rows: TraceListRow[]; total: number }> {
+  const dir: Dir = opts.dir === "asc" ? "asc" : "desc";
+  const filtered = filteredTraces(sql, runId, opts);
+  const counted = await one(
+    sql,
+    filtered.select((eb) => eb.fn.countAll<number>().as("n")),
+  );
   const rows = await many(
     sql,
-    ORDER[opts.sort](sql, listed, dir)
+    ORDER[opts.sort](sql, listedColumns(sql, filtered), dir)
       .limit(opts.pageSize)
       .offset((Math.max(1, opts.page) - 1) * opts.pageSize),
   );
   return { rows, total: Number(counted?.n ?? 0) };
+}
+
+/**
+ * Every row the question table's filters keep, in its order, a batch at a time (the CSV export): the ids in order
+ * first (small), then each batch's rows by id, so that a run of 300k traces never sits in memory at once.
+ */
+export async function* iterateTraces(
+  sql: Sql,
+  runId: string,
+  opts: TraceListOptions,
+  batch = 500,
+): AsyncGenerator<TraceListRow[]> {
+  const dir: Dir = opts.dir === "asc" ? "asc" : "desc";
+  const ids = (await many(sql, ORDER[opts.sort](sql, filteredTraces(sql, runId, opts).select("t.id"), dir))).map(
+    (r) => r.id,
+  );
+  for (let i = 0; i < ids.length; i += batch) {
+    const part = ids.slice(i, i + batch);
+    const rows = await many(
+      sql,
+      listedColumns(
+        sql,
+        qb(sql)
+          .selectFrom("traces as t")
+          .where((eb) => inJsonArray(sql, eb, "t.id", part)),
+      ),
+    );
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    yield part.map((id) => byId.get(id)).filter((r) => r !== undefined);
+  }
 }
 
 export async function listTraceFacets(
@@ -142,6 +183,8 @@ export async function listTraceFacets(
 export async function listTraceTexts(
   sql: Sql,
   runId: string,
+  /** Only these questions' traces (a batch of an export); all of the run's without it. */
+  questionIds?: readonly string[],
 ): Promise<Map<string, { questionText: string | null; goldSql: string | null; finalSql: string | null }>> {
   const rows = await many(
     sql,
@@ -154,7 +197,8 @@ export async function listTraceTexts(
         "gold_sql as goldSql",
         "final_sql as finalSql",
       ])
-      .where("run_id", "=", runId),
+      .where("run_id", "=", runId)
+      .$if(questionIds !== undefined, (w) => w.where((eb) => inJsonArray(sql, eb, "question_id", questionIds ?? []))),
   );
   return new Map(rows.map(({ q, s, ...t }) => [`${q}\u0000${s}`, t]));
 }

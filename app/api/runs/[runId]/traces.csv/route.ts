@@ -1,7 +1,7 @@
 import { createLoader } from "nuqs/server";
 import { getSql } from "@/lib/db/store";
 import { getRun } from "@/lib/db/queries/runs";
-import { listTraces, listTraceTexts } from "@/lib/db/queries/traces";
+import { iterateTraces, listTraceTexts } from "@/lib/db/queries/traces";
 import { csvResponse } from "@/lib/metrics/csv";
 import { tracesTable } from "@/lib/metrics/exports";
 import { tracesSearchParams } from "@/lib/url/runs";
@@ -10,7 +10,10 @@ import { labelsByQuestion } from "@/lib/labels/labels";
 
 const loadParams = createLoader(tracesSearchParams);
 
-/** The run's questions table as CSV: every row that the page's filters select, all pages. */
+/**
+ * The run's questions table as CSV: every row that the page's filters select, all pages, streamed a batch at a time
+ * (each batch's texts and labels read with it), so the server never holds the whole run.
+ */
 export async function GET(request: Request, ctx: RouteContext<"/api/runs/[runId]/traces.csv">) {
   const { runId } = await ctx.params;
   const sql = await getSql();
@@ -18,11 +21,16 @@ export async function GET(request: Request, ctx: RouteContext<"/api/runs/[runId]
   if (!run) return Response.json({ error: `no run ${runId}` }, { status: 404 });
   const params = loadParams(new URL(request.url).searchParams);
   const traceIds = params.q?.trim() ? await searchRunTraceIds(sql, runId, params.q) : null;
-  const { rows } = await listTraces(sql, runId, { ...params, traceIds, page: 1, pageSize: 1_000_000 });
-  const { columns, rows: table } = tracesTable(
-    rows,
-    await listTraceTexts(sql, runId),
-    await labelsByQuestion(sql, runId),
-  );
-  return csvResponse(`${run.name}-${run.system}-${run.model}-questions.csv`, columns, table);
+  const { columns } = tracesTable([], new Map());
+  async function* rows() {
+    for await (const batch of iterateTraces(sql, runId, { ...params, traceIds })) {
+      const questions = [...new Set(batch.map((r) => r.questionId))];
+      const [texts, labels] = await Promise.all([
+        listTraceTexts(sql, runId, questions),
+        labelsByQuestion(sql, runId, questions),
+      ]);
+      yield* tracesTable(batch, texts, labels).rows;
+    }
+  }
+  return csvResponse(`${run.name}-${run.system}-${run.model}-questions.csv`, columns, rows());
 }
