@@ -2,7 +2,7 @@
  * The store's schema (schema.ts re-exports it): what is built on the runs — tool counts, agent jobs and sweeps, run
  * changes, experiments, the search index's bookkeeping, labels and notes, causes, received OTLP spans.
  */
-import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { createdAt } from "./schema-columns";
 
 /** Tool calls per run and tool, kept at ingest (and by recompute) so run pages never scan every step. */
@@ -127,10 +127,15 @@ export const experiments = sqliteTable("experiments", {
  * trace's documents are removed with one range delete. `search_docs` itself is a virtual table created by SQL in
  * the migration (drizzle does not describe FTS5 tables).
  */
-export const searchIndexed = sqliteTable("search_indexed", {
-  traceId: text("trace_id").primaryKey(),
-  base: integer("base").notNull(),
-});
+export const searchIndexed = sqliteTable(
+  "search_indexed",
+  {
+    traceId: text("trace_id").primaryKey(),
+    base: integer("base").notNull(),
+  },
+  // A document's rowid names its trace: the base is the rowid's multiple of SEARCH_SPAN (the index keeps no copy of it).
+  (t) => [uniqueIndex("search_indexed_base").on(t.base)],
+);
 
 /**
  * Labels for error analysis, on a trace (`seq` -1) or one of its steps: a preset failure cause

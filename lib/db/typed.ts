@@ -85,7 +85,7 @@ export interface Tables {
    * The search index's documents (lib/search): an FTS5 table on SQLite, a table with a `tsvector` on PostgreSQL,
    * created by hand-written migrations, so not in the drizzle schema.
    */
-  search_docs: { rowid: number; content: string; trace_id: string; seq: number | null; field: string };
+  search_docs: { rowid: number; trace_id: string; seq: number | null; field: string };
 }
 
 /** A compiler that never connects: statements are compiled here and run through `Sql`. */

@@ -17,6 +17,9 @@ import { positiveNumber } from "@/lib/config/env";
 import { many, qb, raw } from "@/lib/db/typed";
 import { effectiveCorrect, inJsonArray, jsonValue, type TraceSelection } from "@/lib/db/typed-sql";
 import { labelList, stepConditions, traceConditions } from "./conditions";
+import { documentTexts } from "./documents";
+import { makeSnippet } from "./snippets";
+import { SEARCH_SPAN } from "./limits";
 import { summarizeArgs } from "@/lib/trace/step-summary";
 import { parseQuery, type ParsedQuery } from "./query";
 import { MARK_END, MARK_START } from "./marks";
@@ -123,9 +126,11 @@ export async function searchTraces(
   const prefilter = stepTerms.filter((t) => t.key !== "role").map((t) => t.value);
   const match = [query.match, ...prefilter.map(phrase)].filter(Boolean).join(" AND ") || null;
   // PostgreSQL: the same words, phrases and exclusions as a tsquery (each a phrase of its own).
-  const excluded =
-    pg && query.match ? [...query.match.matchAll(/NOT "((?:[^"]|"")*)"/g)].map((m) => m[1].replaceAll('""', '"')) : [];
-  const positive = pg ? [...query.words.filter((w) => !excluded.includes(w)), ...prefilter] : [];
+  const excluded = query.match
+    ? [...query.match.matchAll(/NOT "((?:[^"]|"")*)"/g)].map((m) => m[1].replaceAll('""', '"'))
+    : [];
+  // What a match holds (marked in the snippets): the words and phrases, and the names the step terms look for.
+  const positive = [...query.words.filter((w) => !excluded.includes(w)), ...prefilter];
   const tsquery = raw.join(
     [
       ...positive.map((w) => raw`phraseto_tsquery('simple', ${w})`),
@@ -139,18 +144,30 @@ export async function searchTraces(
   const newest = pg ? raw`t.created_at DESC, t.id DESC` : raw`t.rowid DESC`;
   let docs: DocRow[];
   if (match) {
+    // A document's rowid names its trace (the multiple of SEARCH_SPAN below it is the trace's base) and its part
+    // (0 the question, 1 the final SQL, 2 the gold SQL, 3 + seq a step): the index keeps nothing else.
+    const span = raw.lit(SEARCH_SPAN);
+    const offset = raw<number>`(d.rowid % ${span})`;
     docs = await many(
       sql,
       db
         .selectFrom("search_docs as d")
-        .select(["d.rowid as rowid", "d.trace_id as traceId", "d.seq as seq", "d.field as field"])
+        .innerJoin("search_indexed as si", (j) => j.on(raw<SqlBool>`si.base = d.rowid - ${offset}`))
+        .select([
+          "d.rowid as rowid",
+          "si.trace_id as traceId",
+          raw<number | null>`CASE WHEN ${offset} >= 3 THEN ${offset} - 3 END`.as("seq"),
+          raw<string>`CASE ${offset} WHEN 0 THEN 'question' WHEN 1 THEN 'final_sql' WHEN 2 THEN 'gold_sql' ELSE 'step' END`.as(
+            "field",
+          ),
+        ])
         .where((eb) =>
           eb.and([
             matches,
             ...(traceTerms.length
               ? [
                   eb(
-                    "d.trace_id",
+                    "si.trace_id",
                     "in",
                     eb
                       .selectFrom("traces as t")
@@ -166,8 +183,8 @@ export async function searchTraces(
                     eb
                       .selectFrom("steps as s")
                       .select("s.seq")
-                      .whereRef("s.trace_id", "=", "d.trace_id")
-                      .whereRef("s.seq", "=", "d.seq")
+                      .whereRef("s.trace_id", "=", "si.trace_id")
+                      .where((sb) => sb("s.seq", "=", raw<number>`${offset} - 3`))
                       .where((sb) => sb.and(stepConditions(sql, sb, stepTerms))),
                   ),
                 ]
@@ -221,28 +238,14 @@ export async function searchTraces(
   // Snippets only for the hits shown, in step order; the hits' rows and their snippets in one query each (under load
   // every round trip waits for a pooled connection: a page of 25 hits once made ~100 of them).
   const shown = page.flatMap((id) => byTrace.get(id)!);
-  const wanted = match ? shown.filter((d) => d.text === undefined && d.rowid !== null).map((d) => String(d.rowid)) : [];
+  const wanted = match ? shown.filter((d) => d.text === undefined && d.rowid !== null) : [];
   const snippetText = new Map<number, string>();
   if (wanted.length) {
-    const rows = await many(
-      sql,
-      db
-        .selectFrom("search_docs as d")
-        .select([
-          "d.rowid as rowid",
-          pg
-            ? raw<string>`ts_headline('simple', d.content, (${tsquery}), ${`StartSel=${MARK_START}, StopSel=${MARK_END}, MaxWords=14, MinWords=5, MaxFragments=1, FragmentDelimiter=…`})`.as(
-                "text",
-              )
-            : raw<string>`snippet(search_docs, 0, ${MARK_START}, ${MARK_END}, '…', 14)`.as("text"),
-        ])
-        .where((eb) =>
-          pg
-            ? raw<SqlBool>`d.rowid IN (SELECT jsonb_array_elements_text(${JSON.stringify(wanted)}::jsonb)::bigint)`
-            : eb.and([matches, inJsonArray(sql, eb, "d.rowid", wanted)]),
-        ),
-    );
-    for (const r of rows) snippetText.set(Number(r.rowid), r.text);
+    // The index keeps no text: each shown document's is read again, as the indexer made it, and its matches marked.
+    for (const d of await documentTexts(sql, wanted)) {
+      snippetText.set(Number(d.rowid), makeSnippet(d.text, positive));
+      if (d.type) d.doc.field = d.type;
+    }
   }
   const rows = page.length
     ? await many(

@@ -1,6 +1,6 @@
 /**
- * The PostgreSQL store's search indexer: the same documents as SQLite's, in `search_docs` with a `tsvector` and a GIN
- * index (drizzle-pg/0001_search.sql); `metron_text_of` gives a JSON value's words. One indexer at a time (an
+ * The PostgreSQL store's search indexer: the same documents as SQLite's, in `search_docs` as a `tsvector` with a GIN
+ * index and no copy of their text (drizzle-pg/0009_search_without_text.sql); `metron_text_of` gives a JSON value's words. One indexer at a time (an
  * advisory lock). The documents are made by INSERT … SELECT with PostgreSQL's own functions: Kysely's `raw`
  * templates, whose values are the engine's placeholders.
  */
@@ -75,15 +75,15 @@ async function syncPostgresIndex(sql: Sql, opts: { budgetMs?: number }): Promise
         base += SEARCH_SPAN;
         await write(
           tx,
-          raw`INSERT INTO search_docs (rowid, content, trace_id, seq, field)
-           SELECT ${base}::bigint + 0, substr(coalesce(question_text, '') || ' ' || coalesce(evidence, ''), 1, ${maxChars}), id, NULL::bigint, 'question' FROM traces WHERE id = ${id}
-           UNION ALL SELECT ${base}::bigint + 1, substr(final_sql, 1, ${maxChars}), id, NULL, 'final_sql' FROM traces WHERE id = ${id} AND final_sql IS NOT NULL
-           UNION ALL SELECT ${base}::bigint + 2, substr(gold_sql, 1, ${maxChars}), id, NULL, 'gold_sql' FROM traces WHERE id = ${id} AND gold_sql IS NOT NULL`,
+          raw`INSERT INTO search_docs (rowid, tsv, trace_id, seq, field)
+           SELECT ${base}::bigint + 0, to_tsvector('simple', substr(coalesce(question_text, '') || ' ' || coalesce(evidence, ''), 1, ${maxChars})), id, NULL::bigint, 'question' FROM traces WHERE id = ${id}
+           UNION ALL SELECT ${base}::bigint + 1, to_tsvector('simple', substr(final_sql, 1, ${maxChars})), id, NULL, 'final_sql' FROM traces WHERE id = ${id} AND final_sql IS NOT NULL
+           UNION ALL SELECT ${base}::bigint + 2, to_tsvector('simple', substr(gold_sql, 1, ${maxChars})), id, NULL, 'gold_sql' FROM traces WHERE id = ${id} AND gold_sql IS NOT NULL`,
         );
         await write(
           tx,
-          raw`INSERT INTO search_docs (rowid, content, trace_id, seq, field)
-           SELECT ${base}::bigint + 3 + x.seq, substr(x.tool || ' ' || metron_text_of(x.args) || ' ' || x.content || ' ' || x.error || ' ' || metron_text_of(x.res), 1, ${maxChars}),
+          raw`INSERT INTO search_docs (rowid, tsv, trace_id, seq, field)
+           SELECT ${base}::bigint + 3 + x.seq, to_tsvector('simple', substr(x.tool || ' ' || metron_text_of(x.args) || ' ' || x.content || ' ' || x.error || ' ' || metron_text_of(x.res), 1, ${maxChars})),
              x.trace_id, x.seq, x.type
            FROM (SELECT s.seq, coalesce(s.tool, '') AS tool, s.args, coalesce(s.content, '') AS content, coalesce(s.error, '') AS error,
                    CASE WHEN s.result IS NOT NULL THEN s.result WHEN length(b.content) <= 200000 THEN b.content ELSE substr(b.content, 1, ${maxChars}) END AS res,

@@ -1,6 +1,7 @@
 /**
- * The SQLite store's search indexer: FTS5 documents (`search_docs`), written with prepared statements on the
- * store's connection, one rowid range per trace (`search_indexed`), never waiting for the write lock. The documents
+ * The SQLite store's search indexer: FTS5 documents (`search_docs`, contentless: the index keeps no copy of the
+ * text), written with prepared statements on the store's connection, one rowid range per trace (`search_indexed`),
+ * never waiting for the write lock. The documents
  * are made by INSERT … SELECT with SQLite's JSON functions, written here as SQLite's own SQL (FTS5 and `json_tree`
  * are this engine's alone); the bookkeeping is compiled by Kysely from the schema.
  */
@@ -55,19 +56,17 @@ function syncSqliteIndex(
      ORDER BY t.rowid LIMIT 200`,
   );
   const traceDocs = sqlite.prepare(
-    `INSERT INTO search_docs (rowid, content, trace_id, seq, field)
-     SELECT ? + 0, substr(coalesce(question_text, '') || ' ' || coalesce(evidence, ''), 1, ?), id, NULL, 'question' FROM traces WHERE id = ?
-     UNION ALL SELECT ? + 1, substr(final_sql, 1, ?), id, NULL, 'final_sql' FROM traces WHERE id = ? AND final_sql IS NOT NULL
-     UNION ALL SELECT ? + 2, substr(gold_sql, 1, ?), id, NULL, 'gold_sql' FROM traces WHERE id = ? AND gold_sql IS NOT NULL`,
+    `INSERT INTO search_docs (rowid, content)
+     SELECT ? + 0, substr(coalesce(question_text, '') || ' ' || coalesce(evidence, ''), 1, ?) FROM traces WHERE id = ?
+     UNION ALL SELECT ? + 1, substr(final_sql, 1, ?) FROM traces WHERE id = ? AND final_sql IS NOT NULL
+     UNION ALL SELECT ? + 2, substr(gold_sql, 1, ?) FROM traces WHERE id = ? AND gold_sql IS NOT NULL`,
   );
   // Results over 200 kB are indexed as their first characters, raw (not decoded): decoding them costs too much.
   const stepDocs = sqlite.prepare(
-    `INSERT INTO search_docs (rowid, content, trace_id, seq, field)
-     SELECT ? + 3 + x.seq, substr(x.tool || ' ' || ${TEXT_OF("x.args")} || ' ' || x.content || ' ' || x.error || ' ' || ${TEXT_OF("x.res")}, 1, ?),
-       x.trace_id, x.seq, x.type
+    `INSERT INTO search_docs (rowid, content)
+     SELECT ? + 3 + x.seq, substr(x.tool || ' ' || ${TEXT_OF("x.args")} || ' ' || x.content || ' ' || x.error || ' ' || ${TEXT_OF("x.res")}, 1, ?)
      FROM (SELECT s.seq, coalesce(s.tool, '') AS tool, s.args, coalesce(s.content, '') AS content, coalesce(s.error, '') AS error,
-             CASE WHEN s.result IS NOT NULL THEN s.result WHEN length(b.content) <= 200000 THEN b.content ELSE substr(b.content, 1, ?) END AS res,
-             s.trace_id, s.type
+             CASE WHEN s.result IS NOT NULL THEN s.result WHEN length(b.content) <= 200000 THEN b.content ELSE substr(b.content, 1, ?) END AS res
            FROM steps s LEFT JOIN blobs b ON b.hash = s.result_blob WHERE s.trace_id = ? AND s.seq < ?) x`,
   );
   const mark = sqlite.prepare(insertText("sqlite", "search_indexed", ["trace_id", "base"]));
