@@ -15,6 +15,7 @@ const BENCHES: Record<string, () => Promise<(argv: string[]) => Promise<number>>
   up: async () => (await import("./up")).benchUp,
   wear: async () => (await import("./wear")).benchWear,
   load: async () => (await import("./load")).benchLoad,
+  scale: async () => (await import("./scale")).benchScale,
 };
 
 export async function runBench(argv: string[]): Promise<number> {

@@ -21,6 +21,8 @@ export function syntheticTraceLine(
   i: number,
   steps = 40,
   run = { name: "bench", system: "No Directives", model: "bench-model" },
+  /** The question and sample the trace answers (by default question `i`, sample 0). */
+  at: { questionId?: string; sample?: number } = {},
 ): string {
   const r = rng(i + 1);
   const pick = () => TABLES[Math.floor(r() * TABLES.length)];
@@ -79,8 +81,9 @@ export function syntheticTraceLine(
   out.push({ type: "tool_call", tool: "submit_final_query", args: { query: sql }, result: "accepted", duration_ms: 1 });
   return JSON.stringify({
     run,
+    ...(at.sample !== undefined ? { sample: at.sample } : {}),
     question: {
-      id: String(i),
+      id: at.questionId ?? String(i),
       db_id: `db_${i % 11}`,
       text: `Synthetic question ${i} about ${a} and ${b}?`,
       evidence: `${a} refers to something`,

@@ -1,0 +1,264 @@
+/**
+ * `npm run bench -- scale [--sizes 10000,100000,1000000] [--run-traces 5000] [--steps 30] [--ingest-max 100000]`:
+ * stores of growing size, shaped as a lab's store grows — more runs, each of `--run-traces` traces (1,000 questions
+ * × 5 samples, three systems) — and per store: its size against its JSONL, the ingest and the search index's time,
+ * then, served by the production build started on it, each page's true first request and p50 (checking the page
+ * shows what it is timed for), the exports' time and the server's peak RSS, and the growth factor from the
+ * smallest store to the largest. Stores above `--ingest-max` traces are synthesized from the largest ingested one
+ * (its runs copied under new ids, straight into the store, as ingesting 20 GB would take hours): their search index
+ * is not built (the copies are marked indexed without documents, so the server does not spend the bench indexing
+ * them), so search is timed only on ingested stores. SQLite only.
+ */
+import { copyFileSync, createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { openConnection } from "@/lib/db/client";
+import { asSql, type Sql } from "@/lib/db/sql";
+import { openStore } from "@/lib/db/store";
+import { many, raw, write } from "@/lib/db/typed";
+import { refreshRunTotals } from "@/lib/db/run-totals";
+import { ingestFile } from "@/lib/ingest/ingest-file";
+import { syncSearchIndex } from "@/lib/search";
+import { SEARCH_SPAN } from "@/lib/search/limits";
+import { serverAnonMb, serverRssMb } from "./processes";
+import { startServer } from "./server";
+import { syntheticTraceLine } from "./synthetic";
+
+const SYSTEMS = ["No Directives", "Sophrosyne", "Sophrosyne-Oracle"];
+const QUESTIONS = 1000;
+
+interface Timed {
+  first: number;
+  p50: number;
+  ok: boolean;
+}
+
+async function writeJsonl(file: string, traces: number, perRun: number, steps: number): Promise<number> {
+  const out = createWriteStream(file);
+  for (let i = 0; i < traces; i++) {
+    const r = Math.floor(i / perRun);
+    const k = i % perRun;
+    const run = { name: `scale run ${r}`, system: SYSTEMS[r % SYSTEMS.length], model: `bench-model-${r % 4}` };
+    const line = syntheticTraceLine(i, steps, run, {
+      questionId: String(k % QUESTIONS),
+      sample: Math.floor(k / QUESTIONS),
+    });
+    if (!out.write(line + "\n")) await new Promise<void>((res) => out.once("drain", () => res()));
+  }
+  await new Promise<void>((res) => out.end(res));
+  return statSync(file).size;
+}
+
+const sizeOf = (file: string) => {
+  let n = statSync(file).size;
+  for (const s of ["-wal", "-shm"])
+    try {
+      n += statSync(file + s).size;
+    } catch {
+      // none
+    }
+  return n;
+};
+
+/** Copies the store's runs `times − 1` more times under new ids (synthesized growth; see the header). */
+async function synthesize(sql: Sql, times: number) {
+  const runs = await many(sql, raw<{ id: string }>`SELECT id FROM runs`);
+  for (let c = 1; c < times; c++) {
+    await sql.transaction(async (tx) => {
+      const sfx = `~${c}`;
+      await write(
+        tx,
+        raw`INSERT INTO runs (id, name, system, model, benchmark, config, dataset_id, tool_roles, version)
+          SELECT id || ${sfx}, name || ' copy ' || ${c}, system, model, benchmark, config, dataset_id, tool_roles, 1 FROM runs
+          WHERE id IN (SELECT value FROM json_each(${JSON.stringify(runs.map((r) => r.id))}))`,
+      );
+      const cols = (await many(tx, raw<{ name: string }>`SELECT name FROM pragma_table_info('traces')`)).map(
+        (r) => r.name,
+      );
+      const pick = cols.map((n) =>
+        n === "id" ? raw`id || ${sfx}` : n === "run_id" ? raw`run_id || ${sfx}` : raw.id(n),
+      );
+      await write(
+        tx,
+        raw`INSERT INTO traces (${raw.join(cols.map((n) => raw.id(n)))}) SELECT ${raw.join(pick)} FROM traces
+          WHERE run_id IN (SELECT value FROM json_each(${JSON.stringify(runs.map((r) => r.id))}))`,
+      );
+      const stepCols = (await many(tx, raw<{ name: string }>`SELECT name FROM pragma_table_info('steps')`)).map(
+        (r) => r.name,
+      );
+      await write(
+        tx,
+        raw`INSERT INTO steps (${raw.join(stepCols.map((n) => raw.id(n)))})
+          SELECT ${raw.join(stepCols.map((n) => (n === "trace_id" ? raw`s.trace_id || ${sfx}` : raw.id("s", n))))}
+          FROM steps s JOIN traces t ON t.id = s.trace_id
+          WHERE t.run_id IN (SELECT value FROM json_each(${JSON.stringify(runs.map((r) => r.id))}))`,
+      );
+      await write(
+        tx,
+        raw`INSERT INTO run_tool_counts SELECT run_id || ${sfx}, tool, role, calls FROM run_tool_counts
+          WHERE run_id IN (SELECT value FROM json_each(${JSON.stringify(runs.map((r) => r.id))}))`,
+      );
+      // Marked indexed, without documents (see the header): the server does not index the copies during the bench.
+      await write(
+        tx,
+        raw`INSERT INTO search_indexed (trace_id, base)
+          SELECT t.id || ${sfx}, (SELECT max(base) FROM search_indexed) + ${SEARCH_SPAN} * (row_number() OVER (ORDER BY t.id))
+          FROM traces t WHERE t.run_id IN (SELECT value FROM json_each(${JSON.stringify(runs.map((r) => r.id))}))`,
+      );
+      await refreshRunTotals(
+        tx,
+        runs.map((r) => r.id + sfx),
+      );
+    });
+  }
+}
+
+async function time(url: string, expect: RegExp | null, n = 7): Promise<Timed> {
+  const t0 = performance.now();
+  const firstBody = await (await fetch(url)).text();
+  const first = performance.now() - t0;
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const s = performance.now();
+    await (await fetch(url)).text();
+    times.push(performance.now() - s);
+  }
+  times.sort((a, b) => a - b);
+  return { first, p50: times[Math.floor(n / 2)], ok: expect === null || expect.test(firstBody) };
+}
+
+/** Downloads an export while sampling the server's RSS; its time, size and the peak. */
+async function download(url: string, pid: number) {
+  let peak = serverRssMb(pid);
+  let anon = serverAnonMb(pid);
+  const sampling = setInterval(() => {
+    peak = Math.max(peak, serverRssMb(pid));
+    anon = Math.max(anon, serverAnonMb(pid));
+  }, 50);
+  const t0 = performance.now();
+  const res = await fetch(url);
+  let bytes = 0;
+  const reader = res.body!.getReader();
+  for (let r = await reader.read(); !r.done; r = await reader.read()) bytes += r.value.length;
+  clearInterval(sampling);
+  return { ms: performance.now() - t0, bytes, peakMb: peak, anonMb: anon, status: res.status };
+}
+
+export async function benchScale(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      sizes: { type: "string", default: "10000,100000,1000000" },
+      "run-traces": { type: "string", default: "5000" },
+      steps: { type: "string", default: "30" },
+      "ingest-max": { type: "string", default: "100000" },
+      keep: { type: "boolean", default: false },
+    },
+  });
+  const sizes = values.sizes.split(",").map(Number);
+  const perRun = Number(values["run-traces"]);
+  const steps = Number(values.steps);
+  const ingestMax = Number(values["ingest-max"]);
+  const dir = mkdtempSync(path.join(os.tmpdir(), "metron-bench-scale-"));
+  const rows: Record<string, string | number>[] = [];
+  let lastIngested: { file: string; traces: number; jsonlBytes: number } | null = null;
+  try {
+    for (const [i, n] of sizes.entries()) {
+      const file = path.join(dir, `store-${n}.db`);
+      let jsonlBytes: number;
+      let ingestS: number | null = null;
+      let indexS: number | null = null;
+      if (n <= ingestMax || !lastIngested) {
+        const jsonl = path.join(dir, `traces-${n}.jsonl`);
+        jsonlBytes = await writeJsonl(jsonl, n, perRun, steps);
+        process.env.DATABASE_PATH = file;
+        const t0 = performance.now();
+        const store = await openStore(); // a new, migrated store in that file
+        await ingestFile(store, jsonl);
+        ingestS = (performance.now() - t0) / 1000;
+        const t1 = performance.now();
+        while ((await syncSearchIndex(store, { budgetMs: 60_000 })).pending > 0);
+        indexS = (performance.now() - t1) / 1000;
+        await store.close();
+        rmSync(jsonl);
+        lastIngested = { file, traces: n, jsonlBytes };
+      } else {
+        copyFileSync(lastIngested.file, file);
+        const store = asSql(openConnection(file));
+        const t0 = performance.now();
+        await synthesize(store, Math.round(n / lastIngested.traces));
+        ingestS = (performance.now() - t0) / 1000; // synthesis, not ingest
+        await store.close();
+        jsonlBytes = (lastIngested.jsonlBytes * n) / lastIngested.traces; // what its JSONL would weigh
+      }
+      const conn = openConnection(file);
+      conn.pragma("wal_checkpoint(TRUNCATE)");
+      const ids = conn.prepare("SELECT id FROM runs ORDER BY id").all() as { id: string }[];
+      const q = (
+        conn.prepare("SELECT question_id AS q FROM traces WHERE run_id = ? LIMIT 1").get(ids[0].id) as {
+          q: string;
+        }
+      ).q;
+      const traces = (conn.prepare("SELECT count(*) AS n FROM traces").get() as { n: number }).n;
+      conn.close();
+      const storeBytes = sizeOf(file);
+      const three = ids.slice(0, 3).map((r) => r.id);
+      // The Experiments page is left out: these runs have no dataset, so it would time "No runs in this view".
+      const pages: [string, string, RegExp][] = [
+        ["home", "/", /scale run/],
+        ["run", `/runs/${ids[0].id}`, /data-testid="traces-table"/],
+        ["question", `/runs/${ids[0].id}/questions/${q}`, /data-testid="label-panel"/],
+        ["compare", `/compare?runs=${three.join(",")}`, /McNemar/],
+        ["search", `/search?q=${encodeURIComponent("describe_table table_b1")}`, /data-testid="search-hits"/],
+      ];
+      const row: Record<string, string | number> = {
+        traces,
+        runs: ids.length,
+        "store/JSONL": +(storeBytes / jsonlBytes).toFixed(2),
+        "ingest s": ingestS === null ? "-" : +ingestS.toFixed(1),
+        "index s": indexS === null ? "not built" : +indexS.toFixed(1),
+      };
+      // Each page's first request is a true first: a server started for it alone.
+      for (const [name, url, expect] of pages) {
+        const server = await startServer(file, 3470 + i);
+        try {
+          const t = await time(server.url + url, expect);
+          row[`${name} first`] = Math.round(t.first);
+          row[`${name} p50`] = t.ok ? Math.round(t.p50) : `${Math.round(t.p50)} (the page lacks what it is timed for)`;
+        } finally {
+          server.stop();
+          await new Promise((r) => setTimeout(r, 500));
+        }
+      }
+      const server = await startServer(file, 3470 + i);
+      try {
+        const pid = server.child.pid!;
+        const csv = await download(`${server.url}/api/export/compare.csv?runs=${three.join(",")}`, pid);
+        const tcsv = await download(`${server.url}/api/runs/${ids[0].id}/traces.csv`, pid);
+        row["compare.csv ms"] = Math.round(csv.ms);
+        row["traces.csv ms"] = Math.round(tcsv.ms);
+        row["export peak RssAnon MB"] = Math.round(Math.max(csv.anonMb, tcsv.anonMb));
+        row["export peak VmRSS MB"] = Math.round(Math.max(csv.peakMb, tcsv.peakMb));
+        rows.push(row);
+        console.log(JSON.stringify(row));
+      } finally {
+        server.stop();
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      if (!values.keep && i > 0 && sizes[i - 1] !== lastIngested?.traces)
+        rmSync(path.join(dir, `store-${sizes[i - 1]}.db`), { force: true });
+    }
+    if (rows.length > 1) {
+      const a = rows[0];
+      const b = rows.at(-1)!;
+      console.log(`\ngrowth from ${a.traces} to ${b.traces} traces (p50 and first request, larger / smaller):`);
+      for (const k of Object.keys(a).filter((k) => / (p50|first)$/.test(k) && typeof a[k] === "number"))
+        console.log(`  ${k.padEnd(18)} ${(Number(b[k]) / Math.max(1, Number(a[k]))).toFixed(2)}`);
+    }
+    return 0;
+  } finally {
+    if (!values.keep) rmSync(dir, { recursive: true, force: true });
+    else console.log(`stores kept in ${dir}`);
+  }
+}
