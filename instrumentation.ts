@@ -6,6 +6,15 @@
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  // What derived data kept in the store was computed by (lib/db/queries/run-cache.ts): this build.
+  const { readFileSync } = await import("node:fs");
+  try {
+    process.env.METRON_CODE_STAMP ??= readFileSync(".next/BUILD_ID", "utf8").trim();
+  } catch {
+    // `next dev`: no build id; kept values say "dev"
+  }
+  // The highlighter (shiki's grammars and its WebAssembly) is made now, not by the first question page.
+  void import("@/lib/highlight/highlight").then((m) => m.warmHighlighter());
   // A store that cannot be opened or whose file is damaged is reported on every page, not as a bare 500.
   const { checkStore, checkStoreAtStart } = await import("@/lib/db/health");
   const health = await checkStore();

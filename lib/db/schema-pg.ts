@@ -97,3 +97,4 @@ export const runCauses = derive(lite.runCauses);
 export const otlpSpans = derive(lite.otlpSpans);
 export const otlpGroups = derive(lite.otlpGroups);
 export const runTotals = derive(lite.runTotals);
+export const derivedCache = derive(lite.derivedCache);

@@ -240,3 +240,21 @@ export const runTotals = sqliteTable("run_totals", {
   linkPredicted: integer("link_pred").notNull(),
   linkGold: integer("link_gold").notNull(),
 });
+
+/**
+ * What a page derives from runs (a run's units and facets, the Experiments overview of a view, a comparison), kept
+ * across restarts (lib/db/queries/run-cache.ts): keyed by what it is of (`kind`, `runs`), and true of the runs'
+ * `versions` it records. A write to one of the runs bumps its version, so a kept value is never served stale; it is
+ * computed again, and replaced, on the next view.
+ */
+export const derivedCache = sqliteTable(
+  "derived_cache",
+  {
+    kind: text("kind").notNull(),
+    runs: text("runs").notNull(),
+    versions: text("versions").notNull(),
+    value: text("value").notNull(),
+    at: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.runs] })],
+);

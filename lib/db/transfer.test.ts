@@ -28,7 +28,7 @@ const experimentsCsv = async (sql: Sql) => {
   return csvResponse("o.csv", columns, rows).text();
 };
 
-/** Every row of every table but the derived ones (the search index, the runs' totals), in a stable order. */
+/** Every row of every table but the derived ones (the search index, the runs' totals, the derived cache), in a stable order. */
 function contents(db: Db) {
   const sqlite = db.$client;
   const tables = (
@@ -37,7 +37,7 @@ function contents(db: Db) {
       .all() as { name: string }[]
   )
     .map((t) => t.name)
-    .filter((n) => !/^(__drizzle|search_|run_totals$)/.test(n));
+    .filter((n) => !/^(__drizzle|search_|run_totals$|derived_cache$)/.test(n));
   return Object.fromEntries(
     tables.map((t) => [
       t,

@@ -19,8 +19,8 @@ import { compile, many, one, qb, raw, streamRows, write } from "./typed";
 export const EXPORT_FORMAT = "metron-store-export";
 export const EXPORT_VERSION = 1;
 
-/** Tables that are not exported: derived (the search index and its bookkeeping, the runs' totals) or the migration log. */
-const LEFT_OUT = /^(sqlite_|__drizzle_migrations$|search_docs|search_indexed$|run_totals$)/;
+/** Tables that are not exported: derived (the search index and its bookkeeping, the runs' totals, the derived cache) or the migration log. */
+const LEFT_OUT = /^(sqlite_|__drizzle_migrations$|search_docs|search_indexed$|run_totals$|derived_cache$)/;
 
 export interface TableManifest {
   name: string;

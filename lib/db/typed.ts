@@ -81,6 +81,7 @@ export interface Tables {
   otlp_spans: Table<typeof schema.otlpSpans>;
   otlp_groups: Table<typeof schema.otlpGroups>;
   run_totals: Table<typeof schema.runTotals>;
+  derived_cache: Table<typeof schema.derivedCache>;
   /**
    * The search index's documents (lib/search): an FTS5 table on SQLite, a table with a `tsvector` on PostgreSQL,
    * created by hand-written migrations, so not in the drizzle schema.

@@ -22,6 +22,11 @@ function highlighter(): Promise<Highlighter> {
   return g.metronHighlighter;
 }
 
+/** Makes the process's highlighter now (at server start), so that the first page that highlights does not wait. */
+export async function warmHighlighter(): Promise<void> {
+  await highlighter();
+}
+
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**

@@ -1,0 +1,77 @@
+/**
+ * Derived data memoised by the runs' versions, kept in the store across restarts (issue 36): the first view after a
+ * restart reads it, a write to a run computes it again, a new build computes it again, and what JSON cannot carry is
+ * kept in memory only.
+ */
+import { describe, expect, it, vi } from "vitest";
+import { ingestStream } from "@/lib/ingest/ingest";
+import { chunksOf } from "@/lib/testing/db";
+import { ENGINES, useEngineStore } from "@/lib/testing/engines";
+import { jsonl, makeTraceLine } from "@/lib/testing/factories";
+import { many, qb, raw, write } from "@/lib/db/typed";
+import { cachedByRun, cachedByRuns } from "./run-cache";
+
+const restart = () => (globalThis as unknown as { metronRunCache: Map<string, unknown> }).metronRunCache.clear();
+
+describe.each(ENGINES)("the derived cache (%s store)", (engine) => {
+  const store = useEngineStore(engine, async (s) => {
+    await ingestStream(
+      s.sql,
+      chunksOf(
+        jsonl(
+          makeTraceLine({ run: { name: "a", system: "s", model: "m" } }),
+          makeTraceLine({ run: { name: "b", system: "s", model: "m" } }),
+        ),
+      ),
+    );
+  });
+  const runIds = async () =>
+    (await many(store.sql, qb(store.sql).selectFrom("runs").select("id").orderBy("id"))).map((r) => r.id);
+  const stored = async () =>
+    many(store.sql, qb(store.sql).selectFrom("derived_cache").select(["kind", "runs", "versions"]));
+
+  it("reads after a restart what a view computed, and computes again once a run's version moves", async () => {
+    const [a, b] = await runIds();
+    const compute = vi.fn(async () => ({ rows: [{ q: "1", share: 0.5 }], n: 2 }));
+    expect(await cachedByRuns(store.sql, [b, a], "test-view", compute)).toEqual({
+      rows: [{ q: "1", share: 0.5 }],
+      n: 2,
+    });
+    await vi.waitFor(async () => expect((await stored()).filter((r) => r.kind === "test-view")).toHaveLength(1));
+    restart();
+    expect(await cachedByRuns(store.sql, [a, b], "test-view", compute)).toEqual({
+      rows: [{ q: "1", share: 0.5 }],
+      n: 2,
+    });
+    expect(compute).toHaveBeenCalledTimes(1); // the restart read it from the store
+    await write(store.sql, raw`UPDATE runs SET version = version + 1 WHERE id = ${a}`);
+    restart();
+    await cachedByRuns(store.sql, [a, b], "test-view", compute);
+    expect(compute).toHaveBeenCalledTimes(2);
+    // replaced, not added: one row per view
+    await vi.waitFor(async () => {
+      const rows = (await stored()).filter((r) => r.kind === "test-view");
+      expect(rows).toHaveLength(1);
+      expect(rows[0].versions).toMatch(new RegExp(`${a}:2`));
+    });
+  });
+
+  it("computes again under a new build, and keeps what JSON cannot carry in memory only", async () => {
+    const [a] = await runIds();
+    const compute = vi.fn(async () => ({ share: 1 }));
+    await cachedByRun(store.sql, a, "test-build", compute);
+    await vi.waitFor(async () => expect((await stored()).some((r) => r.kind === "test-build")).toBe(true));
+    restart();
+    process.env.METRON_CODE_STAMP = "another-build";
+    try {
+      await cachedByRun(store.sql, a, "test-build", compute);
+    } finally {
+      delete process.env.METRON_CODE_STAMP;
+    }
+    expect(compute).toHaveBeenCalledTimes(2);
+    const odd = vi.fn(async () => ({ low: Number.NEGATIVE_INFINITY }));
+    expect(await cachedByRun(store.sql, a, "test-odd", odd)).toEqual({ low: Number.NEGATIVE_INFINITY });
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await stored()).some((r) => r.kind === "test-odd")).toBe(false);
+  });
+});
