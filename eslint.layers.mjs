@@ -29,6 +29,7 @@ export const LAYERS = {
   auth: STORE,
   eval: [...STORE, "sandbox"],
   labels: STORE,
+  scores: STORE,
   search: [...STORE, "queries", "eval"],
   // orchestration: writes, processes, loops
   ingest: [...STORE, "queries", "search", "eval", "labels"],
@@ -52,7 +53,7 @@ export const LAYERS = {
   demo: [...STORE, "queries", "sandbox", "eval", "ingest", "datasets", "environment", "agent", "search", "labels"],
   cli: [
     ...STORE,
-    ...["queries", "jobs", "sandbox", "eval", "labels", "search", "ingest", "datasets", "environment", "otel"],
+    ...["queries", "jobs", "sandbox", "eval", "labels", "scores", "search", "ingest", "datasets", "environment", "otel"],
     ...["agent", "demo", "http", "auth"],
   ],
 };

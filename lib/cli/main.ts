@@ -55,6 +55,9 @@ commands:
   label list [--run R] [--json] · label export [--run R] > labels.jsonl · label import FILE [--json]
   label cause --run R LABEL     a failure cause of the run's own, offered beside the preset ones
       labels and notes for error analysis (failure causes: docs/search.md)
+  score set TRACE NAME VALUE [--step N] [--source S] [--comment C] · score import FILE [--json]
+  score export [--run R] > scores.jsonl · score list --run R [--json]
+      custom scores on traces: a number, true/false or a category (docs/scores.md)
   sweep status|pause|resume|cancel RUN [--max-cost|--max-tokens|--max-minutes (resume: raise the budget)] [--json]
 
 environment: DATABASE_PATH (store file, default data/metron.db); see docs/configuration.md`;
@@ -101,6 +104,8 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import("./worker")).runWorkerCommand(rest);
       case "label":
         return await (await import("./label")).runLabelCommand(rest);
+      case "score":
+        return await (await import("./score")).runScoreCommand(rest);
       case undefined:
       case "help":
       case "--help":

@@ -98,3 +98,4 @@ export const otlpSpans = derive(lite.otlpSpans);
 export const otlpGroups = derive(lite.otlpGroups);
 export const runTotals = derive(lite.runTotals);
 export const derivedCache = derive(lite.derivedCache);
+export const scores = derive(lite.scores);

@@ -258,3 +258,27 @@ export const derivedCache = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.kind, t.runs] })],
 );
+
+/**
+ * Custom scores (lib/scores): a named value on a trace (`seq` -1) or one of its steps — numeric, boolean (1/0) or
+ * categorical — with where it came from (`api`, `cli`, `human`, `llm-judge:<model>`), when, and a comment. Keyed by
+ * trace identity (a content hash), as labels are: a score survives recompute, and a trace deleted and ingested
+ * again finds its scores again. A name has one kind across the store.
+ */
+export const scores = sqliteTable(
+  "scores",
+  {
+    traceId: text("trace_id").notNull(),
+    seq: integer("seq").notNull().default(-1),
+    name: text("name").notNull(),
+    kind: text("kind").notNull(),
+    /** A numeric score, or a boolean as 1/0; null for a categorical one. */
+    value: real("value"),
+    /** A categorical score's category; null otherwise. */
+    category: text("category"),
+    source: text("source").notNull(),
+    comment: text("comment"),
+    at: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.traceId, t.seq, t.name] }), index("scores_name").on(t.name)],
+);

@@ -82,6 +82,7 @@ export interface Tables {
   otlp_groups: Table<typeof schema.otlpGroups>;
   run_totals: Table<typeof schema.runTotals>;
   derived_cache: Table<typeof schema.derivedCache>;
+  scores: Table<typeof schema.scores>;
   /**
    * The search index's documents (lib/search): an FTS5 table on SQLite, a table with a `tsvector` on PostgreSQL,
    * created by hand-written migrations, so not in the drizzle schema.

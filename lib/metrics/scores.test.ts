@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { compareScores, summarizeScore, type ScoreUnit } from "./scores";
+import { bootstrap, mcnemarExact } from "./stats";
+
+const u = (q: string, value: number | null, sample = 0, category: string | null = null): ScoreUnit => ({
+  questionId: q,
+  sample,
+  value,
+  category,
+});
+
+describe("custom scores, counted as EX is", () => {
+  it("give a numeric score's mean over the traces scored, with an interval that resamples questions", () => {
+    const units = [u("1", 0.2), u("1", 0.4, 1), u("2", 1), u("3", null), u("4", 0.6)];
+    const s = summarizeScore("faithfulness", "numeric", units);
+    expect(s.n).toBe(4); // the unscored trace is left out, not counted as 0
+    expect(s.mean!.estimate).toBeCloseTo((0.2 + 0.4 + 1 + 0.6) / 4);
+    // the same bootstrap as EX's: questions resampled with their traces
+    const expected = bootstrap([[0.2, 0.4], [1], [0.6]], (g) => g.flat().reduce((a, b) => a + b, 0) / g.flat().length);
+    expect(s.mean).toEqual(expected);
+    expect(s.mean!.low).toBeLessThan(s.mean!.estimate);
+    expect(s.mean!.high).toBeGreaterThan(s.mean!.estimate);
+  });
+
+  it("give a categorical score's share of each category, most frequent first", () => {
+    const units = [u("1", null, 0, "good"), u("2", null, 0, "bad"), u("3", null, 0, "good"), u("4", null, 0, null)];
+    expect(summarizeScore("verdict", "categorical", units)).toEqual({
+      name: "verdict",
+      kind: "categorical",
+      n: 3,
+      mean: null,
+      shares: [
+        { category: "good", n: 2, share: 2 / 3 },
+        { category: "bad", n: 1, share: 1 / 3 },
+      ],
+    });
+  });
+
+  it("compare booleans pair by pair with McNemar's exact test, and numbers by their mean paired difference", () => {
+    const base = [u("1", 1), u("2", 1), u("3", 0), u("4", 0), u("5", 1), u("6", 0)];
+    const other = [u("1", 0), u("2", 1), u("3", 1), u("4", 1), u("5", 1), u("6", 1), u("7", 1)];
+    const b = compareScores("judge_ok", "boolean", base, other);
+    expect(b.pairs).toBe(6); // question 7 has no baseline: not a pair
+    expect(b.mcnemar).toEqual({ b: 1, c: 3, p: mcnemarExact(1, 3) });
+    expect(b.difference!.estimate).toBeCloseTo((-1 + 0 + 1 + 1 + 0 + 1) / 6);
+    const n = compareScores("len", "numeric", [u("1", 10), u("2", 20)], [u("1", 12), u("2", 26)]);
+    expect(n.mcnemar).toBeNull();
+    expect(n.difference!.estimate).toBeCloseTo(4);
+    expect(n.difference!.low).toBeGreaterThanOrEqual(2);
+    expect(n.difference!.high).toBeLessThanOrEqual(6);
+  });
+});

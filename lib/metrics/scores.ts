@@ -1,0 +1,115 @@
+/**
+ * Custom scores counted as EX is (pure; docs/metrics.md): per set of traces, a numeric or boolean score's mean over
+ * the traces scored, with a 95 % bootstrap interval that resamples questions (the traces of a question move
+ * together, as for EX); a categorical score's share of each category. Two runs' scores are compared pair by pair on
+ * (question, sample): booleans by McNemar's exact test on the discordant pairs, numbers by the mean paired
+ * difference with a paired bootstrap interval over questions.
+ */
+import { bootstrap, mcnemarExact, type Interval } from "./stats";
+
+export type ScoreKind = "numeric" | "boolean" | "categorical";
+
+/** One trace's score, where it stands in its run. */
+export interface ScoreUnit {
+  questionId: string;
+  sample: number;
+  /** Numeric, or boolean as 1/0; null for a categorical score. */
+  value: number | null;
+  category: string | null;
+}
+
+export interface ScoreSummary {
+  name: string;
+  kind: ScoreKind;
+  /** Traces that carry the score. */
+  n: number;
+  /** Numeric and boolean: the mean (a boolean's: the share true) with its interval; null for categorical. */
+  mean: Interval | null;
+  /** Categorical: each category's share of the scored traces, most frequent first. */
+  shares: { category: string; n: number; share: number }[] | null;
+}
+
+function byQuestion(units: readonly ScoreUnit[]): number[][] {
+  const groups = new Map<string, number[]>();
+  for (const u of units) {
+    if (u.value === null) continue;
+    const g = groups.get(u.questionId);
+    if (g) g.push(u.value);
+    else groups.set(u.questionId, [u.value]);
+  }
+  return [...groups.values()];
+}
+
+const meanOf = (groups: readonly number[][]) => {
+  let s = 0;
+  let n = 0;
+  for (const g of groups)
+    for (const v of g) {
+      s += v;
+      n++;
+    }
+  return n ? s / n : null;
+};
+
+export function summarizeScore(name: string, kind: ScoreKind, units: readonly ScoreUnit[], seed = 1): ScoreSummary {
+  if (kind === "categorical") {
+    const counts = new Map<string, number>();
+    let n = 0;
+    for (const u of units)
+      if (u.category !== null) {
+        counts.set(u.category, (counts.get(u.category) ?? 0) + 1);
+        n++;
+      }
+    const shares = [...counts]
+      .map(([category, c]) => ({ category, n: c, share: c / n }))
+      .sort((a, b) => b.n - a.n || (a.category < b.category ? -1 : 1));
+    return { name, kind, n, mean: null, shares };
+  }
+  const groups = byQuestion(units);
+  const n = groups.reduce((s, g) => s + g.length, 0);
+  return { name, kind, n, mean: bootstrap(groups, meanOf, { seed }), shares: null };
+}
+
+export interface PairedScore {
+  name: string;
+  kind: ScoreKind;
+  /** Pairs with the score on both sides. */
+  pairs: number;
+  /** Booleans: baseline true and other false (b), the reverse (c), and McNemar's exact p. */
+  mcnemar: { b: number; c: number; p: number } | null;
+  /** Numbers (and booleans): the other's mean minus the baseline's, with a paired bootstrap interval. */
+  difference: Interval | null;
+}
+
+const keyOf = (u: { questionId: string; sample: number }) => `${u.questionId}\u0000${u.sample}`;
+
+/** A score compared between a baseline run and another, on the (question, sample) pairs both scored. */
+export function compareScores(
+  name: string,
+  kind: ScoreKind,
+  baseline: readonly ScoreUnit[],
+  other: readonly ScoreUnit[],
+  seed = 1,
+): PairedScore {
+  if (kind === "categorical") return { name, kind, pairs: 0, mcnemar: null, difference: null };
+  const base = new Map(baseline.filter((u) => u.value !== null).map((u) => [keyOf(u), u]));
+  const pairs: { q: string; a: number; b: number }[] = [];
+  for (const u of other) {
+    const v = base.get(keyOf(u));
+    if (v && u.value !== null) pairs.push({ q: u.questionId, a: v.value!, b: u.value });
+  }
+  const groups = new Map<string, number[]>();
+  for (const p of pairs) {
+    const g = groups.get(p.q) ?? [];
+    g.push(p.b - p.a);
+    groups.set(p.q, g);
+  }
+  const difference = bootstrap([...groups.values()], meanOf, { seed });
+  let mcnemar: PairedScore["mcnemar"] = null;
+  if (kind === "boolean") {
+    const b = pairs.filter((p) => p.a === 1 && p.b === 0).length;
+    const c = pairs.filter((p) => p.a === 0 && p.b === 1).length;
+    mcnemar = { b, c, p: mcnemarExact(b, c) };
+  }
+  return { name, kind, pairs: pairs.length, mcnemar, difference };
+}
