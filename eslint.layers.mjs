@@ -49,12 +49,26 @@ export const LAYERS = {
     "http",
     "search",
   ],
+  // the versioned HTTP API: the pages' queries and figures as JSON, scores and labels written
+  api: [...STORE, "queries", "labels", "scores", "search", "eval", "ingest", "http", "auth"],
   // the tops of lib: the demo seed and the CLI drive everything below them
   demo: [...STORE, "queries", "sandbox", "eval", "ingest", "datasets", "environment", "agent", "search", "labels"],
   cli: [
     ...STORE,
-    ...["queries", "jobs", "sandbox", "eval", "labels", "scores", "search", "ingest", "datasets", "environment", "otel"],
-    ...["agent", "demo", "http", "auth"],
+    ...[
+      "queries",
+      "jobs",
+      "sandbox",
+      "eval",
+      "labels",
+      "scores",
+      "search",
+      "ingest",
+      "datasets",
+      "environment",
+      "otel",
+    ],
+    ...["agent", "demo", "http", "auth", "api"],
   ],
 };
 const LIB_ROOMS = Object.keys(LAYERS).filter((r) => r !== "queries");

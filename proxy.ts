@@ -19,5 +19,7 @@ export function proxy(request: NextRequest) {
 export const config = {
   // Everything but Next's own static assets and the large-body routes (LARGE_BODY_ROUTES in lib/auth/gate.ts,
   // which must be literal here).
-  matcher: ["/((?!_next/static|_next/image|api/ingest$|api/datasets/files$|v1/traces$|api/public/otel/v1/traces$).*)"],
+  matcher: [
+    "/((?!_next/static|_next/image|api/ingest$|api/v1/ingest$|api/datasets/files$|v1/traces$|api/public/otel/v1/traces$).*)",
+  ],
 };

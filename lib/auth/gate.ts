@@ -13,7 +13,13 @@ import { authEnabled, principalOf, SESSION_COOKIE } from "./tokens";
 const OPEN_PATHS = ["/api/auth/signin", "/api/auth/signout"];
 
 /** Routes that receive large bodies and check access themselves (`gate`), outside the proxy. */
-export const LARGE_BODY_ROUTES = ["/api/ingest", "/api/datasets/files", "/v1/traces", "/api/public/otel/v1/traces"];
+export const LARGE_BODY_ROUTES = [
+  "/api/ingest",
+  "/api/v1/ingest",
+  "/api/datasets/files",
+  "/v1/traces",
+  "/api/public/otel/v1/traces",
+];
 
 export type Gate = { ok: true; principal: string | null } | { ok: false; response: NextResponse };
 

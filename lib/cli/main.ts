@@ -13,7 +13,7 @@ commands:
       to do about what it finds; exit code 1 when something is wrong
   backup FILE
       a consistent copy of the store (SQLite's online backup), while the server runs
-  export DIR [--json] · import DIR [--json]
+  export DIR [--json] · import DIR [--json] · export --format parquet DIR [--run R]
       write the store as JSON lines with a manifest of counts and SHA-256 sums; read such a folder into a new, empty
       store in one transaction, checking every count and sum (the search index is rebuilt by the server)
   ingest FILE… [--run NAME] [--system S] [--model M] [--benchmark B] [--dataset D] [--roles FILE]

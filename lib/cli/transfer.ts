@@ -1,5 +1,6 @@
 /**
- * `metron export DIR [--json]` and `metron import DIR [--json]`: move a store (lib/db/transfer.ts); `metron backup
+ * `metron export DIR [--json]` and `metron import DIR [--json]`: move a store (lib/db/transfer.ts); `metron export
+ * --format parquet DIR [--run R]`: tables for pandas and DuckDB (lib/api/parquet.ts); `metron backup
  * FILE`: a consistent copy of the store through SQLite's online backup API, while others read and write.
  */
 import { existsSync } from "node:fs";
@@ -8,12 +9,17 @@ import { openDb } from "@/lib/db/client";
 import { openStore, postgresUrl } from "@/lib/db/store";
 import { exportStore, importStore } from "@/lib/db/transfer";
 import { UsageError } from "./args";
+import { resolveRun } from "./run-commands";
 
 export async function runTransferCommand(command: "export" | "import" | "backup", argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { json: { type: "boolean", default: false } },
+    options: {
+      json: { type: "boolean", default: false },
+      format: { type: "string", default: "metron" },
+      run: { type: "string" },
+    },
   });
   if (positionals.length !== 1) throw new UsageError(`${command} ${command === "backup" ? "FILE" : "DIR"}`);
   const [dir] = positionals;
@@ -34,6 +40,16 @@ export async function runTransferCommand(command: "export" | "import" | "backup"
   }
   const sql = await openStore();
   try {
+    if (command === "export" && values.format === "parquet") {
+      // Tables for pandas and DuckDB (docs/notebooks.md), not a store to import.
+      const { exportParquet } = await import("@/lib/api/parquet");
+      const runId = values.run ? await resolveRun(sql, values.run) : undefined;
+      const tables = await exportParquet(sql, dir, runId);
+      if (values.json) console.log(JSON.stringify(tables, null, 2));
+      else for (const t of tables) console.log(`${t.table}.parquet: ${t.rows} rows`);
+      return 0;
+    }
+    if (values.format !== "metron") throw new UsageError("--format is metron (a store to import) or parquet");
     if (command === "export") {
       const manifest = await exportStore(sql, dir);
       if (values.json) console.log(JSON.stringify(manifest, null, 2));

@@ -145,6 +145,8 @@ export const traces = sqliteTable(
     index("traces_upload").on(t.uploadId),
     // The same question in other runs (the question page), without walking every trace of the store.
     index("traces_question").on(t.questionId, t.runId),
+    // A run's traces a page at a time by id (the API's cursor).
+    index("traces_run_id").on(t.runId, t.id),
     index("traces_rerun_of")
       .on(t.rerunOf)
       .where(sql`rerun_of IS NOT NULL`),

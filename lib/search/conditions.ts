@@ -3,7 +3,7 @@ import type { Expression, ExpressionBuilder, ExpressionWrapper, SqlBool } from "
 import type { Sql } from "@/lib/db/sql";
 import { raw, type Tables } from "@/lib/db/typed";
 import { effectiveCorrect } from "@/lib/db/typed-sql";
-import type { ParsedQuery } from "./query";
+import { parseScoreTerm, type ParsedQuery } from "./query";
 
 /** The query's tables: traces `t`, their runs `r`, a step `s` and a search document `d`. */
 export type SearchDb = Tables & {
@@ -35,7 +35,26 @@ export function traceConditions(eb: ExpressionBuilder<SearchDb, "t" | "r">, term
             .where("l.label", "=", value),
         ),
       );
-    else if (key === "outcome") {
+    else if (key === "score") {
+      const t = parseScoreTerm(value)!;
+      out.push(
+        eb.exists(
+          eb
+            .selectFrom("scores as sc")
+            .select("sc.trace_id")
+            .whereRef("sc.trace_id", "=", "t.id")
+            .where("sc.seq", "=", -1)
+            .where("sc.name", "=", t.name)
+            .$if(t.op !== null, (w) =>
+              w.where((sb) =>
+                typeof t.value === "string"
+                  ? sb("sc.category", t.op === "!=" ? "!=" : "=", t.value)
+                  : sb("sc.value", t.op!, typeof t.value === "boolean" ? (t.value ? 1 : 0) : t.value!),
+              ),
+            ),
+        ),
+      );
+    } else if (key === "outcome") {
       if (value === "right" || value === "correct") out.push(eb(correct(), "=", 1));
       else if (value === "wrong") out.push(eb(correct(), "=", 0));
       else if (value === "unjudged") out.push(eb(correct(), "is", null));

@@ -8,7 +8,37 @@
 import { exOutcomes } from "@/lib/eval/outcomes";
 
 export const STEP_TERMS = ["tool", "table", "role"] as const;
-export const TRACE_TERMS = ["outcome", "system", "model", "run", "dataset", "db", "label", "question"] as const;
+export const TRACE_TERMS = [
+  "outcome",
+  "system",
+  "model",
+  "run",
+  "dataset",
+  "db",
+  "label",
+  "question",
+  "score",
+] as const;
+
+/** `score:NAME`, `score:NAME>0.5` (>, >=, <, <=, =, !=), `score:NAME=true`, `score:NAME=category`. */
+export const SCORE_TERM = /^([A-Za-z0-9_.:-]+?)(?:(>=|<=|!=|=|>|<)(.+))?$/;
+
+export interface ScoreTerm {
+  name: string;
+  op: ">=" | "<=" | "!=" | "=" | ">" | "<" | null;
+  /** A number, a boolean (true/false), or a category. */
+  value: number | boolean | string | null;
+}
+
+export function parseScoreTerm(v: string): ScoreTerm | null {
+  const m = SCORE_TERM.exec(v);
+  if (!m) return null;
+  const [, name, op, raw] = m;
+  if (!op) return { name, op: null, value: null };
+  const value = raw === "true" || raw === "false" ? raw === "true" : Number.isFinite(Number(raw)) ? Number(raw) : raw;
+  if (typeof value !== "number" && op !== "=" && op !== "!=") return null;
+  return { name, op: op as ScoreTerm["op"], value };
+}
 export type TermKey = (typeof STEP_TERMS)[number] | (typeof TRACE_TERMS)[number];
 
 /** `outcome:` values: effective correctness, or an EX outcome by name. */
@@ -43,6 +73,8 @@ export function parseQuery(q: string): ParsedQuery {
       if ((STEP_TERMS as readonly string[]).includes(k) || (TRACE_TERMS as readonly string[]).includes(k)) {
         if (k === "outcome" && !(OUTCOME_VALUES as readonly string[]).includes(value.toLowerCase()))
           unknown.push(`${k}:${value} (outcome is one of ${OUTCOME_VALUES.join(", ")})`);
+        else if (k === "score" && !parseScoreTerm(value))
+          unknown.push(`score:${value} (score:NAME, score:NAME>0.5, score:NAME=true, score:NAME=category)`);
         else terms.push({ key: k as TermKey, value: k === "outcome" ? value.toLowerCase() : value });
         continue;
       }

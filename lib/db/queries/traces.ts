@@ -126,6 +126,22 @@ export async function listTraces(
   return { rows, total: Number(counted?.n ?? 0) };
 }
 
+/** A run's traces after `after` in trace-id order, `limit` of them: the API's pages (by the index on run and id). */
+export async function listTracesAfter(sql: Sql, runId: string, after: string | null, limit: number) {
+  return many(
+    sql,
+    listedColumns(
+      sql,
+      qb(sql)
+        .selectFrom("traces as t")
+        .where("t.run_id", "=", runId)
+        .$if(after !== null, (w) => w.where("t.id", ">", after!)),
+    )
+      .orderBy("t.id")
+      .limit(limit),
+  );
+}
+
 /**
  * Every row the question table's filters keep, in its order, a batch at a time (the CSV export): the ids in order
  * first (small), then each batch's rows by id, so that a run of 300k traces never sits in memory at once.

@@ -1,0 +1,6 @@
+import { getSql } from "@/lib/db/store";
+import { handler } from "@/lib/api/define";
+import { apiRun } from "@/lib/api/read";
+import { ROUTES } from "@/lib/api/routes";
+
+export const GET = handler(ROUTES.getRun, async ({ params }) => apiRun(await getSql(), params.runId));

@@ -1,0 +1,1 @@
+CREATE INDEX `traces_run_id` ON `traces` (`run_id`,`id`);
