@@ -37,6 +37,9 @@ export function SiteNav() {
       <a href="/api/schema/trace" className="text-zinc-600 hover:text-zinc-900">
         Trace schema
       </a>
+      <Link href="/api-docs" className="text-zinc-600 hover:text-zinc-900">
+        API
+      </Link>
       <form action="/search" method="get" role="search" className="ml-auto">
         <input
           type="search"
