@@ -6,6 +6,7 @@
  * difference with a paired bootstrap interval over questions.
  */
 import { bootstrap, mcnemarExact, type Interval } from "./stats";
+import type { ExportCell, ExportColumn, ExportTable } from "./table-export";
 
 export type ScoreKind = "numeric" | "boolean" | "categorical";
 
@@ -112,4 +113,42 @@ export function compareScores(
     mcnemar = { b, c, p: mcnemarExact(b, c) };
   }
   return { name, kind, pairs: pairs.length, mcnemar, difference };
+}
+
+/**
+ * A summary table of scores for a paper (LaTeX / Markdown, lib/metrics/table-export.ts): one row per run or cell, one
+ * column per score — its mean with the 95 % interval (a boolean's as a percentage), a categorical score's most
+ * frequent category and its share — with n in the last column.
+ */
+export function scoresTable(
+  caption: string,
+  label: string,
+  rows: { name: string; scores: ScoreSummary[] }[],
+): ExportTable {
+  const names = [...new Set(rows.flatMap((r) => r.scores.map((s) => s.name)))].sort();
+  const kindOf = new Map(rows.flatMap((r) => r.scores.map((s) => [s.name, s.kind] as const)));
+  return {
+    caption,
+    label,
+    columns: [
+      { label: "Run", kind: "text" },
+      ...names.map(
+        (n): ExportColumn => ({
+          label: n.replace(/_/g, " "),
+          kind: kindOf.get(n) === "boolean" ? "percent" : kindOf.get(n) === "numeric" ? "count" : "text",
+        }),
+      ),
+      { label: "Scored traces", kind: "count" },
+    ],
+    rows: rows.map((r) => [
+      r.name,
+      ...names.map((n): ExportCell => {
+        const s = r.scores.find((x) => x.name === n);
+        if (!s) return { value: null };
+        if (s.shares) return s.shares[0] ? `${s.shares[0].category} (${(s.shares[0].share * 100).toFixed(1)} %)` : "";
+        return { value: s.mean?.estimate ?? null, low: s.mean?.low ?? null, high: s.mean?.high ?? null };
+      }),
+      { value: Math.max(0, ...r.scores.map((s) => s.n)) },
+    ]),
+  };
 }
