@@ -18,6 +18,11 @@ import { SweepForm } from "@/components/sweeps/sweep-form";
 import { sweepFormSetup } from "@/lib/agent/sweeps";
 import { COMPARE_PAGE_SIZE, compareSearchParams } from "@/lib/url/compare";
 import type { Metadata } from "next";
+import type { Run } from "@/lib/db/schema";
+import { PairedScores } from "@/components/scores/paired-scores";
+import { ScoresPanel } from "@/components/scores/scores-panel";
+import { compareRunScores, summarizeRunScores } from "@/lib/scores/scores";
+import { pairedScoresTable, scoresView } from "@/lib/metrics/scores";
 
 export async function generateMetadata({ searchParams }: { searchParams: Promise<SearchParams> }): Promise<Metadata> {
   const runs = String((await searchParams).runs ?? "")
@@ -88,6 +93,9 @@ async function Compare({ searchParams }: { searchParams: Promise<SearchParams> }
         fileName="comparison"
         testId="compare-export"
       />
+      <Suspense fallback={<p className="text-sm text-zinc-500">Loading the scores…</p>}>
+        <CompareScores runs={runs} baseline={baseline} />
+      </Suspense>
       <div className="flex flex-wrap items-center justify-between gap-3">
         <CompareFilters
           runs={runs.map((r) => ({ id: r.id, label: `${r.system} · ${r.model}` }))}
@@ -150,5 +158,41 @@ async function Compare({ searchParams }: { searchParams: Promise<SearchParams> }
         )}
       </nav>
     </>
+  );
+}
+
+/** The runs' custom scores side by side, and each against the baseline with its paired test (nothing without scores). */
+async function CompareScores({ runs, baseline }: { runs: Run[]; baseline: number }) {
+  const sql = await getSql();
+  const ids = runs.map((r) => r.id);
+  const paired = await compareRunScores(sql, ids, baseline);
+  if (!paired.length) return null;
+  const named = runs.map((r) => ({ name: r.name, simulated: isSimulated(r.config) }));
+  const rows = await Promise.all(
+    runs.map(async (r, i) => ({
+      ...named[i],
+      name: `${r.name} (${r.system} · ${r.model})`,
+      scores: await summarizeRunScores(sql, [r.id]),
+    })),
+  );
+  const table = pairedScoresTable(named, baseline, paired);
+  return (
+    <section className="space-y-2" aria-labelledby="compare-scores-heading">
+      <h2 id="compare-scores-heading" className="font-semibold">
+        Scores
+      </h2>
+      <ScoresPanel
+        {...scoresView(rows, { caption: "Scores of the compared runs.", label: "tab:scores-compared" })}
+        fileName="compare-scores"
+        source={`runs ${runs.map((r) => r.name).join(", ")}`}
+      />
+      <PairedScores
+        runs={runs.map((r) => ({ id: r.id, label: `${r.system} · ${r.model}` }))}
+        baseline={baseline}
+        scores={paired}
+        latex={toLatex(table)}
+        markdown={toMarkdown(table)}
+      />
+    </section>
   );
 }

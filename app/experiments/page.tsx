@@ -17,6 +17,9 @@ import { listDatasets } from "@/lib/db/queries/datasets";
 import { getExperiment, listExperiments, loadOverview } from "@/lib/db/queries/overview";
 import { coveredRuns, overviewTable } from "@/lib/metrics/overview";
 import { experimentsQuery, loadExperimentsParams } from "@/lib/url/experiments";
+import { ScoresPanel } from "@/components/scores/scores-panel";
+import { summarizeCellScores } from "@/lib/scores/scores";
+import { scoresView } from "@/lib/metrics/scores";
 
 export const metadata: Metadata = { title: "Experiments — Metron" };
 
@@ -47,6 +50,7 @@ async function Overview({ searchParams }: PageProps<"/experiments">) {
       : { dataset: params.dataset, withoutDataset: params.all, archived: params.archived, sweeps: params.sweeps },
   );
   const causes = await countLabels(sql, runIds);
+  const cellScores = await Promise.all(groups.map((g) => summarizeCellScores(sql, g)));
   return (
     <>
       <div>
@@ -80,7 +84,7 @@ async function Overview({ searchParams }: PageProps<"/experiments">) {
           No runs in this view: upload traces on the home page, link runs to a dataset, or show runs without a dataset.
         </p>
       ) : (
-        groups.map((g) => (
+        groups.map((g, gi) => (
           <section key={g.group} className="space-y-3" aria-label={g.group}>
             <h2 className="text-lg font-semibold">{g.group}</h2>
             <OverviewMatrix g={g} />
@@ -94,6 +98,21 @@ async function Overview({ searchParams }: PageProps<"/experiments">) {
               g={{ group: g.group, charts: g.charts }}
               source={`${g.group}${saved ? `, experiment "${saved.name}"` : ""}; runs: ${coveredRuns(g)}`}
             />
+            {cellScores[gi].length > 0 && (
+              <div className="space-y-1">
+                <h3 className="font-semibold">Scores</h3>
+                <ScoresPanel
+                  {...scoresView(cellScores[gi], {
+                    caption: `Scores per model and system, ${g.group}.`,
+                    label: `tab:scores-${g.group.replace(/[^\w-]+/g, "-")}`,
+                    rowLabel: "Model · system",
+                  })}
+                  fileName={`${g.group.replace(/[^\w.-]+/g, "_")}-scores`}
+                  source={`${g.group}; runs: ${coveredRuns(g)}`}
+                  testId={`scores-${g.group}`}
+                />
+              </div>
+            )}
             {causes.some((c) => c.group === g.group) && (
               <div className="space-y-1" data-testid="failure-causes">
                 <FailureCauses

@@ -21,11 +21,13 @@ import { ChartFrame } from "./chart-frame";
 import type { LegendItem } from "./figure-export";
 import { fillOf, patternMarkup, seriesStyle, type SeriesStyle } from "./palette";
 
-export type ValueFormat = "percent" | "count" | "tokens" | "usd";
+/** `number`: any real number (a custom score's mean), ticks not forced to whole numbers. */
+export type ValueFormat = "percent" | "count" | "number" | "tokens" | "usd";
 
 const formatters = (f: Formats): Record<ValueFormat, (v: number) => string> => ({
   percent: (v) => f.percent(v, 0),
   count: (v) => f.count(v),
+  number: (v) => f.count(v),
   tokens: (v) => f.tokens(v),
   usd: (v) => f.usd(v, Math.abs(v) < 1 ? 3 : 2),
 });
@@ -33,6 +35,7 @@ const formatters = (f: Formats): Record<ValueFormat, (v: number) => string> => (
 const exact = (f: Formats): Record<ValueFormat, (v: number) => string> => ({
   percent: (v) => f.percent(v, 1),
   count: (v) => f.count(v),
+  number: (v) => f.count(v),
   tokens: (v) => f.count(v),
   usd: (v) => f.usd(v, 4),
 });

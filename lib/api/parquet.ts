@@ -10,7 +10,7 @@ import path from "node:path";
 import { ParquetWriter, fileWriter, schemaFromColumnData, type BasicType } from "hyparquet-writer";
 import type { Sql } from "@/lib/db/sql";
 import { many, qb } from "@/lib/db/typed";
-import { effectiveCorrect, inJsonArray, jsonValue } from "@/lib/db/typed-sql";
+import { effectiveCorrect, inJsonArray, jsonText, jsonValue } from "@/lib/db/typed-sql";
 import { readRunTotals } from "@/lib/db/run-totals";
 
 export const PARQUET_TABLES = ["runs", "traces", "steps", "labels", "scores"] as const;
@@ -41,6 +41,9 @@ const COLUMNS: Record<ParquetTable, Column[]> = {
     { name: "created_at", type: "TIMESTAMP", of: (r) => ts(r.created_at) },
     { name: "archived_at", type: "TIMESTAMP", of: (r) => ts(r.archived_at) },
     { name: "simulated", type: "BOOLEAN", of: (r) => Number(r.simulated ?? 0) === 1 },
+    // Runs of reruns and of sweeps stay out of the Experiments page's default view (docs/notebooks.md).
+    { name: "reruns", type: "BOOLEAN", of: (r) => Number(r.reruns ?? 0) === 1 },
+    { name: "sweep", type: "STRING" },
     ...["traces", "questions", "judged", "correct", "ex_judged", "ex_correct"].map((name) => ({
       name,
       type: "INT64" as const,
@@ -133,6 +136,8 @@ async function* rowsOf(sql: Sql, table: ParquetTable, runId?: string): AsyncGene
           "r.created_at",
           "r.archived_at",
           jsonValue(sql, eb, "r.config", "simulated").as("simulated"),
+          jsonValue(sql, eb, "r.config", "reruns").as("reruns"),
+          jsonText(sql, eb, "r.config", "sweep").as("sweep"),
         ])
         .$if(Boolean(runId), (w) => w.where("r.id", "=", runId!))
         .orderBy("r.created_at"),

@@ -64,7 +64,16 @@ export function overviewTable(groups: ReturnType<typeof buildOverview>): Table {
 
 export type TraceTexts = Map<string, { questionText: string | null; goldSql: string | null; finalSql: string | null }>;
 
-export function tracesTable(rows: TraceListRow[], texts: TraceTexts, labels: Map<string, string> = new Map()): Table {
+export function tracesTable(
+  rows: TraceListRow[],
+  texts: TraceTexts,
+  labels: Map<string, string> = new Map(),
+  /** Custom scores: a column `score:<name>` per name, each trace's value (booleans as true / false), empty if unscored. */
+  scores: { names: readonly string[]; byTrace: Map<string, Map<string, number | boolean | string>> } = {
+    names: [],
+    byTrace: new Map(),
+  },
+): Table {
   const text = (r: TraceListRow) => texts.get(`${r.questionId}\u0000${r.sample}`);
   return {
     columns: [
@@ -87,6 +96,7 @@ export function tracesTable(rows: TraceListRow[], texts: TraceTexts, labels: Map
       "final_sql",
       "gold_sql",
       "labels",
+      ...scores.names.map((n) => `score:${n}`),
     ],
     rows: rows.map((r) => [
       r.questionId,
@@ -108,6 +118,10 @@ export function tracesTable(rows: TraceListRow[], texts: TraceTexts, labels: Map
       text(r)?.finalSql ?? null,
       text(r)?.goldSql ?? null,
       labels.get(`${r.questionId}\u0000${r.sample}`) ?? null,
+      ...scores.names.map((n) => {
+        const v = scores.byTrace.get(r.id)?.get(n);
+        return v === undefined ? null : typeof v === "boolean" ? String(v) : v;
+      }),
     ]),
   };
 }

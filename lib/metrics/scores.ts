@@ -6,7 +6,16 @@
  * difference with a paired bootstrap interval over questions.
  */
 import { bootstrap, mcnemarExact, type Interval } from "./stats";
-import type { ExportCell, ExportColumn, ExportTable } from "./table-export";
+import { groupedBars, type BarItem } from "./chart-series";
+import {
+  SIMULATED_MARK,
+  SIMULATED_ROWS_NOTE,
+  toLatex,
+  toMarkdown,
+  type ExportCell,
+  type ExportColumn,
+  type ExportTable,
+} from "./table-export";
 
 export type ScoreKind = "numeric" | "boolean" | "categorical";
 
@@ -123,7 +132,8 @@ export function compareScores(
 export function scoresTable(
   caption: string,
   label: string,
-  rows: { name: string; scores: ScoreSummary[] }[],
+  rows: readonly { name: string; scores: readonly ScoreSummary[] }[],
+  rowLabel = "Run",
 ): ExportTable {
   const names = [...new Set(rows.flatMap((r) => r.scores.map((s) => s.name)))].sort();
   const kindOf = new Map(rows.flatMap((r) => r.scores.map((s) => [s.name, s.kind] as const)));
@@ -131,13 +141,11 @@ export function scoresTable(
     caption,
     label,
     columns: [
-      { label: "Run", kind: "text" },
-      ...names.map(
-        (n): ExportColumn => ({
-          label: n.replace(/_/g, " "),
-          kind: kindOf.get(n) === "boolean" ? "percent" : kindOf.get(n) === "numeric" ? "count" : "text",
-        }),
-      ),
+      { label: rowLabel, kind: "text" },
+      ...names.map((n): ExportColumn => ({
+        label: n,
+        kind: kindOf.get(n) === "boolean" ? "percent" : kindOf.get(n) === "numeric" ? "count" : "text",
+      })),
       { label: "Scored traces", kind: "count" },
     ],
     rows: rows.map((r) => [
@@ -150,5 +158,88 @@ export function scoresTable(
       }),
       { value: Math.max(0, ...r.scores.map((s) => s.n)) },
     ]),
+  };
+}
+
+/** A chart of scores of one kind (booleans as shares, or numbers): a category per score, a series per run or cell. */
+export function scoreBars(rows: readonly { name: string; scores: readonly ScoreSummary[] }[], kind: ScoreKind) {
+  const items: BarItem[] = rows.flatMap((r) =>
+    r.scores
+      .filter((s) => s.kind === kind && s.mean)
+      .map((s) => ({
+        category: s.name,
+        series: r.name,
+        value: s.mean!.estimate,
+        low: s.mean!.low,
+        high: s.mean!.high,
+        n: s.n,
+      })),
+  );
+  return groupedBars(items, { series: rows.map((r) => r.name) });
+}
+
+/**
+ * What a scores panel shows (components/scores/scores-panel.tsx): rows named (simulated runs marked), the charts of
+ * each kind, and the table as LaTeX and Markdown with n and the interval in its caption.
+ */
+export function scoresView(
+  rows: readonly { name: string; simulated: boolean; scores: ScoreSummary[] }[],
+  opts: { caption: string; label: string; rowLabel?: string },
+) {
+  const named = rows.map((r) => ({ name: r.simulated ? `${r.name}${SIMULATED_MARK}` : r.name, scores: r.scores }));
+  const caption = `${opts.caption} Custom scores over the traces that carry them: a number's mean, a boolean's share true (%), with 95 % bootstrap intervals over questions; a category's most frequent value and its share.${rows.some((r) => r.simulated) ? ` ${SIMULATED_ROWS_NOTE}` : ""}`;
+  const table = scoresTable(caption, opts.label, named, opts.rowLabel);
+  return {
+    rows: named,
+    charts: { boolean: scoreBars(named, "boolean"), numeric: scoreBars(named, "numeric") },
+    latex: toLatex(table),
+    markdown: toMarkdown(table),
+  };
+}
+
+/** A difference of a score in words: percentage points for a boolean's share, a plain number otherwise. */
+export function differenceText(kind: ScoreKind, d: Interval | null): string {
+  if (!d) return "not recorded";
+  const show = (v: number) =>
+    kind === "boolean"
+      ? `${v > 0 && (v * 100).toFixed(1) !== "0.0" ? "+" : ""}${(v * 100).toFixed(1)} pp`
+      : `${v > 0 ? "+" : ""}${Number(v.toPrecision(3))}`;
+  return `${show(d.estimate)} [${show(d.low)}, ${show(d.high)}]`;
+}
+
+/** The paired comparison of scores for a paper: a row per score and run against the baseline. */
+export function pairedScoresTable(
+  runs: readonly { name: string; simulated: boolean }[],
+  baseline: number,
+  scores: readonly { name: string; kind: ScoreKind; versus: (PairedScore | null)[] }[],
+): ExportTable {
+  const simulated = runs.some((r) => r.simulated);
+  return {
+    caption: `Custom scores of each run against ${runs[baseline].name}, on the (question, sample) pairs both scored: the difference of means (of shares true, in percentage points, for booleans) with a 95 % paired bootstrap interval over questions; McNemar's exact p for booleans.${simulated ? ` ${SIMULATED_ROWS_NOTE}` : ""}`,
+    label: "tab:scores-paired",
+    columns: [
+      { label: "Score", kind: "text" },
+      { label: "Run", kind: "text" },
+      { label: "Pairs", kind: "count" },
+      { label: "Difference", kind: "text" },
+      { label: "McNemar p", kind: "p" },
+    ],
+    rows: scores
+      .filter((s) => s.kind !== "categorical")
+      .flatMap((s) =>
+        s.versus.flatMap((v, i) =>
+          v
+            ? [
+                [
+                  s.name,
+                  `${runs[i].name}${runs[i].simulated ? SIMULATED_MARK : ""}`,
+                  { value: v.pairs },
+                  differenceText(s.kind, v.pairs ? v.difference : null),
+                  { value: v.mcnemar?.p ?? null },
+                ],
+              ]
+            : [],
+        ),
+      ),
   };
 }

@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { Sql } from "@/lib/db/sql";
 import { many, qb, write } from "@/lib/db/typed";
 import { inJsonArray } from "@/lib/db/typed-sql";
+import type { OverviewGroup } from "@/lib/metrics/overview";
 import {
   compareScores,
   summarizeScore,
@@ -297,4 +298,83 @@ export async function exportScores(sql: Sql, runId?: string): Promise<string[]> 
       at: row.at,
     });
   });
+}
+
+/**
+ * The scores of each cell of an Experiments group (its runs pooled, as its EX is), in the matrix's order (model,
+ * then system); cells without any score are left out, and a group without any is an empty list.
+ */
+export async function summarizeCellScores(
+  sql: Sql,
+  g: Pick<OverviewGroup, "models" | "systems" | "cells">,
+): Promise<{ name: string; simulated: boolean; scores: ScoreSummary[] }[]> {
+  const out = [];
+  for (const model of g.models)
+    for (const system of g.systems) {
+      const cell = g.cells[model]?.[system];
+      if (!cell) continue;
+      const scores = await summarizeRunScores(
+        sql,
+        cell.runs.map((r) => r.id),
+      );
+      if (scores.length)
+        out.push({ name: `${model} · ${system}`, simulated: cell.runs.some((r) => r.simulated), scores });
+    }
+  return out;
+}
+
+/**
+ * A value typed in a form, as a score's value: `true` / `false` a boolean, a number a number, anything else a
+ * category (what the question page's form sends).
+ */
+export function parseScoreValue(text: string): number | boolean | string {
+  const t = text.trim();
+  if (/^(true|false)$/i.test(t)) return t.toLowerCase() === "true";
+  if (t !== "" && Number.isFinite(Number(t))) return Number(t);
+  return t;
+}
+
+/** Every score name in the store (the question page's suggestions). */
+export async function listScoreNames(sql: Sql): Promise<string[]> {
+  const rows = await many(sql, qb(sql).selectFrom("scores").select("name").distinct().orderBy("name").limit(500));
+  return rows.map((r) => r.name);
+}
+
+/** The names of the trace-level scores on a run's traces (the CSV's score columns), sorted. */
+export async function listRunScoreNames(sql: Sql, runId: string): Promise<string[]> {
+  const rows = await many(
+    sql,
+    qb(sql)
+      .selectFrom("scores as s")
+      .innerJoin("traces as t", "t.id", "s.trace_id")
+      .select("s.name")
+      .distinct()
+      .where("t.run_id", "=", runId)
+      .where("s.seq", "=", -1)
+      .orderBy("s.name"),
+  );
+  return rows.map((r) => r.name);
+}
+
+/** The trace-level scores of some traces, by trace and name (a batch of an export). */
+export async function scoresByTrace(
+  sql: Sql,
+  traceIds: readonly string[],
+): Promise<Map<string, Map<string, number | boolean | string>>> {
+  const out = new Map<string, Map<string, number | boolean | string>>();
+  if (!traceIds.length) return out;
+  const rows = await many(
+    sql,
+    qb(sql)
+      .selectFrom("scores")
+      .select(["trace_id", "seq", "name", "kind", "value", "category", "source", "comment", "created_at as at"])
+      .where("seq", "=", -1)
+      .where((eb) => inJsonArray(sql, eb, "trace_id", traceIds)),
+  );
+  for (const r of rows) {
+    const m = out.get(r.trace_id) ?? new Map();
+    m.set(r.name, rowOf(r).value);
+    out.set(r.trace_id, m);
+  }
+  return out;
 }

@@ -12,6 +12,7 @@ import {
   HistorySection,
   Pending,
   QuestionsSection,
+  ScoresSection,
   SummarySection,
   SweepFormSection,
   SweepSection,
@@ -118,6 +119,14 @@ export default async function RunPage({ params, searchParams }: PageProps<"/runs
         </h2>
         <Suspense fallback={<Pending what="the charts" />}>
           <ChartsSection run={run} />
+        </Suspense>
+      </section>
+      <section className="space-y-2" aria-labelledby="run-scores-heading">
+        <h2 id="run-scores-heading" className="font-semibold">
+          Scores
+        </h2>
+        <Suspense fallback={<Pending what="the scores" />}>
+          <ScoresSection run={run} />
         </Suspense>
       </section>
       <Suspense fallback={null}>

@@ -23,6 +23,9 @@ import { SweepForm } from "@/components/sweeps/sweep-form";
 import { SweepProgress } from "@/components/sweeps/sweep-progress";
 import { sweepFormSetup, sweepStatus } from "@/lib/agent/sweeps";
 import { createSerializer, type inferParserType } from "nuqs/server";
+import { ScoresPanel } from "@/components/scores/scores-panel";
+import { summarizeRunScores } from "@/lib/scores/scores";
+import { scoresView } from "@/lib/metrics/scores";
 import { loadAggregates, loadDatasets, loadTools, loadTraceIds, loadUnits } from "./load-run";
 import { applyRunRoles, linkDataset, previewRunRoles, removeRun, saveRunIdentity, setRunArchived } from "./actions";
 
@@ -181,6 +184,33 @@ export async function ChartsSection({ run }: { run: Run }) {
         byRole: callsBars(roleTotals),
         byTool: callsBars(tools.map((t) => ({ label: t.tool, calls: t.calls }))),
       }}
+    />
+  );
+}
+
+/** The run's custom scores (docs/scores.md), the same summaries as `GET /api/v1/runs/{id}/scores`. */
+export async function ScoresSection({ run }: { run: Run }) {
+  const scores = await summarizeRunScores(await getSql(), [run.id]);
+  if (!scores.length)
+    return (
+      <p className="text-sm text-zinc-600" data-testid="scores-none">
+        No custom scores on this run&apos;s traces: set them on a question&apos;s page, with{" "}
+        <code>metron score import</code>, or through the API (
+        <a className="text-blue-700 hover:underline" href="/api-docs">
+          POST /api/v1/scores
+        </a>
+        ).
+      </p>
+    );
+  const view = scoresView([{ name: run.name, simulated: isSimulated(run.config), scores }], {
+    caption: `Scores of run ${run.name} (${run.system}, ${run.model}).`,
+    label: "tab:scores",
+  });
+  return (
+    <ScoresPanel
+      {...view}
+      fileName={`${run.name}-scores`.replace(/[^\w.-]+/g, "_")}
+      source={`run ${run.name} (${run.system} · ${run.model})`}
     />
   );
 }

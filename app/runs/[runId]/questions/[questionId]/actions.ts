@@ -1,7 +1,7 @@
 "use server";
 /**
  * The question page's writes, as server actions (issue 32): a label on the trace toggled, its note saved, a rerun
- * promoted into a run of its own. The JSON routes under /api/traces stay for scripts; the page uses these.
+ * promoted into a run of its own, a score set by hand. The JSON routes under /api/traces stay for scripts; the page uses these.
  */
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
@@ -9,6 +9,7 @@ import { getSql } from "@/lib/db/store";
 import { CurationError } from "@/lib/ingest/curate";
 import { promoteTrace } from "@/lib/ingest/promote";
 import { LabelError, listLabels, setLabel, setNote, type LabelRow } from "@/lib/labels/labels";
+import { listTraceScores, parseScoreValue, setScores, type ScoreRow } from "@/lib/scores/scores";
 import { InvalidArgument, valid, who } from "../../../../action-args";
 
 export type Outcome<T extends object = object> = ({ ok: true } & T) | { ok: false; error: string };
@@ -61,5 +62,29 @@ export async function promoteRerun(traceId: string, run: string): Promise<Outcom
     revalidatePath("/runs/[runId]/questions/[questionId]", "page");
     revalidatePath("/");
     return { ok: true, ...r };
+  });
+}
+
+/**
+ * Sets a score on the trace by hand (source `human`; the same name replaces it): the value typed is a boolean
+ * (`true` / `false`), a number, or a category. The trace's scores as they now are, or why it was refused.
+ */
+export async function setTraceScore(
+  traceId: string,
+  name: string,
+  value: string,
+  comment: string,
+): Promise<Outcome<{ scores: ScoreRow[] }>> {
+  return attempt<{ scores: ScoreRow[] }>(async () => {
+    traceId = valid(TraceId, traceId, "traceId");
+    value = valid(z.string().trim().min(1, "give a value").max(200), value, "value");
+    comment = valid(z.string().max(10_000), comment, "comment");
+    const sql = await getSql();
+    const score = { trace_id: traceId, name: name.trim(), value: parseScoreValue(value), source: "human" };
+    const r = await setScores(sql, [comment.trim() ? { ...score, comment: comment.trim() } : score]);
+    if (r.unknown_traces) return { ok: false, error: "this trace is no longer in the store" };
+    if (r.errors.length) return { ok: false, error: r.errors.map((e) => e.message).join("; ") };
+    revalidatePath("/runs/[runId]", "page");
+    return { ok: true, scores: await listTraceScores(sql, traceId) };
   });
 }

@@ -26,7 +26,9 @@ import { renderStepDetail } from "@/lib/highlight/step-detail";
 import { allGoldSeenAt, buildTableStrip } from "@/lib/metrics/table-strip";
 import { questionPath } from "@/lib/url/question";
 import { runPath } from "@/lib/url/runs";
-import { promoteRerun, saveNote, toggleLabel } from "./actions";
+import { TraceScores } from "@/components/traces/trace-scores";
+import { listScoreNames, listTraceScores } from "@/lib/scores/scores";
+import { promoteRerun, saveNote, setTraceScore, toggleLabel } from "./actions";
 
 /** What every section is given: the run, the trace, and where the page is. */
 export interface QuestionView {
@@ -44,13 +46,15 @@ const labelActions = { toggleLabel, saveNote };
 export async function TopSection({ run, trace, runId, questionId, sample }: QuestionView) {
   const sql = await getSql();
   const sets = trace.tableSets ?? null;
-  const [nav, others, samples, labels, causes, notes] = await Promise.all([
+  const [nav, others, samples, labels, causes, notes, scores, scoreNames] = await Promise.all([
     getNeighbours(sql, runId, questionId),
     listOtherRuns(sql, runId, questionId),
     listSamples(sql, runId, questionId),
     listLabels(sql, trace.id),
     listRunCauses(sql, run.id),
     listNotes(sql, trace.id),
+    listTraceScores(sql, trace.id),
+    listScoreNames(sql),
   ]);
   const href = (q?: string) => (q === undefined ? undefined : questionPath(runId, q));
   return (
@@ -79,6 +83,13 @@ export async function TopSection({ run, trace, runId, questionId, sample }: Ques
         causes={[...PRESET_CAUSES.map((c) => ({ key: c.key, label: c.label })), ...causes.map((label) => ({ label }))]}
         note={notes.find((n) => n.seq === -1)?.note ?? ""}
         actions={labelActions}
+      />
+      <TraceScores
+        key={`scores-${trace.id}`}
+        traceId={trace.id}
+        initial={scores}
+        names={scoreNames}
+        setScore={setTraceScore}
       />
       {samples.length > 1 && (
         <p className="flex gap-2 text-sm">
