@@ -6,17 +6,10 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { openStore } from "@/lib/db/store";
-import { exportScores, importScores, setScores, summarizeRunScores } from "@/lib/scores/scores";
+import { exportScores, importScores, parseScoreValue, setScores, summarizeRunScores } from "@/lib/scores/scores";
 import { count } from "@/lib/text/count";
 import { UsageError } from "./args";
 import { resolveRun } from "./run-commands";
-
-/** A value as typed on the command line: true/false, a number, else a category. */
-function parseValue(text: string): number | boolean | string {
-  if (text === "true" || text === "false") return text === "true";
-  const n = Number(text);
-  return text.trim() !== "" && Number.isFinite(n) ? n : text;
-}
 
 export async function runScoreCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
@@ -39,7 +32,7 @@ export async function runScoreCommand(argv: string[]): Promise<number> {
         if (!traceId || !name || value === undefined) throw new UsageError("score set TRACE NAME VALUE");
         const seq = values.step === undefined ? -1 : Number(values.step);
         const r = await setScores(sql, [
-          { trace_id: traceId, seq, name, value: parseValue(value), source: values.source, comment: values.comment },
+          { trace_id: traceId, seq, name, value: parseScoreValue(value), source: values.source, comment: values.comment },
         ]);
         if (r.errors.length) throw new UsageError(r.errors.map((e) => e.message).join("; "));
         return 0;
