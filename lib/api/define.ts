@@ -60,7 +60,8 @@ function refused(where: string, error: z.ZodError): Response {
   return errorResponse(400, `${field}: ${issue.message}`, field);
 }
 
-type Ctx = { params: Promise<Record<string, string | string[]>> };
+// Next gives a route without dynamic segments no params (undefined, not an empty object).
+type Ctx = { params?: Promise<Record<string, string | string[]> | undefined> };
 
 /**
  * A route handler from a definition: parses the path, query and JSON body with the definition's schemas (400 naming
@@ -76,7 +77,7 @@ export function handler<P extends z.ZodType, Q extends z.ZodType, B extends z.Zo
   }) => Promise<z.input<R> | Response>,
 ) {
   return async (request: Request, ctx: Ctx): Promise<Response> => {
-    const params = def.params.safeParse(await ctx.params);
+    const params = def.params.safeParse((await ctx?.params) ?? {});
     if (!params.success) return refused("path", params.error);
     const url = new URL(request.url);
     const query = def.query.safeParse(Object.fromEntries(url.searchParams));

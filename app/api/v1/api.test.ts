@@ -46,7 +46,10 @@ async function call(
     method,
     ...(body ? { body: JSON.stringify(body), headers: { "Content-Type": "application/json" } } : {}),
   });
-  const res = await mod[method](request, { params: Promise.resolve(params) });
+  // As Next calls it: a route without dynamic segments gets no params at all.
+  const res = await mod[method](request, {
+    params: Promise.resolve(Object.keys(params).length ? params : undefined) as Promise<Record<string, string>>,
+  });
   const json = (await res.json()) as Record<string, unknown>;
   const template = "/api/v1/" + path.dirname(file).replace(/\[(\w+)\]/g, "{$1}");
   const op = doc.paths[template.replace(/\/\.$/, "")]?.[method.toLowerCase()];
