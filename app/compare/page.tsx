@@ -172,6 +172,7 @@ async function CompareScores({ runs, baseline }: { runs: Run[]; baseline: number
     runs.map(async (r, i) => ({
       ...named[i],
       name: `${r.name} (${r.system} · ${r.model})`,
+      system: r.system,
       scores: await summarizeRunScores(sql, [r.id]),
     })),
   );

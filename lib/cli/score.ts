@@ -32,7 +32,14 @@ export async function runScoreCommand(argv: string[]): Promise<number> {
         if (!traceId || !name || value === undefined) throw new UsageError("score set TRACE NAME VALUE");
         const seq = values.step === undefined ? -1 : Number(values.step);
         const r = await setScores(sql, [
-          { trace_id: traceId, seq, name, value: parseScoreValue(value), source: values.source, comment: values.comment },
+          {
+            trace_id: traceId,
+            seq,
+            name,
+            value: parseScoreValue(value),
+            source: values.source,
+            comment: values.comment,
+          },
         ]);
         if (r.errors.length) throw new UsageError(r.errors.map((e) => e.message).join("; "));
         return 0;

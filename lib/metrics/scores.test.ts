@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compareScores, summarizeScore, type ScoreUnit } from "./scores";
+import { compareScores, pairedScoresTable, scoresView, summarizeScore, type ScoreUnit } from "./scores";
 import { bootstrap, mcnemarExact } from "./stats";
 
 const u = (q: string, value: number | null, sample = 0, category: string | null = null): ScoreUnit => ({
@@ -48,5 +48,64 @@ describe("custom scores, counted as EX is", () => {
     expect(n.difference!.estimate).toBeCloseTo(4);
     expect(n.difference!.low).toBeGreaterThanOrEqual(2);
     expect(n.difference!.high).toBeLessThanOrEqual(6);
+  });
+});
+
+describe("scores for a paper and a chart", () => {
+  const judge = summarizeScore("judge_ok", "boolean", [u("1", 1), u("2", 0), u("3", 1), u("4", 1)]);
+  const verdict = summarizeScore("verdict", "categorical", [u("1", null, 0, "ok"), u("2", null, 0, "bad")]);
+  const quality = summarizeScore("quality", "numeric", [u("1", 0.25), u("2", 0.5)]);
+
+  it("write each run's mean and interval, a boolean as a percentage, a missing score as --, simulated rows marked", () => {
+    const v = scoresView(
+      [
+        { name: "A", simulated: false, system: "No Directives", scores: [judge, verdict] },
+        { name: "B", simulated: true, system: "Sophrosyne", scores: [quality] },
+      ],
+      { caption: "Scores.", label: "tab:s" },
+    );
+    const latex = v.latex.split("\n");
+    expect(latex).toContain("Run & judge\\_ok (\\%) & quality & verdict & Scored traces \\\\");
+    const [a, b] = latex.filter((l) => /^(A|B) /.test(l));
+    expect(a).toContain(
+      `& 75.0 {\\scriptsize [${(judge.mean!.low * 100).toFixed(1)}, ${(judge.mean!.high * 100).toFixed(1)}]}`,
+    );
+    expect(a).toContain("& -- &"); // A has no quality score: not 0
+    expect(a).toContain("bad (50.0 \\%)");
+    expect(b).toMatch(/^B \(simulated\) & -- & 0\.38/);
+    expect(v.latex).toContain("SIMULATED");
+    expect(v.rows.map((r) => r.name)).toEqual(["A", "B (simulated)"]);
+    // charts: one per kind, a bar per run in its system's colour, nothing drawn for a run without the score
+    expect(v.charts.boolean.data).toEqual([
+      {
+        category: "judge_ok",
+        A: 0.75,
+        "A:err": [0.75 - judge.mean!.low, judge.mean!.high - 0.75],
+        "B (simulated)": null,
+      },
+    ]);
+    expect(v.charts.numeric.info).toEqual({
+      A: { system: "No Directives" },
+      "B (simulated)": { system: "Sophrosyne" },
+    });
+  });
+
+  it("write paired differences: a boolean's in percentage points with McNemar's p, no test for a category", () => {
+    const base = [u("1", 1), u("2", 0), u("3", 0)];
+    const other = [u("1", 1), u("2", 1), u("3", 1)];
+    const t = pairedScoresTable(
+      [
+        { name: "A", simulated: false },
+        { name: "B", simulated: false },
+      ],
+      0,
+      [
+        { name: "judge_ok", kind: "boolean", versus: [null, compareScores("judge_ok", "boolean", base, other)] },
+        { name: "verdict", kind: "categorical", versus: [null, compareScores("verdict", "categorical", [], [])] },
+      ],
+    );
+    expect(t.rows).toHaveLength(1);
+    expect(t.rows[0][3]).toMatch(/^\+66\.7 pp \[/);
+    expect(t.rows[0][4]).toEqual({ value: mcnemarExact(0, 2) });
   });
 });

@@ -162,7 +162,10 @@ export function scoresTable(
 }
 
 /** A chart of scores of one kind (booleans as shares, or numbers): a category per score, a series per run or cell. */
-export function scoreBars(rows: readonly { name: string; scores: readonly ScoreSummary[] }[], kind: ScoreKind) {
+export function scoreBars(
+  rows: readonly { name: string; system?: string; scores: readonly ScoreSummary[] }[],
+  kind: ScoreKind,
+) {
   const items: BarItem[] = rows.flatMap((r) =>
     r.scores
       .filter((s) => s.kind === kind && s.mean)
@@ -175,7 +178,9 @@ export function scoreBars(rows: readonly { name: string; scores: readonly ScoreS
         n: s.n,
       })),
   );
-  return groupedBars(items, { series: rows.map((r) => r.name) });
+  const bars = groupedBars(items, { series: rows.map((r) => r.name) });
+  // each run's or cell's bar in its system's colour and pattern, as in every other chart
+  return { ...bars, info: Object.fromEntries(rows.map((r) => [r.name, { system: r.system ?? null }])) };
 }
 
 /**
@@ -183,14 +188,18 @@ export function scoreBars(rows: readonly { name: string; scores: readonly ScoreS
  * each kind, and the table as LaTeX and Markdown with n and the interval in its caption.
  */
 export function scoresView(
-  rows: readonly { name: string; simulated: boolean; scores: ScoreSummary[] }[],
+  rows: readonly { name: string; simulated: boolean; system?: string; scores: ScoreSummary[] }[],
   opts: { caption: string; label: string; rowLabel?: string },
 ) {
-  const named = rows.map((r) => ({ name: r.simulated ? `${r.name}${SIMULATED_MARK}` : r.name, scores: r.scores }));
+  const named = rows.map((r) => ({
+    name: r.simulated ? `${r.name}${SIMULATED_MARK}` : r.name,
+    system: r.system,
+    scores: r.scores,
+  }));
   const caption = `${opts.caption} Custom scores over the traces that carry them: a number's mean, a boolean's share true (%), with 95 % bootstrap intervals over questions; a category's most frequent value and its share.${rows.some((r) => r.simulated) ? ` ${SIMULATED_ROWS_NOTE}` : ""}`;
   const table = scoresTable(caption, opts.label, named, opts.rowLabel);
   return {
-    rows: named,
+    rows: named.map(({ name, scores }) => ({ name, scores })),
     charts: { boolean: scoreBars(named, "boolean"), numeric: scoreBars(named, "numeric") },
     latex: toLatex(table),
     markdown: toMarkdown(table),

@@ -307,7 +307,7 @@ export async function exportScores(sql: Sql, runId?: string): Promise<string[]> 
 export async function summarizeCellScores(
   sql: Sql,
   g: Pick<OverviewGroup, "models" | "systems" | "cells">,
-): Promise<{ name: string; simulated: boolean; scores: ScoreSummary[] }[]> {
+): Promise<{ name: string; simulated: boolean; system: string; scores: ScoreSummary[] }[]> {
   const out = [];
   for (const model of g.models)
     for (const system of g.systems) {
@@ -318,7 +318,7 @@ export async function summarizeCellScores(
         cell.runs.map((r) => r.id),
       );
       if (scores.length)
-        out.push({ name: `${model} · ${system}`, simulated: cell.runs.some((r) => r.simulated), scores });
+        out.push({ name: `${model} · ${system}`, simulated: cell.runs.some((r) => r.simulated), system, scores });
     }
   return out;
 }

@@ -202,7 +202,7 @@ export async function ScoresSection({ run }: { run: Run }) {
         ).
       </p>
     );
-  const view = scoresView([{ name: run.name, simulated: isSimulated(run.config), scores }], {
+  const view = scoresView([{ name: run.name, simulated: isSimulated(run.config), system: run.system, scores }], {
     caption: `Scores of run ${run.name} (${run.system}, ${run.model}).`,
     label: "tab:scores",
   });
