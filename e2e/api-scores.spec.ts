@@ -89,6 +89,12 @@ test("scores posted through the API show on the run page, Experiments, compare (
   );
   await expectAccessible(page);
 
+  // The run's CSV: a column per score, each trace's value (the last columns, so a comma in a text before them is moot).
+  const csv = (await (await request.get(`/api/runs/${base.id}/traces.csv`)).text()).trim().split(/\r?\n/);
+  expect(csv[0].split(",").slice(-2)).toEqual(["score:e2e_judge", "score:e2e_quality"]);
+  const judgeColumn = csv.slice(1).map((l) => [l.split(",")[0], l.split(",").at(-2)]);
+  expect(Object.fromEntries(judgeColumn)).toEqual({ "0": "true", "1": "false", "22": "false", "23": "true" });
+
   // Experiments: the cells' scores, pooled as their EX is.
   await page.goto("/experiments");
   const cells = page.getByTestId("scores-spider-de");
