@@ -88,7 +88,7 @@ describe("the Codex CLI 0.171 with metron mcp", () => {
     expect(calls.every((c) => !/Wall time/.test(c.result ?? ""))).toBe(true);
     expect(calls[4].error).toBe("Error: no such table: konzerte");
     expect(trace.duration_ms).toBeGreaterThan(0);
-    const durations = await h.store.sql.all<{ d: number | null }>(
+    const durations = await h.store.sql.compiled.all<{ d: number | null }>(
       "SELECT duration_ms AS d FROM steps WHERE trace_id = ? AND type = 'tool_call'",
       [trace.id],
     );

@@ -114,14 +114,14 @@ export async function storedTrace(
   run: string,
   questionId?: string,
 ): Promise<{ trace: TraceRow; calls: StepRow[] }> {
-  const all = await sql.all<TraceRow>(
+  const all = await sql.compiled.all<TraceRow>(
     `SELECT t.*, r.id AS run_id, r.model AS run_model, d.name AS dataset_name
        FROM traces t JOIN runs r ON r.id = t.run_id LEFT JOIN datasets d ON d.id = r.dataset_id WHERE r.name = ?`,
     [run],
   );
   const traces = questionId === undefined ? all : all.filter((t) => t.question_id === questionId);
   expect(traces, "one trace for the one agent session").toHaveLength(1);
-  const calls = await sql.all<StepRow>(
+  const calls = await sql.compiled.all<StepRow>(
     "SELECT tool, args, result, error FROM steps WHERE trace_id = ? AND type = 'tool_call' ORDER BY seq",
     [traces[0].id],
   );
@@ -172,7 +172,7 @@ export async function expectScriptedTrace(
   expect(calls.filter((c) => c.error).length).toBe(1);
   expect(JSON.parse(trace.directives as string)).toMatchObject({ irrelevant_tables: ["sänger", "sänger_im_konzert"] });
   await evaluateRun(sql, trace.run_id);
-  const [ex] = await sql.all<{ ex: string }>("SELECT ex_outcome AS ex FROM traces WHERE id = ?", [trace.id]);
+  const [ex] = await sql.compiled.all<{ ex: string }>("SELECT ex_outcome AS ex FROM traces WHERE id = ?", [trace.id]);
   expect(ex.ex).toBe("correct");
   return { trace, calls };
 }
@@ -233,13 +233,13 @@ export async function startMetron(
 export async function waitForTraces(sql: Sql, run: string, n = 1, timeoutMs = 30_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const [row] = await sql.all<{ n: number }>(
+    const [row] = await sql.compiled.all<{ n: number }>(
       "SELECT count(*) AS n FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = ?",
       [run],
     );
     if (Number(row.n) >= n) return;
     if (Date.now() > until) {
-      const stored = await sql.all(
+      const stored = await sql.compiled.all(
         "SELECT r.name, t.question_id, t.step_count, t.meta FROM traces t JOIN runs r ON r.id = t.run_id",
       );
       throw new Error(`run ${run}: ${row.n} of ${n} traces after ${timeoutMs} ms; stored: ${JSON.stringify(stored)}`);

@@ -61,7 +61,7 @@ describe("Mastra 1.71 with @mastra/mcp and @mastra/otel-exporter, over OTLP to a
         .filter((l) => l.includes("Done: the query is submitted.")),
     ).toHaveLength(2);
     await waitForTraces(h.store.sql, "mastra", 2);
-    const ids = await h.store.sql.all<{ q: string }>(
+    const ids = await h.store.sql.compiled.all<{ q: string }>(
       "SELECT t.question_id AS q FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = 'mastra' ORDER BY 1",
     );
     expect(ids.map((r) => r.q)).toEqual(["22", "23"]); // two questions, two ids, linked by their own text

@@ -130,7 +130,7 @@ describe("the OpenAI Agents SDK 0.20 with OpenInference, over OTLP", () => {
     expect(received).toMatchObject({ accepted: SCRIPT.length, rejected: 0, complete: [] });
     await assembleGroups(store.sql, () => sharedHandle(store.sql), { now: Date.now() + 3_600_000 });
 
-    const traces = await store.sql.all<Record<string, unknown>>(
+    const traces = await store.sql.compiled.all<Record<string, unknown>>(
       `SELECT t.*, r.id AS run_id FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = 'agents sdk'`,
     );
     expect(traces).toHaveLength(1); // one agent session, not one trace per model call
@@ -149,7 +149,7 @@ describe("the OpenAI Agents SDK 0.20 with OpenInference, over OTLP", () => {
       violation_count: 1,
       directive_recall: 1,
     });
-    const steps = await store.sql.all<{ tool: string; args: string; result: string | null; error: string | null }>(
+    const steps = await store.sql.compiled.all<{ tool: string; args: string; result: string | null; error: string | null }>(
       "SELECT tool, args, result, error FROM steps WHERE trace_id = ? AND type = 'tool_call' ORDER BY seq",
       [t.id as string],
     );

@@ -60,7 +60,7 @@ function profiles(h: Harness): string {
 }
 
 async function expectFiveTraces(h: Harness, runId: string, model: string) {
-  const traces = await h.store.sql.all<{
+  const traces = await h.store.sql.compiled.all<{
     q: string;
     directives: string | null;
     input: number;
@@ -76,7 +76,7 @@ async function expectFiveTraces(h: Harness, runId: string, model: string) {
   );
   expect(traces.map((t) => t.q).sort()).toEqual([...QUESTIONS].sort());
   for (const t of traces) {
-    const steps = await h.store.sql.all<{ tool: string | null; type: string; content: string | null }>(
+    const steps = await h.store.sql.compiled.all<{ tool: string | null; type: string; content: string | null }>(
       "SELECT s.tool, s.type, s.content FROM steps s JOIN traces t ON t.id = s.trace_id WHERE t.run_id = ? AND t.question_id = ? ORDER BY s.seq",
       [runId, t.q],
     );
