@@ -149,10 +149,14 @@ describe("the OpenAI Agents SDK 0.20 with OpenInference, over OTLP", () => {
       violation_count: 1,
       directive_recall: 1,
     });
-    const steps = await store.sql.compiled.all<{ tool: string; args: string; result: string | null; error: string | null }>(
-      "SELECT tool, args, result, error FROM steps WHERE trace_id = ? AND type = 'tool_call' ORDER BY seq",
-      [t.id as string],
-    );
+    const steps = await store.sql.compiled.all<{
+      tool: string;
+      args: string;
+      result: string | null;
+      error: string | null;
+    }>("SELECT tool, args, result, error FROM steps WHERE trace_id = ? AND type = 'tool_call' ORDER BY seq", [
+      t.id as string,
+    ]);
     expect(steps.map((s) => s.tool)).toEqual([
       "list_tables",
       "describe_table",
