@@ -5,7 +5,7 @@ import { RunsTable } from "@/components/runs/runs-table";
 import { UploadPanel } from "@/components/runs/upload-panel";
 import { getSql } from "@/lib/db/store";
 import { listRunFacets, listRuns } from "@/lib/db/queries/runs";
-import { runsSearchParams } from "@/lib/url/runs";
+import { pageOf, RUNS_PAGE_SIZE, runsSearchParams } from "@/lib/url/runs";
 import type { Metadata } from "next";
 
 export const metadata: Metadata = { title: "Runs — Metron" };
@@ -30,7 +30,11 @@ async function Runs({ searchParams }: { searchParams: Promise<SearchParams> }) {
   await connection();
   const params = await loadParams(searchParams);
   const sql = await getSql();
-  const rows = await listRuns(sql, params);
+  const all = await listRuns(sql, params);
   const { systems, models } = await listRunFacets(sql);
-  return <RunsTable rows={rows} systems={systems} models={models} />;
+  // a page of the sorted runs: the table draws at most RUNS_PAGE_SIZE rows, however many runs the store holds
+  const { rows, page } = pageOf(all, params.page, RUNS_PAGE_SIZE);
+  return (
+    <RunsTable rows={rows} total={all.length} page={page} pageSize={RUNS_PAGE_SIZE} systems={systems} models={models} />
+  );
 }

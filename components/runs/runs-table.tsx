@@ -109,8 +109,24 @@ const columns = [
   }),
 ];
 
-export function RunsTable({ rows, systems, models }: { rows: RunListRow[]; systems: string[]; models: string[] }) {
+/** The runs, a page at a time (`total` runs match the filters; `page` is the one shown, after clamping). */
+export function RunsTable({
+  rows,
+  total,
+  page,
+  pageSize,
+  systems,
+  models,
+}: {
+  rows: RunListRow[];
+  total: number;
+  page: number;
+  pageSize: number;
+  systems: string[];
+  models: string[];
+}) {
   const [params, setParams] = useQueryStates(runsSearchParams, { shallow: false });
+  const pages = Math.max(1, Math.ceil(total / pageSize));
   const sorting: SortingState = [{ id: params.sort, desc: params.dir === "desc" }];
   // eslint-disable-next-line react-hooks/incompatible-library -- TanStack Table returns new functions each render by design
   const table = useReactTable({
@@ -124,7 +140,7 @@ export function RunsTable({ rows, systems, models }: { rows: RunListRow[]; syste
       const next = typeof updater === "function" ? updater(sorting) : updater;
       const first = next[0];
       if (first && (runSortKeys as readonly string[]).includes(first.id))
-        void setParams({ sort: first.id as RunSortKey, dir: first.desc ? "desc" : "asc" });
+        void setParams({ sort: first.id as RunSortKey, dir: first.desc ? "desc" : "asc", page: null });
     },
   });
   return (
@@ -136,7 +152,7 @@ export function RunsTable({ rows, systems, models }: { rows: RunListRow[]; syste
             label="system"
             value={params.system}
             options={systems}
-            onChange={(v) => void setParams({ system: v })}
+            onChange={(v) => void setParams({ system: v, page: null })}
           />
         </label>
         <label className="flex items-center gap-2">
@@ -145,22 +161,45 @@ export function RunsTable({ rows, systems, models }: { rows: RunListRow[]; syste
             label="model"
             value={params.model}
             options={models}
-            onChange={(v) => void setParams({ model: v })}
+            onChange={(v) => void setParams({ model: v, page: null })}
           />
         </label>
         <label className="flex items-center gap-1 text-zinc-600">
           <input
             type="checkbox"
             checked={params.archived}
-            onChange={(e) => void setParams({ archived: e.target.checked || null })}
+            onChange={(e) => void setParams({ archived: e.target.checked || null, page: null })}
           />{" "}
           show archived runs
         </label>
-        <span className="text-zinc-500">
-          {rows.length} {rows.length === 1 ? "run" : "runs"}
+        <span className="text-zinc-500" data-testid="runs-count">
+          {total} {total === 1 ? "run" : "runs"}
         </span>
       </div>
       <DataTable table={table} testId="runs-table" />
+      {pages > 1 && (
+        <nav className="flex items-center gap-3 text-sm" aria-label="Pages of runs">
+          <button
+            type="button"
+            className="rounded border border-zinc-300 px-2 py-1 disabled:opacity-40"
+            disabled={page <= 1}
+            onClick={() => void setParams({ page: page - 1 })}
+          >
+            Previous
+          </button>
+          <span>
+            Page {page} of {pages} · runs {(page - 1) * pageSize + 1}–{Math.min(total, page * pageSize)} of {total}
+          </span>
+          <button
+            type="button"
+            className="rounded border border-zinc-300 px-2 py-1 disabled:opacity-40"
+            disabled={page >= pages}
+            onClick={() => void setParams({ page: page + 1 })}
+          >
+            Next
+          </button>
+        </nav>
+      )}
     </div>
   );
 }

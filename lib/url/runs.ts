@@ -21,7 +21,11 @@ export const runsSearchParams = {
   model: parseAsString,
   /** Archived runs are hidden unless asked for. */
   archived: parseAsBoolean.withDefault(false),
+  page: parseAsInteger.withDefault(1),
 };
+
+/** Runs per page of the home page's table (issue 36: a lab's store holds hundreds of runs). */
+export const RUNS_PAGE_SIZE = 50;
 
 export const traceSortKeys = [
   "question",
@@ -69,4 +73,11 @@ export interface TraceFilters {
 
 export function runPath(runId: string): string {
   return `/runs/${encodeURIComponent(runId)}`;
+}
+
+/** The page of `rows` a URL's `page` asks for, clamped to the pages there are (page 1 of 1 when there are none). */
+export function pageOf<T>(rows: readonly T[], page: number, size: number): { rows: T[]; page: number; pages: number } {
+  const pages = Math.max(1, Math.ceil(rows.length / size));
+  const at = Math.min(Math.max(1, Math.floor(page) || 1), pages);
+  return { rows: rows.slice((at - 1) * size, at * size), page: at, pages };
 }
