@@ -161,12 +161,15 @@ export class JobWorker<R extends QueueRow, O extends Outcome, E extends { type: 
             }
         continue;
       }
+      // What runs is read before the budget: a job that finishes between the two reads is then still counted as
+      // running (nothing more starts this pass) and its tokens are in the budget; read the other way round, a job
+      // could start past the budget (seen on PostgreSQL, where another connection finishes jobs meanwhile).
+      let running = await this.queue.runningCount(db, s.runId);
       const stop = await this.runner.stopReason(db, s);
       if (stop) {
         await this.runner.stopSweep(db, s.runId, stop);
         continue;
       }
-      let running = await this.queue.runningCount(db, s.runId);
       while (running < s.concurrency && this.running.size < this.maxJobs) {
         const job = await this.queue.claim<R>(db, s.runId);
         if (!job) break;
