@@ -117,7 +117,18 @@ export const ROUTES = {
       "A score's kind follows its value: a number, a boolean, or a category (text); a name keeps one kind. Each refused score is named by its index.",
     params: noParams,
     query: z.object({}),
-    body: z.object({ scores: z.array(scoreInput).min(1).max(10_000) }),
+    // An item that is not a valid score does not refuse the batch: it is named by its index in the answer's errors,
+    // and the valid ones are stored (setScores validates each).
+    body: z.object({
+      scores: z
+        .array(
+          z
+            .union([scoreInput, z.looseObject({})])
+            .describe("a score; one that does not validate is refused by its index in the answer, the others stored"),
+        )
+        .min(1)
+        .max(10_000),
+    }),
     response: s.setScoresReport,
   }),
   listDatasets: route({

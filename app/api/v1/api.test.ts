@@ -14,6 +14,7 @@ import { ingestStream } from "@/lib/ingest/ingest";
 import { jsonl } from "@/lib/testing/factories";
 import { openApiDocument } from "@/lib/api/openapi";
 import { summarizeRunScores } from "@/lib/scores/scores";
+import { many, qb } from "@/lib/db/typed";
 import { sharedData } from "@/lib/testing/shared-data";
 import { readFileSync } from "node:fs";
 
@@ -147,15 +148,37 @@ describe("the v1 API, as a script uses it", () => {
     )!;
     expect(judge.n).toBe(1000);
     expect(judge.mean.low).toBeLessThan(judge.mean.high);
-    const bad = await call(
+    // A batch with bad scores: each named by its index and field, the valid one stored.
+    const [one] = await many(
+      store.sql,
+      qb(store.sql).selectFrom("traces").select("id").where("run_id", "=", runA).orderBy("id", "desc").limit(1),
+    );
+    const mixed = await call(
       "scores/route.ts",
       "POST",
       "/api/v1/scores",
       {},
-      { scores: [{ trace_id: "x", name: "a b", value: 1 }] },
+      {
+        scores: [
+          { trace_id: one.id, name: "a b", value: 1 },
+          { name: "checked", value: true },
+          { trace_id: one.id, name: "checked", value: true, comment: "kept" },
+        ],
+      },
     );
+    expect(mixed.status).toBe(200);
+    expect(mixed.json).toEqual({
+      stored: 1,
+      unknown_traces: 0,
+      errors: [
+        { index: 0, message: expect.stringMatching(/^name: /) },
+        { index: 1, message: expect.stringMatching(/^trace_id: /) },
+      ],
+    });
+    // The envelope itself is still checked: not a list of scores is refused whole, with the field named.
+    const bad = await call("scores/route.ts", "POST", "/api/v1/scores", {}, { scores: "all of them" });
     expect(bad.status).toBe(400);
-    expect(bad.json.field).toBe("body.scores.0.name");
+    expect(bad.json.field).toBe("body.scores");
   });
 
   it("gives the Experiments cells and a comparison with each score's paired test, and finds traces by score", async () => {
