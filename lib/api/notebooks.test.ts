@@ -109,6 +109,10 @@ beforeAll(async () => {
     // a second sample of some questions in another run of A's cell (pooled), and an archived run (left out)
     ...Array.from({ length: 200 }, (_, i) => line("run A again", "A", i * 3 + 1, 1)),
     ...Array.from({ length: 50 }, (_, i) => line("run A archived", "A", i, 2)),
+    // traces without a dataset (no gold tables), and two runs of the same name
+    ...[0, 1].map((i) => ({ ...line("no gold", "C", i), run: { name: "no gold", system: "C", model: "m" } })),
+    { ...line("twice", "C", 5), run: { name: "twice", system: "C", model: "m" } },
+    { ...line("twice", "D", 6), run: { name: "twice", system: "D", model: "m" } },
   ];
   await ingestStream(store.sql, chunksOf(jsonl(...lines), 1 << 20));
   const [archived] = await many(
@@ -132,15 +136,28 @@ describe("docs/notebooks.md", () => {
       try {
         const script = path.join(dir, "metron_client.py");
         writeFileSync(script, block("metron_client.py"));
-        const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-          // not spawnSync: the server answering it lives in this process
-          const child = spawn("python3", [script, "run B"], { env: { ...process.env, METRON_URL: url } });
-          let stdout = "";
-          let stderr = "";
-          child.stdout.on("data", (d) => (stdout += d));
-          child.stderr.on("data", (d) => (stderr += d));
-          child.on("close", (status) => resolve({ status, stdout, stderr }));
-        });
+        const client = (arg: string) =>
+          new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+            // not spawnSync: the server answering it lives in this process
+            const child = spawn("python3", [script, arg], { env: { ...process.env, METRON_URL: url } });
+            let stdout = "";
+            let stderr = "";
+            child.stdout.on("data", (d) => (stdout += d));
+            child.stderr.on("data", (d) => (stderr += d));
+            child.on("close", (status) => resolve({ status, stdout, stderr }));
+          });
+        // A run nobody can judge this way (no gold tables), and a name two runs share: said, no traceback.
+        for (const [arg, said] of [
+          ["no gold", /none of the run's 2 traces has gold tables/],
+          ["twice", /2 runs are called 'twice': give one run's id/],
+          ["nope", /0 runs are called 'nope'/],
+        ] as const) {
+          const r = await client(arg);
+          expect(r.status, arg).toBe(1);
+          expect(r.stderr).toMatch(said);
+          expect(r.stderr).not.toMatch(/Traceback/);
+        }
+        const run = await client("run B");
         expect(run.stderr).toBe("");
         expect(run.status).toBe(0);
         const out = JSON.parse(run.stdout) as {
