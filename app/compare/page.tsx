@@ -21,7 +21,7 @@ import type { Metadata } from "next";
 import type { Run } from "@/lib/db/schema";
 import { PairedScores } from "@/components/scores/paired-scores";
 import { ScoresPanel } from "@/components/scores/scores-panel";
-import { compareRunScores, summarizeRunScores } from "@/lib/scores/scores";
+import { compareRunScores } from "@/lib/scores/scores";
 import { pairedScoresTable, scoresView } from "@/lib/metrics/scores";
 
 export async function generateMetadata({ searchParams }: { searchParams: Promise<SearchParams> }): Promise<Metadata> {
@@ -163,19 +163,19 @@ async function Compare({ searchParams }: { searchParams: Promise<SearchParams> }
 
 /** The runs' custom scores side by side, and each against the baseline with its paired test (nothing without scores). */
 async function CompareScores({ runs, baseline }: { runs: Run[]; baseline: number }) {
-  const sql = await getSql();
-  const ids = runs.map((r) => r.id);
-  const paired = await compareRunScores(sql, ids, baseline);
+  const { runs: summaries, paired } = await compareRunScores(
+    await getSql(),
+    runs.map((r) => r.id),
+    baseline,
+  );
   if (!paired.length) return null;
   const named = runs.map((r) => ({ name: r.name, simulated: isSimulated(r.config) }));
-  const rows = await Promise.all(
-    runs.map(async (r, i) => ({
-      ...named[i],
-      name: `${r.name} (${r.system} · ${r.model})`,
-      system: r.system,
-      scores: await summarizeRunScores(sql, [r.id]),
-    })),
-  );
+  const rows = runs.map((r, i) => ({
+    ...named[i],
+    name: `${r.name} (${r.system} · ${r.model})`,
+    system: r.system,
+    scores: summaries[i],
+  }));
   const table = pairedScoresTable(named, baseline, paired);
   return (
     <section className="space-y-2" aria-labelledby="compare-scores-heading">

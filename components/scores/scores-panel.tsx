@@ -27,6 +27,24 @@ export function scoreText(s: ScoreSummary, f: Formats): string {
   return `${show(s.mean.estimate)} [${show(s.mean.low)}, ${show(s.mean.high)}]`;
 }
 
+/** One chart per kind of score that has a mean: booleans' shares, numbers' means. */
+const CHARTS = [
+  {
+    kind: "boolean",
+    title: "Boolean scores",
+    help: "The share of scored traces whose score is true, with 95% bootstrap intervals over questions",
+    format: "percent",
+    yLabel: "share true (%)",
+  },
+  {
+    kind: "numeric",
+    title: "Numeric scores",
+    help: "The mean over scored traces, with 95% bootstrap intervals over questions (scores of different scales share this axis)",
+    format: "number",
+    yLabel: "mean",
+  },
+] as const;
+
 /**
  * Custom scores of one run, or of several runs or cells side by side (docs/scores.md): a table (a column per run or
  * cell), charts of the booleans' shares and the numbers' means with their 95 % bootstrap intervals over questions, and
@@ -98,32 +116,20 @@ export function ScoresPanel({
       </p>
       <TableExport latex={latex} markdown={markdown} fileName={fileName} testId={`${testId}-export`} />
       <div className="grid gap-3 lg:grid-cols-2">
-        {charts.boolean.data.length > 0 && (
+        {CHARTS.filter((c) => charts[c.kind].data.length > 0).map((c) => (
           <GroupedBarChart
-            title="Boolean scores"
-            help="The share of scored traces whose score is true, with 95% bootstrap intervals over questions"
-            fileName={`${fileName}-boolean`}
-            bars={charts.boolean}
-            format="percent"
+            key={c.kind}
+            title={c.title}
+            help={c.help}
+            fileName={`${fileName}-${c.kind}`}
+            bars={charts[c.kind]}
+            format={c.format}
             xLabel="score"
-            yLabel="share true (%)"
-            testId={`${testId}-chart-boolean`}
+            yLabel={c.yLabel}
+            testId={`${testId}-chart-${c.kind}`}
             source={source}
           />
-        )}
-        {charts.numeric.data.length > 0 && (
-          <GroupedBarChart
-            title="Numeric scores"
-            help="The mean over scored traces, with 95% bootstrap intervals over questions (scores of different scales share this axis)"
-            fileName={`${fileName}-numeric`}
-            bars={charts.numeric}
-            format="number"
-            xLabel="score"
-            yLabel="mean"
-            testId={`${testId}-chart-numeric`}
-            source={source}
-          />
-        )}
+        ))}
       </div>
     </div>
   );

@@ -3,7 +3,7 @@ import type { Sql } from "@/lib/db/sql";
 import { getExperiment, loadOverview } from "@/lib/db/queries/overview";
 import { loadComparison } from "@/lib/db/queries/compare";
 import { overviewTable } from "@/lib/metrics/exports";
-import { compareRunScores, summarizeRunScores } from "@/lib/scores/scores";
+import { compareRunScores, summarizeRunSets } from "@/lib/scores/scores";
 import { searchTraces } from "@/lib/search";
 import { ApiError } from "./define";
 
@@ -26,15 +26,19 @@ export async function apiExperiments(
   });
   const { columns, rows } = overviewTable(groups);
   const idsAt = columns.indexOf("run_ids");
-  const cells = [];
-  for (const row of rows) {
-    const figures = Object.fromEntries(columns.map((c, i) => [c, (row[i] ?? null) as string | number | null]));
-    const ids = String(row[idsAt] ?? "")
+  const cellRuns = rows.map((row) =>
+    String(row[idsAt] ?? "")
       .split(" ")
-      .filter(Boolean);
-    cells.push({ figures, run_ids: ids, scores: await summarizeRunScores(sql, ids) });
-  }
-  return { cells };
+      .filter(Boolean),
+  );
+  const scores = await summarizeRunSets(sql, cellRuns);
+  return {
+    cells: rows.map((row, i) => ({
+      figures: Object.fromEntries(columns.map((c, j) => [c, (row[j] ?? null) as string | number | null])),
+      run_ids: cellRuns[i],
+      scores: scores[i],
+    })),
+  };
 }
 
 export async function apiCompare(sql: Sql, runsParam: string, baselineId?: string) {
@@ -45,11 +49,13 @@ export async function apiCompare(sql: Sql, runsParam: string, baselineId?: strin
   const { runs, missing, baseline, comparison } = await loadComparison(sql, ids, baselineId ?? null);
   if (missing.length) throw new ApiError(404, `no run ${missing.join(", ")}`, "runs");
   if (!comparison) throw new ApiError(400, "give at least two run ids: runs=A,B", "runs");
-  const scores = await compareRunScores(
-    sql,
-    runs.map((r) => r.id),
-    baseline,
-  );
+  const scores = (
+    await compareRunScores(
+      sql,
+      runs.map((r) => r.id),
+      baseline,
+    )
+  ).paired;
   return {
     runs: runs.map((r) => ({ id: r.id, name: r.name, system: r.system, model: r.model })),
     baseline: runs[baseline].id,

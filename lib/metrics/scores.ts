@@ -163,7 +163,7 @@ export function scoresTable(
 
 /** A chart of scores of one kind (booleans as shares, or numbers): a category per score, a series per run or cell. */
 export function scoreBars(
-  rows: readonly { name: string; system?: string; scores: readonly ScoreSummary[] }[],
+  rows: readonly { name: string; system?: string; shade?: number; scores: readonly ScoreSummary[] }[],
   kind: ScoreKind,
 ) {
   const items: BarItem[] = rows.flatMap((r) =>
@@ -180,7 +180,13 @@ export function scoreBars(
   );
   const bars = groupedBars(items, { series: rows.map((r) => r.name) });
   // each run's or cell's bar in its system's colour and pattern, as in every other chart
-  return { ...bars, info: Object.fromEntries(rows.map((r) => [r.name, { system: r.system ?? null }])) };
+  // (and a model's shade of it, where the rows are cells of several models)
+  return {
+    ...bars,
+    info: Object.fromEntries(
+      rows.map((r) => [r.name, { system: r.system ?? null, ...(r.shade !== undefined ? { shade: r.shade } : {}) }]),
+    ),
+  };
 }
 
 /**
@@ -188,12 +194,13 @@ export function scoreBars(
  * each kind, and the table as LaTeX and Markdown with n and the interval in its caption.
  */
 export function scoresView(
-  rows: readonly { name: string; simulated: boolean; system?: string; scores: ScoreSummary[] }[],
+  rows: readonly { name: string; simulated: boolean; system?: string; shade?: number; scores: ScoreSummary[] }[],
   opts: { caption: string; label: string; rowLabel?: string },
 ) {
   const named = rows.map((r) => ({
     name: r.simulated ? `${r.name}${SIMULATED_MARK}` : r.name,
     system: r.system,
+    shade: r.shade,
     scores: r.scores,
   }));
   const caption = `${opts.caption} Custom scores over the traces that carry them: a number's mean, a boolean's share true (%), with 95 % bootstrap intervals over questions; a category's most frequent value and its share.${rows.some((r) => r.simulated) ? ` ${SIMULATED_ROWS_NOTE}` : ""}`;

@@ -10,7 +10,17 @@ import { chunksOf } from "@/lib/testing/db";
 import { ENGINES, useEngineStore } from "@/lib/testing/engines";
 import { jsonl, makeTraceLine } from "@/lib/testing/factories";
 import { many, qb } from "@/lib/db/typed";
-import { compareRunScores, exportScores, importScores, listTraceScores, setScores, summarizeRunScores } from "./scores";
+import { captureStatements, fullScans, planOf } from "@/lib/testing/plans";
+import {
+  compareRunScores,
+  exportScores,
+  importScores,
+  listScoreNames,
+  listTraceScores,
+  setScores,
+  summarizeRunScores,
+  summarizeRunSets,
+} from "./scores";
 
 const lines = (run: string) =>
   Array.from({ length: 12 }, (_, i) =>
@@ -77,7 +87,9 @@ describe.each(ENGINES)("custom scores (%s store)", (engine) => {
     expect(summary.n).toBe(12);
     expect(summary.mean!.estimate).toBeCloseTo(6 / 12);
     expect(summary.mean!.low).toBeLessThan(0.5);
-    const cmp = (await compareRunScores(store.sql, [as[0].runId, bs[0].runId], 0)).find((c) => c.name === "judge_ok")!;
+    const cmp = (await compareRunScores(store.sql, [as[0].runId, bs[0].runId], 0)).paired.find(
+      (c) => c.name === "judge_ok",
+    )!;
     const vs = cmp.versus[1]!;
     expect(vs.pairs).toBe(12);
     // baseline true, other false / the reverse, from the values above
@@ -100,5 +112,29 @@ describe.each(ENGINES)("custom scores (%s store)", (engine) => {
       "judge_ok",
       "verdict",
     ]);
+  });
+
+  it("list the store's score names by seeks in the name index, not by walking every score", async () => {
+    const names = await listScoreNames(store.sql);
+    const all = await many(store.sql, qb(store.sql).selectFrom("scores").select("name").distinct().orderBy("name"));
+    expect(names).toEqual(all.map((r) => r.name));
+    expect(names).toEqual(expect.arrayContaining(["faithfulness", "judge_ok", "verdict"]));
+    const [statement] = await captureStatements(store.sql, (spy) => listScoreNames(spy));
+    const plan = await planOf(store.sql, statement);
+    expect(fullScans(plan, ["scores"], { s: "scores" }), plan).toEqual([]);
+  });
+
+  it("pool each set of runs' scores from one read, as each set alone would give them", async () => {
+    const [a, b] = [(await tracesOf("A"))[0].runId, (await tracesOf("B"))[0].runId];
+    const sets = await summarizeRunSets(store.sql, [[a], [b], [a, b]]);
+    expect(sets).toEqual([
+      await summarizeRunScores(store.sql, [a]),
+      await summarizeRunScores(store.sql, [b]),
+      await summarizeRunScores(store.sql, [a, b]),
+    ]);
+    const compared = await compareRunScores(store.sql, [a, b], 0);
+    expect(compared.runs).toEqual(sets.slice(0, 2));
+    // B carries only judge_ok: its summaries name no score it lacks (shown "not recorded", never 0)
+    expect(sets[1].map((x) => x.name)).toEqual(["judge_ok"]);
   });
 });

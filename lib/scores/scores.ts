@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import type { Sql } from "@/lib/db/sql";
-import { many, qb, write } from "@/lib/db/typed";
+import { many, qb, raw, write } from "@/lib/db/typed";
 import { inJsonArray } from "@/lib/db/typed-sql";
 import type { OverviewGroup } from "@/lib/metrics/overview";
 import {
@@ -76,18 +76,12 @@ export async function setScores(sql: Sql, inputs: readonly unknown[], defaultSou
   await sql.transaction(async (tx) => {
     const q = qb(tx);
     const names = [...new Set(valid.map((v) => v.s.name))];
-    const kinds = new Map(
-      (
-        await many(
-          tx,
-          q
-            .selectFrom("scores")
-            .select(["name", "kind"])
-            .distinct()
-            .where((eb) => inJsonArray(tx, eb, "name", names)),
-        )
-      ).map((r) => [r.name, r.kind as ScoreKind]),
-    );
+    // A name keeps one kind, so any one of its scores says it: a seek per name, not a walk of all its scores.
+    const kinds = new Map<string, ScoreKind>();
+    for (const name of names) {
+      const [row] = await many(tx, q.selectFrom("scores").select("kind").where("name", "=", name).limit(1));
+      if (row) kinds.set(name, row.kind as ScoreKind);
+    }
     const ids = [...new Set(valid.map((v) => v.s.trace_id))];
     const known = new Set<string>();
     for (let i = 0; i < ids.length; i += 5000)
@@ -237,30 +231,51 @@ export async function scoreUnits(
   return out;
 }
 
-/** Each score of a set of runs pooled (one run, or an Experiments cell), summarized. */
-export async function summarizeRunScores(sql: Sql, runIds: readonly string[]): Promise<ScoreSummary[]> {
-  const units = await scoreUnits(sql, runIds);
+type RunUnits = Awaited<ReturnType<typeof scoreUnits>>;
+
+/** Each score of some of the runs read, their traces pooled (one run, or an Experiments cell), by name. */
+function pooled(units: RunUnits, runIds: readonly string[]): ScoreSummary[] {
   return [...units]
     .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([name, { kind, byRun }]) => summarizeScore(name, kind, [...byRun.values()].flat()));
+    .flatMap(([name, { kind, byRun }]) => {
+      const traces = runIds.flatMap((id) => byRun.get(id) ?? []);
+      return traces.length ? [summarizeScore(name, kind, traces)] : [];
+    });
 }
 
-/** Each score compared between the baseline run and every other run (null for the baseline). */
-export async function compareRunScores(
-  sql: Sql,
-  runIds: readonly string[],
-  baseline: number,
-): Promise<{ name: string; kind: ScoreKind; versus: (PairedScore | null)[] }[]> {
+/** Each score of a set of runs pooled (one run, or an Experiments cell), summarized. */
+export async function summarizeRunScores(sql: Sql, runIds: readonly string[]): Promise<ScoreSummary[]> {
+  return pooled(await scoreUnits(sql, runIds), runIds);
+}
+
+/** Each set of runs' scores pooled (the cells of the Experiments matrix), from one read of all their scores. */
+export async function summarizeRunSets(sql: Sql, sets: readonly (readonly string[])[]): Promise<ScoreSummary[][]> {
+  const units = await scoreUnits(sql, [...new Set(sets.flat())]);
+  return sets.map((ids) => pooled(units, ids));
+}
+
+export interface ComparedScores {
+  /** Each run's scores summarized, in the order of the runs. */
+  runs: ScoreSummary[][];
+  /** Each score compared between the baseline run and every other run (null for the baseline). */
+  paired: { name: string; kind: ScoreKind; versus: (PairedScore | null)[] }[];
+}
+
+/** The scores of compared runs, from one read: each run's summaries, and each score paired against the baseline. */
+export async function compareRunScores(sql: Sql, runIds: readonly string[], baseline: number): Promise<ComparedScores> {
   const units = await scoreUnits(sql, runIds);
-  return [...units]
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([name, { kind, byRun }]) => ({
-      name,
-      kind,
-      versus: runIds.map((id, i) =>
-        i === baseline ? null : compareScores(name, kind, byRun.get(runIds[baseline]) ?? [], byRun.get(id) ?? []),
-      ),
-    }));
+  return {
+    runs: runIds.map((id) => pooled(units, [id])),
+    paired: [...units]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([name, { kind, byRun }]) => ({
+        name,
+        kind,
+        versus: runIds.map((id, i) =>
+          i === baseline ? null : compareScores(name, kind, byRun.get(runIds[baseline]) ?? [], byRun.get(id) ?? []),
+        ),
+      })),
+  };
 }
 
 /** Scores as JSONL lines (of a run, or all), in the form `metron score import` reads. */
@@ -307,20 +322,30 @@ export async function exportScores(sql: Sql, runId?: string): Promise<string[]> 
 export async function summarizeCellScores(
   sql: Sql,
   g: Pick<OverviewGroup, "models" | "systems" | "cells">,
-): Promise<{ name: string; simulated: boolean; system: string; scores: ScoreSummary[] }[]> {
-  const out = [];
-  for (const model of g.models)
-    for (const system of g.systems) {
+): Promise<{ name: string; simulated: boolean; system: string; shade: number; scores: ScoreSummary[] }[]> {
+  const cells = g.models.flatMap((model) =>
+    g.systems.flatMap((system) => {
       const cell = g.cells[model]?.[system];
-      if (!cell) continue;
-      const scores = await summarizeRunScores(
-        sql,
-        cell.runs.map((r) => r.id),
-      );
-      if (scores.length)
-        out.push({ name: `${model} · ${system}`, simulated: cell.runs.some((r) => r.simulated), system, scores });
-    }
-  return out;
+      return cell ? [{ model, system, cell, shade: g.models.indexOf(model) }] : [];
+    }),
+  );
+  const scores = await summarizeRunSets(
+    sql,
+    cells.map((c) => c.cell.runs.map((r) => r.id)),
+  );
+  return cells.flatMap(({ model, system, cell, shade }, i) =>
+    scores[i].length
+      ? [
+          {
+            name: `${model} · ${system}`,
+            simulated: cell.runs.some((r) => r.simulated),
+            system,
+            shade,
+            scores: scores[i],
+          },
+        ]
+      : [],
+  );
 }
 
 /**
@@ -334,10 +359,20 @@ export function parseScoreValue(text: string): number | boolean | string {
   return t;
 }
 
-/** Every score name in the store (the question page's suggestions). */
+/**
+ * The score names in the store, the first 500 in order (the question page's suggestions): each found by one seek in
+ * the name index after the one before (a recursive query), so the cost is the number of names, not of scores.
+ */
 export async function listScoreNames(sql: Sql): Promise<string[]> {
-  const rows = await many(sql, qb(sql).selectFrom("scores").select("name").distinct().orderBy("name").limit(500));
-  return rows.map((r) => r.name);
+  const rows = await many(
+    sql,
+    raw<{ name: string | null }>`WITH RECURSIVE n(name) AS (
+      SELECT min(name) FROM scores
+      UNION ALL
+      SELECT (SELECT min(s.name) FROM scores s WHERE s.name > n.name) FROM n WHERE n.name IS NOT NULL
+    ) SELECT name FROM n WHERE name IS NOT NULL LIMIT 500`,
+  );
+  return rows.map((r) => r.name!);
 }
 
 /** The names of the trace-level scores on a run's traces (the CSV's score columns), sorted. */
