@@ -1,5 +1,5 @@
 /**
- * The question page's server actions (labels, note, promote): forged arguments are refused with the field named and
+ * The question page's server actions (labels, note, promote, a score by hand): forged arguments are refused with the field named and
  * nothing written; an unknown trace is refused with the reason the label panel shows; valid ones do what they say.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -57,6 +57,34 @@ describe("the question page's actions", () => {
     expect(await actions.promoteRerun(traceId, "Promoted")).toEqual({
       ok: false,
       error: expect.stringContaining("only a rerun can be promoted"),
+    });
+  });
+
+  it("set a score by hand (source human, the value typed as its kind), refuse a forged name or a kind the name does not have", async () => {
+    const set = await actions.setTraceScore(traceId, " reviewed ", "TRUE", "  looked at it ");
+    expect(set).toEqual({
+      ok: true,
+      scores: [
+        expect.objectContaining({
+          name: "reviewed",
+          kind: "boolean",
+          value: true,
+          source: "human",
+          comment: "looked at it",
+        }),
+      ],
+    });
+    expect(await actions.setTraceScore(traceId, { $ne: 1 } as unknown as string, "1", "")).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^name: /),
+    });
+    expect(await actions.setTraceScore(traceId, "reviewed", "0.5", "")).toEqual({
+      ok: false,
+      error: expect.stringContaining("reviewed is a boolean score"),
+    });
+    expect(await actions.setTraceScore("no-such-trace", "reviewed", "true", "")).toEqual({
+      ok: false,
+      error: "this trace is no longer in the store",
     });
   });
 });

@@ -77,10 +77,11 @@ export async function setTraceScore(
 ): Promise<Outcome<{ scores: ScoreRow[] }>> {
   return attempt<{ scores: ScoreRow[] }>(async () => {
     traceId = valid(TraceId, traceId, "traceId");
+    name = valid(z.string().trim().min(1, "give a name").max(100), name, "name");
     value = valid(z.string().trim().min(1, "give a value").max(200), value, "value");
     comment = valid(z.string().max(10_000), comment, "comment");
     const sql = await getSql();
-    const score = { trace_id: traceId, name: name.trim(), value: parseScoreValue(value), source: "human" };
+    const score = { trace_id: traceId, name, value: parseScoreValue(value), source: "human" };
     const r = await setScores(sql, [comment.trim() ? { ...score, comment: comment.trim() } : score]);
     if (r.unknown_traces) return { ok: false, error: "this trace is no longer in the store" };
     if (r.errors.length) return { ok: false, error: r.errors.map((e) => e.message).join("; ") };
