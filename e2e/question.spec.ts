@@ -98,3 +98,21 @@ test("a window of steps that fails to load says so in its rows, and Retry loads 
   await expect(timeline.locator("[data-testid^='step-row-']").last()).toBeVisible();
   expect(failures).toBeGreaterThanOrEqual(2);
 });
+
+test("computed directives explain each table: the phrase that kept it and which half of the index named it", async ({
+  page,
+}) => {
+  // The simulated demo's Sophrosyne runs carry the computed strategy's explanation (BM25 only, the shipped default).
+  await page.goto("/?system=Sophrosyne&model=sim-hasty");
+  await page.getByTestId("runs-table").getByRole("link", { name: "Simulated demo" }).click();
+  await page.getByTestId("traces-table").locator("tbody tr").first().getByRole("link").first().click();
+  await expect(page).toHaveURL(/\/questions\//);
+  const panel = page.getByTestId("directive-explanation");
+  await expect(panel.locator("summary")).toContainText(/Why these directives: \d+ tables? kept, \d+ flagged/);
+  await panel.locator("summary").click();
+  await expect(panel).toContainText("BM25 only (no semantic half)");
+  await expect(panel.getByTitle("named by the keyword half of the index (BM25)").first()).toBeVisible();
+  await expect(panel).toContainText("Flagged (no phrase, name, value or bridge kept them):");
+  await page.screenshot({ path: "e2e/screenshots/question-directives.png", fullPage: true });
+  await expectAccessible(page);
+});

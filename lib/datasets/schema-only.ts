@@ -81,7 +81,10 @@ export function buildSchemaOnlyDatabase(file: string, ddl: string): void {
 
 /**
  * Foreign keys that DDL files state only in comments, as BIRD's schema DDL does: a line
- * `-- Foreign keys: other.col (one-to-many), …` above a column definition links that column to each target.
+ * `-- Foreign keys: other.col (many-to-one), …` above a column definition links that column to each target.
+ * A `(one-to-many)` target is the other side of a key (`atom.atom_id` is referenced by `connected.atom_id`), stated
+ * again as `(many-to-one)` on the referencing column: it is skipped, else the referenced column would read as a
+ * reference to the table that references it (BIRD states every one-to-many key from both sides).
  */
 export function ddlCommentForeignKeys(
   ddl: string,
@@ -99,10 +102,9 @@ export function ddlCommentForeignKeys(
     }
     const fk = /^\s*--\s*Foreign keys?:\s*(.+)$/i.exec(line);
     if (fk) {
-      pending = [...fk[1].matchAll(/([\w$]+)\.([\w$ ]+?)\s*(?:\(|,|$)/g)].map((m) => ({
-        refTable: m[1],
-        refColumn: m[2].trim(),
-      }));
+      pending = [...fk[1].matchAll(/([\w$]+)\.([\w$ ]+?)\s*(?:\(([^)]*)\)|,|$)/g)]
+        .filter((m) => !/^\s*one-to-many\s*$/i.test(m[3] ?? ""))
+        .map((m) => ({ refTable: m[1], refColumn: m[2].trim() }));
       continue;
     }
     if (/^\s*--/.test(line) || !line.trim()) continue;

@@ -3,8 +3,9 @@
  * directive quality over datasets' questions in the store (DATABASE_PATH): mean recall of gold tables (share not
  * flagged), mean share of non-gold tables flagged, share of questions with every gold table kept, time per question.
  * `--cv`: leave-one-database-out cross-validation over a grid of the computed strategy's parameters
- * (lib/environment/directives/cross-validate.ts): held-out figures per dataset and database, and the configuration
- * chosen on everything (what DEFAULT_PARAMS should be) with its tuned-on figures, labelled so.
+ * (lib/environment/directives/cross-validate.ts): held-out figures per dataset, pooled and per database with the
+ * worst database, the configuration chosen on everything (what DEFAULT_PARAMS should be) with its tuned-on figures,
+ * and the frozen split (chosen on the design half of the databases, scored on the other half), labelled so.
  */
 import { parseArgs } from "node:util";
 import { openDb } from "@/lib/db/client";
@@ -14,31 +15,51 @@ import { directiveDeps } from "@/lib/agent/directive-models";
 import { directivesFor, type Variant } from "@/lib/environment/directives";
 import type { ComputedDeps } from "@/lib/environment/directives/computed";
 import { DEFAULT_PARAMS, type ComputedParams } from "@/lib/environment/directives/computed";
-import { crossValidate, figuresOf, type QuestionScore } from "@/lib/environment/directives/cross-validate";
+import { SHIPPED_EMBEDDER } from "@/lib/environment/directives/word-vectors";
+import {
+  crossValidate,
+  figuresOf,
+  frozenSplit,
+  isDesignDatabase,
+  pooledHeldOut,
+  worstFolds,
+  type Figures,
+  type QuestionScore,
+} from "@/lib/environment/directives/cross-validate";
 
 type Question = QuestionInfo & { goldTables: string[]; dataset: string };
 
 function grid(): ComputedParams[] {
   const out: ComputedParams[] = [];
-  for (const maxPhrases of [8, 12, 16])
+  for (const maxPhrases of [8, 12])
     for (const tablesPerPhrase of [1, 2])
-      for (const minScoreRatio of [0.8, 0.95])
-        for (const expandBridges of [true, false])
-          for (const splitCompounds of [true, false])
-            for (const matchValues of [true, false])
-              for (const phraseWordsTogether of [true, false])
-                for (const followReferences of [true, false])
-                  out.push({
-                    ...DEFAULT_PARAMS,
-                    maxPhrases,
-                    tablesPerPhrase,
-                    minScoreRatio,
-                    expandBridges,
-                    splitCompounds,
-                    matchValues,
-                    phraseWordsTogether,
-                    followReferences,
-                  });
+      for (const [bridging, maxBridgeTables] of [
+        ["any", DEFAULT_PARAMS.maxBridgeTables],
+        ["need", 1],
+        ["need", 2],
+        ["none", DEFAULT_PARAMS.maxBridgeTables],
+      ] as const)
+        for (const [semantic, semanticMode, minSimilarity] of [
+          [false, DEFAULT_PARAMS.semanticMode, DEFAULT_PARAMS.minSimilarity],
+          [true, "fuse", 0.6],
+          [true, "fuse", 0.75],
+          [true, "fallback", 0.6],
+          [true, "fallback", 0.75],
+        ] as const)
+          for (const matchValues of [true, false])
+            for (const followReferences of [true, false])
+              out.push({
+                ...DEFAULT_PARAMS,
+                maxPhrases,
+                tablesPerPhrase,
+                bridging,
+                maxBridgeTables,
+                semantic,
+                semanticMode,
+                minSimilarity,
+                matchValues,
+                followReferences,
+              });
   return out;
 }
 
@@ -55,7 +76,12 @@ export async function benchDirectives(argv: string[]): Promise<number> {
       cv: { type: "boolean", default: false },
     },
   });
-  const params = { ...DEFAULT_PARAMS, ...(values.params ? JSON.parse(values.params) : {}) };
+  // As in reruns and sweeps: a configured embedding model turns the semantic half on unless --params says otherwise.
+  const params = {
+    ...DEFAULT_PARAMS,
+    ...(process.env.METRON_EMBEDDING_MODEL ? { semantic: true } : {}),
+    ...(values.params ? JSON.parse(values.params) : {}),
+  };
   if (!values.dataset) throw new Error("--dataset NAME is required (import it first: metron dataset import)");
   const db = openDb();
   const questions: Question[] = [];
@@ -91,7 +117,7 @@ export async function benchDirectives(argv: string[]): Promise<number> {
   const modelNote =
     models.phrases || models.embeddings
       ? `phrases from ${models.phrases ?? "the keyword extractor"}, ${models.embeddings ? `embeddings from ${models.embeddings} fused with BM25` : "BM25 only"}`
-      : "no model: keyword phrases, BM25 only";
+      : `no model: keyword phrases; BM25, fused with the shipped word vectors (${SHIPPED_EMBEDDER}) where a configuration turns the semantic half on${process.env.METRON_WORD_VECTORS === "off" ? " (off: METRON_WORD_VECTORS=off)" : ""}`;
 
   const score = async (p: ComputedParams, misses?: string[]): Promise<QuestionScore[]> => {
     const out: QuestionScore[] = [];
@@ -122,42 +148,81 @@ export async function benchDirectives(argv: string[]): Promise<number> {
     const scores: QuestionScore[][] = [];
     for (const c of configs) scores.push(await score(c));
     const cv = crossValidate(scores);
+    const worst = worstFolds(cv);
+    const split = frozenSplit(scores);
+    const defaults = await score(DEFAULT_PARAMS);
+    const isDesign = (s: QuestionScore) => isDesignDatabase(s.dataset, s.database);
+    const changed = (c: ComputedParams) =>
+      Object.fromEntries(Object.entries(c).filter(([k, v]) => DEFAULT_PARAMS[k as keyof ComputedParams] !== v));
     const out = {
       models: modelNote,
       method:
         "leave-one-database-out over a grid; utility = flagged − 4·(1 − recall) per dataset, averaged over datasets",
       configurations: configs.length,
       held_out: cv.heldOut,
+      held_out_pooled: pooledHeldOut(scores, cv),
       folds: cv.folds.map((f) => ({
         dataset: f.dataset,
         database: f.database,
-        chosen: configs[f.chosen],
+        design_half: isDesignDatabase(f.dataset, f.database),
+        chosen_differs_from_defaults: changed(configs[f.chosen]),
         ...f.figures,
       })),
+      worst_database: {
+        by_flagged: `${worst.byFlagged.dataset}/${worst.byFlagged.database}`,
+        flagged: worst.byFlagged.figures.flagged,
+        by_recall: `${worst.byRecall.dataset}/${worst.byRecall.database}`,
+        recall: worst.byRecall.figures.recall,
+      },
       chosen_on_all: configs[cv.chosen],
       tuned_on_figures: cv.tunedOn,
+      frozen_split: {
+        rule: "design databases: first byte of SHA-256(dataset/database) even; chosen on them, scored on the rest",
+        chosen_on_design: configs[split.chosen],
+        design_tuned_on: split.design,
+        held_out: split.heldOut,
+        held_out_per_database: split.perDatabase,
+      },
       shipped_defaults: DEFAULT_PARAMS,
       shipped_defaults_are_chosen: JSON.stringify(configs[cv.chosen]) === JSON.stringify(DEFAULT_PARAMS),
+      shipped_defaults_on_held_out_half: figuresOf(defaults.filter((s) => !isDesign(s))),
+      shipped_defaults_on_design_half: figuresOf(defaults.filter(isDesign)),
       seconds: (performance.now() - started) / 1000,
     };
+    const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+    const line = (f: Figures) =>
+      `recall ${pct(f.recall)} · non-gold flagged ${pct(f.flagged)} · every gold table kept ${pct(f.allGoldKept)} · ${f.questions} questions`;
     if (values.json) console.log(JSON.stringify(out, null, 2));
     else {
-      console.log(`models: ${modelNote}`);
-      for (const [d, f] of Object.entries(out.held_out))
-        console.log(
-          `held out (${d}): recall ${(100 * f.recall).toFixed(1)}% · non-gold flagged ${(100 * f.flagged).toFixed(1)}% · every gold table kept ${(100 * f.allGoldKept).toFixed(1)}% · ${f.questions} questions`,
-        );
+      console.log(`models: ${modelNote}; ${configs.length} configurations`);
+      console.log("Leave-one-database-out (each database scored with the configuration chosen without it):");
+      for (const [d, f] of Object.entries(out.held_out)) console.log(`  held out (${d}): ${line(f)}`);
+      console.log(`  held out, pooled: ${line(out.held_out_pooled)}`);
       for (const f of out.folds)
         console.log(
-          `  ${f.dataset}/${f.database}: recall ${(100 * f.recall).toFixed(1)}% · flagged ${(100 * f.flagged).toFixed(1)}% (${f.questions} q)`,
+          `    ${f.dataset}/${f.database}${f.design_half ? "" : " [held-out half]"}: recall ${pct(f.recall)} · flagged ${pct(f.flagged)} (${f.questions} q)${Object.keys(f.chosen_differs_from_defaults).length ? ` chose ${JSON.stringify(f.chosen_differs_from_defaults)}` : ""}`,
         );
+      console.log(
+        `  worst database: ${out.worst_database.by_flagged} flags ${pct(out.worst_database.flagged)}; ${out.worst_database.by_recall} keeps ${pct(out.worst_database.recall)} of gold tables`,
+      );
       for (const [d, f] of Object.entries(out.tuned_on_figures))
+        console.log(`  tuned on (${d}, chosen on all data, NOT held out): ${line(f)}`);
+      console.log(`Frozen split (${out.frozen_split.rule}):`);
+      console.log(`  tuned on, design half: ${line(split.design)}`);
+      console.log(`  held out, other half: ${line(split.heldOut)}`);
+      for (const d of split.perDatabase)
         console.log(
-          `tuned on (${d}, chosen on all data, NOT held out): recall ${(100 * f.recall).toFixed(1)}% · flagged ${(100 * f.flagged).toFixed(1)}%`,
+          `    ${d.dataset}/${d.database}: recall ${pct(d.figures.recall)} · flagged ${pct(d.figures.flagged)}`,
         );
+      console.log(`Shipped defaults on the held-out half: ${line(out.shipped_defaults_on_held_out_half)}`);
+      console.log(`Shipped defaults on the design half: ${line(out.shipped_defaults_on_design_half)}`);
       console.log(
         `chosen on all: ${JSON.stringify(out.chosen_on_all)}${out.shipped_defaults_are_chosen ? " (= the shipped defaults)" : " (differs from the shipped defaults!)"}`,
       );
+      console.log(
+        `chosen on the design half: ${JSON.stringify(changed(configs[split.chosen]))} (differences from the defaults)`,
+      );
+      console.log(`${out.seconds.toFixed(1)} s`);
     }
     db.$client.close();
     return 0;

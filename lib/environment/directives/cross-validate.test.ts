@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { crossValidate, utility, type QuestionScore } from "./cross-validate";
+import {
+  crossValidate,
+  frozenSplit,
+  isDesignDatabase,
+  pooledHeldOut,
+  utility,
+  worstFolds,
+  type QuestionScore,
+} from "./cross-validate";
 
 const q = (database: string, recall: number, flagged: number | null, dataset = "d"): QuestionScore => ({
   dataset,
@@ -32,5 +40,39 @@ describe("leave-one-database-out cross-validation", () => {
   it("weighs datasets equally, whatever their sizes", () => {
     const big = Array.from({ length: 100 }, () => q("x", 1, 1, "big"));
     expect(utility([...big, q("y", 0, 0, "small")])).toBeCloseTo((1 + (0 - 4)) / 2);
+  });
+
+  it("pools the held-out questions and names the worst database by flagging and by recall", () => {
+    const scores = [
+      [q("a", 1, 0.9), q("b", 1, 0.9), q("c", 0.5, 0.9)],
+      [q("a", 1, 0.5), q("b", 1, 0.2), q("c", 1, 0.5)],
+    ];
+    const cv = crossValidate(scores);
+    // Folds a and b choose config 1 (c's loss weighs on config 0), c chooses config 0.
+    const pooled = pooledHeldOut(scores, cv);
+    expect(pooled.recall).toBeCloseTo((1 + 1 + 0.5) / 3);
+    expect(pooled.flagged).toBeCloseTo((0.5 + 0.2 + 0.9) / 3);
+    const worst = worstFolds(cv);
+    expect(worst.byFlagged.database).toBe("b");
+    expect(worst.byRecall.database).toBe("c");
+  });
+
+  it("chooses on the design half only and scores the frozen choice on the other half", () => {
+    // Config 0 wins on the design databases (x, y) and loses gold tables on the held-out one (z).
+    const scores = [
+      [q("x", 1, 0.9), q("y", 1, 0.9), q("z", 0.2, 0.9)],
+      [q("x", 1, 0.5), q("y", 1, 0.5), q("z", 1, 0.5)],
+    ];
+    const split = frozenSplit(scores, (s) => s.database !== "z");
+    expect(split.chosen).toBe(0);
+    expect(split.design).toMatchObject({ recall: 1, flagged: 0.9, questions: 2 });
+    expect(split.heldOut).toMatchObject({ recall: 0.2, flagged: 0.9, questions: 1 });
+    expect(split.perDatabase).toEqual([{ dataset: "d", database: "z", figures: split.heldOut }]);
+  });
+
+  it("splits databases by a hash of their names, fixed before any result is read", () => {
+    // SHA-256("bird-minidev/financial") starts with an even byte, ("bird-minidev/card_games") with an odd one.
+    expect(isDesignDatabase("bird-minidev", "financial")).toBe(true);
+    expect(isDesignDatabase("bird-minidev", "card_games")).toBe(false);
   });
 });

@@ -7,7 +7,7 @@ import { buildKeywordIndex, type ColumnDoc, type ColumnIndex } from "./computed"
 import { splitIdentifier, stem } from "./keywords";
 import type { ValueIndex } from "./values";
 
-const VERSION = 3; // bump when the indexed fields or the tokenizer change
+const VERSION = 4; // bump when the indexed fields, the tokenizer or the embedded text change
 const memory = new Map<string, ColumnIndex>();
 
 export function indexCacheFor(
@@ -38,7 +38,9 @@ export function indexCacheFor(
       index = buildKeywordIndex(database);
       if (embedder)
         index.embeddings = await embedder.embed(
-          index.docs.map((d) => `${d.table}.${d.column}: ${d.description} ${d.values}`.trim()),
+          // Table, column and description; not the value description (code lists such as "0: no; 1: yes"), which
+          // drowns a mean of word vectors.
+          index.docs.map((d) => `${d.table}.${d.column}: ${d.description}`.trim()),
         );
       mkdirSync(dir, { recursive: true });
       writeFileSync(

@@ -5,6 +5,7 @@ import type { DatabaseInfo, QuestionInfo } from "../database-info";
 import { computedStrategy, DEFAULT_PARAMS, type ComputedDeps, type ComputedParams } from "./computed";
 import { indexCacheFor } from "./index-cache";
 import { oracleDirectives } from "./oracle";
+import { shippedEmbedder } from "./word-vectors";
 import type { DirectiveResult, Variant } from "./types";
 
 export { SYSTEM_OF, variants, type Variant } from "./types";
@@ -23,10 +24,17 @@ export async function directivesFor(
 ): Promise<DirectiveResult | null> {
   if (variant === "none") return null;
   if (variant === "oracle") return oracleDirectives(question, database);
-  const embed = options.deps?.embed;
-  const index = indexCacheFor(
-    options.indexDir ?? path.join(dataDir(), "indexes"),
-    embed ? { name: options.deps?.embedderName ?? "embedder", embed } : undefined,
-  );
-  return computedStrategy(index, options.params ?? DEFAULT_PARAMS, options.deps)(question, database);
+  // The shipped defaults leave the semantic half out (chosen without a model, docs/environment.md); a configured
+  // embedding model is there to be used, so without explicit parameters it turns the semantic half on.
+  const params = options.params ?? (options.deps?.embed ? { ...DEFAULT_PARAMS, semantic: true } : DEFAULT_PARAMS);
+  const indexDir = options.indexDir ?? path.join(dataDir(), "indexes");
+  // The semantic half: the configured embedding model when there is one, else the word vectors shipped in the
+  // package (none when the parameters leave the semantic half out, or METRON_WORD_VECTORS=off).
+  const embedder = options.deps?.embed
+    ? { name: options.deps.embedderName ?? "embedder", embed: options.deps.embed }
+    : params.semantic && process.env.METRON_WORD_VECTORS !== "off"
+      ? shippedEmbedder(indexDir)
+      : undefined;
+  const deps = embedder ? { ...options.deps, embed: embedder.embed, embedderName: embedder.name } : options.deps;
+  return computedStrategy(indexCacheFor(indexDir, embedder), params, deps)(question, database);
 }

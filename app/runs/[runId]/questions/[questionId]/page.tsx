@@ -9,6 +9,8 @@ import { questionSearchParams } from "@/lib/url/question";
 import { loadRun } from "../../load-run";
 import { Pending } from "@/components/ui/pending";
 import { loadQuestionTrace } from "./load-question";
+import { DirectiveExplanationPanel } from "@/components/traces/directive-explanation";
+import { explainDirectives } from "@/lib/environment/directives/explain";
 import { RerunsSection, StepsSection, TopSection } from "./sections";
 
 const loadParams = createLoader(questionSearchParams);
@@ -39,6 +41,11 @@ export default async function QuestionPage({
   if (!run || !trace) notFound();
   const sets = trace.tableSets ?? null;
   const view = { run, trace, runId, questionId, sample };
+  const explanation = explainDirectives(
+    trace.directives,
+    trace.meta?.["directives.explanation"],
+    sets?.database ?? null,
+  );
   return (
     <div className="space-y-5">
       <Suspense fallback={<Pending what="the question" />}>
@@ -47,6 +54,7 @@ export default async function QuestionPage({
       <Suspense fallback={<Pending what="the steps" />}>
         <StepsSection {...view} step={step} />
       </Suspense>
+      {explanation && <DirectiveExplanationPanel explanation={explanation} />}
       {/* What the agent submitted against the gold, right under its steps; the rerun panel after. */}
       <SqlCompare
         traceId={trace.id}

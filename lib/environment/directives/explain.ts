@@ -1,0 +1,97 @@
+/**
+ * Why each table of a traced question was kept or flagged, read back from the computed strategy's explanation
+ * (pure; the question page shows it). For every table: the phrases whose hits named it and which half of the index
+ * named it (keyword = BM25, semantic = the embedding index, both), whether the question named it outright, held a
+ * value the question names, or bridged kept tables. Traces written before the halves were recorded say so.
+ */
+import type { HitSource } from "./computed";
+
+export interface TableReason {
+  kind: "phrase" | "compound" | "named" | "value" | "bridge";
+  /** The phrase, compound part or value; empty for named and bridge. */
+  text: string;
+  /** Which half of the index named the table for this phrase; null when the trace did not record it. */
+  via: HitSource | null;
+}
+
+export interface TableExplanation {
+  table: string;
+  flagged: boolean;
+  reasons: TableReason[];
+}
+
+export interface DirectiveExplanation {
+  strategy: string;
+  phraseSource: string | null;
+  /** The semantic half's embedder (a configured model or the shipped word vectors); null when BM25 ran alone. */
+  embedder: string | null;
+  semantic: boolean;
+  tables: TableExplanation[];
+}
+
+type Recorded = {
+  strategy?: unknown;
+  phrase_source?: unknown;
+  semantic?: unknown;
+  embedder?: unknown;
+  hits?: Record<string, string[]>;
+  hit_sources?: Record<string, Record<string, HitSource>>;
+  compound_parts?: string[];
+  value_hits?: Record<string, string[]>;
+  named?: string[];
+  bridged?: string[];
+  params?: { maxValueTables?: number };
+};
+
+export function explainDirectives(
+  directives: { strategy: string; irrelevant_tables: string[] } | null | undefined,
+  /** The strategy's explanation: kept in the trace's meta as `directives.explanation` (an extra key of directives). */
+  recorded: unknown,
+  databaseTables: string[] | null,
+): DirectiveExplanation | null {
+  const e = recorded as Recorded | undefined;
+  if (!directives || !e || typeof e !== "object" || !e.hits) return null;
+  const flagged = new Set(directives.irrelevant_tables.map((t) => t.toLowerCase()));
+  const semantic = e.semantic === true;
+  const reasons = new Map<string, TableReason[]>();
+  const add = (table: string, reason: TableReason) => {
+    const key = table.toLowerCase();
+    if (!reasons.has(key)) reasons.set(key, []);
+    reasons.get(key)!.push(reason);
+  };
+  const parts = new Set(e.compound_parts ?? []);
+  for (const [phrase, tables] of Object.entries(e.hits))
+    for (const t of tables)
+      add(t, {
+        kind: parts.has(phrase) ? "compound" : "phrase",
+        text: phrase,
+        // Before the halves were recorded (issue 34), an index without a semantic half could only hit by keyword.
+        via: e.hit_sources?.[phrase]?.[t] ?? (semantic ? null : "keyword"),
+      });
+  const maxValueTables = e.params?.maxValueTables ?? Infinity;
+  for (const [value, tables] of Object.entries(e.value_hits ?? {}))
+    if (tables.length <= maxValueTables) for (const t of tables) add(t, { kind: "value", text: value, via: null });
+  for (const t of e.named ?? []) add(t, { kind: "named", text: "", via: null });
+  for (const t of e.bridged ?? []) add(t, { kind: "bridge", text: "", via: null });
+  const names = databaseTables ?? [
+    ...new Set([
+      ...directives.irrelevant_tables,
+      ...Object.values(e.hits).flat(),
+      ...(e.named ?? []),
+      ...(e.bridged ?? []),
+    ]),
+  ];
+  return {
+    strategy: String(e.strategy ?? directives.strategy),
+    phraseSource: typeof e.phrase_source === "string" ? e.phrase_source : null,
+    embedder: typeof e.embedder === "string" ? e.embedder : null,
+    semantic,
+    tables: names
+      .map((table) => ({
+        table,
+        flagged: flagged.has(table.toLowerCase()),
+        reasons: reasons.get(table.toLowerCase()) ?? [],
+      }))
+      .sort((a, b) => Number(a.flagged) - Number(b.flagged) || a.table.localeCompare(b.table)),
+  };
+}
