@@ -1,29 +1,17 @@
-import { asSql } from "@/lib/db/sql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importDataset } from "@/lib/datasets/import-dataset";
+import { importBirdMiniDev } from "@/lib/testing/bird-minidev";
 import { loadQuestionFrom } from "@/lib/environment/database-info";
 import { directivesFor } from "@/lib/environment/directives";
 import { DEFAULT_PARAMS } from "@/lib/environment/directives/computed";
 import { tempDb } from "@/lib/testing/db";
 import { startFakeOpenAI, type FakeServer } from "@/lib/testing/fake-openai";
-import { sharedData } from "@/lib/testing/shared-data";
 import path from "node:path";
 import { directiveDeps, parsePhrases } from "./directive-models";
 
 const store = tempDb();
 let fake: FakeServer;
 beforeAll(async () => {
-  await importDataset(
-    asSql(store.db.$client),
-    {
-      name: "bird",
-      format: "bird",
-      questions: sharedData("bird-minidev", "mini_dev_sqlite.dev-split.json"),
-      ddl: sharedData("bird-minidev", "schema-ddl"),
-      descriptions: sharedData("bird-minidev", "descriptions"),
-    },
-    store.dir,
-  );
+  await importBirdMiniDev(store);
   fake = await startFakeOpenAI([{ text: '```json\n["consumption", "customer segment", "year month date"]\n```' }]);
 });
 afterAll(async () => {

@@ -5,10 +5,9 @@
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importDataset } from "@/lib/datasets/import-dataset";
+import { importBirdMiniDev } from "@/lib/testing/bird-minidev";
 import { loadDatabaseFrom, type DatabaseInfo, type QuestionInfo } from "@/lib/environment/database-info";
 import { tempDb } from "@/lib/testing/db";
-import { sharedData } from "@/lib/testing/shared-data";
 import { directivesFor } from ".";
 import { bridgesByNeed, DEFAULT_PARAMS } from "./computed";
 import { explainDirectives } from "./explain";
@@ -29,17 +28,7 @@ const kept = (db: DatabaseInfo, irrelevant: string[]) =>
   db.tables.map((t) => t.name).filter((t) => !irrelevant.includes(t));
 
 beforeAll(async () => {
-  await importDataset(
-    store.sql,
-    {
-      name: "bird",
-      format: "bird",
-      questions: sharedData("bird-minidev", "mini_dev_sqlite.dev-split.json"),
-      ddl: sharedData("bird-minidev", "schema-ddl"),
-      descriptions: sharedData("bird-minidev", "descriptions"),
-    },
-    store.dir,
-  );
+  await importBirdMiniDev(store);
 }, 60_000);
 afterAll(() => store.cleanup());
 
