@@ -10,6 +10,7 @@ import type { Sql } from "@/lib/db/sql";
 import { loadQuestionFrom } from "@/lib/environment/database-info";
 import { directivesFor } from "@/lib/environment/directives";
 import { SqlEnvironment } from "@/lib/environment/tools";
+import { agentSandbox } from "@/lib/sandbox/sandbox";
 import {
   emit,
   liveJob as liveQueueJob,
@@ -108,7 +109,12 @@ export async function runJobLoop(
   const directives = await directivesFor(row.variant, question, database, { deps: directiveDeps() });
   const modelName = row.provider === "simulated" ? row.model : `${row.provider}:${row.model}`;
   const run = await targetRun(sql, row, modelName);
-  const env = new SqlEnvironment(question, database, { variant: row.variant, directives, run });
+  const env = new SqlEnvironment(question, database, {
+    variant: row.variant,
+    directives,
+    run,
+    sandbox: agentSandbox(),
+  });
   const seed = parseInt(createHash("sha256").update(row.id).digest("hex").slice(0, 8), 16);
   const model =
     row.provider === "simulated"

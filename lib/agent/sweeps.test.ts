@@ -18,6 +18,7 @@ import { promoteTrace } from "@/lib/ingest/promote";
 import { listOtherRuns, listRerunsOf } from "@/lib/db/queries/question-traces";
 import { getRerun, startRerun } from "./reruns";
 import { stopServerWorker } from "./jobs";
+import { agentSandbox } from "@/lib/sandbox/sandbox";
 import { many, one, raw } from "@/lib/db/typed";
 import type { RawBuilder } from "kysely";
 
@@ -140,6 +141,9 @@ describe.each(ENGINES)("sweeps on the %s store", (engine) => {
       await workSweepToEnd(open, runId);
       clearInterval(watch);
       expect(peak).toBeLessThanOrEqual(4);
+      // The jobs' queries went to the process-wide agent sandbox (not a sandbox started per job), within its bound.
+      expect(agentSandbox().pids().length).toBeGreaterThan(0);
+      expect(agentSandbox().pids().length).toBeLessThanOrEqual(4);
       expect(f.requests).toHaveLength(40);
       expect(await count(raw`SELECT count(*) AS n FROM traces WHERE run_id = ${runId}`)).toBe(40);
       expect(await count(raw`SELECT count(*) AS n FROM traces WHERE run_id = ${runId} AND ex_outcome IS NULL`)).toBe(0);

@@ -9,6 +9,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
+import { positiveNumber } from "@/lib/config/env";
 import { sandboxLimits } from "./limits";
 
 export type SqlValue = string | number | bigint | null | Uint8Array;
@@ -189,16 +190,31 @@ export class SqlSandbox {
   }
 }
 
-const g = globalThis as unknown as { metronSandbox?: SqlSandbox };
+const g = globalThis as unknown as { metronSandbox?: SqlSandbox; metronAgentSandbox?: SqlSandbox };
 
 /** The process-wide sandbox of a long-running server: concurrent requests queue for its workers. */
 export function sharedSandbox(): SqlSandbox {
   return (g.metronSandbox ??= new SqlSandbox());
 }
 
-/** Stops the process-wide sandbox's workers (a CLI command that used it, before it exits). */
+/**
+ * The process-wide sandbox of the agents' environments (reruns and sweep jobs): their queries share its workers,
+ * `METRON_AGENT_SQL_WORKERS` of them (default 4), started when first needed and kept. Each job used to start a
+ * sandbox of its own, so every job paid for starting worker processes (a third of a simulated job's time); a pool
+ * apart from the pages' sandbox keeps an agent's slow query from holding up a page, and more workers than the
+ * pages' two keep one agent's slow query from holding up the other jobs of a sweep.
+ */
+export function agentSandbox(): SqlSandbox {
+  return (g.metronAgentSandbox ??= new SqlSandbox({
+    maxRows: 1001,
+    workers: positiveNumber("METRON_AGENT_SQL_WORKERS", 4),
+  }));
+}
+
+/** Stops the process-wide sandboxes' workers (a CLI command that used them, before it exits). */
 export async function closeSharedSandbox(): Promise<void> {
-  const sandbox = g.metronSandbox;
+  const sandboxes = [g.metronSandbox, g.metronAgentSandbox];
   g.metronSandbox = undefined;
-  await sandbox?.close();
+  g.metronAgentSandbox = undefined;
+  for (const s of sandboxes) await s?.close();
 }
