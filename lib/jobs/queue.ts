@@ -79,16 +79,18 @@ export class JobQueue {
     }
   }
 
+  /** One write for all of them. */
   async renewLeases(db: Sql, ids: Iterable<string>): Promise<void> {
-    for (const id of ids)
-      await write(
-        db,
-        qb(db)
-          .updateTable("jobs")
-          .set({ lease_until: now() + this.leaseMs })
-          .where("id", "=", id)
-          .where("worker", "=", this.workerId),
-      );
+    const list = [...ids];
+    if (!list.length) return;
+    await write(
+      db,
+      qb(db)
+        .updateTable("jobs")
+        .set({ lease_until: now() + this.leaseMs })
+        .where("id", "in", list)
+        .where("worker", "=", this.workerId),
+    );
   }
 
   /**

@@ -48,6 +48,10 @@ export class JobWorker<R extends QueueRow, O extends Outcome, E extends { type: 
   private readonly policy = retryPolicy(this.settings);
   private readonly queue = new JobQueue(this.id, this.settings.leaseMs);
   private readonly waiters = new Set<() => void>();
+  /** Connections of finished jobs, reused by the next (opening one per job re-prepared every statement). */
+  private readonly idleStores: Sql[] = [];
+  /** When the last pass took back dead workers' jobs and renewed this worker's leases. */
+  private housekept = -Infinity;
 
   constructor(
     private readonly openStore: StoreOpener,
@@ -92,6 +96,7 @@ export class JobWorker<R extends QueueRow, O extends Outcome, E extends { type: 
       job.controller.abort();
     }
     while (this.running.size) await new Promise((r) => setTimeout(r, 20));
+    for (const sql of this.idleStores.splice(0)) await sql.close();
     const store = this.store;
     this.store = null;
     if (store) await (await store).close();
@@ -103,8 +108,14 @@ export class JobWorker<R extends QueueRow, O extends Outcome, E extends { type: 
     let busy = false;
     try {
       const db = await this.db();
-      await this.queue.reclaim(db, new Set(this.running.keys()));
-      await this.queue.renewLeases(db, this.running.keys());
+      // At most once a poll interval (as often as an idle worker polls), not on every pass: a pass runs each time a
+      // job ends, and these writes were most of the queue's cost per job. A lease is still renewed at least every
+      // `pollMs`, well inside `leaseMs`.
+      if (performance.now() - this.housekept >= this.settings.pollMs) {
+        await this.queue.reclaim(db, new Set(this.running.keys()));
+        await this.queue.renewLeases(db, this.running.keys());
+        this.housekept = performance.now();
+      }
       busy = (await this.sweepPass(db)) || busy;
       if (!this.only) busy = (await this.rerunPass(db)) || busy;
       releaseFinished();
@@ -207,7 +218,8 @@ export class JobWorker<R extends QueueRow, O extends Outcome, E extends { type: 
   }
 
   private async execute(row: R, job: LiveJob<E | QueueEvent>): Promise<void> {
-    const sql = await this.openStore();
+    const sql = this.idleStores.pop() ?? (await this.openStore());
+    let reusable = true;
     const end = () => {
       job.state = "finished";
       job.finishedAt = Date.now();
@@ -238,6 +250,7 @@ export class JobWorker<R extends QueueRow, O extends Outcome, E extends { type: 
       if (await this.queue.finish(sql, row.id, state, error, record)) emit<E | QueueEvent>(job, event); // else taken back meanwhile
       end();
     } catch (e) {
+      reusable = false; // a connection a job failed on is not lent again
       const message = scrubSecrets((e as Error).message);
       try {
         await this.queue.finish(sql, row.id, "failed", message);
@@ -247,7 +260,8 @@ export class JobWorker<R extends QueueRow, O extends Outcome, E extends { type: 
       emit<E | QueueEvent>(job, { type: "failed", error: message });
       end();
     } finally {
-      await sql.close();
+      if (reusable && !this.stopped && !sql.connection?.inTransaction) this.idleStores.push(sql);
+      else await sql.close();
     }
   }
 }
