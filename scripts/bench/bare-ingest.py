@@ -1,0 +1,47 @@
+"""The script a researcher would write instead of Metron (npm run bench -- ingest): json + sqlite3, no metrics.
+
+Reads a JSONL file of whole traces and stores each trace and its steps in two tables of a fresh SQLite file, with
+executemany, in one transaction. Prints {"seconds", "maxRssMb", "traces"} as the bench's other phases do.
+"""
+import json
+import resource
+import sqlite3
+import sys
+import time
+
+source, store = sys.argv[1], sys.argv[2]
+start = time.time()
+con = sqlite3.connect(store)
+con.execute(
+    "CREATE TABLE traces (id TEXT PRIMARY KEY, run TEXT, question_id TEXT, db_id TEXT, question TEXT,"
+    " gold_sql TEXT, final_sql TEXT, correct INTEGER, steps INTEGER)"
+)
+con.execute(
+    "CREATE TABLE steps (trace_id TEXT, seq INTEGER, type TEXT, tool TEXT, args TEXT, result TEXT, content TEXT,"
+    " duration_ms REAL, input_tokens INTEGER, output_tokens INTEGER, PRIMARY KEY (trace_id, seq))"
+)
+n = 0
+with open(source, encoding="utf-8") as lines:
+    for line in lines:
+        t = json.loads(line)
+        q = t["question"]
+        tid = "%064x" % n  # the width of Metron's trace hashes
+        n += 1
+        con.execute(
+            "INSERT INTO traces VALUES (?,?,?,?,?,?,?,?,?)",
+            (tid, (t.get("run") or {}).get("name"), q["id"], q.get("db_id"), q.get("text"), q.get("gold_sql"),
+             t.get("final_sql"), 1 if (t.get("outcome") or {}).get("correct") else 0, len(t["steps"])),
+        )
+        con.executemany(
+            "INSERT INTO steps VALUES (?,?,?,?,?,?,?,?,?,?)",
+            [
+                (tid, i, s["type"], s.get("tool"), json.dumps(s["args"]) if "args" in s else None,
+                 json.dumps(s["result"]) if "result" in s else None, s.get("content"), s.get("duration_ms"),
+                 (s.get("usage") or {}).get("input_tokens"), (s.get("usage") or {}).get("output_tokens"))
+                for i, s in enumerate(t["steps"])
+            ],
+        )
+con.commit()
+con.close()
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"seconds": time.time() - start, "maxRssMb": rss, "traces": n}))
