@@ -63,7 +63,7 @@ async function syncPostgresIndex(sql: Sql, opts: { budgetMs?: number }): Promise
           .orderBy("t.id")
           .limit(200),
       );
-      let base = Number(
+      const base = Number(
         (
           await one(
             tx,
@@ -71,27 +71,38 @@ async function syncPostgresIndex(sql: Sql, opts: { budgetMs?: number }): Promise
           )
         )?.b ?? 0,
       );
-      for (const { id } of batch) {
-        base += SEARCH_SPAN;
-        await write(
-          tx,
-          raw`INSERT INTO search_docs (rowid, tsv, trace_id, seq, field)
-           SELECT ${base}::bigint + 0, to_tsvector('simple', substr(coalesce(question_text, '') || ' ' || coalesce(evidence, ''), 1, ${maxChars})), id, NULL::bigint, 'question' FROM traces WHERE id = ${id}
-           UNION ALL SELECT ${base}::bigint + 1, to_tsvector('simple', substr(final_sql, 1, ${maxChars})), id, NULL, 'final_sql' FROM traces WHERE id = ${id} AND final_sql IS NOT NULL
-           UNION ALL SELECT ${base}::bigint + 2, to_tsvector('simple', substr(gold_sql, 1, ${maxChars})), id, NULL, 'gold_sql' FROM traces WHERE id = ${id} AND gold_sql IS NOT NULL`,
-        );
-        await write(
-          tx,
-          raw`INSERT INTO search_docs (rowid, tsv, trace_id, seq, field)
-           SELECT ${base}::bigint + 3 + x.seq, to_tsvector('simple', substr(x.tool || ' ' || metron_text_of(x.args) || ' ' || x.content || ' ' || x.error || ' ' || metron_text_of(x.res), 1, ${maxChars})),
-             x.trace_id, x.seq, x.type
-           FROM (SELECT s.seq, coalesce(s.tool, '') AS tool, s.args, coalesce(s.content, '') AS content, coalesce(s.error, '') AS error,
-                   CASE WHEN s.result IS NOT NULL THEN s.result WHEN length(b.content) <= 200000 THEN b.content ELSE substr(b.content, 1, ${maxChars}) END AS res,
-                   s.trace_id, s.type
-                 FROM steps s LEFT JOIN blobs b ON b.hash = s.result_blob WHERE s.trace_id = ${id} AND s.seq < ${SEARCH_SPAN - 3}) x`,
-        );
-        await write(tx, q.insertInto("search_indexed").values({ trace_id: id, base }));
-      }
+      if (!batch.length) return 0;
+      // The batch in three statements, not three per trace (a round trip each): trace k of the batch (k from 1) gets
+      // base + k × SPAN, as SQLite's indexer lays them out.
+      const ids = JSON.stringify(batch.map((b) => b.id));
+      await write(
+        tx,
+        raw`INSERT INTO search_docs (rowid, tsv, trace_id, seq, field)
+         SELECT ${base}::bigint + j.k * ${SEARCH_SPAN}::bigint + 0, to_tsvector('simple', substr(coalesce(t.question_text, '') || ' ' || coalesce(t.evidence, ''), 1, ${maxChars})), t.id, NULL::bigint, 'question'
+           FROM jsonb_array_elements_text(${ids}::jsonb) WITH ORDINALITY AS j(id, k) JOIN traces t ON t.id = j.id
+         UNION ALL SELECT ${base}::bigint + j.k * ${SEARCH_SPAN}::bigint + 1, to_tsvector('simple', substr(t.final_sql, 1, ${maxChars})), t.id, NULL, 'final_sql'
+           FROM jsonb_array_elements_text(${ids}::jsonb) WITH ORDINALITY AS j(id, k) JOIN traces t ON t.id = j.id WHERE t.final_sql IS NOT NULL
+         UNION ALL SELECT ${base}::bigint + j.k * ${SEARCH_SPAN}::bigint + 2, to_tsvector('simple', substr(t.gold_sql, 1, ${maxChars})), t.id, NULL, 'gold_sql'
+           FROM jsonb_array_elements_text(${ids}::jsonb) WITH ORDINALITY AS j(id, k) JOIN traces t ON t.id = j.id WHERE t.gold_sql IS NOT NULL`,
+      );
+      await write(
+        tx,
+        raw`INSERT INTO search_docs (rowid, tsv, trace_id, seq, field)
+         SELECT ${base}::bigint + x.k * ${SEARCH_SPAN}::bigint + 3 + x.seq, to_tsvector('simple', substr(x.tool || ' ' || metron_text_of(x.args) || ' ' || x.content || ' ' || x.error || ' ' || metron_text_of(x.res), 1, ${maxChars})),
+           x.trace_id, x.seq, x.type
+         FROM (SELECT j.k, s.seq, coalesce(s.tool, '') AS tool, s.args, coalesce(s.content, '') AS content, coalesce(s.error, '') AS error,
+                 CASE WHEN s.result IS NOT NULL THEN s.result WHEN length(b.content) <= 200000 THEN b.content ELSE substr(b.content, 1, ${maxChars}) END AS res,
+                 s.trace_id, s.type
+               FROM jsonb_array_elements_text(${ids}::jsonb) WITH ORDINALITY AS j(id, k)
+               JOIN steps s ON s.trace_id = j.id AND s.seq < ${SEARCH_SPAN - 3}
+               LEFT JOIN blobs b ON b.hash = s.result_blob) x`,
+      );
+      await write(
+        tx,
+        q
+          .insertInto("search_indexed")
+          .values(batch.map(({ id }, k) => ({ trace_id: id, base: base + (k + 1) * SEARCH_SPAN }))),
+      );
       return batch.length;
     });
     if (n <= 0) break;

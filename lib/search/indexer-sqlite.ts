@@ -55,19 +55,28 @@ function syncSqliteIndex(
     `SELECT t.rowid AS r, t.id FROM traces t WHERE t.rowid > ? AND NOT EXISTS (SELECT 1 FROM search_indexed si WHERE si.trace_id = t.id)
      ORDER BY t.rowid LIMIT 200`,
   );
-  const traceDocs = sqlite.prepare(
+  // A batch's documents in one statement, in rowid order: FTS5 writes its pending terms out as a new segment at every
+  // statement of a transaction (the statement's savepoint) and whenever a rowid is not above the last, so a statement
+  // per trace made a segment per trace and merging them took half the build (20 s against 13 s for 300 MB).
+  // Trace k of the batch (k from 0) gets base @base + (k + 1) × SPAN: its question, final SQL and gold SQL at + 0 … 2,
+  // step i at + 3 + i. Results over 200 kB are indexed as their first characters, raw (not decoded): decoding them costs
+  // too much.
+  const batchDocs = sqlite.prepare(
     `INSERT INTO search_docs (rowid, content)
-     SELECT ? + 0, substr(coalesce(question_text, '') || ' ' || coalesce(evidence, ''), 1, ?) FROM traces WHERE id = ?
-     UNION ALL SELECT ? + 1, substr(final_sql, 1, ?) FROM traces WHERE id = ? AND final_sql IS NOT NULL
-     UNION ALL SELECT ? + 2, substr(gold_sql, 1, ?) FROM traces WHERE id = ? AND gold_sql IS NOT NULL`,
-  );
-  // Results over 200 kB are indexed as their first characters, raw (not decoded): decoding them costs too much.
-  const stepDocs = sqlite.prepare(
-    `INSERT INTO search_docs (rowid, content)
-     SELECT ? + 3 + x.seq, substr(x.tool || ' ' || ${TEXT_OF("x.args")} || ' ' || x.content || ' ' || x.error || ' ' || ${TEXT_OF("x.res")}, 1, ?)
-     FROM (SELECT s.seq, coalesce(s.tool, '') AS tool, s.args, coalesce(s.content, '') AS content, coalesce(s.error, '') AS error,
-             CASE WHEN s.result IS NOT NULL THEN s.result WHEN length(b.content) <= 200000 THEN b.content ELSE substr(b.content, 1, ?) END AS res
-           FROM steps s LEFT JOIN blobs b ON b.hash = s.result_blob WHERE s.trace_id = ? AND s.seq < ?) x`,
+     SELECT rid, content FROM (
+       SELECT @base + (j.key + 1) * @span AS rid, substr(coalesce(t.question_text, '') || ' ' || coalesce(t.evidence, ''), 1, @max) AS content
+         FROM json_each(@ids) j CROSS JOIN traces t ON t.id = j.value
+       UNION ALL SELECT @base + (j.key + 1) * @span + 1, substr(t.final_sql, 1, @max)
+         FROM json_each(@ids) j CROSS JOIN traces t ON t.id = j.value WHERE t.final_sql IS NOT NULL
+       UNION ALL SELECT @base + (j.key + 1) * @span + 2, substr(t.gold_sql, 1, @max)
+         FROM json_each(@ids) j CROSS JOIN traces t ON t.id = j.value WHERE t.gold_sql IS NOT NULL
+       UNION ALL SELECT @base + (x.k + 1) * @span + 3 + x.seq,
+         substr(x.tool || ' ' || ${TEXT_OF("x.args")} || ' ' || x.content || ' ' || x.error || ' ' || ${TEXT_OF("x.res")}, 1, @max)
+         FROM (SELECT j.key AS k, s.seq, coalesce(s.tool, '') AS tool, s.args, coalesce(s.content, '') AS content, coalesce(s.error, '') AS error,
+                 CASE WHEN s.result IS NOT NULL THEN s.result WHEN length(b.content) <= 200000 THEN b.content ELSE substr(b.content, 1, @max) END AS res
+               FROM json_each(@ids) j CROSS JOIN steps s ON s.trace_id = j.value AND s.seq < @span - 3
+               LEFT JOIN blobs b ON b.hash = s.result_blob) x
+     ) ORDER BY rid`,
   );
   const mark = sqlite.prepare(insertText("sqlite", "search_indexed", ["trace_id", "base"]));
   const maxBase = sqlite.prepare(
@@ -89,13 +98,10 @@ function syncSqliteIndex(
       try {
         sqlite
           .transaction(() => {
-            let base = (maxBase.get() as { b: number }).b; // read inside the write: another process may index too
-            for (const { id } of batch) {
-              base += SEARCH_SPAN;
-              traceDocs.run(base, maxChars, id, base, maxChars, id, base, maxChars, id);
-              stepDocs.run(base, maxChars, maxChars, id, SEARCH_SPAN - 3);
-              mark.run(id, base);
-            }
+            const base = (maxBase.get() as { b: number }).b; // read inside the write: another process may index too
+            const ids = JSON.stringify(batch.map((b) => b.id));
+            batchDocs.run({ base, span: SEARCH_SPAN, max: maxChars, ids });
+            batch.forEach(({ id }, k) => mark.run(id, base + (k + 1) * SEARCH_SPAN));
           })
           .immediate();
       } catch (e) {
