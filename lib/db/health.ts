@@ -2,10 +2,13 @@
  * Is the store usable (issue 28)? A store that cannot be opened, a PostgreSQL server out of reach, or a SQLite file
  * whose pages fail `PRAGMA quick_check` is reported on every page (components/ui/store-health.tsx) and by
  * `metron doctor`, with what to do, instead of a bare "Internal Server Error". The quick check reads the whole file:
- * it runs once at the server's start (in the background) and on `metron doctor`; pages only ask the cheap question.
+ * it runs once at the server's start (in the background, in a worker thread: lib/db/quick-check-worker.mjs) and on
+ * `metron doctor`; pages only ask the cheap question.
  */
 import Database from "better-sqlite3";
 import { existsSync } from "node:fs";
+import path from "node:path";
+import { Worker } from "node:worker_threads";
 import { databasePath } from "./client";
 import { postgresUrl } from "./store";
 
@@ -43,23 +46,52 @@ async function checkPostgres(url: string): Promise<StoreHealth> {
   }
 }
 
-function checkSqlite(file: string, pages: boolean): StoreHealth {
+type QuickCheck = { messages: string[] } | { error: { message: string; code: string } };
+
+/** `PRAGMA quick_check(5)` of the file in a worker thread; on this thread when the worker's file is not there. */
+function quickCheck(file: string): Promise<QuickCheck> {
+  const script = path.join(
+    /*turbopackIgnore: true*/ process.env.METRON_ROOT ?? process.cwd(),
+    "lib",
+    "db",
+    "quick-check-worker.mjs",
+  );
+  if (!existsSync(script)) {
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      return Promise.resolve({
+        messages: (db.pragma("quick_check(5)") as { quick_check: string }[]).map((r) => r.quick_check),
+      });
+    } catch (e) {
+      return Promise.resolve({ error: { message: (e as Error).message, code: (e as { code?: string }).code ?? "" } });
+    } finally {
+      db.close();
+    }
+  }
+  return new Promise((resolve) => {
+    const worker = new Worker(script, { workerData: { file, max: 5 } });
+    worker.once("message", resolve);
+    worker.once("error", (e) => resolve({ error: { message: e.message, code: "" } }));
+    worker.once("exit", (code) => resolve({ error: { message: `the check stopped (exit code ${code})`, code: "" } }));
+  });
+}
+
+async function checkSqlite(file: string, pages: boolean): Promise<StoreHealth> {
   const base = { engine: "sqlite" as const, where: file, pagesChecked: pages };
   if (!existsSync(file)) return { ok: true, ...base, pagesChecked: false }; // created and migrated on first use
   let db: Database.Database | undefined;
   try {
     db = new Database(file, { readonly: true, fileMustExist: true });
     db.pragma("schema_version"); // reads the header: a file that is not SQLite fails here
+    db.close();
+    db = undefined;
     if (pages) {
       let problems: string[];
-      try {
-        const rows = db.pragma("quick_check(5)") as { quick_check: string }[];
-        problems = rows.map((r) => r.quick_check).filter((m) => m !== "ok");
-      } catch (e) {
-        // A page so damaged that the check itself stops on it.
-        if (!/CORRUPT/.test((e as { code?: string }).code ?? "")) throw e;
-        problems = [(e as Error).message];
-      }
+      const check = await quickCheck(file);
+      if ("messages" in check) problems = check.messages.filter((m) => m !== "ok");
+      // A page so damaged that the check itself stops on it.
+      else if (/CORRUPT/.test(check.error.code)) problems = [check.error.message];
+      else throw Object.assign(new Error(check.error.message), { code: check.error.code });
       if (problems.length)
         return {
           ok: false,
