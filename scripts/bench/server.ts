@@ -10,6 +10,12 @@ export async function startServer(
   port: number,
   /** A PostgreSQL store instead of the SQLite file (`store` still names the folder of its side files). */
   databaseUrl?: string,
+  opts: {
+    /** More environment for the server (`METRON_WARM_UP: "0"`: a server that does not warm itself up). */
+    env?: Record<string, string>;
+    /** Returns only once the server has printed a line matching this (its warm-up's `metron: warmed …`). */
+    waitFor?: RegExp;
+  } = {},
 ): Promise<{ url: string; stop: () => void; child: ChildProcess }> {
   if (!existsSync(path.join(ROOT, ".next", "BUILD_ID")))
     throw new Error("no production build: run `npx next build` (or npm test) first");
@@ -18,22 +24,40 @@ export async function startServer(
     ["start", "-p", String(port), "-H", "127.0.0.1"],
     {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_PATH: store, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
+      env: {
+        ...process.env,
+        DATABASE_PATH: store,
+        ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+        ...opts.env,
+      },
       // METRON_BENCH_SERVER_LOG=FILE keeps what the server prints (appended), to see why a bench's server failed.
-      stdio: process.env.METRON_BENCH_SERVER_LOG
-        ? [
-            "ignore",
-            openSync(process.env.METRON_BENCH_SERVER_LOG, "a"),
-            openSync(process.env.METRON_BENCH_SERVER_LOG, "a"),
-          ]
-        : "ignore",
+      stdio: [
+        "ignore",
+        opts.waitFor
+          ? "pipe"
+          : process.env.METRON_BENCH_SERVER_LOG
+            ? openSync(process.env.METRON_BENCH_SERVER_LOG, "a")
+            : "ignore",
+        process.env.METRON_BENCH_SERVER_LOG ? openSync(process.env.METRON_BENCH_SERVER_LOG, "a") : "ignore",
+      ],
     },
   );
+  let printed = "";
+  child.stdout?.setEncoding("utf8").on("data", (d: string) => (printed = (printed + d).slice(-10_000)));
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
     try {
-      if ((await fetch(`${url}/api/schema/trace`)).ok) return { url, child, stop: () => child.kill("SIGTERM") };
-    } catch {
+      if ((await fetch(`${url}/api/schema/trace`)).ok) {
+        for (let j = 0; opts.waitFor && !opts.waitFor.test(printed) && j < 1200; j++)
+          await new Promise((r) => setTimeout(r, 100));
+        if (opts.waitFor && !opts.waitFor.test(printed)) {
+          child.kill("SIGTERM");
+          throw new Error(`the server did not print ${opts.waitFor} within 120 s of answering`);
+        }
+        return { url, child, stop: () => child.kill("SIGTERM") };
+      }
+    } catch (e) {
+      if ((e as Error).message.startsWith("the server did not print")) throw e;
       // not up yet
     }
     await new Promise((r) => setTimeout(r, 200));
