@@ -2,13 +2,13 @@
  * Is the store usable (issue 28)? A store that cannot be opened, a PostgreSQL server out of reach, or a SQLite file
  * whose pages fail `PRAGMA quick_check` is reported on every page (components/ui/store-health.tsx) and by
  * `metron doctor`, with what to do, instead of a bare "Internal Server Error". The quick check reads the whole file:
- * it runs once at the server's start (in the background, in a worker thread: lib/db/quick-check-worker.mjs) and on
+ * it runs once at the server's start (in the background, in a process of its own: lib/db/quick-check-worker.mjs) and on
  * `metron doctor`; pages only ask the cheap question.
  */
 import Database from "better-sqlite3";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { Worker } from "node:worker_threads";
+import { spawn } from "node:child_process";
 import { databasePath } from "./client";
 import { postgresUrl } from "./store";
 
@@ -48,7 +48,7 @@ async function checkPostgres(url: string): Promise<StoreHealth> {
 
 type QuickCheck = { messages: string[] } | { error: { message: string; code: string } };
 
-/** `PRAGMA quick_check(5)` of the file in a worker thread; on this thread when the worker's file is not there. */
+/** `PRAGMA quick_check(5)` of the file in a process of its own; on this thread when the script is not there. */
 function quickCheck(file: string): Promise<QuickCheck> {
   const script = path.join(
     /*turbopackIgnore: true*/ process.env.METRON_ROOT ?? process.cwd(),
@@ -69,10 +69,24 @@ function quickCheck(file: string): Promise<QuickCheck> {
     }
   }
   return new Promise((resolve) => {
-    const worker = new Worker(script, { workerData: { file, max: 5 } });
-    worker.once("message", resolve);
-    worker.once("error", (e) => resolve({ error: { message: e.message, code: "" } }));
-    worker.once("exit", (code) => resolve({ error: { message: `the check stopped (exit code ${code})`, code: "" } }));
+    const child = spawn(process.execPath, [script, file], { stdio: ["ignore", "pipe", "pipe"] });
+    const stop = () => child.kill("SIGKILL"); // the server exits: the check goes with it
+    process.once("exit", stop);
+    let out = "";
+    let err = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (err = (err + d).slice(-2000)));
+    child.once("error", (e) => resolve({ error: { message: e.message, code: "" } }));
+    child.once("close", (code, signal) => {
+      process.off("exit", stop);
+      try {
+        resolve(JSON.parse(out) as QuickCheck);
+      } catch {
+        resolve({
+          error: { message: `the check stopped (${signal ?? `exit code ${code}`}): ${err.trim()}`, code: "" },
+        });
+      }
+    });
   });
 }
 
