@@ -76,7 +76,7 @@ export async function warmUpServer(sql: Sql): Promise<void> {
   try {
     const started = performance.now();
     const results = await warmUp(origin, await listWarmUpPaths(sql));
-    const failed = results.filter((r) => r.status === null || r.status >= 500);
+    const failed = results.filter((r) => r.status === null || r.status >= 400); // 401: access tokens are on
     console.log(
       `metron: warmed ${results.length - failed.length} of ${results.length} pages in ${((performance.now() - started) / 1000).toFixed(1)} s` +
         (failed.length ? ` (not: ${failed.map((r) => `${r.path} ${r.error ?? r.status}`).join(", ")})` : ""),
