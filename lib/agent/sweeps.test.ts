@@ -324,7 +324,9 @@ describe.each(ENGINES)("sweeps on the %s store", (engine) => {
     });
 
     it("SIGKILL of the process running a sweep half-way, then resume: exactly 40 traces, none duplicated or lost", async () => {
-      const f = await fake((body) => ({ delayMs: 150, then: answer()(body) }));
+      // Slow enough replies that the kill lands half-way: since the jobs share one sandbox the 40 jobs took about 3 s
+      // with 150 ms, and on a loaded machine the poll below once saw them only after the last (CI, 2026-12-03).
+      const f = await fake((body) => ({ delayMs: 400, then: answer()(body) }));
       const cli = path.resolve("scripts/metron.mjs");
       const env = { ...process.env, ...storeEnv, METRON_OPENAI_COMPATIBLE_URL: f.url };
       const child = spawn(
