@@ -2,14 +2,26 @@
  * The CPU half of persisting a trace: its identity (hash), its metrics, and the row values to insert. Kept apart
  * from the writes so a worker thread can prepare traces while the main thread writes (prepare-worker.ts).
  */
+import { createHash } from "node:crypto";
 import type { RoleMap } from "@/lib/sql/classify-step";
 import { runIdOf, serializeTrace } from "@/lib/trace/hash";
 import type { Trace } from "@/lib/trace/types";
 import type { Column } from "@/lib/db/typed";
 import { MEASURED_COLUMNS, measuredValues, type TraceMeasurer } from "./measure";
 
-/** Results at or above this many characters (as JSON) are stored once in `blobs`, keyed by hash. */
+/**
+ * Results at or above this many characters (as JSON) enter a trace's identity by their SHA-256 (lib/trace/hash.ts)
+ * and are stored once in `blobs`, keyed by that hash. Changing it would change every trace's id.
+ */
 export const BLOB_THRESHOLD = 2048;
+
+/**
+ * A schema tool's result (listing or describing tables) from this many characters is stored once in `blobs` too:
+ * it is the same text in every trace that describes that table of that database (every sample, every run), and a
+ * reference costs about 150 bytes (the hash in the step, its index entry). Storage only: the trace's id is unchanged.
+ */
+export const SCHEMA_BLOB_MIN = 512;
+const SCHEMA_ROLES = new Set(["schema_listing", "schema_exploration"]);
 
 export interface PreparedTrace {
   run: {
@@ -146,15 +158,18 @@ export function prepareTrace(
   const tools: [string, string][] = [];
   const refinedSeq = (index: number | null) => (index === null ? null : trace.steps[index].seq);
   const steps = trace.steps.map((step, i) => {
-    const { args, meta, resultHash: blob } = serialized[i];
+    const { args, meta } = serialized[i];
     let result = serialized[i].result;
     const size = result === null ? 0 : result.length;
+    const cls = measured.steps[i];
+    let blob = serialized[i].resultHash;
+    if (blob === null && result !== null && size >= SCHEMA_BLOB_MIN && cls && SCHEMA_ROLES.has(cls.role))
+      blob = createHash("sha256").update(result).digest("hex");
     if (blob !== null) {
       blobs.push([blob, result!]);
       result = null;
     }
     const su = step.usage;
-    const cls = measured.steps[i];
     if (cls) tools.push([cls.tool, cls.role]);
     return [
       step.seq,
