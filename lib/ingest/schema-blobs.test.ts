@@ -17,7 +17,7 @@ describe.each(ENGINES)("schema results stored once (%s store)", (engine) => {
   const store = useEngineStore(engine, async (s) => importBirdMiniDev(s));
 
   /** Real tool results: the environment's tools on BIRD mini-dev's financial database, as an agent calls them. */
-  async function session(sample: number) {
+  async function session(sample: number): Promise<Record<string, unknown>> {
     const { question, database } = await loadQuestionFrom(store.sql, "bird", "100");
     const env = new SqlEnvironment(question, database, { variant: "none", directives: null });
     await env.call("list_tables", {});
