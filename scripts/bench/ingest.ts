@@ -2,7 +2,8 @@
  * `npm run bench -- ingest [--mb 1000] [--steps 40] [--rounds 3] [--keep]`: generates a synthetic JSONL file, ingests
  * it into a fresh store and builds its search index, and compares with references measured in the same rounds: a
  * floor (JSON.parse of the same lines plus bare prepared inserts of the same rows into Metron's tables, one
- * transaction) and the bare Python script a researcher would write (bare-ingest.py). Each phase runs in its own
+ * transaction, trace ids SHA-256 digests as Metron's are; printed also with ids numbered in order, the floor before
+ * 2026-12-03) and the bare Python script a researcher would write (bare-ingest.py). Each phase runs in its own
  * process for a clean peak RSS; rounds interleave the phases and ratios are medians of the rounds' ratios.
  */
 import { spawnSync } from "node:child_process";
@@ -22,7 +23,7 @@ interface Phase {
   indexSeconds?: number;
 }
 
-type PhaseName = "floor" | "python" | "ingest";
+type PhaseName = "floor" | "floor-seq" | "python" | "ingest";
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -111,11 +112,13 @@ export async function benchIngest(argv: string[]): Promise<number> {
     await buildCli({ quiet: true }); // the ingest worker (dist/cli/ingest-worker.mjs)
     const script = await compilePhases();
     const rounds = Math.max(1, Number(values.rounds));
-    const phases: PhaseName[] = hasPython() ? ["floor", "python", "ingest"] : ["floor", "ingest"];
+    const phases: PhaseName[] = hasPython()
+      ? ["floor", "floor-seq", "python", "ingest"]
+      : ["floor", "floor-seq", "ingest"];
     if (!phases.includes("python")) console.log("python3 not found: the bare script is left out");
     // Interleaved rounds, the order rotated each round, so that a neighbour busy for a while slows every phase
     // alike; each ratio is taken within its round, and the median of the rounds' ratios is reported.
-    const results: Record<PhaseName, Phase[]> = { floor: [], python: [], ingest: [] };
+    const results: Record<PhaseName, Phase[]> = { floor: [], "floor-seq": [], python: [], ingest: [] };
     for (let r = 0; r < rounds; r++) {
       const order = phases.map((_, i) => phases[(i + r) % phases.length]);
       for (const phase of order) {
@@ -134,12 +137,16 @@ export async function benchIngest(argv: string[]): Promise<number> {
     };
     console.log(`\nmedians of ${rounds} round(s):`);
     describe("floor  (JSON.parse + bare prepared inserts, Metron's tables):", results.floor);
+    describe("floor, its trace ids numbered in order (appended):     ", results["floor-seq"]);
     if (results.python.length) describe("python (json + sqlite3 executemany, two bare tables):", results.python);
     describe("ingest (metron ingest pipeline, metrics on):              ", results.ingest);
     const ratio = (p: PhaseName) => median(results.ingest.map((x, r) => x.seconds / results[p][r].seconds));
     const maxRss = Math.max(...results.ingest.map((x) => x.maxRssMb));
     const toFloor = ratio("floor");
     console.log(`ratio ingest/floor (median of the rounds' ratios): ${toFloor.toFixed(2)}  (target ≤ 1.3)`);
+    console.log(
+      `ratio ingest/floor with ids in order (median): ${ratio("floor-seq").toFixed(2)}  (Metron's ids are hashes: for reference)`,
+    );
     if (results.python.length) {
       const toPython = ratio("python");
       console.log(

@@ -184,6 +184,11 @@ export async function benchScale(argv: string[]): Promise<number> {
         rmSync(jsonl);
         lastIngested = { file, traces: n, jsonlBytes };
       } else {
+        // The last server on it may have left pages in the WAL: checkpointed first, the file alone is the whole store
+        // (copied without its WAL, a store half-checkpointed read "database disk image is malformed").
+        const source = openConnection(lastIngested.file);
+        source.pragma("wal_checkpoint(TRUNCATE)");
+        source.close();
         copyFileSync(lastIngested.file, file);
         const store = asSql(openConnection(file));
         const t0 = performance.now();
