@@ -2,8 +2,9 @@
  * Runs once when the server starts: the job worker resumes the sweeps and reruns a previous server process left
  * queued or running (lib/agent/jobs.ts), so a restart in the middle of a sweep finishes it; and the search index
  * catches up, in the background, with traces ingested while no server ran; and OTLP spans left unassembled are
- * assembled once quiet; and upload bodies a stopped server left behind are removed; and, once it answers, the server
- * requests one page of each kind, so that a first click does not pay for loading the pages' code.
+ * assembled once quiet; and upload bodies a stopped server left behind are removed; and the pages' modules are
+ * instantiated before it answers, and once it answers the server requests one page of each kind, so that a first
+ * click does not pay for loading the pages' code.
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
@@ -36,6 +37,9 @@ export async function register() {
   // Spans received on /v1/traces before a restart whose trace was not yet assembled.
   const { startAssembler } = await import("@/lib/otel/assemble");
   startAssembler(getSql, storeOpener());
+  // The pages' modules instantiated before the server answers (lib/http/preload.ts; METRON_PRELOAD=0 turns it off).
+  const { preloadServer } = await import("@/lib/http/preload");
+  await preloadServer();
   // One request to a page of each kind once the server answers, so that the first click does not load the pages'
   // code (lib/http/warm-up.ts; METRON_WARM_UP=0 turns it off).
   const { warmUpServer } = await import("@/lib/http/warm-up");
