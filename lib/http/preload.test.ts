@@ -79,6 +79,13 @@ describe("the pages' code made ready at the start", () => {
     expect(r.modules).toBe(2);
     expect(r.failed).toEqual([path.join("runs", "[runId]", "page.js")]);
     expect(loaded.sort()).toEqual(["app", "search"]);
+    // A build folder that cannot be listed (here a file where the folder should be) loads nothing and does not throw.
+    const broken = mkdtempSync(path.join(os.tmpdir(), "metron-preload-"));
+    dirs.push(broken);
+    mkdirSync(path.join(broken, ".next", "server"), { recursive: true });
+    writeFileSync(path.join(broken, ".next", "server", "app"), "not a folder");
+    expect(await instantiatePages(broken, () => tree("never"))).toMatchObject({ pages: 0, modules: 0, failed: [] });
+    expect(loaded).not.toContain("never");
     // An entry without a loader tree (another Next.js) instantiates nothing and fails nothing.
     const other = await instantiatePages(root, () => ({}));
     expect(other).toMatchObject({ pages: 3, modules: 0, failed: [] });

@@ -50,7 +50,8 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 
 /**
  * Instantiates the modules of every page of the build under `root`. Never throws: a page whose modules fail is
- * counted and named in the log, and the server starts as it would have. A build whose entries have no loader tree
+ * counted and named in the log, a build folder that cannot be listed is named in the log, and the server starts as it
+ * would have. A build whose entries have no loader tree
  * (another Next.js) instantiates nothing.
  */
 export async function instantiatePages(
@@ -62,7 +63,14 @@ export async function instantiatePages(
   let modules = 0;
   const failed: string[] = [];
   const seen = new Set<unknown>();
-  const files = listPageEntries(appDir);
+  let files: string[];
+  try {
+    files = listPageEntries(appDir);
+  } catch (e) {
+    // An unreadable build folder: the server starts as it would have, and the first requests load the code.
+    console.error(`metron: listing the pages' code at the start: ${(e as Error).message}`);
+    return { pages: 0, modules: 0, failed: [], ms: performance.now() - started };
+  }
   for (const file of files) {
     try {
       const m = load(file) as { routeModule?: { userland?: { loaderTree?: unknown } } } | undefined;
