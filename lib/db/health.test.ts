@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
@@ -61,6 +61,26 @@ describe("the store's health (issue 28)", () => {
     await new Promise((r) => setTimeout(r, 0)); // run on this thread, the check would have ended before this
     expect(settled).toBe(false);
     expect(await check).toMatchObject({ ok: true, pagesChecked: true });
+  });
+
+  it("reports a store whose check ended without an answer as usable and unchecked, not as damaged", async () => {
+    process.env.DATABASE_PATH = path.join(dir, "sound-too.db");
+    const db = new Database(process.env.DATABASE_PATH);
+    db.exec("CREATE TABLE t (id INTEGER PRIMARY KEY)");
+    db.close();
+    // A check process that is killed before it answers (as the kernel's OOM killer would).
+    const root = path.join(dir, "root");
+    mkdirSync(path.join(root, "lib", "db"), { recursive: true });
+    writeFileSync(path.join(root, "lib", "db", "quick-check-worker.mjs"), 'process.kill(process.pid, "SIGKILL");\n');
+    process.env.METRON_ROOT = root;
+    const errors: string[] = [];
+    const spy = vi.spyOn(console, "error").mockImplementation((s: string) => void errors.push(s));
+    try {
+      expect(await checkStore({ pages: true })).toMatchObject({ ok: true, pagesChecked: false });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(errors.join("\n")).toMatch(/check of the store's pages stopped without an answer \(SIGKILL\)/);
   });
 
   it("names a PostgreSQL server out of reach", async () => {

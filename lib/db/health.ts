@@ -46,7 +46,8 @@ async function checkPostgres(url: string): Promise<StoreHealth> {
   }
 }
 
-type QuickCheck = { messages: string[] } | { error: { message: string; code: string } };
+/** The check's rows, or the error SQLite stopped it with, or why its process ended without an answer. */
+type QuickCheck = { messages: string[] } | { error: { message: string; code: string } } | { stopped: string };
 
 /** `PRAGMA quick_check(5)` of the file in a process of its own; on this thread when the script is not there. */
 function quickCheck(file: string): Promise<QuickCheck> {
@@ -76,15 +77,13 @@ function quickCheck(file: string): Promise<QuickCheck> {
     let err = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
     child.stderr.setEncoding("utf8").on("data", (d: string) => (err = (err + d).slice(-2000)));
-    child.once("error", (e) => resolve({ error: { message: e.message, code: "" } }));
+    child.once("error", (e) => resolve({ stopped: e.message }));
     child.once("close", (code, signal) => {
       process.off("exit", stop);
       try {
         resolve(JSON.parse(out) as QuickCheck);
       } catch {
-        resolve({
-          error: { message: `the check stopped (${signal ?? `exit code ${code}`}): ${err.trim()}`, code: "" },
-        });
+        resolve({ stopped: `${signal ?? `exit code ${code}`}${err.trim() ? `: ${err.trim()}` : ""}` });
       }
     });
   });
@@ -102,6 +101,12 @@ async function checkSqlite(file: string, pages: boolean): Promise<StoreHealth> {
     if (pages) {
       let problems: string[];
       const check = await quickCheck(file);
+      // A check whose process ended without answering (killed, out of memory) says nothing of the file: the store is
+      // reported as it opened, its pages unchecked, not as damaged.
+      if ("stopped" in check) {
+        console.error(`metron: the check of the store's pages stopped without an answer (${check.stopped})`);
+        return { ok: true, ...base, pagesChecked: false };
+      }
       if ("messages" in check) problems = check.messages.filter((m) => m !== "ok");
       // A page so damaged that the check itself stops on it.
       else if (/CORRUPT/.test(check.error.code)) problems = [check.error.message];
