@@ -48,18 +48,20 @@ function grid(): ComputedParams[] {
         ] as const)
           for (const matchValues of [true, false])
             for (const followReferences of [true, false])
-              out.push({
-                ...DEFAULT_PARAMS,
-                maxPhrases,
-                tablesPerPhrase,
-                bridging,
-                maxBridgeTables,
-                semantic,
-                semanticMode,
-                minSimilarity,
-                matchValues,
-                followReferences,
-              });
+              for (const germanStems of [true, false])
+                out.push({
+                  ...DEFAULT_PARAMS,
+                  maxPhrases,
+                  tablesPerPhrase,
+                  bridging,
+                  maxBridgeTables,
+                  semantic,
+                  semanticMode,
+                  minSimilarity,
+                  matchValues,
+                  followReferences,
+                  germanStems,
+                });
   return out;
 }
 

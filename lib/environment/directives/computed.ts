@@ -9,7 +9,16 @@
  */
 import MiniSearch from "minisearch";
 import type { DatabaseInfo, QuestionInfo } from "../database-info";
-import { contentWords, extractPhrases, splitIdentifier, stem } from "./keywords";
+import {
+  contentWords,
+  englishTerms,
+  extractPhrases,
+  germanStem,
+  indexTerms,
+  isGerman,
+  splitIdentifier,
+  stem,
+} from "./keywords";
 import { buildValueIndex, questionLiterals, type ValueIndex } from "./values";
 import type { DirectiveResult, DirectiveStrategy } from "./types";
 
@@ -40,6 +49,11 @@ export interface ComputedParams {
   rrfK: number;
   /** Split question words on the schema's own words ("Stadionnamen" → "stadion"). */
   splitCompounds: boolean;
+  /**
+   * A German question (two German function words) also searches Snowball's German stems of its words and the
+   * schema's ("Lehrkräfte" finds `lehrer`, "Namen" finds `name`); an English question searches English stems only.
+   */
+  germanStems: boolean;
   /** A phrase of several words only keeps a table where all its words meet in one column. */
   phraseWordsTogether: boolean;
   /** Keep the tables holding a value the question names literally, when at most `maxValueTables` hold it. */
@@ -69,6 +83,7 @@ export const DEFAULT_PARAMS: ComputedParams = {
   minSimilarity: 0.6,
   rrfK: 60,
   splitCompounds: true,
+  germanStems: true,
   matchValues: true,
   maxValueTables: 2,
   phraseWordsTogether: false,
@@ -89,7 +104,8 @@ export interface ComputedDeps {
   embed?: (texts: string[]) => Promise<number[][]>;
 }
 
-const tokenize = (text: string) => splitIdentifier(text).map(stem);
+/** How the index and a question's search tokenize: both stems in the index; a German question searches both. */
+export const INDEX_TOKENIZER = { tokenize: indexTerms, processTerm: (t: string) => t || null };
 
 export interface ColumnIndex {
   keyword: MiniSearch<ColumnDoc>;
@@ -114,32 +130,34 @@ export function buildKeywordIndex(database: DatabaseInfo): ColumnIndex {
   const keyword = new MiniSearch<ColumnDoc>({
     fields: ["table", "column", "description", "values"],
     storeFields: ["table", "column"],
-    tokenize,
-    processTerm: (t) => t || null,
+    ...INDEX_TOKENIZER,
   });
   keyword.addAll(docs);
   return { keyword, docs, values: buildValueIndex(database) };
 }
 
-// The schema's own words (from table and column names), for splitting compounds such as "Stadionnamen".
-const vocabularies = new WeakMap<ColumnIndex, string[]>();
-function vocabulary(index: ColumnIndex): string[] {
-  let words = vocabularies.get(index);
+// The schema's own words (from table and column names), for splitting compounds such as "Stadionnamen": their
+// English stems, and for a German question their German stems too ("Lehrkraft" holds `lehrer`'s stem "lehr").
+const vocabularies = new WeakMap<ColumnIndex, Map<boolean, string[]>>();
+function vocabulary(index: ColumnIndex, german: boolean): string[] {
+  let byLanguage = vocabularies.get(index);
+  if (!byLanguage) vocabularies.set(index, (byLanguage = new Map()));
+  let words = byLanguage.get(german);
   if (!words) {
+    const terms = german ? indexTerms : englishTerms;
     const set = new Set<string>();
-    for (const d of index.docs)
-      for (const w of [...tokenize(d.table), ...tokenize(d.column)]) if (w.length >= 4) set.add(w);
-    vocabularies.set(index, (words = [...set]));
+    for (const d of index.docs) for (const w of [...terms(d.table), ...terms(d.column)]) if (w.length >= 4) set.add(w);
+    byLanguage.set(german, (words = [...set]));
   }
   return words;
 }
 
 /** Schema words hidden inside longer question words (German compounds): "automodelle" → "auto", "modell". */
-export function compoundParts(index: ColumnIndex, text: string): string[] {
-  const vocab = vocabulary(index);
+export function compoundParts(index: ColumnIndex, text: string, german = isGerman(text)): string[] {
+  const vocab = vocabulary(index, german);
   const known = new Set(vocab);
   const out = new Set<string>();
-  for (const w of contentWords(text).map(stem)) {
+  for (const w of contentWords(text).flatMap((w) => (german ? [stem(w), germanStem(w)] : [stem(w)]))) {
     if (known.has(w) || w.length < 6) continue;
     for (const v of vocab) if (v.length < w.length && w.includes(v)) out.add(v);
   }
@@ -221,12 +239,15 @@ function rankTables(
   phrase: string,
   params: ComputedParams,
   references: Map<string, string> | null,
+  german: boolean,
   phraseEmbedding?: number[],
 ): { table: string; score: number; via: HitSource }[] {
   // A phrase of several words names one column: its words must meet in one column's document (its single words are
   // phrases of their own), else a pair like "customer consumed" keeps whichever table matches either word best.
-  const together = params.phraseWordsTogether && tokenize(phrase).length > 1;
+  const together = params.phraseWordsTogether && englishTerms(phrase).length > 1;
   const hits = index.keyword.search(phrase, {
+    // An English phrase searches its English stems only; a German one its German stems too.
+    tokenize: german ? indexTerms : englishTerms,
     boost: { column: 3, table: 2, description: 1, values: 0.5 },
     combineWith: together ? "AND" : "OR",
   });
@@ -358,31 +379,34 @@ export async function computeDirectives(
   const hits: Record<string, string[]> = {};
   const hitSources: Record<string, Record<string, HitSource>> = {};
   const references = params.followReferences ? referencesOf(database) : null;
+  const text = `${question.text} ${question.evidence ?? ""}`;
+  const german = params.germanStems && isGerman(text);
   phrases.forEach((p, i) => {
-    const tables = rankTables(index, p, params, references, phraseEmbeddings?.[i]);
+    const tables = rankTables(index, p, params, references, german, phraseEmbeddings?.[i]);
     hits[p] = tables.map((t) => t.table);
     hitSources[p] = Object.fromEntries(tables.map((t) => [t.table, t.via]));
     tables.forEach((t) => kept.add(t.table));
   });
   // A table the question or evidence names outright is kept.
-  const words = new Set(splitIdentifier(`${question.text} ${question.evidence ?? ""}`).map(stem));
+  const terms = german ? indexTerms : englishTerms;
+  const words = new Set(terms(text));
   const named = database.tables
     .filter((t) => {
-      const parts = splitIdentifier(t.name).map(stem);
-      return parts.length > 0 && parts.every((p) => words.has(p));
+      const parts = splitIdentifier(t.name);
+      return parts.length > 0 && parts.every((p) => words.has(stem(p)) || (german && words.has(germanStem(p))));
     })
     .map((t) => t.name);
   named.forEach((t) => kept.add(t));
   // Schema words inside compounds, as phrases of their own.
-  const parts = params.splitCompounds ? compoundParts(index, `${question.text} ${question.evidence ?? ""}`) : [];
+  const parts = params.splitCompounds ? compoundParts(index, text, german) : [];
   for (const p of parts) {
-    const tables = rankTables(index, p, params, references).map((t) => t.table);
+    const tables = rankTables(index, p, params, references, german).map((t) => t.table);
     hits[p] = tables;
     hitSources[p] = Object.fromEntries(tables.map((t) => [t, "keyword" as const]));
     tables.forEach((t) => kept.add(t));
   }
   // Tables holding a value the question names.
-  const valueHits = params.matchValues ? valueTables(index, `${question.text} ${question.evidence ?? ""}`) : {};
+  const valueHits = params.matchValues ? valueTables(index, text) : {};
   for (const tables of Object.values(valueHits))
     if (tables.length <= params.maxValueTables) tables.forEach((t) => kept.add(t));
   const bridged =

@@ -3,11 +3,10 @@ import MiniSearch from "minisearch";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { DatabaseInfo } from "../database-info";
-import { buildKeywordIndex, type ColumnDoc, type ColumnIndex } from "./computed";
-import { splitIdentifier, stem } from "./keywords";
+import { buildKeywordIndex, INDEX_TOKENIZER, type ColumnDoc, type ColumnIndex } from "./computed";
 import type { ValueIndex } from "./values";
 
-const VERSION = 4; // bump when the indexed fields, the tokenizer or the embedded text change
+const VERSION = 5; // bump when the indexed fields, the tokenizer or the embedded text change
 const memory = new Map<string, ColumnIndex>();
 
 export function indexCacheFor(
@@ -30,8 +29,7 @@ export function indexCacheFor(
       const keyword = MiniSearch.loadJS<ColumnDoc>(saved.keyword as never, {
         fields: ["table", "column", "description", "values"],
         storeFields: ["table", "column"],
-        tokenize: (t) => splitIdentifier(t).map(stem),
-        processTerm: (t) => t || null,
+        ...INDEX_TOKENIZER,
       });
       index = { keyword, docs: saved.docs, embeddings: saved.embeddings, values: saved.values };
     } else {

@@ -3,6 +3,8 @@
  * (`Currency = 'EUR'`, `T1.player_api_id`, "X refers to Y"), then the question's content words and their
  * adjacent pairs, most specific first. No SQL words, no filler.
  */
+import StemmerDe from "@nlpjs/lang-de/src/stemmer-de.js";
+
 const STOP = new Set(
   (
     "a an the of in on at to for from by with and or not no is are was were be been being this that these those what which who whom whose " +
@@ -28,12 +30,49 @@ export function splitIdentifier(s: string): string[] {
     .filter(Boolean);
 }
 
+/** English (and light German) stemming: the index's and every question's first form of a word. */
 export function stem(word: string): string {
   if (word.length > 4 && word.endsWith("ies")) return word.slice(0, -3) + "y";
   if (word.length > 3 && word.endsWith("s") && !word.endsWith("ss")) return word.slice(0, -1);
   // German plural and case endings (Konzerte, Konzerten → konzert), on longer words only.
   if (word.length > 6 && /[^aeiou](en|e)$/.test(word)) return word.replace(/(en|e)$/, "");
   return word;
+}
+
+// Snowball's German stemmer (@nlpjs/lang-de, MIT): "Lehrkräfte" and "Lehrkraft" → lehrkraft, "Namen" and "name" →
+// nam, "Läden" and "laden" → lad. Its own file is loaded, not the package's index (sentiment lexicons and the rest).
+const germanStemmer = new StemmerDe();
+export const germanStem = (word: string): string => germanStemmer.stemWord(word);
+
+/** The terms the index holds for a text: each word's English stem and, where it differs, its German stem. */
+export function indexTerms(text: string): string[] {
+  return splitIdentifier(text).flatMap((w) => {
+    const a = stem(w);
+    const b = germanStem(w);
+    return a === b ? [a] : [a, b];
+  });
+}
+/** The terms an English question searches for: its words' English stems only (German stems would conflate). */
+export const englishTerms = (text: string): string[] => splitIdentifier(text).map(stem);
+
+// Function words of German that English does not use (not "die", "an", "am", "in", "was": English words too).
+const GERMAN_MARKERS = new Set(
+  (
+    "der das den dem des ein eine einer eines einem einen und oder nicht kein keine ist sind waren wird werden wurde " +
+    "wurden hat haben wie viele welche welcher welches wer wessen wo wann warum alle jede jeder jedes mit von vom zum " +
+    "zur für auf aus bei nach über unter vor als auch nur mehr meisten weniger zwischen ob wenn dass diese dieser " +
+    "dieses sie er ihr ihre sein seine denen gib nenne zeige liste finde anzahl lautet lauten heißt heißen gibt " +
+    "zu welchem welchen woher wohin beschreibe berechne zurück liegt kommt kommen befindet bieten"
+  ).split(/\s+/),
+);
+/**
+ * Whether a question is German: two of its words are German function words or words with ä, ö, ü or ß (1,028 of
+ * Spider-de's 1,030 translated questions, none of BIRD mini-dev's).
+ */
+export function isGerman(text: string): boolean {
+  let n = 0;
+  for (const w of splitIdentifier(text)) if ((GERMAN_MARKERS.has(w) || /[äöüß]/.test(w)) && ++n >= 2) return true;
+  return false;
 }
 
 export function contentWords(text: string): string[] {
