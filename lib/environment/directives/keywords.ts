@@ -5,6 +5,12 @@
  */
 import StemmerDe from "@nlpjs/lang-de/src/stemmer-de.js";
 
+const GERMAN_STOP =
+  "der die das den dem des ein eine einer eines einem einen und oder nicht kein keine ist sind war waren wird werden wurde wurden hat haben " +
+  "wie viele viel welche welcher welches wer wen wem wessen was wo wann warum alle aller jede jeder jedes jedem mit von vom zu zum zur für auf aus bei " +
+  "nach über unter vor im in an am als auch nur mehr meisten weniger zwischen ob wenn dass diese dieser dieses es sie er ihr ihre sein seine denen " +
+  "gib geben nenne nennen zeige zeigen liste listen finde finden anzahl lautet lauten heißt heißen gibt statt";
+
 const STOP = new Set(
   (
     "a an the of in on at to for from by with and or not no is are was were be been being this that these those what which who whom whose " +
@@ -14,10 +20,7 @@ const STOP = new Set(
     "select from where group order by count sum avg average max min distinct join limit having value values number numbers total " +
     "refer refers referring means mean stand stands indicates indicate using use used one two three first second third calculate percentage ratio " +
     // German, for benchmarks translated to it (Spider-de).
-    "der die das den dem des ein eine einer eines einem einen und oder nicht kein keine ist sind war waren wird werden wurde wurden hat haben " +
-    "wie viele viel welche welcher welches wer wen wem wessen was wo wann warum alle aller jede jeder jedes jedem mit von vom zu zum zur für auf aus bei " +
-    "nach über unter vor im in an am als auch nur mehr meisten weniger zwischen ob wenn dass diese dieser dieses es sie er ihr ihre sein seine denen " +
-    "gib geben nenne nennen zeige zeigen liste listen finde finden anzahl lautet lauten heißt heißen gibt statt"
+    GERMAN_STOP
   ).split(/\s+/),
 );
 
@@ -55,16 +58,16 @@ export function indexTerms(text: string): string[] {
 /** The terms an English question searches for: its words' English stems only (German stems would conflate). */
 export const englishTerms = (text: string): string[] => splitIdentifier(text).map(stem);
 
-// Function words of German that English does not use (not "die", "an", "am", "in", "was": English words too).
-const GERMAN_MARKERS = new Set(
-  (
-    "der das den dem des ein eine einer eines einem einen und oder nicht kein keine ist sind waren wird werden wurde " +
-    "wurden hat haben wie viele welche welcher welches wer wessen wo wann warum alle jede jeder jedes mit von vom zum " +
-    "zur für auf aus bei nach über unter vor als auch nur mehr meisten weniger zwischen ob wenn dass diese dieser " +
-    "dieses sie er ihr ihre sein seine denen gib nenne zeige liste finde anzahl lautet lauten heißt heißen gibt " +
-    "zu welchem welchen woher wohin beschreibe berechne zurück liegt kommt kommen befindet bieten"
-  ).split(/\s+/),
+// The German stop words that mark a German question: not those English uses too ("die", "was", "in", "an", "am",
+// "es", "war", "listen") nor a few forms left out when the rule was written; and some question words that are not
+// stop words (question words of Spider-de's design-half databases).
+const NOT_MARKERS = new Set(
+  "die war viel wen wem was aller jedem im in an am es geben nennen zeigen listen finden statt".split(" "),
 );
+const GERMAN_MARKERS = new Set([
+  ...GERMAN_STOP.split(/\s+/).filter((w) => !NOT_MARKERS.has(w)),
+  ..."welchem welchen woher wohin beschreibe berechne zurück liegt kommt kommen befindet bieten".split(" "),
+]);
 /**
  * Whether a question is German: two of its words are German function words or words with ä, ö, ü or ß (1,028 of
  * Spider-de's 1,030 translated questions, none of BIRD mini-dev's).
