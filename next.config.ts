@@ -15,7 +15,18 @@ const csp = [
 ].join("; ");
 
 const nextConfig: NextConfig = {
-  serverExternalPackages: ["better-sqlite3"],
+  // Required from node_modules, once per process: bundled, a package is copied into the chunks of every route that
+  // imports it, and Next loads every route at its start (node-sql-parser's 2.5 MB was in a dozen chunks, the price
+  // catalogue's 0.5 MB and the AI SDK's in five or six: tens of MB of the server's memory; e2e/server-bundle.spec.ts).
+  serverExternalPackages: [
+    "better-sqlite3",
+    "node-sql-parser",
+    "@pydantic/genai-prices",
+    "ai",
+    "@ai-sdk/anthropic",
+    "@ai-sdk/openai",
+    "@ai-sdk/openai-compatible",
+  ],
   poweredByHeader: false,
   async headers() {
     return [

@@ -85,6 +85,23 @@ describe("warmUp", () => {
     expect(results[1].error).toBeTruthy();
   });
 
+  it("takes a 401 for an answer (access tokens on): the pages are requested at once, not after the minute's wait", async () => {
+    const seen: string[] = [];
+    const origin = await serve((path, res) => {
+      seen.push(path);
+      res.statusCode = 401;
+      res.end("{}");
+    });
+    const started = performance.now();
+    const results = await warmUp(origin, ["/", "/runs/a"], { pollMs: 10, readyMs: 30_000 });
+    expect(seen).toEqual(["/api/schema/trace", "/", "/runs/a"]);
+    expect(results.map((r) => [r.path, r.status])).toEqual([
+      ["/", 401],
+      ["/runs/a", 401],
+    ]);
+    expect(performance.now() - started).toBeLessThan(20_000); // not the readiness wait's limit
+  });
+
   it("gives up, without throwing, when the server never answers", async () => {
     const origin = await serve((_, res) => {
       res.statusCode = 503;

@@ -48,7 +48,10 @@ export async function warmUp(
   const deadline = performance.now() + (opts.readyMs ?? 60_000);
   for (;;) {
     try {
-      if ((await get(`${origin}/api/schema/trace`, { signal: AbortSignal.timeout(5_000) })).ok) break;
+      // 401 or 403: the server answers, with access tokens on (it waited 60 s for a 200 that never came, then warmed
+      // nothing)
+      const probe = await get(`${origin}/api/schema/trace`, { signal: AbortSignal.timeout(5_000) });
+      if (probe.ok || probe.status === 401 || probe.status === 403) break;
     } catch {
       // not answering yet
     }

@@ -10,11 +10,15 @@ import { foldTable } from "./fold-table";
 
 export { foldTable };
 
-// Loaded on first use (about 100 ms): the fast scan and EXPLAIN do without it, and so do the CLI's quick commands.
+// Loaded on first use: the fast scan and EXPLAIN do without it, and so do the CLI's quick commands. Its SQLite
+// build alone (206 kB; the package's main file holds all 14 dialects, 2.5 MB). The server requires it from
+// node_modules (next.config.ts: serverExternalPackages), once: bundled, every route's chunks held a copy of it.
 let parser: SqlParser | null = null;
 const getParser = (): SqlParser => {
   if (!parser) {
-    const { Parser } = createRequire(import.meta.url)("node-sql-parser") as typeof import("node-sql-parser");
+    const { Parser } = createRequire(import.meta.url)(
+      "node-sql-parser/build/sqlite",
+    ) as typeof import("node-sql-parser/build/sqlite");
     parser = new Parser();
   }
   return parser;
