@@ -13,6 +13,7 @@ import { jsonl, makeStep } from "@/lib/testing/factories";
 import { sharedData } from "@/lib/testing/shared-data";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { MARK_END, MARK_START, searchTraces, syncSearchIndex } from "./index";
+import { knownComplete } from "./indexer-sqlite";
 import { parseQuery } from "./query";
 import { openConnection } from "@/lib/db/client";
 import { beginImmediate } from "@/lib/db/write-lock";
@@ -175,6 +176,36 @@ describe("full-text search", () => {
       upload.close();
     }
     expect(await syncSearchIndex(asSql(sqlite))).toEqual({ indexed: 1, pending: 0 }); // the lock free, the trace is indexed
+  });
+
+  it("counts the unindexed traces only after a write: a search of an unchanged store walks neither table", async () => {
+    expect(await syncSearchIndex(asSql(sqlite))).toEqual({ indexed: 0, pending: 0 });
+    expect(knownComplete(sqlite)).toBe(true); // the next sync returns at once
+    expect((await searchTraces(asSql(sqlite), "describe_table")).total).toBeGreaterThan(0);
+    expect(knownComplete(sqlite)).toBe(true); // a search writes nothing
+    // Another connection's commit (the CLI's ingest while the server runs) moves the stamp.
+    const cli = openConnection(store.file);
+    try {
+      await ingestStream(
+        asSql(cli),
+        chunksOf(
+          jsonl({ run: { name: "from the cli", system: "s", model: "m" }, question: { id: "0" }, steps: [makeStep()] }),
+          1 << 16,
+        ),
+      );
+    } finally {
+      cli.close();
+    }
+    expect(knownComplete(sqlite)).toBe(false);
+    expect((await searchTraces(asSql(sqlite), 'list_tables run:"from the cli"')).total).toBe(1);
+    expect(knownComplete(sqlite)).toBe(true);
+    // This connection's own write moves it too: a deleted run's traces leave the index.
+    await deleteRun(
+      asSql(sqlite),
+      (await one(asSql(sqlite), raw<{ id: string }>`SELECT id FROM runs WHERE name = 'from the cli'`))!.id,
+    );
+    expect(knownComplete(sqlite)).toBe(false);
+    expect((await searchTraces(asSql(sqlite), 'list_tables run:"from the cli"')).total).toBe(0);
   });
 });
 

@@ -43,6 +43,11 @@ export const serverAnonMb = (root: number) =>
   tree(root)
     .filter((p) => !isSandbox(p.cmd))
     .reduce((s, p) => s + p.anonKb, 0) / 1024;
+/** The same without the store's quick check (lib/db/quick-check-worker.mjs, a process the server starts once). */
+export const serverAnonMbWithoutCheck = (root: number) =>
+  tree(root)
+    .filter((p) => !isSandbox(p.cmd) && !p.cmd.includes("quick-check-worker.mjs"))
+    .reduce((s, p) => s + p.anonKb, 0) / 1024;
 export const workerTicks = (root: number) =>
   tree(root)
     .filter((p) => isSandbox(p.cmd))

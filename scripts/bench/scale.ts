@@ -1,5 +1,6 @@
 /**
- * `npm run bench -- scale [--sizes 10000,100000,1000000] [--run-traces 5000] [--steps 30] [--ingest-max 100000]`:
+ * `npm run bench -- scale [--sizes 10000,100000,1000000] [--run-traces 5000] [--steps 30] [--ingest-max 100000]
+ * [--keep] [--reuse DIR]`:
  * stores of growing size, shaped as a lab's store grows — more runs, each of `--run-traces` traces (1,000 questions
  * × 5 samples, three systems) — and per store: its size against its JSONL, the ingest and the search index's time,
  * then, served by the production build started on it, each page's true first request and p50 (checking the page
@@ -9,7 +10,7 @@
  * is not built (the copies are marked indexed without documents, so the server does not spend the bench indexing
  * them), so search is timed only on ingested stores. SQLite only.
  */
-import { copyFileSync, createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, createWriteStream, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -21,7 +22,7 @@ import { refreshRunTotals } from "@/lib/db/run-totals";
 import { ingestFile } from "@/lib/ingest/ingest-file";
 import { syncSearchIndex } from "@/lib/search";
 import { SEARCH_SPAN } from "@/lib/search/limits";
-import { serverAnonMb, serverRssMb } from "./processes";
+import { serverAnonMb, serverAnonMbWithoutCheck, serverRssMb } from "./processes";
 import { startServer } from "./server";
 import { syntheticTraceLine } from "./synthetic";
 
@@ -132,9 +133,11 @@ async function time(url: string, expect: RegExp | null, n = 7): Promise<Timed> {
 async function download(url: string, pid: number) {
   let peak = serverRssMb(pid);
   let anon = serverAnonMb(pid);
+  let alone = serverAnonMbWithoutCheck(pid);
   const sampling = setInterval(() => {
     peak = Math.max(peak, serverRssMb(pid));
     anon = Math.max(anon, serverAnonMb(pid));
+    alone = Math.max(alone, serverAnonMbWithoutCheck(pid));
   }, 50);
   const t0 = performance.now();
   const res = await fetch(url);
@@ -142,7 +145,7 @@ async function download(url: string, pid: number) {
   const reader = res.body!.getReader();
   for (let r = await reader.read(); !r.done; r = await reader.read()) bytes += r.value.length;
   clearInterval(sampling);
-  return { ms: performance.now() - t0, bytes, peakMb: peak, anonMb: anon, status: res.status };
+  return { ms: performance.now() - t0, bytes, peakMb: peak, anonMb: anon, aloneMb: alone, status: res.status };
 }
 
 export async function benchScale(argv: string[]): Promise<number> {
@@ -154,22 +157,27 @@ export async function benchScale(argv: string[]): Promise<number> {
       steps: { type: "string", default: "30" },
       "ingest-max": { type: "string", default: "100000" },
       keep: { type: "boolean", default: false },
+      reuse: { type: "string" },
     },
   });
   const sizes = values.sizes.split(",").map(Number);
   const perRun = Number(values["run-traces"]);
   const steps = Number(values.steps);
   const ingestMax = Number(values["ingest-max"]);
-  const dir = mkdtempSync(path.join(os.tmpdir(), "metron-bench-scale-"));
+  // --reuse DIR: the stores a run with --keep left there (store-N.db) are timed again, not built again.
+  const dir = values.reuse ?? mkdtempSync(path.join(os.tmpdir(), "metron-bench-scale-"));
   const rows: Record<string, string | number>[] = [];
   let lastIngested: { file: string; traces: number; jsonlBytes: number } | null = null;
   try {
     for (const [i, n] of sizes.entries()) {
       const file = path.join(dir, `store-${n}.db`);
-      let jsonlBytes: number;
+      let jsonlBytes: number | null;
       let ingestS: number | null = null;
       let indexS: number | null = null;
-      if (n <= ingestMax || !lastIngested) {
+      if (values.reuse) {
+        if (!existsSync(file)) throw new Error(`--reuse: no ${file}`);
+        jsonlBytes = null; // not measured: the store was built by an earlier run
+      } else if (n <= ingestMax || !lastIngested) {
         const jsonl = path.join(dir, `traces-${n}.jsonl`);
         jsonlBytes = await writeJsonl(jsonl, n, perRun, steps);
         process.env.DATABASE_PATH = file;
@@ -220,9 +228,9 @@ export async function benchScale(argv: string[]): Promise<number> {
       const row: Record<string, string | number> = {
         traces,
         runs: ids.length,
-        "store/JSONL": +(storeBytes / jsonlBytes).toFixed(2),
+        "store/JSONL": jsonlBytes === null ? "reused" : +(storeBytes / jsonlBytes).toFixed(2),
         "ingest s": ingestS === null ? "-" : +ingestS.toFixed(1),
-        "index s": indexS === null ? "not built" : +indexS.toFixed(1),
+        "index s": indexS === null ? (values.reuse ? "reused" : "not built") : +indexS.toFixed(1),
       };
       // Each page's first request is a true first: a server started for it alone, without its warm-up (the request
       // right after the start); then again on a server started with its warm-up, once that has finished ("warm
@@ -259,6 +267,8 @@ export async function benchScale(argv: string[]): Promise<number> {
         row["compare.csv ms"] = Math.round(csv.ms);
         row["traces.csv ms"] = Math.round(tcsv.ms);
         row["export peak RssAnon MB"] = Math.round(Math.max(csv.anonMb, tcsv.anonMb));
+        // The store's quick check runs in a process of its own for minutes after a start on a large store.
+        row["export peak RssAnon MB without the quick check"] = Math.round(Math.max(csv.aloneMb, tcsv.aloneMb));
         row["export peak VmRSS MB"] = Math.round(Math.max(csv.peakMb, tcsv.peakMb));
         rows.push(row);
         console.log(JSON.stringify(row));
@@ -266,7 +276,7 @@ export async function benchScale(argv: string[]): Promise<number> {
         server.stop();
         await new Promise((r) => setTimeout(r, 500));
       }
-      if (!values.keep && i > 0 && sizes[i - 1] !== lastIngested?.traces)
+      if (!values.keep && !values.reuse && i > 0 && sizes[i - 1] !== lastIngested?.traces)
         rmSync(path.join(dir, `store-${sizes[i - 1]}.db`), { force: true });
     }
     if (rows.length > 1) {
@@ -278,7 +288,7 @@ export async function benchScale(argv: string[]): Promise<number> {
     }
     return 0;
   } finally {
-    if (!values.keep) rmSync(dir, { recursive: true, force: true });
+    if (!values.keep && !values.reuse) rmSync(dir, { recursive: true, force: true });
     else console.log(`stores kept in ${dir}`);
   }
 }
