@@ -4,8 +4,8 @@ import { createLoader, type SearchParams } from "nuqs/server";
 import { RunsTable } from "@/components/runs/runs-table";
 import { UploadPanel } from "@/components/runs/upload-panel";
 import { getSql } from "@/lib/db/store";
-import { listRunFacets, listRuns } from "@/lib/db/queries/runs";
-import { pageOf, RUNS_PAGE_SIZE, runsSearchParams } from "@/lib/url/runs";
+import { listRunFacets, listRunsPage } from "@/lib/db/queries/runs";
+import { RUNS_PAGE_SIZE, runsSearchParams } from "@/lib/url/runs";
 import type { Metadata } from "next";
 
 export const metadata: Metadata = { title: "Runs — Metron" };
@@ -30,11 +30,10 @@ async function Runs({ searchParams }: { searchParams: Promise<SearchParams> }) {
   await connection();
   const params = await loadParams(searchParams);
   const sql = await getSql();
-  const all = await listRuns(sql, params);
-  const { systems, models } = await listRunFacets(sql);
   // a page of the sorted runs: the table draws at most RUNS_PAGE_SIZE rows, however many runs the store holds
-  const { rows, page } = pageOf(all, params.page, RUNS_PAGE_SIZE);
+  const { rows, total, page } = await listRunsPage(sql, { ...params, pageSize: RUNS_PAGE_SIZE });
+  const { systems, models } = await listRunFacets(sql);
   return (
-    <RunsTable rows={rows} total={all.length} page={page} pageSize={RUNS_PAGE_SIZE} systems={systems} models={models} />
+    <RunsTable rows={rows} total={total} page={page} pageSize={RUNS_PAGE_SIZE} systems={systems} models={models} />
   );
 }

@@ -10,6 +10,15 @@ describe("the reader's locale", () => {
     expect(localeFromAcceptLanguage(null)).toBeNull();
   });
 
+  it("gives a tag as written and its canonical form the same formats, asked once or many times", () => {
+    const first = formatsFor("de-de");
+    expect(first.locale).toBe("de-DE");
+    expect(formatsFor("de-de")).toBe(first); // kept by the tag as written: Intl is not asked again
+    expect(formatsFor("de-DE")).toBe(first);
+    expect(first.count(1234567)).toBe("1.234.567");
+    for (let i = 0; i < 3; i++) expect(formatsFor("not a locale!").locale).toBe("en-US");
+  });
+
   it("falls back to en-US for a tag it cannot use", () => {
     expect(formatsFor("not a locale!").locale).toBe("en-US");
   });

@@ -62,9 +62,16 @@ function unitFormat(locale: string, unit: string, digits: number) {
 }
 
 export function formatsFor(localeTag: string): Formats {
+  // By the tag as given first: every number cell asks, and checking a tag with Intl costs tens of µs (5 ms of a
+  // home page with 50 runs).
+  const byTag = cache.get(localeTag);
+  if (byTag) return byTag;
   const locale = supportedLocale(localeTag) ?? DEFAULT_LOCALE;
   const hit = cache.get(locale);
-  if (hit) return hit;
+  if (hit) {
+    if (cache.size < 64) cache.set(localeTag, hit);
+    return hit;
+  }
   const count = new Intl.NumberFormat(locale);
   const compact = new Intl.NumberFormat(locale, { notation: "compact", maximumFractionDigits: 1 });
   const percents = new Map<number, Intl.NumberFormat>();
@@ -126,5 +133,6 @@ export function formatsFor(localeTag: string): Formats {
       ).format(v),
   };
   cache.set(locale, formats);
+  if (cache.size < 64) cache.set(localeTag, formats);
   return formats;
 }

@@ -12,7 +12,7 @@ import { realisticLines } from "@/lib/testing/realistic-traces";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { runSortKeys } from "@/lib/url/runs";
 import type { Sql } from "@/lib/db/sql";
-import { getRunAggregates, listRunFacets, listRuns } from "./queries/runs";
+import { getRunAggregates, listRunFacets, listRuns, listRunsPage } from "./queries/runs";
 import { listRunLabels } from "@/lib/labels/labels";
 import { captureStatements, fullScans, planOf } from "@/lib/testing/plans";
 import { listExperimentRunIds, listOverviewCells } from "./queries/overview";
@@ -156,6 +156,37 @@ describe.each(ENGINES)("run aggregates (%s store)", (engine) => {
     expect(groups).toEqual([...groups].sort()); // code point order: "(no dataset)" before "spider-de"
     expect(new Set(groups).size).toBeGreaterThan(1);
   });
+
+  it.each(runSortKeys.flatMap((k) => [[k, "asc"] as const, [k, "desc"] as const]))(
+    "page the runs sorted by %s %s as the whole list sorts them, reading the totals of the page's runs only",
+    async (sort, dir) => {
+      const all = await listRuns(store.sql, { sort, dir });
+      expect(all.length).toBeGreaterThan(3);
+      const pages: typeof all = [];
+      for (let page = 1; page <= Math.ceil(all.length / 2); page++) {
+        const statements = await captureStatements(store.sql, async (spy) => {
+          const got = await listRunsPage(spy, { sort, dir, page, pageSize: 2 });
+          expect(got.total).toBe(all.length);
+          expect(got.page).toBe(page);
+          pages.push(...got.rows);
+        });
+        const totals = statements.filter((st) => /run_totals/.test(st.text));
+        expect(totals).toHaveLength(1);
+        // By a run's own column, the totals of two runs are read; by a total, those of every run.
+        const ids = totals[0].params
+          .map((p) => (Array.isArray(p) ? p : typeof p === "string" && p.startsWith("[") ? JSON.parse(p) : null))
+          .find((p) => p !== null) as string[];
+        expect(ids).toHaveLength(
+          ["name", "system", "model", "created"].includes(sort) ? pages.length - (page - 1) * 2 : all.length,
+        );
+      }
+      expect(pages).toEqual(all);
+      // Past the last page: the last page.
+      expect((await listRunsPage(store.sql, { sort, dir, page: 99, pageSize: 2 })).rows).toEqual(
+        all.slice(-(all.length % 2 || 2)),
+      );
+    },
+  );
 
   it("pool the Experiments cells with the same aggregates", async () => {
     const ids = (await many(store.sql, raw<{ id: string }>`SELECT id FROM runs WHERE id != 'empty'`)).map((r) => r.id);

@@ -1,7 +1,7 @@
 import { decoded } from "@/lib/db/typed";
 import { runs } from "@/lib/db/schema";
 import type { Sql } from "@/lib/db/sql";
-import type { RunSortKey } from "@/lib/url/runs";
+import { pageOf, type RunSortKey } from "@/lib/url/runs";
 import type { RunAggregates } from "@/lib/metrics/run-metrics";
 import { sql as raw } from "kysely";
 import { jsonValue } from "@/lib/db/typed-sql";
@@ -39,15 +39,33 @@ const ORDER: Record<RunSortKey, (r: RunListRow) => string | number | null> = {
 
 const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/**
- * The runs of the home page with their totals (run_totals, as of each run's version: never an aggregation of every
- * trace of the store), sorted by a key with unknown values last, then by id.
- */
-export async function listRuns(
-  sql: Sql,
-  opts: { sort: RunSortKey; dir: Dir; system?: string | null; model?: string | null; archived?: boolean },
-): Promise<RunListRow[]> {
-  const runsOf = await many(
+type RunListOptions = {
+  sort: RunSortKey;
+  dir: Dir;
+  system?: string | null;
+  model?: string | null;
+  archived?: boolean;
+};
+
+/** Sort keys read from the run's own row: a page of runs sorted by one of them needs the totals of that page only. */
+const RUN_COLUMN_KEYS: ReadonlySet<RunSortKey> = new Set(["name", "system", "model", "created"]);
+
+/** Sorted in place by a key, unknown values last either way, then by id. */
+function sortRuns<T extends { id: string }>(rows: T[], sort: RunSortKey, dir: Dir): T[] {
+  const key = ORDER[sort] as unknown as (r: T) => string | number | null;
+  const sign = dir === "asc" ? 1 : -1;
+  return rows.sort((a, b) => {
+    const x = key(a);
+    const y = key(b);
+    if (x === null || y === null) {
+      if (x !== y) return x === null ? 1 : -1; // unknown last, either way
+    } else if (x !== y) return sign * (typeof x === "number" ? x - (y as number) : byCodePoint(x, y as string));
+    return byCodePoint(a.id, b.id);
+  });
+}
+
+async function selectRuns(sql: Sql, opts: RunListOptions) {
+  return many(
     sql,
     qb(sql)
       .selectFrom("runs as r")
@@ -65,25 +83,50 @@ export async function listRuns(
       .$if(Boolean(opts.system), (w) => w.where("r.system", "=", opts.system!))
       .$if(Boolean(opts.model), (w) => w.where("r.model", "=", opts.model!)),
   );
+}
+
+type RunRow = Awaited<ReturnType<typeof selectRuns>>[number];
+
+/** The runs with their totals (run_totals, as of each run's version: never an aggregation of every trace). */
+async function withTotals(sql: Sql, runsOf: RunRow[]): Promise<RunListRow[]> {
   const totals = await readRunTotals(
     sql,
     runsOf.map((r) => r.id),
   );
-  const rows: RunListRow[] = runsOf.map((r) => ({
-    ...r,
+  // Each field named: spreading a driver's row (`...r`) cost 25–50 µs a run, 5–10 ms of the home page with 200 runs.
+  return runsOf.map((r) => ({
+    id: r.id,
+    name: r.name,
+    system: r.system,
+    model: r.model,
+    datasetId: r.datasetId,
+    createdAt: r.createdAt,
+    archivedAt: r.archivedAt,
     simulated: r.simulated === null ? null : Number(r.simulated),
     ...totals.get(r.id)!,
   }));
-  const key = ORDER[opts.sort];
-  const sign = opts.dir === "asc" ? 1 : -1;
-  return rows.sort((a, b) => {
-    const x = key(a);
-    const y = key(b);
-    if (x === null || y === null) {
-      if (x !== y) return x === null ? 1 : -1; // unknown last, either way
-    } else if (x !== y) return sign * (typeof x === "number" ? x - (y as number) : byCodePoint(x, y as string));
-    return byCodePoint(a.id, b.id);
-  });
+}
+
+/** Every run with its totals, sorted by a key with unknown values last, then by id. */
+export async function listRuns(sql: Sql, opts: RunListOptions): Promise<RunListRow[]> {
+  return sortRuns(await withTotals(sql, await selectRuns(sql, opts)), opts.sort, opts.dir);
+}
+
+/**
+ * One page of the home page's runs, sorted as `listRuns` sorts them, and how many runs there are. Sorted by a run's
+ * own column (the default: newest first), only the page's runs' totals are read: 50, not every run of the store.
+ */
+export async function listRunsPage(
+  sql: Sql,
+  opts: RunListOptions & { page: number; pageSize: number },
+): Promise<{ rows: RunListRow[]; total: number; page: number }> {
+  const runsOf = await selectRuns(sql, opts);
+  if (RUN_COLUMN_KEYS.has(opts.sort)) {
+    const { rows, page } = pageOf(sortRuns(runsOf, opts.sort, opts.dir), opts.page, opts.pageSize);
+    return { rows: await withTotals(sql, rows), total: runsOf.length, page };
+  }
+  const { rows, page } = pageOf(sortRuns(await withTotals(sql, runsOf), opts.sort, opts.dir), opts.page, opts.pageSize);
+  return { rows, total: runsOf.length, page };
 }
 
 export async function listRunFacets(sql: Sql): Promise<{ systems: string[]; models: string[] }> {
