@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { runDoctorCommand } from "@/lib/cli/doctor";
-import { checkStore } from "./health";
+import { checkStore, checkStoreAtStart, storeHealth } from "./health";
 
 describe("the store's health (issue 28)", () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "metron-health-"));
@@ -49,6 +49,24 @@ describe("the store's health (issue 28)", () => {
       spy.mockRestore();
     }
     expect(out.join("\n")).toMatch(/damaged[\s\S]*what to do: stop writing to it/);
+  });
+
+  it("checks the pages a while after the start: until then pages report the cheap check, then what it found", async () => {
+    process.env.DATABASE_PATH = path.join(dir, "damaged.db"); // the previous test's damaged store
+    const g = globalThis as { metronPagesHealth?: unknown; metronHealth?: unknown };
+    try {
+      const started = performance.now();
+      const atStart = checkStoreAtStart(400);
+      expect(await storeHealth()).toMatchObject({ ok: true, pagesChecked: false }); // the delay is running
+      await atStart;
+      expect(performance.now() - started).toBeGreaterThanOrEqual(390);
+      const h = await storeHealth();
+      expect(h).toMatchObject({ ok: false, pagesChecked: true });
+      expect(h.problem).toMatch(/^the store's file is damaged: /);
+    } finally {
+      delete g.metronPagesHealth;
+      delete g.metronHealth;
+    }
   });
 
   it("reads the pages off the server's thread: the check has not answered when the next timer fires", async () => {
