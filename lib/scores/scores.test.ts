@@ -15,6 +15,7 @@ import {
   compareRunScores,
   exportScores,
   importScores,
+  listRunScoreNames,
   listScoreNames,
   listTraceScores,
   setScores,
@@ -41,6 +42,16 @@ describe.each(ENGINES)("custom scores (%s store)", (engine) => {
         .where("r.name", "=", run)
         .orderBy("t.question_id"),
     );
+
+  it("of a store that holds none: found absent without walking the runs' traces", async () => {
+    const a = (await tracesOf("A"))[0].runId;
+    const statements = await captureStatements(store.sql, async (spy) => {
+      expect(await summarizeRunScores(spy, [a])).toEqual([]);
+      expect(await listRunScoreNames(spy, a)).toEqual([]);
+    });
+    expect(statements).toHaveLength(2); // one look at the scores table each
+    expect(statements.filter((st) => /traces/.test(st.text))).toEqual([]);
+  });
 
   it("are set on traces, and refused with the field and the place named; a name keeps its kind", async () => {
     const [a] = await tracesOf("A");
