@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { instantiatePages, instantiateTree, listPageEntries } from "./preload";
+import { createRequire } from "node:module";
+import { instantiateClientModules, instantiatePages, instantiateTree, listPageEntries } from "./preload";
 
 let dirs: string[] = [];
 afterEach(() => {
@@ -63,6 +64,45 @@ describe("the pages' code made ready at the start", () => {
     expect(await instantiateTree(layout, seen)).toBe(1);
     expect(await instantiateTree(undefined)).toBe(0);
     expect(await instantiateTree({ not: "a tree" })).toBe(0);
+  });
+
+  it("loads the chunks of each page's client components, then instantiates them, once across pages", async () => {
+    const root = build(["page.js", "runs/[runId]/page.js", "search/page.js"]);
+    const app = path.join(root, ".next", "server", "app");
+    // The client-reference manifests the build writes beside the entries (search/ has none).
+    const manifest = (route: string, refs: Record<string, string[]>) =>
+      writeFileSync(
+        path.join(app, route, "page_client-reference-manifest.js"),
+        `globalThis.__RSC_MANIFEST = globalThis.__RSC_MANIFEST || {};
+globalThis.__RSC_MANIFEST[${JSON.stringify(`/${route ? `${route}/` : ""}page`)}] = ${JSON.stringify({
+          ssrModuleMapping: Object.fromEntries(
+            Object.entries(refs).map(([id, chunks]) => [id, { "*": { id: Number(id), name: "*", chunks } }]),
+          ),
+        })};`,
+      );
+    manifest("", { 11: ["server/chunks/ssr/a.js", "server/chunks/ssr/b.js"], 12: ["server/chunks/ssr/c.js"] });
+    manifest("runs/[runId]", { 12: ["server/chunks/ssr/c.js"], 13: ["server/chunks/ssr/d.js"] });
+    const events: string[] = [];
+    const entry = {
+      __next_app__: {
+        loadChunk: async (c: string) => void events.push(`load ${path.basename(c)}`),
+        require: (id: unknown) => void events.push(`require ${String(id)}`),
+      },
+    };
+    const requireFile = createRequire(path.join(app, "index.js"));
+    const r = await instantiatePages(root, (file) => (file.endsWith("manifest.js") ? requireFile(file) : entry));
+    expect(r).toMatchObject({ pages: 3, modules: 3, failed: [] });
+    expect(events).toEqual([
+      "load a.js",
+      "load b.js",
+      "require 11",
+      "load c.js",
+      "require 12",
+      "load d.js",
+      "require 13",
+    ]);
+    // An entry without the bundler's chunk loader (another Next.js) loads none.
+    expect(await instantiateClientModules(app, path.join(app, "page.js"), {}, requireFile, new Set())).toBe(0);
   });
 
   it("names a page whose modules fail and goes on with the others", async () => {
