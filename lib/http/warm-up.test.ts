@@ -7,7 +7,7 @@ import { chunksOf } from "@/lib/testing/db";
 import { ENGINES, useEngineStore } from "@/lib/testing/engines";
 import { jsonl, makeTraceLine } from "@/lib/testing/factories";
 import { many, qb, write } from "@/lib/db/typed";
-import { listWarmUpPaths, warmUp } from "./warm-up";
+import { listWarmUpPaths, warmUp, warmUpSummary } from "./warm-up";
 
 describe.each(ENGINES)("the warm-up's pages (%s store)", (engine) => {
   const store = useEngineStore(engine, async (s) => {
@@ -100,6 +100,17 @@ describe("warmUp", () => {
       ["/runs/a", 401],
     ]);
     expect(performance.now() - started).toBeLessThan(20_000); // not the readiness wait's limit
+  });
+
+  it("says in its log line why pages were not warmed: access tokens, or each failure by page", () => {
+    const r = (path: string, status: number | null, error?: string) => ({ path, status, ms: 5, error });
+    expect(warmUpSummary([r("/", 200), r("/search", 200)], 1234)).toBe("metron: warmed 2 of 2 pages in 1.2 s");
+    expect(warmUpSummary([r("/", 401), r("/runs/a", 401)], 500)).toBe(
+      "metron: warmed 0 of 2 pages in 0.5 s (access tokens are on and the warm-up carries none: pages load their code at their first signed-in request)",
+    );
+    expect(warmUpSummary([r("/", 200), r("/runs/a", 500), r("/search", null, "no answer")], 900)).toBe(
+      "metron: warmed 1 of 3 pages in 0.9 s (not: /runs/a 500, /search no answer)",
+    );
   });
 
   it("gives up, without throwing, when the server never answers", async () => {

@@ -72,6 +72,16 @@ export async function warmUp(
   return results;
 }
 
+/** The warm-up's line in the log: how many pages it warmed, and why not the others. */
+export function warmUpSummary(results: WarmUpResult[], ms: number): string {
+  const failed = results.filter((r) => r.status === null || r.status >= 400);
+  const head = `metron: warmed ${results.length - failed.length} of ${results.length} pages in ${(ms / 1000).toFixed(1)} s`;
+  // With access tokens on, the requests carry none: every page answers 401 and stays cold, which is no fault.
+  if (failed.length && failed.every((r) => r.status === 401 || r.status === 403))
+    return `${head} (access tokens are on and the warm-up carries none: pages load their code at their first signed-in request)`;
+  return head + (failed.length ? ` (not: ${failed.map((r) => `${r.path} ${r.error ?? r.status}`).join(", ")})` : "");
+}
+
 /** At a production server's start (instrumentation.ts): the warm-up of this server, logged in one line. */
 export async function warmUpServer(sql: Sql): Promise<void> {
   if (process.env.METRON_WARM_UP === "0" || process.env.NODE_ENV !== "production" || !process.env.PORT) return;
@@ -79,11 +89,7 @@ export async function warmUpServer(sql: Sql): Promise<void> {
   try {
     const started = performance.now();
     const results = await warmUp(origin, await listWarmUpPaths(sql));
-    const failed = results.filter((r) => r.status === null || r.status >= 400); // 401: access tokens are on
-    console.log(
-      `metron: warmed ${results.length - failed.length} of ${results.length} pages in ${((performance.now() - started) / 1000).toFixed(1)} s` +
-        (failed.length ? ` (not: ${failed.map((r) => `${r.path} ${r.error ?? r.status}`).join(", ")})` : ""),
-    );
+    console.log(warmUpSummary(results, performance.now() - started));
   } catch (e) {
     console.log(`metron: the warm-up stopped: ${(e as Error).message}`);
   }
