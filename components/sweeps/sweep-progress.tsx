@@ -51,7 +51,14 @@ export function SweepProgress({ initial, compact = false }: { initial: SweepStat
     });
     const body = await res.json().catch(() => ({}));
     if (!res.ok) setError(body.error ?? `HTTP ${res.status}`);
-    else setS({ ...s, state: body.state });
+    else {
+      // The sweep as it is now: a cancel or a stop ends the live stream before its last snapshot may arrive, and the
+      // jobs it left unrun and why were then never shown (e2e caught it on PostgreSQL).
+      const fresh = await fetch(`/api/sweeps/${encodeURIComponent(s.runId)}`)
+        .then((r) => (r.ok ? (r.json() as Promise<SweepStatus>) : null))
+        .catch(() => null);
+      setS(fresh ?? { ...s, state: body.state });
+    }
     router.refresh();
   };
 
