@@ -35,6 +35,8 @@ export const LAYERS = {
   ingest: [...STORE, "queries", "search", "eval", "labels"],
   datasets: [...STORE, "queries", "ingest", "eval", "sandbox"],
   environment: [...STORE, "queries", "sandbox", "eval", "datasets"],
+  // a run page's views computed ahead of its first view (units, tool counts, facets, directive savings)
+  views: [...STORE, "queries", "environment"],
   otel: [...STORE, "http", "ingest"],
   agent: [
     ...STORE,
@@ -67,6 +69,7 @@ export const LAYERS = {
       "datasets",
       "environment",
       "otel",
+      "views",
     ],
     ...["agent", "demo", "http", "auth", "api"],
   ],

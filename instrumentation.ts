@@ -8,10 +8,11 @@
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  // What derived data kept in the store was computed by (lib/db/queries/run-cache.ts): this build.
+  // What derived data kept in the store was computed by (lib/db/queries/run-cache.ts): the stamp of the sources of
+  // lib/ this build was made from, the first part of its id (next.config.ts), as the CLI's.
   const { readFileSync } = await import("node:fs");
   try {
-    process.env.METRON_CODE_STAMP ??= readFileSync(".next/BUILD_ID", "utf8").trim();
+    process.env.METRON_CODE_STAMP ??= readFileSync(".next/BUILD_ID", "utf8").trim().split("-")[0];
   } catch {
     // `next dev`: no build id; kept values say "dev"
   }
@@ -34,6 +35,9 @@ export async function register() {
   await removeLeftoverBodies();
   serverWorker(storeOpener()); // unless METRON_WORKERS=0: dedicated `metron worker` processes take the jobs
   indexInBackground(storeOpener()); // traces ingested by the CLI since the last start
+  // Runs' views missing for this build (a new build, a store written by other code), once the start's work is done.
+  const { viewsAheadDelayMs, viewsInBackground } = await import("@/lib/views/ahead");
+  viewsInBackground(storeOpener(), viewsAheadDelayMs());
   // Spans received on /v1/traces before a restart whose trace was not yet assembled.
   const { startAssembler } = await import("@/lib/otel/assemble");
   startAssembler(getSql, storeOpener());

@@ -1,4 +1,6 @@
 import type { NextConfig } from "next";
+import { randomBytes } from "node:crypto";
+import { codeStamp } from "./scripts/code-stamp.mjs";
 
 // No 'unsafe-eval' (React needs it only in development); inline scripts and styles are Next's own bootstrapping.
 const csp = [
@@ -28,6 +30,10 @@ const nextConfig: NextConfig = {
     "@ai-sdk/openai-compatible",
   ],
   poweredByHeader: false,
+  // The stamp of lib/'s sources, then a part of this build's own: the derived data kept in the store is keyed by the
+  // stamp (instrumentation.ts), so values the CLI built from the same sources computed are read, and a rebuild of
+  // the pages alone does not compute them anew. The id itself stays new at every build.
+  generateBuildId: () => `${codeStamp(process.cwd())}-${randomBytes(6).toString("hex")}`,
   async headers() {
     return [
       {

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import nextConfig from "../next.config";
+import { codeStamp } from "../scripts/code-stamp.mjs";
 
 const SERVER = path.resolve(import.meta.dirname, "..", ".next", "server");
 
@@ -35,4 +36,17 @@ test("the server's external packages are required from node_modules, not copied 
     external.filter((pkg) => sources.some((s) => s.includes(`node_modules/${pkg}/`))).map((pkg) => `${pkg} in ${file}`),
   );
   expect(bundled).toEqual([]);
+});
+
+// The derived data kept in the store is keyed by the stamp of lib/'s sources (scripts/code-stamp.mjs): the server
+// takes it from its build's id, the CLI from the file its build wrote. Built from the same sources, they agree, so
+// what `metron ingest` computed ahead is what the server reads (issue 36).
+test("the build's id starts with the stamp of the sources it was built from, as the CLI's", () => {
+  const root = path.resolve(import.meta.dirname, "..");
+  const [stamp, own] = readFileSync(path.join(root, ".next", "BUILD_ID"), "utf8")
+    .trim()
+    .split("-");
+  expect(stamp).toBe(codeStamp(root));
+  expect(own).toMatch(/^[0-9a-f]{12}$/); // each build's id is still its own
+  expect(readFileSync(path.join(root, "dist", "cli", "code-stamp"), "utf8")).toBe(stamp);
 });

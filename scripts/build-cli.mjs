@@ -2,9 +2,10 @@
 // Compiles the `metron` CLI (lib/cli and what it imports) into dist/cli with esbuild: one small entry, and one chunk
 // per command loaded when that command runs; packages stay in node_modules. Skipped when dist/cli is newer than
 // every source file. scripts/metron.mjs runs it; `npm run up` and `npm test` build it ahead.
-import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { codeStamp, libSources } from "./code-stamp.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const outdir = path.join(root, "dist", "cli");
@@ -12,19 +13,7 @@ const stamp = path.join(outdir, ".built");
 
 /** The newest modification time among the CLI's possible sources (lib/, the lock file, tsconfig). */
 export function newestSource() {
-  let newest = 0;
-  const walk = (dir) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(p);
-      else if (/\.(ts|tsx|json)$/.test(entry.name) && !entry.name.endsWith(".test.ts"))
-        newest = Math.max(newest, statSync(p).mtimeMs);
-    }
-  };
-  walk(path.join(root, "lib"));
-  for (const f of ["package-lock.json", "tsconfig.json"])
-    newest = Math.max(newest, statSync(path.join(root, f)).mtimeMs);
-  return newest;
+  return Math.max(...libSources(root).map((f) => statSync(f).mtimeMs));
 }
 
 export function cliIsFresh() {
@@ -56,6 +45,8 @@ export async function buildCli({ quiet = false } = {}) {
       js: "import { createRequire as __metronRequire } from 'node:module'; const require = __metronRequire(import.meta.url);",
     },
   });
+  // What the CLI stamps the derived data it computes ahead with (lib/cli/bin.ts): as the server built from these sources.
+  writeFileSync(path.join(outdir, "code-stamp"), codeStamp(root));
   writeFileSync(stamp, new Date().toISOString());
   if (!quiet) console.log(`metron CLI compiled into dist/cli in ${Date.now() - started} ms`);
   return true;

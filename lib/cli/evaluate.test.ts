@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ingestStream } from "@/lib/ingest/ingest";
@@ -6,6 +7,8 @@ import { chunksOf } from "@/lib/testing/db";
 import { useEngineStore } from "@/lib/testing/engines";
 import { jsonl } from "@/lib/testing/factories";
 import { sharedData } from "@/lib/testing/shared-data";
+import { many, qb } from "@/lib/db/typed";
+import { codeStamp } from "@/scripts/code-stamp.mjs";
 
 const ROOT = path.resolve(import.meta.dirname, "..", "..");
 
@@ -62,5 +65,16 @@ describe("metron ingest's report in words (issue 30)", () => {
     expect(r.out).toMatch(/1 inserted, 0 duplicates, 0 errors \(3 lines, /); // the file's lines, not its traces
     expect(r.out).toContain("1 question not linked to a dataset question");
     expect(r.out).not.toMatch(/by unlinked/);
+    // The run's views computed ahead (issue 36), stamped as the server built from these sources stamps its own.
+    expect(r.out).toMatch(/computed the views of 1 run\(s\) ahead in [\d.]+ s/);
+    const stamp = codeStamp(ROOT);
+    expect(readFileSync(path.join(ROOT, "dist", "cli", "code-stamp"), "utf8")).toBe(stamp);
+    const views = await many(store.sql, qb(store.sql).selectFrom("derived_cache").select(["kind", "versions"]));
+    expect(views.map((v) => v.kind).sort()).toEqual(["directive-savings", "facets", "tools", "units"]);
+    for (const v of views) expect(v.versions.startsWith(`${stamp}|`)).toBe(true);
+    // Ingesting again computes nothing more: the views of the run's version are there.
+    const again = await metron(store.env, ["ingest", file]);
+    expect(again.out).toMatch(/0 inserted, 1 duplicate, /);
+    expect(again.out).not.toMatch(/computed the views/);
   }, 60_000);
 });

@@ -8,6 +8,7 @@ import { FORMATS } from "@/lib/trace/adapters";
 import { UsageError } from "./args";
 import { readFileSync } from "node:fs";
 import { parseRoleMap } from "@/lib/sql/role-map";
+import { computeViewsAhead } from "./views-ahead";
 
 function parseRoles(file: string) {
   const r = parseRoleMap(readFileSync(file, "utf8"));
@@ -51,6 +52,11 @@ export async function runIngestCommand(argv: string[]): Promise<number> {
     reports.push({ file, ...report });
     if (!values.json) printReport(file, report);
   }
+  await computeViewsAhead(
+    sql,
+    reports.flatMap((r) => r.runs.map((run) => run.id)),
+    values.json,
+  );
   await sql.close();
   if (values.json) console.log(JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2));
   return 0;

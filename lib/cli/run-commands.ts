@@ -3,6 +3,7 @@ import { openStore } from "@/lib/db/store";
 import { compareModes, numericModes, type CompareMode, type NumericMode } from "@/lib/eval/compare";
 import { evaluateRun } from "@/lib/eval/evaluate-run";
 import { recomputeRun } from "@/lib/ingest/recompute";
+import { computeViewsAhead } from "./views-ahead";
 import type { Sql } from "@/lib/db/sql";
 import { countN, many, qb } from "@/lib/db/typed";
 import { UsageError } from "./args";
@@ -121,6 +122,7 @@ export async function runEvaluateCommand(argv: string[]): Promise<number> {
           `  not evaluated, ${Number(r.n)} ${Number(r.n) === 1 ? "trace" : "traces"}: ${r.reason ?? "no reason recorded"}${hint(r.reason)}`,
         );
     }
+    await computeViewsAhead(sql, [runId], values.json!);
     // Nothing could be judged: the command did not do what it was asked.
     if (nothingJudged) return 1;
   } finally {

@@ -33,6 +33,8 @@ export const SQL_BATCH_TRACES = 100;
 
 export class BatchedUploadWriter implements UploadWriter {
   inserted = 0;
+  /** Runs this upload changed (a trace inserted, or the tool roles it was given): their versions move. */
+  private changed = new Set<string>();
   duplicates = 0;
   readonly readerFile = null;
   private runs = new Map<string, RunRef>();
@@ -182,13 +184,17 @@ export class BatchedUploadWriter implements UploadWriter {
   }
 
   private apply(items: PendingTrace[], effects: { inserted: Set<string>; runs: RunRef[] }): void {
-    for (const r of effects.runs) this.runs.set(r.id, r);
+    for (const r of effects.runs) {
+      this.runs.set(r.id, r);
+      if (this.toolRoles) this.changed.add(r.id); // its tool roles were set
+    }
     for (const item of items) {
       const p = item.prepared;
       const isNew = effects.inserted.has(p.id) && !this.written.has(p.id);
       if (isNew) {
         this.written.add(p.id);
         this.tools.add(p.run.id, p.tools);
+        this.changed.add(p.run.id);
         this.inserted++;
       } else this.duplicates++;
       this.sink.stored(item, isNew);
@@ -213,17 +219,14 @@ export class BatchedUploadWriter implements UploadWriter {
     const runs = [...this.runs.values()];
     const counts: unknown[][] = this.tools.drain();
     await insertArrays(this.tx, "run_tool_counts", TOOL_COUNT_COLUMNS, counts, addToolCounts);
-    if (runs.length)
+    // A run that only met duplicates is unchanged: its derived data (lib/db/queries/run-cache.ts) stays valid.
+    if (this.changed.size)
       await write(
         this.tx,
         qb(this.tx)
           .updateTable("runs")
           .set((eb) => ({ version: eb("version", "+", 1) }))
-          .where(
-            "id",
-            "in",
-            runs.map((r) => r.id),
-          ),
+          .where("id", "in", [...this.changed]),
       );
     const finish = finishUpload(this.tx.dialect, this.upload, totals, this, runs);
     await this.tx.compiled.run(finish.sql, finish.parameters as Param[]);

@@ -51,6 +51,8 @@ export function runRoles(sqlite: Database.Database, toolRoles?: Record<string, s
 export class SqliteUploadWriter implements UploadWriter {
   private statements;
   private runs = new Map<string, RunRef>();
+  /** Runs this upload changed (a trace inserted, or the tool roles it was given): their versions move. */
+  private changed = new Set<string>();
   private tools = new ToolCounter();
   inserted = 0;
   duplicates = 0;
@@ -126,7 +128,10 @@ export class SqliteUploadWriter implements UploadWriter {
         p.run.datasetId,
         this.toolRoles ? JSON.stringify(this.toolRoles) : null,
       );
-      if (this.toolRoles) this.statements.setRunRoles.run(JSON.stringify(this.toolRoles), runId);
+      if (this.toolRoles) {
+        this.statements.setRunRoles.run(JSON.stringify(this.toolRoles), runId);
+        this.changed.add(runId);
+      }
       this.runs.set(runId, runRef(p));
     }
     const info = this.statements.trace.run(p.id, runId, this.upload.id, ...p.values);
@@ -137,6 +142,7 @@ export class SqliteUploadWriter implements UploadWriter {
     for (const [hash, content] of p.blobs) this.statements.blob.run(hash, content);
     for (const row of p.steps) this.statements.step.run(p.id, ...row);
     this.tools.add(runId, p.tools);
+    this.changed.add(runId);
     this.inserted++;
     return true;
   }
@@ -156,7 +162,8 @@ export class SqliteUploadWriter implements UploadWriter {
         .where("id", "=", "")
         .compile().sql,
     );
-    for (const r of runs) bump.run(r.id);
+    // A run that only met duplicates is unchanged: its derived data (lib/db/queries/run-cache.ts) stays valid.
+    for (const id of this.changed) bump.run(id);
     const finish = finishUpload("sqlite", this.upload, totals, this, runs);
     this.sqlite.prepare(finish.sql).run(...finish.parameters);
     if (!this.sqlite.inTransaction) throw lostTransaction();

@@ -6,6 +6,7 @@ import { EmptyInputError, UnknownDatasetError } from "@/lib/ingest/ingest";
 import { ForeignFileTooLargeError } from "@/lib/ingest/ingest-auto";
 import { ingestFile } from "@/lib/ingest/ingest-file";
 import { indexInBackground } from "@/lib/search";
+import { viewsInBackground } from "@/lib/views/ahead";
 import { previewFile } from "@/lib/ingest/preview";
 import { reportProgress } from "@/lib/ingest/progress-registry";
 import { receiveToFile, UploadStalledError, UploadTooLargeError } from "@/lib/ingest/receive";
@@ -113,7 +114,10 @@ export async function POST(request: NextRequest) {
         },
         true,
       );
-    if (report.inserted > 0) indexInBackground(storeOpener()); // searchable soon, without a wait
+    if (report.inserted > 0) {
+      indexInBackground(storeOpener()); // searchable soon, without a wait
+      viewsInBackground(storeOpener()); // the runs' pages' views, before their first view
+    }
     return Response.json(report);
   } catch (e) {
     keep = Boolean(staged); // a staged file that failed to store can be stored again with other settings

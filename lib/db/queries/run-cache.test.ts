@@ -9,7 +9,7 @@ import { chunksOf } from "@/lib/testing/db";
 import { ENGINES, useEngineStore } from "@/lib/testing/engines";
 import { jsonl, makeTraceLine } from "@/lib/testing/factories";
 import { many, qb, raw, write } from "@/lib/db/typed";
-import { cachedByRun, cachedByRuns } from "./run-cache";
+import { cachedByRun, cachedByRuns, flushDerived } from "./run-cache";
 
 const restart = () => (globalThis as unknown as { metronRunCache: Map<string, unknown> }).metronRunCache.clear();
 
@@ -73,5 +73,17 @@ describe.each(ENGINES)("the derived cache (%s store)", (engine) => {
     expect(await cachedByRun(store.sql, a, "test-odd", odd)).toEqual({ low: Number.NEGATIVE_INFINITY });
     await new Promise((r) => setTimeout(r, 100));
     expect((await stored()).some((r) => r.kind === "test-odd")).toBe(false);
+  });
+
+  it("stores a page's value a moment after the page has it (not on its way), or at once when flushed", async () => {
+    const [a] = await runIds();
+    const compute = vi.fn(async () => ({ big: "x".repeat(1000) }));
+    await cachedByRun(store.sql, a, "test-later", compute);
+    expect((await stored()).some((r) => r.kind === "test-later")).toBe(false); // not yet: the page did not wait
+    await flushDerived();
+    expect((await stored()).some((r) => r.kind === "test-later")).toBe(true);
+    // Flushed once: the timer that was waiting stores nothing twice.
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await stored()).filter((r) => r.kind === "test-later")).toHaveLength(1);
   });
 });

@@ -3,10 +3,12 @@
  * `runs.version` (ingest, evaluate, recompute, curation), so an entry is never stale. Two levels: a small LRU in the
  * process (on globalThis, for Next's route bundles), and the store's `derived_cache`, so that the first view after a
  * restart reads what an earlier view computed instead of computing it again (issue 36), unless the server was
- * rebuilt since (the build's id, METRON_CODE_STAMP, is part of the key). A value computed is stored
- * in the background (a page never waits for the store's write lock); one that JSON cannot carry exactly (a Map, an
- * infinity) or over 16 MB is kept in memory only.
+ * rebuilt since (the build's id, METRON_CODE_STAMP, is part of the key). A value a page computed is stored a moment
+ * later, in the background: the page waits neither for its JSON (a comparison of three 5,000-question runs is 5 MB,
+ * 50–80 ms to write out) nor for the store's write lock. One that JSON cannot carry exactly (a Map, an infinity) or
+ * over 16 MB is kept in memory only. `lib/views/ahead.ts` computes a run's views ahead, after its writes.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { Sql } from "@/lib/db/sql";
 import { many, one, qb, write } from "@/lib/db/typed";
 import { inJsonArray } from "@/lib/db/typed-sql";
@@ -15,6 +17,20 @@ const LIMIT = 64;
 const STORED_MAX_CHARS = 16 * 1024 * 1024;
 const g = globalThis as unknown as { metronRunCache?: Map<string, unknown> };
 const cache = (g.metronRunCache ??= new Map());
+/** Values waiting to be stored (a page's, after STORE_DELAY_MS), by key: `flushDerived` stores them at once. */
+const waiting = new Map<string, { timer: NodeJS.Timeout; store: () => Promise<void> }>();
+const STORE_DELAY_MS = 250;
+/** Set while views are computed ahead (`computingAhead`): values are stored at once and not kept in the process. */
+const ahead = new AsyncLocalStorage<true>();
+
+/**
+ * Runs `fn` (which calls memoised views) as a computation ahead of any page: each value missing is computed and
+ * stored before `fn` goes on, and none is kept in the process's LRU, whose 64 places are the pages' (a run's units
+ * are megabytes).
+ */
+export function computingAhead<T>(fn: () => Promise<T>): Promise<T> {
+  return ahead.run(true, fn);
+}
 
 /** The LRU itself: a hit moves to the end, the oldest entry goes when the cache is full. */
 function remember<T>(key: string, value: T): T {
@@ -44,12 +60,10 @@ export async function cachedByRuns<T>(sql: Sql, runIds: string[], kind: string, 
           .where((eb) => inJsonArray(sql, eb, "id", ids)),
       )
     : [];
-  versions.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const stamp = derivedStamp(versions);
   const runs = ids.join(",");
-  // The code that computed it too: a new build of Metron computes anew (it may count differently).
-  const stamp = `${process.env.METRON_CODE_STAMP ?? "dev"}|${versions.map((v) => `${v.id}:${v.version}`).join(",")}`;
   const key = `${sql.name}\u0000${kind}\u0000${stamp}`;
-  if (cache.has(key)) return remember(key, cache.get(key) as T);
+  if (cache.has(key)) return ahead.getStore() ? (cache.get(key) as T) : remember(key, cache.get(key) as T);
   const kept = await one(
     sql,
     qb(sql)
@@ -59,18 +73,44 @@ export async function cachedByRuns<T>(sql: Sql, runIds: string[], kind: string, 
       .where("runs", "=", runs)
       .where("versions", "=", stamp),
   );
-  if (kept) return remember(key, JSON.parse(kept.value) as T);
+  if (kept) return ahead.getStore() ? (JSON.parse(kept.value) as T) : remember(key, JSON.parse(kept.value) as T);
   const value = await compute();
-  remember(key, value);
-  const text = exactJson(value);
-  if (text !== null && text.length <= STORED_MAX_CHARS)
-    void sql
-      .transaction(async (tx) => {
+  const store = async () => {
+    waiting.delete(key);
+    const text = exactJson(value);
+    if (text === null || text.length > STORED_MAX_CHARS) return;
+    try {
+      await sql.transaction(async (tx) => {
         await write(tx, qb(tx).deleteFrom("derived_cache").where("kind", "=", kind).where("runs", "=", runs));
         await write(tx, qb(tx).insertInto("derived_cache").values({ kind, runs, versions: stamp, value: text }));
-      })
-      .catch(() => undefined); // kept in memory only; the next start computes it again
+      });
+    } catch {
+      // kept in memory only (a busy or closed store); the next start computes it again
+    }
+  };
+  if (ahead.getStore()) {
+    await store();
+    return value;
+  }
+  remember(key, value);
+  if (!waiting.has(key)) waiting.set(key, { timer: setTimeout(() => void store(), STORE_DELAY_MS).unref(), store });
   return value;
+}
+
+/**
+ * What a derived value is keyed by besides its kind and runs: the code that computed it (a new build of Metron
+ * computes anew: it may count differently) and each run's version, in run id order.
+ */
+export function derivedStamp(versions: { id: string; version: number }[]): string {
+  const sorted = [...versions].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return `${process.env.METRON_CODE_STAMP ?? "dev"}|${sorted.map((v) => `${v.id}:${v.version}`).join(",")}`;
+}
+
+/** Stores now the values pages computed that are still waiting (before a process exits; tests). */
+export async function flushDerived(): Promise<void> {
+  const all = [...waiting.values()];
+  for (const w of all) clearTimeout(w.timer);
+  await Promise.all(all.map((w) => w.store()));
 }
 
 /** The value as JSON when JSON gives it back exactly (plain objects, arrays, finite numbers, strings), else null. */

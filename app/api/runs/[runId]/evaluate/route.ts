@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { getSql } from "@/lib/db/store";
+import { getSql, storeOpener } from "@/lib/db/store";
+import { viewsInBackground } from "@/lib/views/ahead";
 import { getRun } from "@/lib/db/queries/runs";
 import { compareModes, numericModes } from "@/lib/eval/compare";
 import { evaluateRun } from "@/lib/eval/evaluate-run";
@@ -35,6 +36,7 @@ export async function POST(request: Request, ctx: RouteContext<"/api/runs/[runId
       .finally(() => {
         running.delete(runId);
         close();
+        viewsInBackground(storeOpener()); // the run's pages' views for its new version
       });
   });
 }

@@ -1,0 +1,118 @@
+/**
+ * Runs' views computed ahead of their first view (issue 36): after an ingest, the run page's derived data is in the
+ * store, a page reads it without computing, a write to the run makes it missing again, and the pages' LRU is left to
+ * the pages.
+ */
+import { describe, expect, it } from "vitest";
+import { ingestStream } from "@/lib/ingest/ingest";
+import { chunksOf } from "@/lib/testing/db";
+import { ENGINES, useEngineStore } from "@/lib/testing/engines";
+import { jsonl, makeTraceLine } from "@/lib/testing/factories";
+import { many, qb, raw, write } from "@/lib/db/typed";
+import { loadTraceUnits } from "@/lib/db/queries/units";
+import { loadComparison } from "@/lib/db/queries/compare";
+import { precomputeRunViews, runsWithoutViews } from "./ahead";
+
+const memory = () => (globalThis as unknown as { metronRunCache: Map<string, unknown> }).metronRunCache;
+
+describe.each(ENGINES)("views computed ahead (%s store)", (engine) => {
+  const store = useEngineStore(engine, async (s) => {
+    const run = (name: string) => ({ run: { name, system: "s", model: "m" } });
+    await ingestStream(
+      s.sql,
+      chunksOf(
+        jsonl(
+          makeTraceLine({ ...run("a"), question: { id: "1", db_id: "concert_singer", text: "How many?" } }),
+          makeTraceLine({ ...run("a"), question: { id: "2", db_id: "pets_1", text: "Which?" } }),
+          makeTraceLine({ ...run("b"), question: { id: "1", db_id: "concert_singer", text: "How many?" } }),
+          makeTraceLine({ ...run("c"), question: { id: "1", db_id: "concert_singer", text: "How many?" } }),
+        ),
+      ),
+    );
+  });
+  const runIds = async () =>
+    (await many(store.sql, qb(store.sql).selectFrom("runs").select(["id", "name"]).orderBy("name"))).map((r) => r.id);
+  const kinds = async (runId: string) =>
+    (
+      await many(
+        store.sql,
+        qb(store.sql).selectFrom("derived_cache").select("kind").where("runs", "=", runId).orderBy("kind"),
+      )
+    ).map((r) => r.kind);
+
+  it("stores each run's views, which a page then reads without computing, until the run changes", async () => {
+    const [a, b, c] = await runIds();
+    await write(store.sql, raw`UPDATE runs SET archived_at = '2026-12-01T00:00:00Z' WHERE id = ${c}`);
+    // Archived runs are left to their first view.
+    expect((await runsWithoutViews(store.sql)).sort()).toEqual([a, b].sort());
+    expect(await runsWithoutViews(store.sql, [b])).toEqual([b]);
+    const before = memory().size;
+    expect(await precomputeRunViews(store.sql, await runsWithoutViews(store.sql))).toBe(2);
+    expect(memory().size).toBe(before); // the pages' LRU is not filled with views nobody asked for
+    expect(await kinds(a)).toEqual(["directive-savings", "facets", "tools", "units"]);
+    expect(await kinds(c)).toEqual([]);
+    expect(await runsWithoutViews(store.sql)).toEqual([]);
+
+    // A page reads what was stored (a marker put in its place shows it was not computed again).
+    const units = await loadTraceUnits(store.sql, a);
+    expect(units.map((u) => u.questionId)).toEqual(["1", "2"]);
+    await write(
+      store.sql,
+      raw`UPDATE derived_cache SET value = ${JSON.stringify([{ questionId: "stored" }])} WHERE kind = 'units' AND runs = ${b}`,
+    );
+    memory().clear();
+    expect((await loadTraceUnits(store.sql, b)).map((u) => u.questionId)).toEqual(["stored"]);
+
+    // A comparison starts from the runs' stored units.
+    const comparison = await loadComparison(store.sql, [a, b], a);
+    expect(comparison.comparison).not.toBeNull();
+
+    // A write to a run (its version moves) makes its views missing again; the other run's stay.
+    await write(store.sql, raw`UPDATE runs SET version = version + 1 WHERE id = ${a}`);
+    expect(await runsWithoutViews(store.sql)).toEqual([a]);
+    expect(await precomputeRunViews(store.sql, [a])).toBe(1);
+    expect(await runsWithoutViews(store.sql)).toEqual([]);
+    // Replaced, not added: one row per view and run.
+    expect(await kinds(a)).toEqual(["directive-savings", "facets", "tools", "units"]);
+  });
+
+  it("keeps a run's views through an upload of traces it has already (its version does not move)", async () => {
+    const [a, b] = await runIds();
+    await precomputeRunViews(store.sql, await runsWithoutViews(store.sql));
+    const version = async () =>
+      (await many(store.sql, qb(store.sql).selectFrom("runs").select(["id", "version"]).orderBy("id"))).map(
+        (r) => `${r.id}:${r.version}`,
+      );
+    const before = await version();
+    const again = jsonl(
+      makeTraceLine({
+        run: { name: "a", system: "s", model: "m" },
+        question: { id: "1", db_id: "concert_singer", text: "How many?" },
+      }),
+    );
+    const report = await ingestStream(store.sql, chunksOf(again));
+    expect([report.inserted, report.duplicates]).toEqual([0, 1]);
+    expect(await version()).toEqual(before);
+    expect(await runsWithoutViews(store.sql)).toEqual([]);
+    // A new trace in run b moves b's version only.
+    await ingestStream(
+      store.sql,
+      chunksOf(
+        jsonl(
+          makeTraceLine({
+            run: { name: "b", system: "s", model: "m" },
+            question: { id: "9", db_id: "pets_1", text: "New?" },
+          }),
+        ),
+      ),
+    );
+    expect(await runsWithoutViews(store.sql)).toEqual([b]);
+    expect(a).not.toBe(b);
+  });
+
+  it("stops between runs when asked", async () => {
+    const ids = await runIds();
+    let asked = 0;
+    expect(await precomputeRunViews(store.sql, ids, { stop: () => asked++ > 0 })).toBe(1);
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * A run's views computed ahead of its first view (issue 36): what a run page's first view computes (the per-trace
+ * units behind its intervals and charts, its tool counts, its filters' facets, the directive-savings estimate),
+ * stored in the derived cache (lib/db/queries/run-cache.ts) after the writes that change a run. A first view after
+ * an ingest, an evaluation or a new build of Metron then reads them, and so does a comparison or the Experiments
+ * overview of those runs (they start from the runs' units). The CLI computes them for the runs its ingest or
+ * evaluation wrote; the server, in the background, for every run whose views are missing (`viewsInBackground`).
+ */
+import type { Sql } from "@/lib/db/sql";
+import { many, qb } from "@/lib/db/typed";
+import { inJsonArray } from "@/lib/db/typed-sql";
+import { computingAhead, derivedStamp } from "@/lib/db/queries/run-cache";
+import { listTraceFacets } from "@/lib/db/queries/traces";
+import { listRunToolCounts, loadTraceUnits } from "@/lib/db/queries/units";
+import { getDirectiveSavings } from "@/lib/environment/directive-savings";
+import { nonNegativeNumber } from "@/lib/config/env";
+
+/**
+ * Runs (all, or those of `runIds`) whose units are not stored for their current version and this build: archived
+ * runs are left to their first view.
+ */
+export async function runsWithoutViews(sql: Sql, runIds?: string[]): Promise<string[]> {
+  if (runIds && !runIds.length) return [];
+  let q = qb(sql).selectFrom("runs").select(["id", "version"]).where("archived_at", "is", null);
+  if (runIds) q = q.where((eb) => inJsonArray(sql, eb, "id", runIds));
+  const runs = await many(sql, q.orderBy("created_at", "desc").orderBy("id"));
+  const kept = await many(
+    sql,
+    qb(sql).selectFrom("derived_cache").select(["runs", "versions"]).where("kind", "=", "units"),
+  );
+  const have = new Set(kept.map((k) => `${k.runs}\u0000${k.versions}`));
+  return runs.filter((r) => !have.has(`${r.id}\u0000${derivedStamp([r])}`)).map((r) => r.id);
+}
+
+/** Computes and stores the views of each run, one run after another; returns how many runs it computed. */
+export async function precomputeRunViews(
+  sql: Sql,
+  runIds: string[],
+  opts: { pauseMs?: number; stop?: () => boolean } = {},
+): Promise<number> {
+  let done = 0;
+  for (const id of runIds) {
+    if (opts.stop?.()) break;
+    await computingAhead(async () => {
+      await loadTraceUnits(sql, id);
+      await listRunToolCounts(sql, id);
+      await listTraceFacets(sql, id);
+      await getDirectiveSavings(sql, id);
+    });
+    done++;
+    // A page asked for meanwhile waits for one run at most.
+    if (opts.pauseMs) await new Promise((r) => setTimeout(r, opts.pauseMs));
+  }
+  return done;
+}
+
+const bg = globalThis as unknown as { metronViewsAhead?: { running?: boolean; again?: boolean } };
+
+/**
+ * In the server, in the background: the views of every run that lacks them, after `delayMs` (the start's own work
+ * first: `METRON_VIEWS_AHEAD_DELAY_MS`, 20 s at a start) and with a pause between runs. Called again while it runs,
+ * it looks once more when done. `METRON_VIEWS_AHEAD=0` turns it off (a run's first view computes them, as before).
+ */
+export function viewsInBackground(openStore: () => Sql | Promise<Sql>, delayMs = 0): void {
+  if (process.env.METRON_VIEWS_AHEAD === "0") return;
+  const state = (bg.metronViewsAhead ??= {});
+  if (state.running) {
+    state.again = true;
+    return;
+  }
+  state.running = true;
+  setTimeout(() => {
+    void (async () => {
+      const sql = await openStore();
+      try {
+        do {
+          state.again = false;
+          const started = performance.now();
+          const runs = await runsWithoutViews(sql);
+          const done = await precomputeRunViews(sql, runs, { pauseMs: 20 });
+          if (done)
+            console.log(
+              `metron: computed the views of ${done} run(s) ahead in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+            );
+        } while (state.again);
+      } catch (e) {
+        console.error(`metron: computing runs' views ahead: ${(e as Error).message}`);
+      } finally {
+        state.running = false;
+        await sql.close();
+      }
+    })();
+  }, delayMs).unref();
+}
+
+/** The delay before the server's first pass after a start (its warm-up and first requests first). */
+export const viewsAheadDelayMs = () => nonNegativeNumber("METRON_VIEWS_AHEAD_DELAY_MS", 20_000);
