@@ -3,7 +3,7 @@
  * store, a page reads it without computing, a write to the run makes it missing again, and the pages' LRU is left to
  * the pages.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ingestStream } from "@/lib/ingest/ingest";
 import { chunksOf } from "@/lib/testing/db";
 import { ENGINES, useEngineStore } from "@/lib/testing/engines";
@@ -11,7 +11,7 @@ import { jsonl, makeTraceLine } from "@/lib/testing/factories";
 import { many, qb, raw, write } from "@/lib/db/typed";
 import { loadTraceUnits } from "@/lib/db/queries/units";
 import { loadComparison } from "@/lib/db/queries/compare";
-import { precomputeRunViews, runsWithoutViews } from "./ahead";
+import { precomputeRunViews, runsWithoutViews, viewsInBackground } from "./ahead";
 
 const memory = () => (globalThis as unknown as { metronRunCache: Map<string, unknown> }).metronRunCache;
 
@@ -108,6 +108,26 @@ describe.each(ENGINES)("views computed ahead (%s store)", (engine) => {
     );
     expect(await runsWithoutViews(store.sql)).toEqual([b]);
     expect(a).not.toBe(b);
+  });
+
+  it("computes in the server's background what is missing, and looks again when called meanwhile", async () => {
+    const [a, b] = await runIds();
+    await write(store.sql, raw`UPDATE runs SET version = version + 1`); // every run's views missing
+    const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
+    try {
+      viewsInBackground(() => store.open());
+      viewsInBackground(() => store.open()); // while it runs: one more pass afterwards, not a second loop
+      await vi.waitFor(async () => expect(await runsWithoutViews(store.sql)).toEqual([]), { timeout: 10_000 });
+      await vi.waitFor(() =>
+        expect(log.mock.calls.flat().join("\n")).toMatch(
+          /metron: computed the views of [1-9]\d* run\(s\) ahead in [\d.]+ s/,
+        ),
+      );
+      expect(await kinds(a)).toEqual(["directive-savings", "facets", "tools", "units"]);
+      expect(await kinds(b)).toEqual(["directive-savings", "facets", "tools", "units"]);
+    } finally {
+      log.mockRestore();
+    }
   });
 
   it("stops between runs when asked", async () => {
