@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { canonicalJson } from "./hash";
+import { createHash } from "node:crypto";
+import { canonicalJson, serializeTrace } from "./hash";
+import type { Trace } from "./types";
 
 /** The definition: keys sorted at every level, built piece by piece (canonicalJson may take a faster path). */
 function reference(value: unknown): string {
@@ -50,5 +52,60 @@ describe("canonicalJson", () => {
     ];
     for (const v of cases) expect(canonicalJson(v)).toBe(reference(v));
     expect(canonicalJson({ b: 1, a: { d: 1, c: 2 } })).toBe('{"a":{"c":2,"d":1},"b":1}');
+  });
+});
+
+describe("a trace's id", () => {
+  it("is the SHA-256 of the documented canonical form, and stays the one ids were made with", () => {
+    const big = "row\n".repeat(600); // over the blob threshold: it enters by its own hash
+    const trace = {
+      run: { name: "r", system: "s", model: "m" },
+      question: { id: "q1", db_id: "pets_1", text: "Wie viele Haustiere?" },
+      sample: 0,
+      final_sql: "SELECT count(*) FROM pets",
+      outcome: { status: "submitted", correct: null },
+      usage: { input_tokens: 12 },
+      meta: {},
+      steps: [
+        { seq: 0, type: "tool_call", tool: "list_tables", args: { b: 1, a: [2, { d: 3, c: 4 }] }, result: "pets" },
+        { seq: 1, type: "tool_call", tool: "read_query", args: { query: "SELECT *" }, result: big, duration_ms: 5 },
+        { seq: 2, type: "message", role: "assistant", content: "fertig", usage: { output_tokens: 3 }, meta: { z: 1 } },
+      ],
+    } as unknown as Trace;
+    // The definition (lib/trace/hash.ts), written out independently: the header's canonical JSON, then per step NUL,
+    // its fixed fields in sorted order joined by NUL, NUL, args, NUL, meta, NUL, and the result's hash, or else the
+    // result itself after it.
+    const sha = (s: string) => createHash("sha256").update(s).digest("hex");
+    const step = (s: Record<string, unknown>, result: string | null) => {
+      const u = s.usage as Record<string, number> | undefined;
+      const q = (v: unknown) => (v === undefined ? "" : JSON.stringify(v));
+      const n = (v: unknown) => (v === undefined ? "" : String(v));
+      const fixed = [
+        q(s.content),
+        n(s.duration_ms),
+        "",
+        q(s.model),
+        q(s.role),
+        s.seq,
+        q(s.started_at),
+        q(s.tool),
+        s.type,
+        u ? `${n(u.cached_input_tokens)},${n(u.input_tokens)},${n(u.output_tokens)},${n(u.reasoning_tokens)}` : "",
+      ].join("\u0000");
+      const args = s.args === undefined ? "" : reference(s.args);
+      const meta = s.meta === undefined ? "" : reference(s.meta);
+      const large = result !== null && result.length >= 2048;
+      return `\u0000${fixed}\u0000${args}\u0000${meta}\u0000${large ? sha(result) : ""}${!large && result !== null ? result : ""}`;
+    };
+    const { steps, ...header } = trace as unknown as { steps: Record<string, unknown>[] };
+    const form =
+      reference(header) + steps.map((s) => step(s, s.result === undefined ? null : JSON.stringify(s.result))).join("");
+    const { id, steps: serialized } = serializeTrace(trace, 2048);
+    expect(id).toBe(sha(form));
+    expect(serialized[1].resultHash).toBe(sha(JSON.stringify(big)));
+    expect(serialized[0].resultHash).toBeNull();
+    // Pinned: a change to the canonical form would give every stored trace a new id (its duplicates would be stored
+    // again). This is the id the code before 2026-12-03 gave (one hash update per step), and the one-call hash gives.
+    expect(id).toBe("38ec44ce2d47205527b7f9ecade40a75b51760450864599d2f36de8b5285641a");
   });
 });

@@ -1,5 +1,5 @@
 /** A trace's identity: SHA-256 of its canonical form (JSON with object keys sorted at every level). */
-import { createHash } from "node:crypto";
+import { createHash, hash as sha } from "node:crypto";
 import type { Step, Trace } from "./types";
 
 /**
@@ -88,9 +88,10 @@ function stepFixedKey(step: Step): string {
  * avoids building one large string per trace, and each large result is hashed once.
  */
 export function serializeTrace(trace: Trace, blobThreshold = Infinity): { id: string; steps: SerializedStep[] } {
-  const hash = createHash("sha256");
   const { steps, ...header } = trace;
-  hash.update(canonicalJson(header));
+  // The pieces joined, then hashed in one call: an update per step cost more in calls than the hashing (10 % of
+  // this function on 40-step traces).
+  let text = canonicalJson(header);
   const out: SerializedStep[] = new Array(steps.length);
   for (let i = 0; i < steps.length; i++) {
     const s = steps[i];
@@ -98,17 +99,14 @@ export function serializeTrace(trace: Trace, blobThreshold = Infinity): { id: st
     const step: SerializedStep = {
       args: s.args === undefined ? null : canonicalJson(s.args),
       result,
-      resultHash:
-        result !== null && result.length >= blobThreshold ? createHash("sha256").update(result).digest("hex") : null,
+      resultHash: result !== null && result.length >= blobThreshold ? sha("sha256", result, "hex") : null,
       meta: s.meta === undefined ? null : canonicalJson(s.meta),
     };
-    hash.update(
-      SEP + stepFixedKey(s) + SEP + (step.args ?? "") + SEP + (step.meta ?? "") + SEP + (step.resultHash ?? ""),
-    );
-    if (step.resultHash === null && result !== null) hash.update(result);
+    text += SEP + stepFixedKey(s) + SEP + (step.args ?? "") + SEP + (step.meta ?? "") + SEP + (step.resultHash ?? "");
+    if (step.resultHash === null && result !== null) text += result;
     out[i] = step;
   }
-  return { id: hash.digest("hex"), steps: out };
+  return { id: sha("sha256", text, "hex"), steps: out };
 }
 
 export function hashTrace(trace: Trace): string {
