@@ -50,6 +50,7 @@ export const LAYERS = {
     "otel",
     "http",
     "search",
+    "views",
   ],
   // the versioned HTTP API: the pages' queries and figures as JSON, scores and labels written
   api: [...STORE, "queries", "labels", "scores", "search", "eval", "ingest", "http", "auth"],

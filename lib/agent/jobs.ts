@@ -22,6 +22,7 @@ import { jobSettings, type JobSettings } from "@/lib/jobs/settings";
 import { JobWorker as QueueWorker, type JobRunner, type StoreOpener } from "@/lib/jobs/worker";
 import { scrubSecrets } from "@/lib/config/secrets";
 import { budgetReached, stopSweep } from "./budgets";
+import { precomputeRunViews, runsWithoutViews } from "@/lib/views/ahead";
 import { directiveDeps } from "./directive-models";
 import { harnessModel, harnessProfile, runHarnessJob } from "./harnesses";
 import { storeJobTrace, targetRun, type Loaded } from "./job-trace";
@@ -88,6 +89,11 @@ export const agentRunner: JobRunner<JobRow, AgentOutcome, AgentEvent> = {
       (r) => r && `not run: the sweep's budget was reached (${r})`,
     ),
   stopSweep: (sql, sweepId, reason) => stopSweep(sql, sweepId, "budget", reason),
+  // The sweep's run is complete: its views computed ahead of its first view (lib/views/ahead.ts).
+  async sweepFinished(sql, sweepId) {
+    if (process.env.METRON_VIEWS_AHEAD === "0") return;
+    await precomputeRunViews(sql, await runsWithoutViews(sql, [sweepId]));
+  },
 };
 
 /** A worker of agent jobs: every sweep and rerun (the server), or one sweep (`only`, the CLI). */

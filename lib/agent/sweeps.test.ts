@@ -20,6 +20,7 @@ import { getRerun, startRerun } from "./reruns";
 import { stopServerWorker } from "./jobs";
 import { agentSandbox } from "@/lib/sandbox/sandbox";
 import { many, one, raw } from "@/lib/db/typed";
+import { runsWithoutViews } from "@/lib/views/ahead";
 import type { RawBuilder } from "kysely";
 
 describe.each(ENGINES)("sweeps on the %s store", (engine) => {
@@ -162,6 +163,8 @@ describe.each(ENGINES)("sweeps on the %s store", (engine) => {
         ).config,
       );
       expect(config.sweep).toMatchObject({ source_run: sourceRun, variant: "none", samples: 1, concurrency: 4 });
+      // Its last job done, the sweep's run had its views computed ahead of its first view (lib/views).
+      expect(await runsWithoutViews(sql, [runId])).toEqual([]);
     });
 
     it("the Experiments CSV stays byte-identical through a sweep until its run is added to the view", async () => {

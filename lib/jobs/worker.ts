@@ -35,6 +35,8 @@ export interface JobRunner<R extends QueueRow, O extends Outcome, E extends { ty
   stopReason(sql: Sql, sweep: SweepRow): Promise<string | null>;
   /** Ends a sweep early with that reason. */
   stopSweep(sql: Sql, sweepId: string, reason: string): Promise<void>;
+  /** After a sweep's last job (its run is complete): what its run's pages will read, made ahead. */
+  sweepFinished?(sql: Sql, sweepId: string): Promise<void>;
 }
 
 export class JobWorker<R extends QueueRow, O extends Outcome, E extends { type: string }> {
@@ -187,8 +189,8 @@ export class JobWorker<R extends QueueRow, O extends Outcome, E extends { type: 
         running++;
         this.start(job);
       }
-      if ((await this.queue.left(db, s.runId)) === 0)
-        await write(
+      if ((await this.queue.left(db, s.runId)) === 0) {
+        const ended = await write(
           db,
           qb(db)
             .updateTable("sweeps")
@@ -196,7 +198,11 @@ export class JobWorker<R extends QueueRow, O extends Outcome, E extends { type: 
             .where("run_id", "=", s.runId)
             .where("state", "=", "running"),
         );
-      else busy = true;
+        if (ended.changes && this.runner.sweepFinished)
+          await this.runner
+            .sweepFinished(db, s.runId)
+            .catch((e: Error) => console.error(`metron jobs: after sweep ${s.runId}: ${scrubSecrets(e.message)}`));
+      } else busy = true;
     }
     return busy;
   }
