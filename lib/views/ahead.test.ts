@@ -52,6 +52,11 @@ describe.each(ENGINES)("views computed ahead (%s store)", (engine) => {
     expect(await kinds(a)).toEqual(["directive-savings", "facets", "tools", "units"]);
     expect(await kinds(c)).toEqual([]);
     expect(await runsWithoutViews(store.sql)).toEqual([]);
+    // A run with its units alone (a comparison or the Experiments overview computed them) still lacks the others.
+    await write(store.sql, raw`DELETE FROM derived_cache WHERE kind = 'facets' AND runs = ${a}`);
+    expect(await runsWithoutViews(store.sql)).toEqual([a]);
+    expect(await precomputeRunViews(store.sql, [a])).toBe(1);
+    expect(await runsWithoutViews(store.sql)).toEqual([]);
 
     // A page reads what was stored (a marker put in its place shows it was not computed again).
     const units = await loadTraceUnits(store.sql, a);

@@ -15,9 +15,13 @@ import { listRunToolCounts, loadTraceUnits } from "@/lib/db/queries/units";
 import { getDirectiveSavings } from "@/lib/environment/directive-savings";
 import { nonNegativeNumber } from "@/lib/config/env";
 
+/** The kinds of derived data a run page reads first, as `cachedByRun` keys them (what `precomputeRunViews` makes). */
+const RUN_VIEW_KINDS = ["units", "tools", "facets", "directive-savings"];
+
 /**
- * Runs (all, or those of `runIds`) whose units are not stored for their current version and this build: archived
- * runs are left to their first view.
+ * Runs (all, or those of `runIds`) that lack one of their views for their current version and this build. A run
+ * whose units alone a comparison or the Experiments overview computed still lacks the others. Archived runs are
+ * left to their first view.
  */
 export async function runsWithoutViews(sql: Sql, runIds?: string[]): Promise<string[]> {
   if (runIds && !runIds.length) return [];
@@ -26,10 +30,18 @@ export async function runsWithoutViews(sql: Sql, runIds?: string[]): Promise<str
   const runs = await many(sql, q.orderBy("created_at", "desc").orderBy("id"));
   const kept = await many(
     sql,
-    qb(sql).selectFrom("derived_cache").select(["runs", "versions"]).where("kind", "=", "units"),
+    qb(sql)
+      .selectFrom("derived_cache")
+      .select(["kind", "runs", "versions"])
+      .where((eb) => inJsonArray(sql, eb, "kind", RUN_VIEW_KINDS)),
   );
-  const have = new Set(kept.map((k) => `${k.runs}\u0000${k.versions}`));
-  return runs.filter((r) => !have.has(`${r.id}\u0000${derivedStamp([r])}`)).map((r) => r.id);
+  const have = new Set(kept.map((k) => `${k.kind}\u0000${k.runs}\u0000${k.versions}`));
+  return runs
+    .filter((r) => {
+      const stamp = derivedStamp([r]);
+      return RUN_VIEW_KINDS.some((kind) => !have.has(`${kind}\u0000${r.id}\u0000${stamp}`));
+    })
+    .map((r) => r.id);
 }
 
 /** Computes and stores the views of each run, one run after another; returns how many runs it computed. */
