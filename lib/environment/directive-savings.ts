@@ -3,7 +3,7 @@
  * traces with their exploratory calls and questions, computes each question's oracle and computed directives
  * offline, and compares with the measured over-exploration of runs of the same dataset that had directives.
  */
-import { cachedByRun } from "@/lib/db/queries/run-cache";
+import { cachedByRun, type CacheMode } from "@/lib/db/queries/run-cache";
 import { estimateSavings, type SavingsEstimate, type SavingsTrace } from "@/lib/metrics/directive-savings";
 import { overExploration } from "@/lib/metrics/stats";
 import { loadDatabaseFrom, type DatabaseInfo } from "./database-info";
@@ -145,6 +145,6 @@ export async function computeDirectiveSavings(
 }
 
 /** The directive-savings estimate of a run without directives, memoised by run version (it computes directives). */
-export function getDirectiveSavings(sql: Sql, runId: string): Promise<DirectiveSavings | null> {
-  return cachedByRun(sql, runId, "directive-savings", () => computeDirectiveSavings(sql, runId));
+export function getDirectiveSavings(sql: Sql, runId: string, mode?: CacheMode): Promise<DirectiveSavings | null> {
+  return cachedByRun(sql, runId, "directive-savings", () => computeDirectiveSavings(sql, runId), mode);
 }

@@ -9,7 +9,7 @@
 import type { Sql } from "@/lib/db/sql";
 import { many, qb } from "@/lib/db/typed";
 import { inJsonArray } from "@/lib/db/typed-sql";
-import { computingAhead, derivedStamp } from "@/lib/db/queries/run-cache";
+import { derivedStamp } from "@/lib/db/queries/run-cache";
 import { listTraceFacets } from "@/lib/db/queries/traces";
 import { listRunToolCounts, loadTraceUnits } from "@/lib/db/queries/units";
 import { getDirectiveSavings } from "@/lib/environment/directive-savings";
@@ -53,12 +53,11 @@ export async function precomputeRunViews(
   let done = 0;
   for (const id of runIds) {
     if (opts.stop?.()) break;
-    await computingAhead(async () => {
-      await loadTraceUnits(sql, id);
-      await listRunToolCounts(sql, id);
-      await listTraceFacets(sql, id);
-      await getDirectiveSavings(sql, id);
-    });
+    // Stored before each call returns, and not kept in the pages' LRU.
+    await loadTraceUnits(sql, id, "ahead");
+    await listRunToolCounts(sql, id, "ahead");
+    await listTraceFacets(sql, id, "ahead");
+    await getDirectiveSavings(sql, id, "ahead");
     done++;
     // A page asked for meanwhile waits for one run at most.
     if (opts.pauseMs) await new Promise((r) => setTimeout(r, opts.pauseMs));

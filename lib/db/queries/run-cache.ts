@@ -8,7 +8,6 @@
  * 50–80 ms to write out) nor for the store's write lock. One that JSON cannot carry exactly (a Map, an infinity) or
  * over 16 MB is kept in memory only. `lib/views/ahead.ts` computes a run's views ahead, after its writes.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { Sql } from "@/lib/db/sql";
 import { many, one, qb, write } from "@/lib/db/typed";
 import { inJsonArray } from "@/lib/db/typed-sql";
@@ -20,17 +19,12 @@ const cache = (g.metronRunCache ??= new Map());
 /** Values waiting to be stored (a page's, after STORE_DELAY_MS), by key: `flushDerived` stores them at once. */
 const waiting = new Map<string, { timer: NodeJS.Timeout; store: () => Promise<void> }>();
 const STORE_DELAY_MS = 250;
-/** Set while views are computed ahead (`computingAhead`): values are stored at once and not kept in the process. */
-const ahead = new AsyncLocalStorage<true>();
-
 /**
- * Runs `fn` (which calls memoised views) as a computation ahead of any page: each value missing is computed and
- * stored before `fn` goes on, and none is kept in the process's LRU, whose 64 places are the pages' (a run's units
- * are megabytes).
+ * How a memoised view is asked for: by a page (`"page"`: kept in the process's LRU, stored a moment later), or ahead of
+ * any page (`"ahead"`, lib/views/ahead.ts: stored before the call returns, and not kept in the LRU, whose 64 places are
+ * the pages' — a run's units are megabytes).
  */
-export function computingAhead<T>(fn: () => Promise<T>): Promise<T> {
-  return ahead.run(true, fn);
-}
+export type CacheMode = "page" | "ahead";
 
 /** The LRU itself: a hit moves to the end, the oldest entry goes when the cache is full. */
 function remember<T>(key: string, value: T): T {
@@ -41,15 +35,28 @@ function remember<T>(key: string, value: T): T {
 }
 
 /** Memoises data derived from a run by its version, on either engine (keyed by the store's name). */
-export function cachedByRun<T>(sql: Sql, runId: string, kind: string, compute: () => Promise<T>): Promise<T> {
-  return cachedByRuns(sql, [runId], kind, compute);
+export function cachedByRun<T>(
+  sql: Sql,
+  runId: string,
+  kind: string,
+  compute: () => Promise<T>,
+  mode: CacheMode = "page",
+): Promise<T> {
+  return cachedByRuns(sql, [runId], kind, compute, mode);
 }
 
 /**
  * Memoises data derived from several runs (the Experiments overview of a view, a comparison) by all their versions:
  * any write to one of them gives a new key. Versions are read in one query.
  */
-export async function cachedByRuns<T>(sql: Sql, runIds: string[], kind: string, compute: () => Promise<T>): Promise<T> {
+export async function cachedByRuns<T>(
+  sql: Sql,
+  runIds: string[],
+  kind: string,
+  compute: () => Promise<T>,
+  mode: CacheMode = "page",
+): Promise<T> {
+  const ahead = mode === "ahead";
   const ids = [...new Set(runIds)].sort();
   const versions = ids.length
     ? await many(
@@ -63,7 +70,7 @@ export async function cachedByRuns<T>(sql: Sql, runIds: string[], kind: string, 
   const stamp = derivedStamp(versions);
   const runs = ids.join(",");
   const key = `${sql.name}\u0000${kind}\u0000${stamp}`;
-  if (cache.has(key)) return ahead.getStore() ? (cache.get(key) as T) : remember(key, cache.get(key) as T);
+  if (cache.has(key)) return ahead ? (cache.get(key) as T) : remember(key, cache.get(key) as T);
   const kept = await one(
     sql,
     qb(sql)
@@ -73,7 +80,7 @@ export async function cachedByRuns<T>(sql: Sql, runIds: string[], kind: string, 
       .where("runs", "=", runs)
       .where("versions", "=", stamp),
   );
-  if (kept) return ahead.getStore() ? (JSON.parse(kept.value) as T) : remember(key, JSON.parse(kept.value) as T);
+  if (kept) return ahead ? (JSON.parse(kept.value) as T) : remember(key, JSON.parse(kept.value) as T);
   const value = await compute();
   const store = async () => {
     waiting.delete(key);
@@ -88,7 +95,7 @@ export async function cachedByRuns<T>(sql: Sql, runIds: string[], kind: string, 
       // kept in memory only (a busy or closed store); the next start computes it again
     }
   };
-  if (ahead.getStore()) {
+  if (ahead) {
     await store();
     return value;
   }

@@ -4,7 +4,7 @@ import type { TraceFilters, TraceSortKey } from "@/lib/url/runs";
 import type { OrderByItemBuilder, SelectQueryBuilder } from "kysely";
 import { binary, many, one, qb, type Tables } from "@/lib/db/typed";
 import { asInteger, distinctList, effectiveCorrect, inJsonArray, isInteger } from "@/lib/db/typed-sql";
-import { cachedByRun } from "./run-cache";
+import { cachedByRun, type CacheMode } from "./run-cache";
 
 export type { TraceListRow } from "@/lib/metrics/trace-row";
 
@@ -175,6 +175,7 @@ export async function* iterateTraces(
 export async function listTraceFacets(
   sql: Sql,
   runId: string,
+  mode?: CacheMode,
 ): Promise<{ databases: string[]; difficulties: string[] }> {
   const col = async (c: "db_id" | "difficulty") =>
     (
@@ -189,10 +190,16 @@ export async function listTraceFacets(
           .orderBy(binary(sql, c)),
       )
     ).map((r) => r.v as string);
-  return cachedByRun(sql, runId, "facets", async () => ({
-    databases: await col("db_id"),
-    difficulties: await col("difficulty"),
-  }));
+  return cachedByRun(
+    sql,
+    runId,
+    "facets",
+    async () => ({
+      databases: await col("db_id"),
+      difficulties: await col("difficulty"),
+    }),
+    mode,
+  );
 }
 
 /** Question text, gold SQL and final SQL of a run's traces, by (question, sample): what CSV exports carry in full. */
