@@ -16,8 +16,12 @@ export async function register() {
   } catch {
     // `next dev`: no build id; kept values say "dev"
   }
-  // The highlighter (shiki's grammars and its WebAssembly) is made now, not by the first question page.
-  void import("@/lib/highlight/highlight").then((m) => m.warmHighlighter());
+  // The highlighter (shiki's grammars and its WebAssembly, a query and a JSON value highlighted once) is made now,
+  // while the start's other work goes on, and is ready before the server answers (awaited with the pages' preload
+  // below): made in the background, it was still compiling when a first question page came right after the start.
+  const highlighterReady = import("@/lib/highlight/highlight")
+    .then((m) => m.warmHighlighter())
+    .catch((e: unknown) => console.error("metron: the highlighter's warm-up failed:", e));
   // A store that cannot be opened or whose file is damaged is reported on every page, not as a bare 500.
   const { checkStore, checkStoreAtStart } = await import("@/lib/db/health");
   const health = await checkStore();
@@ -44,6 +48,7 @@ export async function register() {
   // The pages' modules instantiated before the server answers (lib/http/preload.ts; METRON_PRELOAD=0 turns it off).
   const { preloadServer } = await import("@/lib/http/preload");
   await preloadServer();
+  await highlighterReady;
   // One request to a page of each kind once the server answers, so that the first click does not load the pages'
   // code (lib/http/warm-up.ts; METRON_WARM_UP=0 turns it off).
   const { warmUpServer } = await import("@/lib/http/warm-up");
