@@ -3,13 +3,20 @@
  * store, a page reads it without computing, a write to the run makes it missing again, and the pages' LRU is left to
  * the pages.
  */
+import { readFileSync } from "node:fs";
 import { describe, expect, it, vi } from "vitest";
 import { ingestStream } from "@/lib/ingest/ingest";
 import { chunksOf } from "@/lib/testing/db";
 import { ENGINES, useEngineStore } from "@/lib/testing/engines";
-import { jsonl, makeTraceLine } from "@/lib/testing/factories";
+import { jsonl, makeStep, makeTraceLine } from "@/lib/testing/factories";
+import { importSpiderDe } from "@/lib/testing/spider-de";
+import { sharedData } from "@/lib/testing/shared-data";
+import { ingestFile } from "@/lib/ingest/ingest-file";
+import { flushDerived } from "@/lib/db/queries/run-cache";
+import { listTraceFacets } from "@/lib/db/queries/traces";
+import { getDirectiveSavings } from "@/lib/environment/directive-savings";
 import { many, qb, raw, write } from "@/lib/db/typed";
-import { loadTraceUnits } from "@/lib/db/queries/units";
+import { listRunToolCounts, loadTraceUnits } from "@/lib/db/queries/units";
 import { loadComparison } from "@/lib/db/queries/compare";
 import { precomputeRunViews, runsWithoutViews, viewsInBackground } from "./ahead";
 
@@ -130,6 +137,9 @@ describe.each(ENGINES)("views computed ahead (%s store)", (engine) => {
       );
       expect(await kinds(a)).toEqual(["directive-savings", "facets", "tools", "units"]);
       expect(await kinds(b)).toEqual(["directive-savings", "facets", "tools", "units"]);
+      // Its second look is over before this store goes.
+      const state = () => (globalThis as unknown as { metronViewsAhead?: { running?: boolean } }).metronViewsAhead;
+      await vi.waitFor(() => expect(state()?.running ?? false).toBe(false), { timeout: 10_000 });
     } finally {
       log.mockRestore();
     }
@@ -139,5 +149,94 @@ describe.each(ENGINES)("views computed ahead (%s store)", (engine) => {
     const ids = await runIds();
     let asked = 0;
     expect(await precomputeRunViews(store.sql, ids, { stop: () => asked++ > 0 })).toBe(1);
+  });
+});
+
+/**
+ * On real data: Spider-de's questions and databases (../shared/data) with a run linked to them, and the real
+ * LiveSQLBench agent sample. What is stored ahead must be what a page would compute itself.
+ */
+describe("views computed ahead, on real data (SQLite store)", () => {
+  const store = useEngineStore("SQLite", async (s) => {
+    await importSpiderDe(s);
+  });
+
+  it("stores for each run exactly what its page computes, Spider-de questions and a real agent's traces alike", async () => {
+    const dev = JSON.parse(readFileSync(sharedData("spider-de", "dev.json"), "utf8")) as {
+      db_id: string;
+      query: string;
+    }[];
+    const run = { name: "spider-de-run", system: "No Directives", model: "m", benchmark: "spider-de" };
+    const lines = dev.slice(0, 60).map((q, i) => ({
+      run,
+      question: { id: String(i) },
+      steps: [makeStep({ tool: "list_tables" }), makeStep({ tool: "read_query", args: { query: q.query } })],
+      final_sql: q.query,
+      outcome: { status: "submitted", correct: i % 3 !== 0 },
+    }));
+    await ingestStream(store.sql, chunksOf(jsonl(...lines)));
+    await ingestFile(store.sql, sharedData("traces", "livesqlbench-adk", "single_turn_samples.json"));
+    const ids = await runsWithoutViews(store.sql);
+    expect(ids.length).toBe(2);
+    expect(await precomputeRunViews(store.sql, ids)).toBe(2);
+    const stored = async (id: string) =>
+      Object.fromEntries(
+        (
+          await many(
+            store.sql,
+            qb(store.sql).selectFrom("derived_cache").select(["kind", "value"]).where("runs", "=", id),
+          )
+        ).map((r) => [r.kind, r.value]),
+      );
+    for (const id of ids) {
+      const ahead = await stored(id);
+      // Computed again as a page does, with nothing kept to read.
+      memory().clear();
+      await write(store.sql, raw`DELETE FROM derived_cache WHERE runs = ${id}`);
+      const page = {
+        units: await loadTraceUnits(store.sql, id),
+        tools: await listRunToolCounts(store.sql, id),
+        facets: await listTraceFacets(store.sql, id),
+        "directive-savings": await getDirectiveSavings(store.sql, id),
+      };
+      for (const [kind, value] of Object.entries(page))
+        expect(JSON.parse(ahead[kind]), `${kind} of ${id}`).toEqual(value);
+      await flushDerived();
+    }
+    // Not empty views: 60 Spider-de questions and the sample's 3 tasks; the Spider-de run's savings an estimate.
+    const all = await Promise.all(ids.map((id) => loadTraceUnits(store.sql, id)));
+    expect(all.map((u) => u.length).sort((a, b) => a - b)).toEqual([3, 60]);
+    const savings = await Promise.all(ids.map((id) => getDirectiveSavings(store.sql, id)));
+    expect(savings.filter((s) => s !== null).length).toBeGreaterThanOrEqual(1);
+  }, 60_000);
+
+  it("stores a view this process already holds when the store lacks it (a page's write that failed)", async () => {
+    await ingestFile(store.sql, sharedData("traces", "livesqlbench-adk", "single_turn_samples.json"));
+    const id = (await many(store.sql, qb(store.sql).selectFrom("runs").select("id").orderBy("name").limit(1)))[0].id;
+    await write(store.sql, raw`UPDATE runs SET version = version + 1 WHERE id = ${id}`); // its views missing
+    await loadTraceUnits(store.sql, id); // a page's: kept in the process, stored a moment later
+    await flushDerived();
+    await write(store.sql, raw`DELETE FROM derived_cache WHERE runs = ${id}`); // as if that write had failed
+    expect(await precomputeRunViews(store.sql, [id])).toBe(1);
+    expect(await runsWithoutViews(store.sql, [id])).toEqual([]);
+  });
+
+  it("goes on after a pass whose store could not be opened: the next call runs", async () => {
+    await ingestFile(store.sql, sharedData("traces", "livesqlbench-adk", "single_turn_samples.json"));
+    await write(store.sql, raw`UPDATE runs SET version = version + 1`); // every run's views missing
+    // A pass an earlier test started is over first (one pass runs at a time in a process).
+    const state = () => (globalThis as unknown as { metronViewsAhead?: { running?: boolean } }).metronViewsAhead;
+    await vi.waitFor(() => expect(state()?.running ?? false).toBe(false), { timeout: 10_000 });
+    const error = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
+    try {
+      viewsInBackground(() => Promise.reject(new Error("the store is gone")));
+      await vi.waitFor(() => expect(error.mock.calls.flat().join("\n")).toMatch(/views ahead: the store is gone/));
+      viewsInBackground(() => store.open());
+      await vi.waitFor(async () => expect(await runsWithoutViews(store.sql)).toEqual([]), { timeout: 10_000 });
+    } finally {
+      error.mockRestore();
+      log.mockRestore();
+    }
   });
 });

@@ -82,8 +82,9 @@ export function viewsInBackground(openStore: () => Sql | Promise<Sql>, delayMs =
   state.running = true;
   setTimeout(() => {
     void (async () => {
-      const sql = await openStore();
+      let sql: Sql | null = null;
       try {
+        sql = await openStore();
         do {
           state.again = false;
           const started = performance.now();
@@ -98,7 +99,7 @@ export function viewsInBackground(openStore: () => Sql | Promise<Sql>, delayMs =
         console.error(`metron: computing runs' views ahead: ${(e as Error).message}`);
       } finally {
         state.running = false;
-        await sql.close();
+        await sql?.close();
       }
     })();
   }, delayMs).unref();

@@ -70,7 +70,9 @@ export async function cachedByRuns<T>(
   const stamp = derivedStamp(versions);
   const runs = ids.join(",");
   const key = `${sql.name}\u0000${kind}\u0000${stamp}`;
-  if (cache.has(key)) return ahead ? (cache.get(key) as T) : remember(key, cache.get(key) as T);
+  // Ahead, a value this process holds is stored all the same when the store lacks it (a page's write may be waiting
+  // or may have failed): the views are computed ahead for the store, not for this process.
+  if (cache.has(key) && !ahead) return remember(key, cache.get(key) as T);
   const kept = await one(
     sql,
     qb(sql)
@@ -81,8 +83,9 @@ export async function cachedByRuns<T>(
       .where("versions", "=", stamp),
   );
   if (kept) return ahead ? (JSON.parse(kept.value) as T) : remember(key, JSON.parse(kept.value) as T);
-  const value = await compute();
+  const value = ahead && cache.has(key) ? (cache.get(key) as T) : await compute();
   const store = async () => {
+    clearTimeout(waiting.get(key)?.timer); // stored now: a page's write waiting for the same key is not needed
     waiting.delete(key);
     const text = exactJson(value);
     if (text === null || text.length > STORED_MAX_CHARS) return;
