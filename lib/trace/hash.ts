@@ -84,8 +84,9 @@ function stepFixedKey(step: Step): string {
 /**
  * The trace's id and its steps' JSON. The canonical form is the canonical JSON of the trace without its
  * steps, then for each step in order its fixed fields in sorted order, and the canonical JSON of `args`,
- * `meta` and `result` (a large result enters by its SHA-256), separated by NUL. Hashing piece by piece
- * avoids building one large string per trace, and each large result is hashed once.
+ * `meta` and `result` (a large result enters by its SHA-256), separated by NUL. The pieces are joined into one
+ * string per trace (results under `blobThreshold` inline, larger ones by their hash, each hashed once; a line is at
+ * most METRON_MAX_LINE_BYTES) and hashed in one call.
  */
 export function serializeTrace(trace: Trace, blobThreshold = Infinity): { id: string; steps: SerializedStep[] } {
   const { steps, ...header } = trace;
