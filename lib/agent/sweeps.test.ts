@@ -291,12 +291,32 @@ describe.each(ENGINES)("sweeps on the %s store", (engine) => {
       ).toBe(0);
       expect(await count(raw`SELECT count(*) AS n FROM traces WHERE run_id = ${runId}`)).toBe(3);
       expect(status.stopReason).toMatch(/budget was reached \(360 tokens of at most 300\)/);
+      // Stopped early, its run is as complete as it gets: its pages' views are made ahead, for its 3 traces.
+      expect(await runsWithoutViews(sql, [runId])).toEqual([]);
       // Resumed as it is, it would stop again at once: refused, naming the budget; raised, it runs on.
       await expect(controlSweep(sql, runId, "resume")).rejects.toThrow(/budget is still reached .*raise it/);
       await setSweepBudget(sql, runId, { maxTokens: 600 });
       expect(await controlSweep(sql, runId, "resume")).toEqual({ state: "running" });
       await workSweepToEnd(open, runId);
       expect((await sweepStatus(sql, runId))!).toMatchObject({ state: "stopped", tokens: 600 });
+    });
+
+    it("a sweep cancelled half-way: the jobs running stop, and its run's views are made for the traces it kept", async () => {
+      await fake((body) => ({ delayMs: 300, then: answer()(body) }));
+      const { runId } = await sweep({ name: "cancelled", concurrency: 2 });
+      const working = workSweepToEnd(open, runId);
+      const traces = () => count(raw`SELECT count(*) AS n FROM traces WHERE run_id = ${runId}`);
+      while ((await traces()) < 4) await new Promise((r) => setTimeout(r, 50));
+      expect(await controlSweep(sql, runId, "cancel")).toEqual({ state: "cancelled" });
+      await working;
+      const status = (await sweepStatus(sql, runId))!;
+      expect(status.state).toBe("cancelled");
+      expect(status.jobs.running).toBe(0);
+      const kept = await traces();
+      expect(kept).toBeGreaterThanOrEqual(4);
+      expect(kept).toBeLessThan(40);
+      // Made after the last job stopped: they are the views of the run's current version, whatever it kept.
+      expect(await runsWithoutViews(sql, [runId])).toEqual([]);
     });
 
     it("a provider that reports no usage: tokens not recorded (never 0), and a token budget stops, saying why", async () => {

@@ -35,7 +35,10 @@ export interface JobRunner<R extends QueueRow, O extends Outcome, E extends { ty
   stopReason(sql: Sql, sweep: SweepRow): Promise<string | null>;
   /** Ends a sweep early with that reason. */
   stopSweep(sql: Sql, sweepId: string, reason: string): Promise<void>;
-  /** After a sweep's last job (its run is complete): what its run's pages will read, made ahead. */
+  /**
+   * After a sweep's last job (its run is complete), or once a sweep stopped early (budget, cancel) has no job running
+   * in this worker: what its run's pages will read, made ahead.
+   */
   sweepFinished?(sql: Sql, sweepId: string): Promise<void>;
 }
 
@@ -54,6 +57,15 @@ export class JobWorker<R extends QueueRow, O extends Outcome, E extends { type: 
   private readonly idleStores: Sql[] = [];
   /** When the last pass took back dead workers' jobs and renewed this worker's leases. */
   private housekept = -Infinity;
+  /** Sweeps stopped early (budget, cancel) whose run's views are made once none of their jobs runs here. */
+  private readonly stoppedSweeps = new Set<string>();
+  /**
+   * Cancelled sweeps this worker has seen (the pass lists them all): one cancelled while it works is handed to
+   * `stoppedSweeps` once; those already cancelled at its first pass are left to the server's pass over every run
+   * (lib/views/ahead.ts), not made at a start.
+   */
+  private readonly seenCancelled = new Set<string>();
+  private firstPass = true;
 
   constructor(
     private readonly openStore: StoreOpener,
@@ -166,12 +178,17 @@ export class JobWorker<R extends QueueRow, O extends Outcome, E extends { type: 
     for (const s of sweeps) {
       if (s.state !== "running") {
         // Cancelled: stop what runs here. Paused: what runs finishes, nothing new starts.
-        if (s.state === "cancelled")
+        if (s.state === "cancelled") {
           for (const job of this.running.values())
             if (job.sweepId === s.runId && !job.abortedFor) {
               job.abortedFor = "cancel";
               job.controller.abort();
             }
+          if (!this.seenCancelled.has(s.runId)) {
+            this.seenCancelled.add(s.runId);
+            if (!this.firstPass) this.stoppedSweeps.add(s.runId);
+          }
+        }
         continue;
       }
       // What runs is read before the budget: a job that finishes between the two reads is then still counted as
@@ -181,6 +198,7 @@ export class JobWorker<R extends QueueRow, O extends Outcome, E extends { type: 
       const stop = await this.runner.stopReason(db, s);
       if (stop) {
         await this.runner.stopSweep(db, s.runId, stop);
+        this.stoppedSweeps.add(s.runId);
         continue;
       }
       while (running < s.concurrency && this.running.size < this.maxJobs) {
@@ -198,13 +216,24 @@ export class JobWorker<R extends QueueRow, O extends Outcome, E extends { type: 
             .where("run_id", "=", s.runId)
             .where("state", "=", "running"),
         );
-        if (ended.changes && this.runner.sweepFinished)
-          await this.runner
-            .sweepFinished(db, s.runId)
-            .catch((e: Error) => console.error(`metron jobs: after sweep ${s.runId}: ${scrubSecrets(e.message)}`));
+        if (ended.changes) await this.finished(db, s.runId);
       } else busy = true;
     }
+    this.firstPass = false;
+    // A sweep stopped early is as complete as it will get once its last running job here has stored its trace
+    // (a cancelled job stores its partial trace): its run's views too.
+    for (const id of this.stoppedSweeps)
+      if (![...this.running.values()].some((j) => j.sweepId === id)) {
+        this.stoppedSweeps.delete(id);
+        await this.finished(db, id);
+      }
     return busy;
+  }
+
+  private async finished(db: Sql, sweepId: string): Promise<void> {
+    await this.runner
+      .sweepFinished?.(db, sweepId)
+      ?.catch((e: Error) => console.error(`metron jobs: after sweep ${sweepId}: ${scrubSecrets(e.message)}`));
   }
 
   private start(row: R): void {

@@ -114,10 +114,10 @@ export async function POST(request: NextRequest) {
         },
         true,
       );
-    if (report.inserted > 0) {
-      indexInBackground(storeOpener()); // searchable soon, without a wait
-      viewsInBackground(storeOpener()); // the runs' pages' views, before their first view
-    }
+    if (report.inserted > 0) indexInBackground(storeOpener()); // searchable soon, without a wait
+    // The runs' pages' views, before their first view: after new traces, or new tool roles set on the runs of a file
+    // whose traces were all stored already (the runs changed, their traces did not).
+    if (report.inserted > 0 || (toolRoles && report.runs.length)) viewsInBackground(storeOpener());
     return Response.json(report);
   } catch (e) {
     keep = Boolean(staged); // a staged file that failed to store can be stored again with other settings
