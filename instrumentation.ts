@@ -40,11 +40,12 @@ export async function register() {
   serverWorker(storeOpener()); // unless METRON_WORKERS=0: dedicated `metron worker` processes take the jobs
   indexInBackground(storeOpener()); // traces ingested by the CLI since the last start
   // Runs' views missing for this build (a new build, a store written by other code), once the start's work is done.
-  const { viewsAheadDelayMs, viewsInBackground } = await import("@/lib/views/ahead");
+  const { viewsAfterStream, viewsAheadDelayMs, viewsInBackground } = await import("@/lib/views/ahead");
   viewsInBackground(storeOpener(), viewsAheadDelayMs());
   // Spans received on /v1/traces before a restart whose trace was not yet assembled.
   const { startAssembler } = await import("@/lib/otel/assemble");
-  startAssembler(getSql, storeOpener());
+  const { otlpQuietMs } = await import("@/lib/otel/stored-spans");
+  startAssembler(getSql, storeOpener(), viewsAfterStream(storeOpener(), otlpQuietMs()));
   // The pages' modules instantiated before the server answers (lib/http/preload.ts; METRON_PRELOAD=0 turns it off).
   const { preloadServer } = await import("@/lib/http/preload");
   await preloadServer();

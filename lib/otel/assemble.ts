@@ -285,8 +285,15 @@ export async function forgetAssembledSpans(
 
 let timer: NodeJS.Timeout | null = null;
 
+/** Told after groups were assembled (the server computes their runs' views once the traces stop coming). */
+export type AfterAssembled = (outcomes: AssembleOutcome[]) => void;
+
 /** The server's assembler: closes quiet groups every few seconds. */
-export function startAssembler(sqlite: () => Sql | Promise<Sql>, openStore: () => Sql | Promise<Sql>) {
+export function startAssembler(
+  sqlite: () => Sql | Promise<Sql>,
+  openStore: () => Sql | Promise<Sql>,
+  after?: AfterAssembled,
+) {
   if (timer) return;
   const every = Math.min(5000, Math.max(500, Math.floor(otlpQuietMs() / 2)));
   let running = false;
@@ -298,7 +305,8 @@ export function startAssembler(sqlite: () => Sql | Promise<Sql>, openStore: () =
     running = true;
     void Promise.resolve(sqlite())
       .then(async (store) => {
-        await assembleGroups(store, openStore);
+        const outcomes = await assembleGroups(store, openStore);
+        if (outcomes.length) after?.(outcomes);
         await forgetAssembledSpans(store, Date.now(), window);
         window = 24 * 3600 * 1000;
       })

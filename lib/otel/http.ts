@@ -13,11 +13,11 @@ import {
   OtlpDecodeError,
   OtlpTooLargeError,
 } from "@/lib/otel/decode";
-import { assembleGroups, startAssembler } from "@/lib/otel/assemble";
+import { assembleGroups, startAssembler, type AfterAssembled } from "@/lib/otel/assemble";
 import { receiveSpans, TooManySpansError } from "@/lib/otel/receiver";
 import { readBounded } from "@/lib/http/read-bounded";
 
-export async function receiveOtlpRequest(request: Request): Promise<Response> {
+export async function receiveOtlpRequest(request: Request, after?: AfterAssembled): Promise<Response> {
   const max = positiveNumber("METRON_OTLP_MAX_BYTES", 16 * 1024 * 1024);
   const contentType = request.headers.get("content-type") ?? "";
   const protobuf = /protobuf/i.test(contentType);
@@ -39,7 +39,7 @@ export async function receiveOtlpRequest(request: Request): Promise<Response> {
   const notOtlp = notAnExport(doc);
   if (notOtlp) return Response.json({ error: notOtlp }, { status: 400 });
   const sql = await getSql();
-  startAssembler(getSql, storeOpener());
+  startAssembler(getSql, storeOpener(), after);
   let report;
   try {
     report = await receiveSpans(sql, doc);
@@ -47,7 +47,7 @@ export async function receiveOtlpRequest(request: Request): Promise<Response> {
     if (e instanceof TooManySpansError) return Response.json({ error: e.message }, { status: 413 });
     throw e;
   }
-  if (report.complete.length) await assembleGroups(sql, storeOpener(), { groups: report.complete });
+  if (report.complete.length) after?.(await assembleGroups(sql, storeOpener(), { groups: report.complete }));
   const refused = report.rejected
     ? { rejectedSpans: report.rejected, errorMessage: `${report.rejected} spans refused: ${report.reasons.join("; ")}` }
     : undefined;

@@ -18,7 +18,7 @@ import { getDirectiveSavings } from "@/lib/environment/directive-savings";
 import { many, qb, raw, write } from "@/lib/db/typed";
 import { listRunToolCounts, loadTraceUnits } from "@/lib/db/queries/units";
 import { loadComparison } from "@/lib/db/queries/compare";
-import { precomputeRunViews, runsWithoutViews, viewsInBackground } from "./ahead";
+import { precomputeRunViews, runsWithoutViews, viewsAfterStream, viewsInBackground } from "./ahead";
 
 const memory = () => (globalThis as unknown as { metronRunCache: Map<string, unknown> }).metronRunCache;
 
@@ -140,6 +140,33 @@ describe.each(ENGINES)("views computed ahead (%s store)", (engine) => {
       // Its second look is over before this store goes.
       const state = () => (globalThis as unknown as { metronViewsAhead?: { running?: boolean } }).metronViewsAhead;
       await vi.waitFor(() => expect(state()?.running ?? false).toBe(false), { timeout: 10_000 });
+    } finally {
+      log.mockRestore();
+    }
+  });
+
+  it("after a stream of stored traces (OTLP), one pass once none came for the quiet period; none after batches that stored nothing", async () => {
+    await write(store.sql, raw`UPDATE runs SET version = version + 1`); // every run's views missing
+    const state = () => (globalThis as unknown as { metronViewsAhead?: { running?: boolean } }).metronViewsAhead;
+    await vi.waitFor(() => expect(state()?.running ?? false).toBe(false), { timeout: 10_000 });
+    const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
+    try {
+      const missing = (await runsWithoutViews(store.sql)).length;
+      expect(missing).toBeGreaterThan(0);
+      // A quiet period far longer than the gaps between calls, so that a loaded machine cannot open a gap of its own.
+      const after = viewsAfterStream(() => store.open(), 1500);
+      after([{ inserted: 0 }, { inserted: 0 }]); // assembled groups that stored nothing: no pass
+      await new Promise((r) => setTimeout(r, 1800));
+      expect(await runsWithoutViews(store.sql)).toHaveLength(missing);
+      // Traces arriving every 150 ms keep postponing the pass: it runs once, 1.5 s after the last.
+      for (let i = 0; i < 4; i++) {
+        after([{ inserted: 1 }]);
+        await new Promise((r) => setTimeout(r, 150));
+        expect(await runsWithoutViews(store.sql)).toHaveLength(missing);
+      }
+      await vi.waitFor(async () => expect(await runsWithoutViews(store.sql)).toEqual([]), { timeout: 10_000 });
+      await vi.waitFor(() => expect(state()?.running ?? false).toBe(false), { timeout: 10_000 });
+      expect(log.mock.calls.flat().filter((l) => /computed the views of/.test(String(l)))).toHaveLength(1);
     } finally {
       log.mockRestore();
     }

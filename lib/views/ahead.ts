@@ -105,5 +105,28 @@ export function viewsInBackground(openStore: () => Sql | Promise<Sql>, delayMs =
   }, delayMs).unref();
 }
 
+const quiet = globalThis as unknown as { metronViewsWhenQuiet?: NodeJS.Timeout };
+
+/**
+ * After writes that arrive as a stream (traces assembled from OTLP spans, one at a time while a harness runs): one
+ * pass over the runs lacking their views once no write came for `quietMs` — not one per trace, each of which changes
+ * its run's version.
+ */
+export function viewsWhenQuiet(openStore: () => Sql | Promise<Sql>, quietMs: number): void {
+  if (process.env.METRON_VIEWS_AHEAD === "0") return;
+  if (quiet.metronViewsWhenQuiet) clearTimeout(quiet.metronViewsWhenQuiet);
+  quiet.metronViewsWhenQuiet = setTimeout(() => {
+    quiet.metronViewsWhenQuiet = undefined;
+    viewsInBackground(openStore);
+  }, quietMs).unref();
+}
+
+/** `viewsWhenQuiet` after written batches of which some stored traces (the OTLP assembler's outcomes). */
+export const viewsAfterStream =
+  (openStore: () => Sql | Promise<Sql>, quietMs: number) =>
+  (outcomes: { inserted: number }[]): void => {
+    if (outcomes.some((o) => o.inserted > 0)) viewsWhenQuiet(openStore, quietMs);
+  };
+
 /** The delay before the server's first pass after a start (its warm-up and first requests first). */
 export const viewsAheadDelayMs = () => nonNegativeNumber("METRON_VIEWS_AHEAD_DELAY_MS", 20_000);

@@ -1,6 +1,9 @@
 import type { NextRequest } from "next/server";
 import { gate } from "@/lib/auth/gate";
+import { storeOpener } from "@/lib/db/store";
 import { receiveOtlpRequest } from "@/lib/otel/http";
+import { otlpQuietMs } from "@/lib/otel/stored-spans";
+import { viewsAfterStream } from "@/lib/views/ahead";
 
 /**
  * The standard OTLP/HTTP trace endpoint: an OpenTelemetry exporter given Metron's base URL (`OTEL_EXPORTER_OTLP_ENDPOINT
@@ -10,5 +13,6 @@ import { receiveOtlpRequest } from "@/lib/otel/http";
 export async function POST(request: NextRequest) {
   const checked = gate(request);
   if (!checked.ok) return checked.response;
-  return receiveOtlpRequest(request);
+  // The traces' runs' views, computed once the harness stops sending (lib/views/ahead.ts).
+  return receiveOtlpRequest(request, viewsAfterStream(storeOpener(), otlpQuietMs()));
 }
