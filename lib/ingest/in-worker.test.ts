@@ -13,12 +13,13 @@ import { asSql, sqliteSql } from "@/lib/db/sql";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { ingestStream } from "./ingest";
 import { ingestFile } from "./ingest-file";
-import { ingestWorkerFile } from "./in-worker";
+import { ingestWorkerFile, lineBlocks, type LineBlock } from "./in-worker";
 
-const saved = process.env.METRON_INGEST_WORKER_BYTES;
+const saved = { ...process.env };
 afterEach(() => {
-  if (saved === undefined) delete process.env.METRON_INGEST_WORKER_BYTES;
-  else process.env.METRON_INGEST_WORKER_BYTES = saved;
+  for (const key of ["METRON_INGEST_WORKER_BYTES", "METRON_INGEST_WORKERS", "METRON_MAX_LINE_BYTES"])
+    if (saved[key] === undefined) delete process.env[key];
+    else process.env[key] = saved[key];
 });
 
 const stored = (sqlite: import("better-sqlite3").Database) => storedRows(sqliteSql(sqlite));
@@ -48,7 +49,9 @@ describe("the ingest worker", () => {
     const b = await ingestFile(asSql(worker.db.$client), file);
     expect(a.read_in_worker).toBe(false);
     expect(b.read_in_worker).toBe(true);
-    expect(omit(b, "upload_id", "read_in_worker")).toEqual(omit(a, "upload_id", "read_in_worker"));
+    expect(omit(b, "upload_id", "read_in_worker", "worker_threads")).toEqual(
+      omit(a, "upload_id", "read_in_worker", "worker_threads"),
+    );
     expect(a.inserted).toBe(121); // 120 questions and the trace written as events
     expect(a.duplicates).toBe(1);
     expect(a.errors.map((e) => e.line)).toEqual([14, 25]); // the broken JSON and the invalid trace, by line // the broken JSON and the invalid trace, by line
@@ -118,6 +121,119 @@ describe("the ingest worker", () => {
     process.env.METRON_INGEST_WORKER_BYTES = "lots";
     await expect(ingestStream(asSql(worker.db.$client), chunksOf("{}\n"), { expectedBytes: 1 })).rejects.toThrow(
       /METRON_INGEST_WORKER_BYTES/,
+    );
+  });
+});
+
+/** A file with what real files hold besides traces: a byte-order mark, CRLF, blank and broken lines, events. */
+function awkwardFile(): Buffer {
+  const lines = realisticLines().trimEnd().split("\n");
+  const long = JSON.stringify({ run: { name: "long" }, question: { id: "1" }, steps: [], note: "y".repeat(20_000) });
+  return Buffer.concat([
+    Buffer.from("\uFEFF"),
+    Buffer.from(lines.slice(0, 12).join("\r\n") + "\r\n\n"),
+    Buffer.from(long + "\n"), // over a 10,000-byte limit, across several chunks
+    Buffer.from([0x7b, 0xff, 0xfe, 0x7d, 0x0a]), // invalid UTF-8
+    Buffer.from(lines.slice(12, -1).join("\n") + "\n\n\n"),
+    Buffer.from(long + "\n"),
+    Buffer.from(lines[lines.length - 1]), // the last event line, with no newline after it
+  ]);
+}
+
+describe("a pool of ingest workers", () => {
+  const alone = tempDb();
+  const pool = tempDb();
+  beforeAll(async () => {
+    await importSpiderDe(alone);
+    await importSpiderDe(pool);
+  });
+  afterAll(() => {
+    alone.cleanup();
+    pool.cleanup();
+  });
+
+  it("cuts a stream into blocks of whole lines, numbered, whatever the chunks; long lines reported, not held", async () => {
+    const file = awkwardFile();
+    const whole = file.toString("latin1").split("\n");
+    for (const size of [1, 7, 700, 4096, 1 << 20]) {
+      const progress = { bytes: 0, lines: 0 };
+      const blocks: LineBlock[] = [];
+      for await (const b of lineBlocks(chunksOf(file, size), 10_000, progress)) blocks.push(b);
+      // Every line is in exactly one block or reported as too long, in order, with its number.
+      const seen: string[] = [];
+      for (const b of blocks) {
+        expect(b.firstLine).toBe(seen.length + 1);
+        if ("oversized" in b) {
+          expect(b.oversized).toBe(whole[b.firstLine - 1].length);
+          expect(b.oversized).toBeGreaterThan(10_000);
+          seen.push(whole[b.firstLine - 1]);
+        } else {
+          const text = Buffer.from(b.bytes).toString("latin1");
+          expect(text.endsWith("\n") || b === blocks[blocks.length - 1]).toBe(true);
+          seen.push(...(text.endsWith("\n") ? text.slice(0, -1) : text).split("\n"));
+        }
+      }
+      expect(seen).toEqual(whole);
+      expect(progress).toEqual({ bytes: file.length, lines: whole.length });
+      // In one chunk: one block of whole lines (the long ones left to the worker), and the last line, which has no newline.
+      if (size === 1 << 20) expect(blocks.length).toBe(2);
+    }
+  });
+
+  it("stores what one worker stores, with the same lines reported, from a real-looking file in small chunks", async () => {
+    process.env.METRON_INGEST_WORKER_BYTES = "0";
+    process.env.METRON_MAX_LINE_BYTES = "10000";
+    process.env.METRON_INGEST_WORKERS = "1";
+    const a = await ingestStream(asSql(alone.db.$client), chunksOf(awkwardFile(), 4096), { expectedBytes: 1 });
+    process.env.METRON_INGEST_WORKERS = "3";
+    const b = await ingestStream(asSql(pool.db.$client), chunksOf(awkwardFile(), 4096), { expectedBytes: 1 });
+    expect([a.worker_threads, b.worker_threads]).toEqual([1, 3]);
+    expect(omit(b, "upload_id", "worker_threads")).toEqual(omit(a, "upload_id", "worker_threads"));
+    expect(a.inserted).toBe(121); // 120 questions and the trace written as events, its last step on the last line
+    // The broken lines by number: the two long ones, the invalid UTF-8, the broken JSON, the invalid trace.
+    expect(a.errors.map((e) => e.message.slice(0, 12))).toEqual(
+      expect.arrayContaining(["line is 2006", "invalid UTF-", "invalid JSON"]),
+    );
+    expect(a.error_count).toBe(5);
+    const s = await stored(alone.db.$client);
+    expect(await stored(pool.db.$client)).toEqual(s);
+    expect(s.traces.find((t) => t.run_id && t.question_id === "3" && t.step_count === 2)).toBeDefined();
+
+    // The same file read whole by the pool: every trace a duplicate, the same errors.
+    const file = path.join(pool.dir, "awkward.jsonl");
+    writeFileSync(file, awkwardFile());
+    const again = await ingestFile(asSql(pool.db.$client), file);
+    expect(again).toMatchObject({ worker_threads: 3, inserted: 0, duplicates: 122, error_count: 5 });
+  });
+
+  it("rolls the whole upload back when stopped mid-way, and the store takes the next upload", async () => {
+    process.env.METRON_INGEST_WORKER_BYTES = "0";
+    process.env.METRON_INGEST_WORKERS = "2";
+    const before = await stored(pool.db.$client);
+    let batches = 0;
+    await expect(
+      ingestStream(asSql(pool.db.$client), chunksOf(realisticLines().replaceAll("gpt-test", "gpt-pool"), 4096), {
+        expectedBytes: 1,
+        onProgress: () => {
+          if (++batches === 3) throw new Error("stopped by the user");
+        },
+      }),
+    ).rejects.toThrow("stopped by the user");
+    expect(await stored(pool.db.$client)).toEqual(before);
+    const ok = await ingestStream(
+      asSql(pool.db.$client),
+      chunksOf(realisticLines().replaceAll("gpt-test", "gpt-pool"), 4096),
+      { expectedBytes: 1 },
+    );
+    // Every trace but the one written as events (its run names no model, so it is the one stored above).
+    expect(ok).toMatchObject({ worker_threads: 2, inserted: 120, duplicates: 2 });
+  });
+
+  it("says what is wrong with METRON_INGEST_WORKERS", async () => {
+    process.env.METRON_INGEST_WORKER_BYTES = "0";
+    process.env.METRON_INGEST_WORKERS = "many";
+    await expect(ingestStream(asSql(pool.db.$client), chunksOf("{}\n"), { expectedBytes: 1 })).rejects.toThrow(
+      /METRON_INGEST_WORKERS must be a whole number/,
     );
   });
 });

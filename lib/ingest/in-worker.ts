@@ -7,11 +7,14 @@
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { availableParallelism } from "node:os";
+import { Buffer } from "node:buffer";
 import { Worker } from "node:worker_threads";
-import type { SplitProgress } from "./split-lines";
+import { oversizedLine, type SplitProgress } from "./split-lines";
 import type { FromWorker, ToWorker, WorkerInit, WorkerItem } from "./worker-protocol";
 
 const WINDOW = 4;
+const NEWLINE = 0x0a;
 
 /** The compiled worker (dist/cli/ingest-worker.mjs, built with the CLI), or null when it is not built. */
 export function ingestWorkerFile(): string | null {
@@ -75,6 +78,7 @@ export function readInWorker(
       if (finished) return;
       try {
         if (m.type === "fatal") throw new Error(`the ingest worker failed: ${m.message}`);
+        if (m.type === "block") return; // a pool's answer (readInPool), never sent to this reader
         progress.bytes = m.bytes;
         progress.lines = m.lines;
         if (m.type === "done") return finish();
@@ -121,6 +125,211 @@ export function readInWorker(
           worker.postMessage({ type: "chunk", bytes: new Uint8Array(memory) } satisfies ToWorker, [memory]);
           sent++;
         }
+      } catch (e) {
+        finish(e);
+      }
+    })();
+  });
+}
+
+/**
+ * How many worker threads read a large upload (`METRON_INGEST_WORKERS`): by default one fewer than the machine's
+ * cores, at least one and at most four (the writing thread is the limit past that). With one, the file's chunks
+ * stream through a single worker (`readInWorker`); with more, blocks of whole lines go to a pool (`readInPool`).
+ */
+export function ingestWorkers(): number {
+  const setting = process.env.METRON_INGEST_WORKERS;
+  if (setting === undefined || setting === "") return defaultIngestWorkers();
+  const n = Number(setting);
+  if (!Number.isInteger(n) || n < 1 || n > 64)
+    throw new Error(`METRON_INGEST_WORKERS must be a whole number of threads from 1 to 64, got "${setting}"`);
+  return n;
+}
+
+export const defaultIngestWorkers = () => Math.max(1, Math.min(4, availableParallelism() - 1));
+
+/** A block of whole lines for a pool's worker, or a line over the size limit (reported, never buffered). */
+export type LineBlock = { firstLine: number; bytes: Uint8Array } | { firstLine: number; oversized: number };
+
+/**
+ * Cuts a byte stream into blocks of whole lines, each numbered by its first line, without holding more than a chunk
+ * and one line: the line a chunk ends inside is carried to the next block. A line over `maxLineBytes` is dropped as
+ * it streams and yielded as `oversized` (its length), as `splitLines` reports it. Each block owns its memory (it is
+ * transferred to a worker). `progress` counts the bytes read and the lines handed out.
+ */
+export async function* lineBlocks(
+  chunks: AsyncIterable<Uint8Array>,
+  maxLineBytes: number,
+  progress: SplitProgress,
+): AsyncGenerator<LineBlock> {
+  let carry: Uint8Array[] = [];
+  let carrySize = 0;
+  let carryOversized = false;
+  let line = 1;
+  const toCarry = (piece: Uint8Array) => {
+    if (!carryOversized && carrySize + piece.length > maxLineBytes) {
+      carryOversized = true;
+      carry = [];
+    }
+    if (!carryOversized && piece.length) carry.push(piece.slice()); // a copy: the chunk's memory may be reused
+    carrySize += piece.length;
+  };
+  const owned = (head: Uint8Array[], headSize: number, body: Uint8Array): Uint8Array => {
+    const out = new Uint8Array(headSize + body.length);
+    let at = 0;
+    for (const h of head) {
+      out.set(h, at);
+      at += h.length;
+    }
+    out.set(body, at);
+    return out;
+  };
+  const newlines = (bytes: Buffer) => {
+    let n = 0;
+    for (let i = bytes.indexOf(NEWLINE); i !== -1; i = bytes.indexOf(NEWLINE, i + 1)) n++;
+    return n;
+  };
+  for await (const piece of chunks) {
+    // A Buffer view (no copy): its indexOf is a memchr.
+    const chunk = Buffer.isBuffer(piece) ? piece : Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
+    progress.bytes += chunk.length;
+    let pos = 0;
+    let head: Uint8Array[] = [];
+    let headSize = 0;
+    if (carrySize > 0 || carryOversized) {
+      const nl = chunk.indexOf(NEWLINE);
+      if (nl === -1) {
+        toCarry(chunk);
+        continue;
+      }
+      // The carried line ends in this chunk.
+      if (carryOversized || carrySize + nl > maxLineBytes) {
+        yield { firstLine: line, oversized: carrySize + nl };
+        line++;
+        progress.lines = line - 1;
+      } else {
+        head = [...carry, chunk.subarray(0, nl + 1)];
+        headSize = carrySize + nl + 1;
+      }
+      carry = [];
+      carrySize = 0;
+      carryOversized = false;
+      pos = nl + 1;
+    }
+    const last = chunk.lastIndexOf(NEWLINE);
+    if (last >= pos || headSize > 0) {
+      const bytes = owned(head, headSize, chunk.subarray(pos, Math.max(pos, last + 1)));
+      const firstLine = line;
+      line += newlines(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+      progress.lines = line - 1;
+      yield { firstLine, bytes };
+      pos = Math.max(pos, last + 1);
+    }
+    if (pos < chunk.length) toCarry(chunk.subarray(pos));
+  }
+  // The last line, when the file does not end with a newline.
+  if (carryOversized) {
+    yield { firstLine: line, oversized: carrySize };
+    progress.lines = line;
+  } else if (carrySize > 0) {
+    yield { firstLine: line, bytes: owned(carry, carrySize, new Uint8Array(0)) };
+    progress.lines = line;
+  }
+}
+
+/**
+ * Reads `chunks` in a pool of `workers` threads: blocks of whole lines (`lineBlocks`) go to the worker with the
+ * fewest blocks in hand, at most `WINDOW` per worker ahead of what was written; answers are handed to `onItem` in the
+ * file's order whatever order they arrive in, so what is stored, and every line number reported, is what one worker
+ * would give. Event lines come back unassembled (`kind: "event"`): the caller assembles them in order.
+ */
+export function readInPool(
+  file: string,
+  init: WorkerInit,
+  workers: number,
+  chunks: AsyncIterable<Uint8Array>,
+  progress: SplitProgress,
+  onItem: (item: WorkerItem) => void | Promise<void>,
+  onBatch: () => void,
+): Promise<void> {
+  const pool = Array.from({ length: workers }, () => ({
+    worker: new Worker(file, { workerData: { ...init, pool: true }, resourceLimits: { maxYoungGenerationSizeMb: 32 } }),
+    /** Blocks sent and not yet written (the pool hands the next block to the member with fewest). */
+    inHand: 0,
+  }));
+  const answers = new Map<number, { items: WorkerItem[]; member?: (typeof pool)[number] }>();
+  let dispatched = 0;
+  let written = 0;
+  let produced = false;
+  let finished = false;
+  let wake: (() => void) | null = null;
+  return new Promise<void>((resolve, reject) => {
+    const finish = (error?: unknown) => {
+      if (finished) return;
+      finished = true;
+      wake?.();
+      for (const p of pool) void p.worker.terminate();
+      if (error !== undefined) reject(error instanceof Error ? error : new Error(String(error)));
+      else resolve();
+    };
+    // Answers are written in the file's order, one after another.
+    let writing: Promise<void> = Promise.resolve();
+    const drain = async () => {
+      while (!finished && answers.has(written)) {
+        const { items, member } = answers.get(written)!;
+        answers.delete(written);
+        for (const item of items) {
+          const pending = onItem(item);
+          if (pending) await pending;
+          if (finished) return;
+        }
+        if (member) member.inHand--;
+        written++;
+        onBatch();
+        wake?.();
+      }
+      if (produced && written === dispatched) finish();
+    };
+    const answered = (seq: number, items: WorkerItem[], member?: (typeof pool)[number]) => {
+      answers.set(seq, { items, member });
+      writing = writing.then(drain).catch((e) => finish(e));
+    };
+    for (const member of pool) {
+      member.worker.on("message", (m: FromWorker) => {
+        if (m.type === "block") answered(m.seq, m.items, member);
+        else if (m.type === "fatal") finish(new Error(`an ingest worker failed: ${m.message}`));
+      });
+      member.worker.on("error", (e) => finish(e));
+      // A pool's worker never stops by itself (it waits for blocks until terminated): an exit before the end is a
+      // crash, said once the answers it sent before it are written.
+      member.worker.on("exit", (code) => {
+        writing = writing.then(() => {
+          if (!finished) finish(new Error(`an ingest worker stopped (exit code ${code}) before the end`));
+        });
+      });
+    }
+    void (async () => {
+      try {
+        for await (const block of lineBlocks(chunks, init.maxLineBytes, progress)) {
+          while (!finished && dispatched - written >= WINDOW * workers) await new Promise<void>((r) => (wake = r));
+          if (finished) return;
+          const seq = dispatched++;
+          if ("oversized" in block) {
+            answered(seq, [
+              { kind: "fail", line: block.firstLine, message: oversizedLine(block.oversized, init.maxLineBytes) },
+            ]);
+            continue;
+          }
+          const member = pool.reduce((a, b) => (b.inHand < a.inHand ? b : a));
+          member.inHand++;
+          member.worker.postMessage(
+            { type: "block", seq, firstLine: block.firstLine, bytes: block.bytes } satisfies ToWorker,
+            [block.bytes.buffer as ArrayBuffer],
+          );
+        }
+        produced = true;
+        for (const p of pool) p.worker.postMessage({ type: "end" } satisfies ToWorker);
+        writing = writing.then(drain).catch((e) => finish(e));
       } catch (e) {
         finish(e);
       }

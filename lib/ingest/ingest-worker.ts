@@ -11,6 +11,7 @@ import { runRoles } from "./sqlite-writer";
 import { prepareTrace } from "./prepare";
 import { loadPrices } from "./prices-file";
 import { finalSqlCaveat, lineFailure, readTraces } from "./read-traces";
+import type { Trace } from "@/lib/trace/types";
 import type { FromWorker, ToWorker, WorkerInit, WorkerItem } from "./worker-protocol";
 
 const BATCH_TRACES = 256;
@@ -20,6 +21,15 @@ async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Pro
   reader.pragma("busy_timeout = 300000");
   const measurer = new TraceMeasurer(storeLookups(reader), loadPrices(), init.datasetId);
   const rolesFor = runRoles(reader, init.toolRoles);
+  if (init.pool) {
+    try {
+      await poolMember(port, init, measurer, rolesFor);
+    } finally {
+      measurer.close();
+      reader.close();
+    }
+    return;
+  }
   const queue: (Uint8Array | null)[] = [];
   let wake: (() => void) | null = null;
   port.on("message", (m: ToWorker) => {
@@ -58,12 +68,7 @@ async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Pro
       progress,
       {
         trace(trace, line) {
-          try {
-            const prepared = prepareTrace(trace, measurer, rolesFor);
-            items.push({ kind: "trace", line, prepared, caveat: finalSqlCaveat(trace) });
-          } catch (e) {
-            items.push({ kind: "fail", line, message: `this trace could not be stored: ${lineFailure(e)}` });
-          }
+          items.push(prepared(trace, line, measurer, rolesFor));
           if (items.length >= BATCH_TRACES) flush();
         },
         fail(line, message) {
@@ -80,6 +85,63 @@ async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Pro
     measurer.close();
     reader.close();
   }
+}
+
+/** One trace's or line's outcome, as `main` and `poolMember` both report it. */
+function prepared(
+  trace: Trace,
+  line: number,
+  measurer: TraceMeasurer,
+  rolesFor: ReturnType<typeof runRoles>,
+): WorkerItem {
+  try {
+    return { kind: "trace", line, prepared: prepareTrace(trace, measurer, rolesFor), caveat: finalSqlCaveat(trace) };
+  } catch (e) {
+    return { kind: "fail", line, message: `this trace could not be stored: ${lineFailure(e)}` };
+  }
+}
+
+/**
+ * A worker of a pool (in-worker.ts `readInPool`): each message is a block of whole lines, read, validated, hashed
+ * and measured here and answered with all of its items at once; event lines go back unassembled (the writing thread
+ * assembles them, since a trace's events may lie in other workers' blocks). Blocks are handled one after another.
+ */
+async function poolMember(
+  port: NonNullable<typeof parentPort>,
+  init: WorkerInit,
+  measurer: TraceMeasurer,
+  rolesFor: ReturnType<typeof runRoles>,
+): Promise<void> {
+  let chain: Promise<void> = Promise.resolve();
+  await new Promise<void>((resolve, reject) => {
+    port.on("message", (m: ToWorker) => {
+      chain = chain.then(async () => {
+        if (m.type === "end") return resolve();
+        if (m.type !== "block") return;
+        const items: WorkerItem[] = [];
+        await readTraces(
+          (async function* () {
+            yield m.bytes;
+          })(),
+          {
+            defaults: init.defaults,
+            fallbackName: init.fallbackName,
+            maxLineBytes: init.maxLineBytes,
+            firstLine: m.firstLine,
+          },
+          { bytes: 0, lines: 0 },
+          {
+            trace: (trace, line) => void items.push(prepared(trace, line, measurer, rolesFor)),
+            fail: (line, message) => void items.push({ kind: "fail", line, message }),
+            warn: (line, message) => void items.push({ kind: "warn", line, message }),
+            event: (event, line) => void items.push({ kind: "event", line, event }),
+          },
+        );
+        port.postMessage({ type: "block", seq: m.seq, items } satisfies FromWorker);
+      }, reject);
+      chain.catch(reject);
+    });
+  });
 }
 
 if (parentPort) {

@@ -10,7 +10,8 @@ import type { Sql } from "@/lib/db/sql";
 import type { RunDefaults } from "@/lib/trace/types";
 import { StoreFaultError, storeFault } from "./store-fault";
 import type { SplitProgress } from "./split-lines";
-import { readInWorker, workerForUpload } from "./in-worker";
+import { TraceAssembler } from "@/lib/trace/assemble";
+import { ingestWorkers, readInPool, readInWorker, workerForUpload } from "./in-worker";
 import { finalSqlCaveat, lineFailure, readTraces } from "./read-traces";
 import { ingestLimits } from "./limits";
 import { TraceMeasurer } from "./measure";
@@ -41,6 +42,8 @@ export interface IngestReport {
   bytes: number;
   /** Whether the lines were read in the ingest worker thread (large uploads) or on the writing thread. */
   read_in_worker: boolean;
+  /** How many worker threads read them (0: the writing thread did; `METRON_INGEST_WORKERS`). */
+  worker_threads: number;
 }
 
 export interface IngestProgress extends SplitProgress {
@@ -109,7 +112,7 @@ function reportOf(
   progress: IngestProgress,
   errors: IngestError[],
   warnings: IngestError[],
-  readInWorker: boolean,
+  workerThreads: number,
 ): IngestReport {
   return {
     upload_id: upload.id,
@@ -121,7 +124,8 @@ function reportOf(
     warnings: warnings.sort((a, b) => a.line - b.line),
     lines: progress.lines,
     bytes: progress.bytes,
-    read_in_worker: readInWorker,
+    read_in_worker: workerThreads > 0,
+    worker_threads: workerThreads,
   };
 }
 
@@ -188,7 +192,53 @@ export async function runIngest(
       try {
         await w.begin();
         const add = (item: PendingTrace) => w.add(item);
-        if (workerFile && w.readerFile) {
+        const store = (trace: Parameters<typeof finalSqlCaveat>[0], line: number) => {
+          let prepared;
+          try {
+            prepared = prepareTrace(trace, measurer, w.rolesFor);
+          } catch (e) {
+            // One trace that cannot be measured (nesting past the stack) fails alone.
+            return fail(line, `this trace could not be stored: ${lineFailure(e)}`);
+          }
+          return add({ prepared, line, caveat: finalSqlCaveat(trace) });
+        };
+        const measureAndStore = (trace: Parameters<typeof finalSqlCaveat>[0], line: number) => {
+          const primed = lookups.prime(datasetId ?? trace.run.benchmark);
+          return primed ? primed.then(() => store(trace, line)) : store(trace, line);
+        };
+        const workers = workerFile ? ingestWorkers() : 0;
+        if (workerFile && w.readerFile && workers > 1) {
+          // Large uploads on a machine with cores to spare: a pool of worker threads reads and measures blocks of
+          // lines while this thread writes them in the file's order (in-worker.ts). Event lines come back as they
+          // are and are assembled here, in order, as one reader would.
+          const init = { dbPath: w.readerFile, datasetId, toolRoles: options.toolRoles, ...readOptions };
+          const assembler = new TraceAssembler(options.defaults, fallbackName);
+          await readInPool(
+            workerFile,
+            init,
+            workers,
+            chunks,
+            progress,
+            (item) => {
+              if (item.kind === "fail") return fail(item.line, item.message);
+              if (item.kind === "warn") return warn(item.line, item.message);
+              if (item.kind === "event") {
+                const err = assembler.event(item.event, item.line);
+                return err ? fail(err.line, err.message) : undefined;
+              }
+              return add(item);
+            },
+            () => options.onProgress?.(progress),
+          );
+          if (progress.lines > 0) {
+            const assembled = assembler.finish();
+            for (const err of assembled.errors) fail(err.line, err.message);
+            for (const { trace, lineNo } of assembled.traces) {
+              const pending = measureAndStore(trace, lineNo);
+              if (pending) await pending;
+            }
+          }
+        } else if (workerFile && w.readerFile) {
           // Large uploads: a worker thread reads and measures while this thread writes (in-worker.ts).
           const init = { dbPath: w.readerFile, datasetId, toolRoles: options.toolRoles, ...readOptions };
           await readInWorker(
@@ -199,26 +249,14 @@ export async function runIngest(
             (item) => {
               if (item.kind === "fail") return fail(item.line, item.message);
               if (item.kind === "warn") return warn(item.line, item.message);
+              if (item.kind === "event") throw new Error("an event line came back unassembled from the worker");
               return add(item);
             },
             () => options.onProgress?.(progress),
           );
         } else {
-          const store = (trace: Parameters<typeof finalSqlCaveat>[0], line: number) => {
-            let prepared;
-            try {
-              prepared = prepareTrace(trace, measurer, w.rolesFor);
-            } catch (e) {
-              // One trace that cannot be measured (nesting past the stack) fails alone.
-              return fail(line, `this trace could not be stored: ${lineFailure(e)}`);
-            }
-            return add({ prepared, line, caveat: finalSqlCaveat(trace) });
-          };
           await readTraces(chunks, readOptions, progress, {
-            trace: (trace, line) => {
-              const primed = lookups.prime(datasetId ?? trace.run.benchmark);
-              return primed ? primed.then(() => store(trace, line)) : store(trace, line);
-            },
+            trace: measureAndStore,
             fail,
             warn,
             line: () => {
@@ -235,7 +273,7 @@ export async function runIngest(
         );
         options.onProgress?.(progress);
         errors.sort((a, b) => a.line - b.line);
-        return reportOf(upload, runs, w, progress, errors, warnings, workerFile !== null);
+        return reportOf(upload, runs, w, progress, errors, warnings, workerFile && w.readerFile ? workers : 0);
       } finally {
         measurer.close();
       }

@@ -6,6 +6,7 @@
 import { describeExtraction, extractSql } from "@/lib/sql/extract-sql";
 import { TraceAssembler } from "@/lib/trace/assemble";
 import { parseLine } from "@/lib/trace/parse-line";
+import type { StepEvent, TraceEvent } from "@/lib/trace/schema";
 import type { RunDefaults, Trace } from "@/lib/trace/types";
 import { splitLines, type SplitProgress } from "./split-lines";
 
@@ -17,6 +18,11 @@ export interface TraceSink {
   warn?(line: number, message: string): void;
   /** Called after every line. */
   line?(): void;
+  /**
+   * Event lines (`{"kind":"trace"}` headers and `{"kind":"step"}` lines) handed over as they come instead of being
+   * assembled here: a worker of a pool reads one block of the file, and a trace's events may lie in several blocks.
+   */
+  event?(line: TraceEvent | StepEvent, lineNo: number): void;
 }
 
 export interface ReadOptions {
@@ -24,6 +30,8 @@ export interface ReadOptions {
   /** The run name of traces whose file does not name their run. */
   fallbackName: string;
   maxLineBytes: number;
+  /** The number of the input's first line (a block of a file: docs/architecture.md, the ingest's pool). */
+  firstLine?: number;
 }
 
 /** What a per-line failure says: a stack overflow is deep nesting, anything else its own message. */
@@ -50,7 +58,7 @@ export async function readTraces(
   sink: TraceSink,
 ): Promise<void> {
   const assembler = new TraceAssembler(options.defaults, options.fallbackName);
-  for await (const raw of splitLines(chunks, options.maxLineBytes, progress)) {
+  for await (const raw of splitLines(chunks, options.maxLineBytes, progress, options.firstLine)) {
     if ("error" in raw) {
       sink.fail(raw.lineNo, raw.error);
     } else {
@@ -65,6 +73,11 @@ export async function readTraces(
         // reported above
       } else if (!parsed.ok) sink.fail(parsed.lineNo, parsed.error);
       else if (parsed.line.kind === "trace" || parsed.line.kind === "step") {
+        if (sink.event) {
+          sink.event(parsed.line, parsed.lineNo);
+          sink.line?.();
+          continue;
+        }
         const err = assembler.event(parsed.line, parsed.lineNo);
         if (err) sink.fail(err.line, err.message);
       } else {

@@ -15,29 +15,31 @@ export interface SplitProgress {
 
 const NEWLINE = 0x0a;
 
+/** What a line over the size limit is reported as. */
+export const oversizedLine = (bytes: number, maxLineBytes: number) =>
+  `line is ${bytes} bytes, over the limit of ${maxLineBytes} bytes (METRON_MAX_LINE_BYTES)`;
+
 export async function* splitLines(
   chunks: AsyncIterable<Uint8Array>,
   maxLineBytes: number,
   progress?: SplitProgress,
+  /** The number of the stream's first line: a block of a file read by a pool of workers starts inside it. */
+  firstLine = 1,
 ): AsyncGenerator<RawLine> {
   let parts: Buffer[] = [];
   let size = 0;
   let oversized = false;
-  let lineNo = 0;
+  let lineNo = firstLine - 1;
 
   const finishLine = (): RawLine | null => {
     lineNo++;
-    if (progress) progress.lines = lineNo;
+    if (progress) progress.lines = lineNo - firstLine + 1;
     const bytes = size;
     if (oversized) {
       parts = [];
       size = 0;
       oversized = false;
-      return {
-        lineNo,
-        error: `line is ${bytes} bytes, over the limit of ${maxLineBytes} bytes (METRON_MAX_LINE_BYTES)`,
-        bytes,
-      };
+      return { lineNo, error: oversizedLine(bytes, maxLineBytes), bytes };
     }
     let buf = parts.length === 1 ? parts[0] : Buffer.concat(parts, size);
     parts = [];

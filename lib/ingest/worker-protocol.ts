@@ -1,4 +1,5 @@
 /** Messages between an ingest and its worker thread (ingest-worker.ts); see in-worker.ts for the flow. */
+import type { StepEvent, TraceEvent } from "@/lib/trace/schema";
 import type { RunDefaults } from "@/lib/trace/types";
 import type { PreparedTrace } from "./prepare";
 
@@ -10,16 +11,25 @@ export interface WorkerInit {
   defaults?: RunDefaults;
   fallbackName: string;
   maxLineBytes: number;
+  /** A worker of a pool (in-worker.ts `readInPool`): it is sent whole blocks of lines, not the file's chunks. */
+  pool?: boolean;
 }
 
-export type ToWorker = { type: "chunk"; bytes: Uint8Array } | { type: "end" };
+export type ToWorker =
+  | { type: "chunk"; bytes: Uint8Array }
+  /** A pool's worker: whole lines, the first of them numbered `firstLine`; answered by one `block` message. */
+  | { type: "block"; seq: number; firstLine: number; bytes: Uint8Array }
+  | { type: "end" };
 
 export type WorkerItem =
   | { kind: "trace"; line: number; prepared: PreparedTrace; caveat: string | null }
   | { kind: "fail"; line: number; message: string }
-  | { kind: "warn"; line: number; message: string };
+  | { kind: "warn"; line: number; message: string }
+  /** A pool's worker hands event lines over unassembled: a trace's events may lie in several blocks. */
+  | { kind: "event"; line: number; event: TraceEvent | StepEvent };
 
 export type FromWorker =
   | { type: "batch"; consumed: number; bytes: number; lines: number; items: WorkerItem[] }
+  | { type: "block"; seq: number; items: WorkerItem[] }
   | { type: "done"; bytes: number; lines: number }
   | { type: "fatal"; message: string };

@@ -1,6 +1,8 @@
 /**
- * `npm run bench -- ingest [--mb 1000] [--steps 40] [--rounds 3] [--keep]`: generates a synthetic JSONL file, ingests
- * it into a fresh store and builds its search index, and compares with references measured in the same rounds: a
+ * `npm run bench -- ingest [--mb 1000] [--steps 40] [--rounds 3] [--keep] [--workers N] [--other-workers M]`:
+ * generates a synthetic JSONL file, ingests it into a fresh store (with N worker threads: METRON_INGEST_WORKERS, by
+ * default the machine's; and with M too, in the same rounds, when asked) and builds its search index, and compares
+ * with references measured in the same rounds: a
  * floor (JSON.parse of the same lines plus bare prepared inserts of the same rows into Metron's tables, one
  * transaction, trace ids SHA-256 digests as Metron's are; printed also with ids numbered in order, the floor before
  * 2026-12-03) and the bare Python script a researcher would write (bare-ingest.py). Each phase runs in its own
@@ -14,6 +16,7 @@ import { parseArgs } from "node:util";
 import { benchPostgres } from "./postgres";
 import { syntheticTraceLine } from "./synthetic";
 import { isPostgresUrl } from "@/lib/db/sql";
+import { defaultIngestWorkers } from "@/lib/ingest/in-worker";
 
 interface Phase {
   seconds: number;
@@ -23,7 +26,8 @@ interface Phase {
   indexSeconds?: number;
 }
 
-type PhaseName = "floor" | "floor-seq" | "python" | "ingest";
+/** `ingest-other`: the same ingest with `--other-workers` worker threads (a pool against one, say). */
+type PhaseName = "floor" | "floor-seq" | "python" | "ingest" | "ingest-other";
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -69,16 +73,22 @@ async function compilePhases(): Promise<string> {
   return outfile;
 }
 
-function runPhase(script: string, phase: PhaseName, file: string, store: string): Phase {
+function runPhase(
+  script: string,
+  phase: PhaseName,
+  file: string,
+  store: string,
+  env: Record<string, string> = {},
+): Phase {
   const child =
     phase === "python"
       ? spawnSync("python3", [path.join(import.meta.dirname, "bare-ingest.py"), file, store], {
           encoding: "utf8",
           maxBuffer: 1 << 20,
         })
-      : spawnSync(process.execPath, [script, phase, file, store], {
+      : spawnSync(process.execPath, [script, phase === "ingest-other" ? "ingest" : phase, file, store], {
           encoding: "utf8",
-          env: { ...process.env, DATABASE_PATH: store },
+          env: { ...process.env, DATABASE_PATH: store, ...env },
           maxBuffer: 1 << 20,
         });
   if (child.status !== 0) throw new Error(`${phase} phase failed:\n${child.stderr}`);
@@ -99,8 +109,19 @@ export async function benchIngest(argv: string[]): Promise<number> {
       steps: { type: "string", default: "40" },
       rounds: { type: "string", default: "3" },
       keep: { type: "boolean", default: false },
+      workers: { type: "string" },
+      "other-workers": { type: "string" },
     },
   });
+  // The ingest's worker threads (METRON_INGEST_WORKERS; by default one fewer than the cores, 1 to 4), and another
+  // count measured in the same rounds when asked.
+  const workers = values.workers ?? process.env.METRON_INGEST_WORKERS ?? String(defaultIngestWorkers());
+  const ingestEnv = (phase: PhaseName): Record<string, string> =>
+    phase === "ingest"
+      ? { METRON_INGEST_WORKERS: workers }
+      : phase === "ingest-other"
+        ? { METRON_INGEST_WORKERS: values["other-workers"]! }
+        : {};
   const dir = mkdtempSync(path.join(os.tmpdir(), "metron-bench-"));
   const file = path.join(dir, "traces.jsonl");
   try {
@@ -112,17 +133,27 @@ export async function benchIngest(argv: string[]): Promise<number> {
     await buildCli({ quiet: true }); // the ingest worker (dist/cli/ingest-worker.mjs)
     const script = await compilePhases();
     const rounds = Math.max(1, Number(values.rounds));
-    const phases: PhaseName[] = hasPython()
-      ? ["floor", "floor-seq", "python", "ingest"]
-      : ["floor", "floor-seq", "ingest"];
+    const phases: PhaseName[] = [
+      "floor",
+      "floor-seq",
+      ...(hasPython() ? (["python"] as const) : []),
+      "ingest",
+      ...(values["other-workers"] ? (["ingest-other"] as const) : []),
+    ];
     if (!phases.includes("python")) console.log("python3 not found: the bare script is left out");
     // Interleaved rounds, the order rotated each round, so that a neighbour busy for a while slows every phase
     // alike; each ratio is taken within its round, and the median of the rounds' ratios is reported.
-    const results: Record<PhaseName, Phase[]> = { floor: [], "floor-seq": [], python: [], ingest: [] };
+    const results: Record<PhaseName, Phase[]> = {
+      floor: [],
+      "floor-seq": [],
+      python: [],
+      ingest: [],
+      "ingest-other": [],
+    };
     for (let r = 0; r < rounds; r++) {
       const order = phases.map((_, i) => phases[(i + r) % phases.length]);
       for (const phase of order) {
-        const result = runPhase(script, phase, file, path.join(dir, `${phase}.db`));
+        const result = runPhase(script, phase, file, path.join(dir, `${phase}.db`), ingestEnv(phase));
         results[phase].push(result);
         if (result.traces !== traces) console.log(`WARNING: ${phase} stored ${result.traces} of ${traces} traces`);
       }
@@ -139,7 +170,9 @@ export async function benchIngest(argv: string[]): Promise<number> {
     describe("floor  (JSON.parse + bare prepared inserts, Metron's tables):", results.floor);
     describe("floor, its trace ids numbered in order (appended):     ", results["floor-seq"]);
     if (results.python.length) describe("python (json + sqlite3 executemany, two bare tables):", results.python);
-    describe("ingest (metron ingest pipeline, metrics on):              ", results.ingest);
+    describe(`ingest (metron ingest pipeline, metrics on, ${workers} worker thread(s)):`, results.ingest);
+    if (results["ingest-other"].length)
+      describe(`ingest with ${values["other-workers"]} worker thread(s):                  `, results["ingest-other"]);
     const ratio = (p: PhaseName) => median(results.ingest.map((x, r) => x.seconds / results[p][r].seconds));
     const maxRss = Math.max(...results.ingest.map((x) => x.maxRssMb));
     const toFloor = ratio("floor");
@@ -154,6 +187,16 @@ export async function benchIngest(argv: string[]): Promise<number> {
       );
     }
     console.log(`peak RSS of the ingest: ${maxRss.toFixed(0)} MB (target ≤ 300 MB)`);
+    if (results["ingest-other"].length) {
+      const other = median(results["ingest-other"].map((x, r) => x.seconds / results.ingest[r].seconds));
+      const otherRss = Math.max(...results["ingest-other"].map((x) => x.maxRssMb));
+      const toPy = results.python.length
+        ? `, ingest with ${values["other-workers"]}/python ${median(results["ingest-other"].map((x, r) => x.seconds / results.python[r].seconds)).toFixed(2)}`
+        : "";
+      console.log(
+        `ratio ingest with ${values["other-workers"]} worker thread(s) / with ${workers} (median): ${other.toFixed(2)}${toPy}; its peak RSS ${otherRss.toFixed(0)} MB`,
+      );
+    }
     const searchable = median(results.ingest.map((x) => x.seconds + (x.indexSeconds ?? 0)));
     const indexRatio = median(results.ingest.map((x) => (x.indexSeconds ?? 0) / x.seconds));
     console.log(
@@ -164,7 +207,7 @@ export async function benchIngest(argv: string[]): Promise<number> {
     if (!pg) console.log("\nPostgreSQL: not available here (set METRON_BENCH_DATABASE_URL): SQLite only");
     else
       try {
-        const onPg = runPhase(script, "ingest", file, pg.url);
+        const onPg = runPhase(script, "ingest", file, pg.url, ingestEnv("ingest"));
         const ingest = { seconds: median(results.ingest.map((x) => x.seconds)) };
         console.log(
           `\ningest into PostgreSQL:                      ${onPg.seconds.toFixed(1)} s, ${(mb / onPg.seconds).toFixed(1)} MB/s, peak RSS ${onPg.maxRssMb.toFixed(0)} MB`,
