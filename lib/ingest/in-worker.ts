@@ -7,7 +7,6 @@
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { availableParallelism } from "node:os";
 import { Buffer } from "node:buffer";
 import { Worker } from "node:worker_threads";
 import { oversizedLine, type SplitProgress } from "./split-lines";
@@ -133,9 +132,11 @@ export function readInWorker(
 }
 
 /**
- * How many worker threads read a large upload (`METRON_INGEST_WORKERS`): by default one fewer than the machine's
- * cores, at least one and at most four (the writing thread is the limit past that). With one, the file's chunks
+ * How many worker threads read a large upload (`METRON_INGEST_WORKERS`, default 1). With one, the file's chunks
  * stream through a single worker (`readInWorker`); with more, blocks of whole lines go to a pool (`readInPool`).
+ * The default is not sized to the machine: measured on the 2-core machine a pool of two was slower (1.17×) and took
+ * 390 MB against 206, and its gain on more cores is bounded by the writing thread, busy about 80 % of an ingest with
+ * one worker (docs/benchmarks.md); a machine with cores and memory to spare can ask for more.
  */
 export function ingestWorkers(): number {
   const setting = process.env.METRON_INGEST_WORKERS;
@@ -146,7 +147,7 @@ export function ingestWorkers(): number {
   return n;
 }
 
-export const defaultIngestWorkers = () => Math.max(1, Math.min(4, availableParallelism() - 1));
+export const defaultIngestWorkers = () => 1;
 
 /** A block of whole lines for a pool's worker, or a line over the size limit (reported, never buffered). */
 export type LineBlock = { firstLine: number; bytes: Uint8Array } | { firstLine: number; oversized: number };
