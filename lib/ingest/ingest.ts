@@ -20,6 +20,7 @@ import { prepareTrace } from "./prepare";
 import { SqliteUploadWriter } from "./sqlite-writer";
 import { BatchedUploadWriter } from "./batched-writer";
 import type { PendingTrace, RunRef, UploadInfo, UploadWriter, WriteSink } from "./upload-writer";
+import type { WorkerItem } from "./worker-protocol";
 
 export type { RunRef, UploadInfo } from "./upload-writer";
 
@@ -207,29 +208,26 @@ export async function runIngest(
           return primed ? primed.then(() => store(trace, line)) : store(trace, line);
         };
         const workers = workerFile ? ingestWorkers() : 0;
-        if (workerFile && w.readerFile && workers > 1) {
-          // Large uploads on a machine with cores to spare: a pool of worker threads reads and measures blocks of
-          // lines while this thread writes them in the file's order (in-worker.ts). Event lines come back as they
-          // are and are assembled here, in order, as one reader would.
+        // What the worker (or the pool) hands back, written in the file's order. Event lines come back from a pool
+        // as they are and are assembled here, in order, as one reader would (a trace's events may lie in several
+        // workers' blocks); one worker assembles them itself.
+        const assembler = new TraceAssembler(options.defaults, fallbackName);
+        const fromWorker = (item: WorkerItem) => {
+          if (item.kind === "fail") return fail(item.line, item.message);
+          if (item.kind === "warn") return warn(item.line, item.message);
+          if (item.kind === "event") {
+            const err = assembler.event(item.event, item.line);
+            return err ? fail(err.line, err.message) : undefined;
+          }
+          return add(item);
+        };
+        const afterBatch = () => options.onProgress?.(progress);
+        if (workerFile && w.readerFile) {
+          // Large uploads: worker threads read and measure while this thread writes (in-worker.ts): one worker
+          // streaming the chunks, or a pool reading blocks of lines (METRON_INGEST_WORKERS).
           const init = { dbPath: w.readerFile, datasetId, toolRoles: options.toolRoles, ...readOptions };
-          const assembler = new TraceAssembler(options.defaults, fallbackName);
-          await readInPool(
-            workerFile,
-            init,
-            workers,
-            chunks,
-            progress,
-            (item) => {
-              if (item.kind === "fail") return fail(item.line, item.message);
-              if (item.kind === "warn") return warn(item.line, item.message);
-              if (item.kind === "event") {
-                const err = assembler.event(item.event, item.line);
-                return err ? fail(err.line, err.message) : undefined;
-              }
-              return add(item);
-            },
-            () => options.onProgress?.(progress),
-          );
+          if (workers > 1) await readInPool(workerFile, init, workers, chunks, progress, fromWorker, afterBatch);
+          else await readInWorker(workerFile, init, chunks, progress, fromWorker, afterBatch);
           if (progress.lines > 0) {
             const assembled = assembler.finish();
             for (const err of assembled.errors) fail(err.line, err.message);
@@ -238,22 +236,6 @@ export async function runIngest(
               if (pending) await pending;
             }
           }
-        } else if (workerFile && w.readerFile) {
-          // Large uploads: a worker thread reads and measures while this thread writes (in-worker.ts).
-          const init = { dbPath: w.readerFile, datasetId, toolRoles: options.toolRoles, ...readOptions };
-          await readInWorker(
-            workerFile,
-            init,
-            chunks,
-            progress,
-            (item) => {
-              if (item.kind === "fail") return fail(item.line, item.message);
-              if (item.kind === "warn") return warn(item.line, item.message);
-              if (item.kind === "event") throw new Error("an event line came back unassembled from the worker");
-              return add(item);
-            },
-            () => options.onProgress?.(progress),
-          );
         } else {
           await readTraces(chunks, readOptions, progress, {
             trace: measureAndStore,
