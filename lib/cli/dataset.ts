@@ -4,6 +4,7 @@ import { openStore } from "@/lib/db/store";
 import { datasetFormats, type DatasetFormat } from "@/lib/datasets/question-formats";
 import { importDataset, importReportJson } from "@/lib/datasets/import-dataset";
 import { UsageError } from "./args";
+import { computeViewsAhead } from "./views-ahead";
 
 export async function runDatasetCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
@@ -57,6 +58,8 @@ export async function runDatasetCommand(argv: string[]): Promise<number> {
         );
       if (r.linkedRuns.length) console.log(`linked and recomputed ${count(r.linkedRuns.length, "run")}`);
     }
+    // The runs it linked and recomputed have new versions: their pages' views computed now, as after an ingest.
+    await computeViewsAhead(sql, r.linkedRuns, values.json!);
   } finally {
     await sql.close();
   }

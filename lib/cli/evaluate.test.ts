@@ -1,6 +1,6 @@
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { metron, ROOT } from "@/lib/testing/metron-cli";
 import { describe, expect, it } from "vitest";
 import { ingestStream } from "@/lib/ingest/ingest";
 import { chunksOf } from "@/lib/testing/db";
@@ -9,22 +9,6 @@ import { jsonl } from "@/lib/testing/factories";
 import { sharedData } from "@/lib/testing/shared-data";
 import { many, qb } from "@/lib/db/typed";
 import { codeStamp } from "@/scripts/code-stamp.mjs";
-
-const ROOT = path.resolve(import.meta.dirname, "..", "..");
-
-function metron(env: Record<string, string>, args: string[]) {
-  const child = spawn(process.execPath, [path.join(ROOT, "scripts", "metron.mjs"), ...args], {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  let err = "";
-  child.stdout.on("data", (d) => (out += d));
-  child.stderr.on("data", (d) => (err += d));
-  return new Promise<{ code: number | null; out: string; err: string }>((resolve) =>
-    child.on("exit", (code) => resolve({ code, out, err })),
-  );
-}
 
 describe("metron evaluate on a run it cannot judge (issue 30)", () => {
   const store = useEngineStore("SQLite");

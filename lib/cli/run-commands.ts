@@ -46,6 +46,7 @@ export async function runRecomputeCommand(argv: string[]): Promise<number> {
         ? JSON.stringify(out, null, 2)
         : out.map((r) => `run ${r.run_id}: ${r.traces} traces recomputed`).join("\n"),
     );
+    await computeViewsAhead(sql, ids, values.json!);
   } finally {
     await sql.close();
   }

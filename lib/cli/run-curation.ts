@@ -6,6 +6,7 @@ import { archiveRun, CurationError, editRun, linkRunDataset, parseRoles, setRunR
 import { promoteTrace } from "@/lib/ingest/promote";
 import { deleteRun } from "@/lib/ingest/remove";
 import { UsageError } from "./args";
+import { computeViewsAhead } from "./views-ahead";
 import { resolveRun } from "./run-commands";
 
 /** `metron run edit|archive|unarchive|delete RUN …`: the browser's run curation, from the command line. */
@@ -65,6 +66,9 @@ export async function runRunCommand(argv: string[]): Promise<number> {
       if (values.roles !== undefined)
         out.roles = await setRunRoles(sqlite, runId, parseRoles(JSON.parse(readFileSync(values.roles, "utf8"))), "cli");
     }
+    // The edit moved the run's version (and an unarchived run's views were left to its first view): its pages'
+    // views computed now, as after an ingest. An archived or deleted run has none to compute.
+    if (sub === "edit" || sub === "unarchive") await computeViewsAhead(sql, [runId], values.json);
     if (values.json) console.log(JSON.stringify(out, null, 2));
     else
       console.log(

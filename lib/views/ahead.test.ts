@@ -4,7 +4,8 @@
  * the pages.
  */
 import { readFileSync } from "node:fs";
-import { describe, expect, it, vi } from "vitest";
+import { metron, ROOT } from "@/lib/testing/metron-cli";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { ingestStream } from "@/lib/ingest/ingest";
 import { chunksOf } from "@/lib/testing/db";
 import { ENGINES, useEngineStore } from "@/lib/testing/engines";
@@ -18,6 +19,7 @@ import { getDirectiveSavings } from "@/lib/environment/directive-savings";
 import { many, qb, raw, write } from "@/lib/db/typed";
 import { listRunToolCounts, loadTraceUnits } from "@/lib/db/queries/units";
 import { loadComparison } from "@/lib/db/queries/compare";
+import { codeStamp } from "@/scripts/code-stamp.mjs";
 import { precomputeRunViews, runsWithoutViews, viewsAfterStream, viewsInBackground } from "./ahead";
 
 const memory = () => (globalThis as unknown as { metronRunCache: Map<string, unknown> }).metronRunCache;
@@ -171,6 +173,32 @@ describe.each(ENGINES)("views computed ahead (%s store)", (engine) => {
       log.mockRestore();
     }
   });
+
+  it("after a curation from the command line (run edit, unarchive, recompute) the run's views are stored again", async () => {
+    const [a, b, c] = await runIds();
+    // Views are looked up under the stamp of the code that computed them: the CLI's (dist/cli/code-stamp).
+    vi.stubEnv("METRON_CODE_STAMP", codeStamp(ROOT));
+    onTestFinished(() => void vi.unstubAllEnvs());
+    await write(store.sql, raw`UPDATE runs SET archived_at = '2026-12-01T00:00:00Z' WHERE id = ${c}`);
+    await precomputeRunViews(store.sql, await runsWithoutViews(store.sql));
+    expect(await runsWithoutViews(store.sql)).toEqual([]);
+    const version = async (id: string) =>
+      (await many(store.sql, qb(store.sql).selectFrom("runs").select("version").where("id", "=", id)))[0].version;
+
+    const before = await version(a);
+    const edit = await metron(store.env, ["run", "edit", a, "--name", "a, renamed"]);
+    expect(edit.err).toBe("");
+    expect(edit.out).toMatch(/computed the views of 1 run\(s\) ahead/);
+    expect(await version(a)).toBeGreaterThan(before); // the rename moved its version …
+    expect(await runsWithoutViews(store.sql, [a])).toEqual([]); // … and its views for that version are stored
+
+    expect((await metron(store.env, ["run", "unarchive", c, "--json"])).err).toBe("");
+    expect(await runsWithoutViews(store.sql, [c])).toEqual([]);
+    expect(await kinds(c)).toEqual(["directive-savings", "facets", "tools", "units"]);
+
+    expect((await metron(store.env, ["recompute", "--run", b])).err).toBe("");
+    expect(await runsWithoutViews(store.sql)).toEqual([]);
+  }, 120_000);
 
   it("stops between runs when asked", async () => {
     const ids = await runIds();

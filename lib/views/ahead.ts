@@ -128,5 +128,15 @@ export const viewsAfterStream =
     if (outcomes.some((o) => o.inserted > 0)) viewsWhenQuiet(openStore, quietMs);
   };
 
+/**
+ * After a curation in the browser (a rename, a dataset linked, tool roles, archive or unarchive), which moves the
+ * run's version: a pass after `METRON_VIEWS_AFTER_CURATION_MS` (3 s), once the run page the action redraws has
+ * computed and stored its own views, so that the pass finds them and computes only what no page asked for (the
+ * views of an unarchived run the page did not draw, a comparison's runs).
+ */
+export function viewsAfterCuration(openStore: () => Sql | Promise<Sql>): void {
+  viewsInBackground(openStore, nonNegativeNumber("METRON_VIEWS_AFTER_CURATION_MS", 3_000));
+}
+
 /** The delay before the server's first pass after a start (its warm-up and first requests first). */
 export const viewsAheadDelayMs = () => nonNegativeNumber("METRON_VIEWS_AHEAD_DELAY_MS", 20_000);

@@ -1,4 +1,5 @@
-import { getSql } from "@/lib/db/store";
+import { getSql, storeOpener } from "@/lib/db/store";
+import { viewsInBackground } from "@/lib/views/ahead";
 import { z } from "zod";
 import { DatasetUploadError, importPaths } from "@/lib/datasets/browser-import";
 import { importDataset, importReportJson } from "@/lib/datasets/import-dataset";
@@ -18,6 +19,8 @@ export async function POST(request: Request) {
   try {
     const paths = importPaths(parsed.data.upload);
     const r = await importDataset(await getSql(), { name: parsed.data.name, format: parsed.data.format, ...paths });
+    // Runs it linked were recomputed (new versions): their pages' views computed in the background.
+    if (r.linkedRuns.length) viewsInBackground(storeOpener());
     return Response.json(importReportJson(r));
   } catch (e) {
     return Response.json(

@@ -1,6 +1,7 @@
 "use server";
 import { count } from "@/lib/text/count";
-import { getSql } from "@/lib/db/store";
+import { getSql, storeOpener } from "@/lib/db/store";
+import { viewsAfterCuration } from "@/lib/views/ahead";
 
 import { InvalidArgument, valid, who } from "../../action-args";
 import { revalidatePath } from "next/cache";
@@ -37,6 +38,7 @@ async function attempt(runId: string, fn: () => Promise<ActionResult>): Promise<
   try {
     valid(RunId, runId, "runId");
     const r = await fn();
+    viewsAfterCuration(storeOpener());
     revalidatePath(runPath(runId));
     revalidatePath("/");
     revalidatePath("/experiments");
