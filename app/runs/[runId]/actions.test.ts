@@ -5,12 +5,19 @@ import { chunksOf } from "@/lib/testing/db";
 import { jsonl, makeTraceLine } from "@/lib/testing/factories";
 import { ingestStream } from "@/lib/ingest/ingest";
 import { one, raw } from "@/lib/db/typed";
+import { sharedHandle } from "@/lib/db/sql";
+import { runsWithoutViews } from "@/lib/views/ahead";
 
 const store = tempDb();
 vi.mock("next/headers", () => ({ headers: async () => new Headers() }));
 vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));
 vi.mock("next/navigation", () => ({ redirect: () => undefined }));
-vi.mock("@/lib/db/store", () => ({ getSql: async () => store.sql }));
+vi.mock("@/lib/db/store", () => ({
+  getSql: async () => store.sql,
+  // The background pass after a curation closes what it opened: a handle that leaves the test's store open.
+  storeOpener: () => async () => sharedHandle(store.sql),
+}));
+vi.stubEnv("METRON_VIEWS_AFTER_CURATION_MS", "0");
 
 const actions = await import("./actions");
 let runId = "";
@@ -52,5 +59,10 @@ describe("run curation actions", () => {
     expect((await one(store.sql, raw<{ name: string }>`SELECT name FROM runs WHERE id = ${runId}`))!.name).toBe(
       "renamed",
     );
+    // The rename moved the run's version; the pass the action started stores the run's views for it.
+    await vi.waitFor(async () => expect(await runsWithoutViews(store.sql, [runId])).toEqual([]), {
+      timeout: 10_000,
+      interval: 50,
+    });
   });
 });
