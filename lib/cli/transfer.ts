@@ -10,6 +10,7 @@ import { openStore, postgresUrl } from "@/lib/db/store";
 import { exportStore, importStore } from "@/lib/db/transfer";
 import { UsageError } from "./args";
 import { resolveRun } from "./run-commands";
+import { computeViewsAhead } from "./views-ahead";
 
 export async function runTransferCommand(command: "export" | "import" | "backup", argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -66,6 +67,8 @@ export async function runTransferCommand(command: "export" | "import" | "backup"
         for (const f of report.missing_database_files)
           console.log(`warning: the store refers to ${f}, which is not on this machine (copy it to the same path)`);
       }
+      // An export leaves the derived data out (it belongs to the code that computed it): computed here once.
+      await computeViewsAhead(sql, "all", values.json!);
     }
     return 0;
   } finally {

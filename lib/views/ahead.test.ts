@@ -3,11 +3,13 @@
  * store, a page reads it without computing, a write to the run makes it missing again, and the pages' LRU is left to
  * the pages.
  */
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { metron, ROOT } from "@/lib/testing/metron-cli";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { ingestStream } from "@/lib/ingest/ingest";
-import { chunksOf } from "@/lib/testing/db";
+import { chunksOf, tempDb } from "@/lib/testing/db";
 import { ENGINES, useEngineStore } from "@/lib/testing/engines";
 import { jsonl, makeStep, makeTraceLine } from "@/lib/testing/factories";
 import { importSpiderDe } from "@/lib/testing/spider-de";
@@ -198,6 +200,27 @@ describe.each(ENGINES)("views computed ahead (%s store)", (engine) => {
 
     expect((await metron(store.env, ["recompute", "--run", b])).err).toBe("");
     expect(await runsWithoutViews(store.sql)).toEqual([]);
+  }, 120_000);
+
+  it("after `metron import` of an exported store, every imported run has its views (an export leaves them out)", async () => {
+    vi.stubEnv("METRON_CODE_STAMP", codeStamp(ROOT));
+    onTestFinished(() => void vi.unstubAllEnvs());
+    const dir = mkdtempSync(path.join(os.tmpdir(), "metron-export-"));
+    const target = tempDb(); // a fresh SQLite store, whichever engine the export came from
+    onTestFinished(() => {
+      target.cleanup();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    expect((await metron(store.env, ["export", dir, "--json"])).err).toBe("");
+    const imported = await metron({ DATABASE_PATH: target.file }, ["import", dir]);
+    expect(imported.err).toBe("");
+    const runs = await many(
+      target.sql,
+      qb(target.sql).selectFrom("runs").select("id").where("archived_at", "is", null),
+    );
+    expect(runs.length).toBeGreaterThan(0);
+    expect(imported.out).toMatch(new RegExp(`computed the views of ${runs.length} run\\(s\\) ahead`));
+    expect(await runsWithoutViews(target.sql)).toEqual([]);
   }, 120_000);
 
   it("stops between runs when asked", async () => {
