@@ -3,7 +3,7 @@
  * assembles, hashes and measures; this thread feeds it the bytes (copied into buffers it transfers, at most
  * `WINDOW` chunks ahead of what it has read) and writes each batch it sends back, in one transaction as before. Two
  * cores then share an ingest that was one thread's work, and memory stays bounded: the worker never holds more
- * than a few chunks, and this thread never more than a few batches.
+ * than `WINDOW` chunks, and this thread never more than the batches they make.
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -12,7 +12,14 @@ import { Worker } from "node:worker_threads";
 import { oversizedLine, type SplitProgress } from "./split-lines";
 import type { FromWorker, ToWorker, WorkerInit, WorkerItem } from "./worker-protocol";
 
-const WINDOW = 4;
+/**
+ * Chunks (256 kB from a file) the one worker may hold ahead of what this thread has written. Four (about 37 traces of
+ * 40 steps) left each side waiting on the other's jitter: on 150 MB, 4.39–4.56 s; 16 took 4.18–4.22 s for 3 MB more
+ * RSS, 64 no less time and 10–17 MB more (docs/benchmarks.md).
+ */
+const WINDOW = 16;
+/** Blocks of whole lines each pool worker may hold ahead of what was written (the pool's measured figures). */
+const POOL_WINDOW = 4;
 const NEWLINE = 0x0a;
 
 /** The compiled worker (dist/cli/ingest-worker.mjs, built with the CLI), or null when it is not built. */
@@ -240,7 +247,7 @@ export async function* lineBlocks(
 
 /**
  * Reads `chunks` in a pool of `workers` threads: blocks of whole lines (`lineBlocks`) go to the worker with the
- * fewest blocks in hand, at most `WINDOW` per worker ahead of what was written; answers are handed to `onItem` in the
+ * fewest blocks in hand, at most `POOL_WINDOW` per worker ahead of what was written; answers are handed to `onItem` in the
  * file's order whatever order they arrive in, so what is stored, and every line number reported, is what one worker
  * would give. Event lines come back unassembled (`kind: "event"`): the caller assembles them in order.
  */
@@ -312,7 +319,7 @@ export function readInPool(
     void (async () => {
       try {
         for await (const block of lineBlocks(chunks, init.maxLineBytes, progress)) {
-          while (!finished && dispatched - written >= WINDOW * workers) await new Promise<void>((r) => (wake = r));
+          while (!finished && dispatched - written >= POOL_WINDOW * workers) await new Promise<void>((r) => (wake = r));
           if (finished) return;
           const seq = dispatched++;
           if ("oversized" in block) {

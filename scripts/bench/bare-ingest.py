@@ -2,6 +2,10 @@
 
 Reads a JSONL file of whole traces and stores each trace and its steps in two tables of a fresh SQLite file, with
 executemany, in one transaction. Prints {"seconds", "maxRssMb", "traces"} as the bench's other phases do.
+
+With a third argument `wal`, the store is in WAL mode with synchronous=NORMAL, as Metron's store is (its server's
+pages read while an ingest writes, which a rollback journal would block); without, sqlite3's defaults (a rollback
+journal, which writes a fresh file's pages once where WAL writes them to the log and again at the checkpoint).
 """
 import json
 import resource
@@ -12,6 +16,9 @@ import time
 source, store = sys.argv[1], sys.argv[2]
 start = time.time()
 con = sqlite3.connect(store)
+if len(sys.argv) > 3 and sys.argv[3] == "wal":
+    con.execute("PRAGMA journal_mode = WAL")
+    con.execute("PRAGMA synchronous = NORMAL")
 con.execute(
     "CREATE TABLE traces (id TEXT PRIMARY KEY, run TEXT, question_id TEXT, db_id TEXT, question TEXT,"
     " gold_sql TEXT, final_sql TEXT, correct INTEGER, steps INTEGER)"

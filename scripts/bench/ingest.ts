@@ -5,7 +5,8 @@
  * with references measured in the same rounds: a
  * floor (JSON.parse of the same lines plus bare prepared inserts of the same rows into Metron's tables, one
  * transaction, trace ids SHA-256 digests as Metron's are; printed also with ids numbered in order, the floor before
- * 2026-12-03) and the bare Python script a researcher would write (bare-ingest.py). Each phase runs in its own
+ * 2026-12-03) and the bare Python script a researcher would write (bare-ingest.py; also with its store in WAL mode, as
+ * Metron's is, for reference). Each phase runs in its own
  * process for a clean peak RSS; rounds interleave the phases and ratios are medians of the rounds' ratios.
  */
 import { spawnSync } from "node:child_process";
@@ -27,7 +28,7 @@ interface Phase {
 }
 
 /** `ingest-other`: the same ingest with `--other-workers` worker threads (a pool against one, say). */
-type PhaseName = "floor" | "floor-seq" | "python" | "ingest" | "ingest-other";
+type PhaseName = "floor" | "floor-seq" | "python" | "python-wal" | "ingest" | "ingest-other";
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -81,11 +82,15 @@ function runPhase(
   env: Record<string, string> = {},
 ): Phase {
   const child =
-    phase === "python"
-      ? spawnSync("python3", [path.join(import.meta.dirname, "bare-ingest.py"), file, store], {
-          encoding: "utf8",
-          maxBuffer: 1 << 20,
-        })
+    phase === "python" || phase === "python-wal"
+      ? spawnSync(
+          "python3",
+          [path.join(import.meta.dirname, "bare-ingest.py"), file, store, phase === "python-wal" ? "wal" : "default"],
+          {
+            encoding: "utf8",
+            maxBuffer: 1 << 20,
+          },
+        )
       : spawnSync(process.execPath, [script, phase === "ingest-other" ? "ingest" : phase, file, store], {
           encoding: "utf8",
           env: { ...process.env, DATABASE_PATH: store, ...env },
@@ -136,7 +141,7 @@ export async function benchIngest(argv: string[]): Promise<number> {
     const phases: PhaseName[] = [
       "floor",
       "floor-seq",
-      ...(hasPython() ? (["python"] as const) : []),
+      ...(hasPython() ? (["python", "python-wal"] as const) : []),
       "ingest",
       ...(values["other-workers"] ? (["ingest-other"] as const) : []),
     ];
@@ -147,6 +152,7 @@ export async function benchIngest(argv: string[]): Promise<number> {
       floor: [],
       "floor-seq": [],
       python: [],
+      "python-wal": [],
       ingest: [],
       "ingest-other": [],
     };
@@ -169,7 +175,10 @@ export async function benchIngest(argv: string[]): Promise<number> {
     console.log(`\nmedians of ${rounds} round(s):`);
     describe("floor  (JSON.parse + bare prepared inserts, Metron's tables):", results.floor);
     describe("floor, its trace ids numbered in order (appended):     ", results["floor-seq"]);
-    if (results.python.length) describe("python (json + sqlite3 executemany, two bare tables):", results.python);
+    if (results.python.length) {
+      describe("python (json + sqlite3 executemany, two bare tables):", results.python);
+      describe("python, the store in WAL mode as Metron's is:        ", results["python-wal"]);
+    }
     describe(`ingest (metron ingest pipeline, metrics on, ${workers} worker thread(s)):`, results.ingest);
     if (results["ingest-other"].length)
       describe(`ingest with ${values["other-workers"]} worker thread(s):                  `, results["ingest-other"]);
@@ -184,6 +193,10 @@ export async function benchIngest(argv: string[]): Promise<number> {
       const toPython = ratio("python");
       console.log(
         `ratio ingest/python (median of the rounds' ratios): ${toPython.toFixed(2)}  (target ≤ 1: Metron at least as fast)`,
+      );
+      const wal = median(results["python-wal"].map((x, r) => x.seconds / results.python[r].seconds));
+      console.log(
+        `ratio ingest/python in WAL mode (median): ${ratio("python-wal").toFixed(2)}  (for reference: the script with Metron's journal; python WAL/default ${wal.toFixed(2)})`,
       );
     }
     console.log(`peak RSS of the ingest: ${maxRss.toFixed(0)} MB (target ≤ 300 MB)`);
