@@ -89,10 +89,12 @@ export const agentRunner: JobRunner<JobRow, AgentOutcome, AgentEvent> = {
       (r) => r && `not run: the sweep's budget was reached (${r})`,
     ),
   stopSweep: (sql, sweepId, reason) => stopSweep(sql, sweepId, "budget", reason),
-  // The sweep's run is complete: its views computed ahead of its first view (lib/views/ahead.ts).
+  // The sweep's run is complete: its views computed ahead of its first view (lib/views/ahead.ts). A view whose write
+  // the store refused (computed all the same) leaves the run without it: the worker asks again later.
   async sweepFinished(sql, sweepId) {
-    if (process.env.METRON_VIEWS_AHEAD === "0") return;
+    if (process.env.METRON_VIEWS_AHEAD === "0") return true;
     await precomputeRunViews(sql, await runsWithoutViews(sql, [sweepId]));
+    return (await runsWithoutViews(sql, [sweepId])).length === 0;
   },
 };
 

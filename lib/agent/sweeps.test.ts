@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Sql } from "@/lib/db/sql";
 import { loadComparison } from "@/lib/db/queries/compare";
 import { loadOverview } from "@/lib/db/queries/overview";
@@ -17,7 +17,8 @@ import { controlSweep, createSweep, setSweepBudget, sweepStatus, workSweepToEnd 
 import { promoteTrace } from "@/lib/ingest/promote";
 import { listOtherRuns, listRerunsOf } from "@/lib/db/queries/question-traces";
 import { getRerun, startRerun } from "./reruns";
-import { stopServerWorker } from "./jobs";
+import { agentRunner, stopServerWorker } from "./jobs";
+import { JobWorker } from "@/lib/jobs/worker";
 import { agentSandbox } from "@/lib/sandbox/sandbox";
 import { many, one, raw } from "@/lib/db/typed";
 import { runsWithoutViews } from "@/lib/views/ahead";
@@ -52,6 +53,15 @@ describe.each(ENGINES)("sweeps on the %s store", (engine) => {
     return f;
   };
   const count = async (query: RawBuilder<unknown>) => Number((await one<{ n: number }>(sql, query as never))!.n);
+  /** What the derived cache holds for a run, against its version: said when a test finds its views missing. */
+  const viewsStored = async (runId: string) =>
+    JSON.stringify({
+      run: await one(sql, raw<Record<string, unknown>>`SELECT version FROM runs WHERE id = ${runId}`),
+      stored: await many(
+        sql,
+        raw<Record<string, unknown>>`SELECT kind, versions FROM derived_cache WHERE runs = ${runId}`,
+      ),
+    });
 
   beforeAll(async () => {
     store = await engineStore(engine);
@@ -316,7 +326,41 @@ describe.each(ENGINES)("sweeps on the %s store", (engine) => {
       expect(kept).toBeGreaterThanOrEqual(4);
       expect(kept).toBeLessThan(40);
       // Made after the last job stopped: they are the views of the run's current version, whatever it kept.
-      expect(await runsWithoutViews(sql, [runId])).toEqual([]);
+      expect(await runsWithoutViews(sql, [runId]), await viewsStored(runId)).toEqual([]);
+    });
+
+    it("a sweep's views the store did not keep are made again at a later pass, at most three times", async () => {
+      await fake(answer());
+      const two = { kind: "ids" as const, ids: questions.slice(0, 2).map((q) => q.id) };
+      /** Works the sweep with a worker whose views step reports "not all stored" for its first `refusals` calls. */
+      const work = async (runId: string, refusals: number) => {
+        let calls = 0;
+        const worker = new JobWorker(
+          open,
+          {
+            ...agentRunner,
+            sweepFinished: async (db, id) => ++calls > refusals && agentRunner.sweepFinished!(db, id),
+          },
+          runId,
+        );
+        worker.kick();
+        await worker.idle();
+        await worker.stop();
+        return calls;
+      };
+      const once = await sweep({ name: "views-refused-once", concurrency: 2, selection: two });
+      expect(await work(once.runId, 1)).toBe(2);
+      expect(await runsWithoutViews(sql, [once.runId])).toEqual([]);
+      const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+      try {
+        const never = await sweep({ name: "views-refused", concurrency: 2, selection: two });
+        expect(await work(never.runId, Infinity)).toBe(3);
+        expect(errors.mock.calls.flat().join("\n")).toMatch(
+          new RegExp(`views of sweep ${never.runId} are not all stored after 3 attempts`),
+        );
+      } finally {
+        errors.mockRestore();
+      }
     });
 
     it("a provider that reports no usage: tokens not recorded (never 0), and a token budget stops, saying why", async () => {

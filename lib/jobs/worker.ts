@@ -37,16 +37,22 @@ export interface JobRunner<R extends QueueRow, O extends Outcome, E extends { ty
   stopSweep(sql: Sql, sweepId: string, reason: string): Promise<void>;
   /**
    * After a sweep's last job (its run is complete), or once a sweep stopped early (budget, cancel) has no job running
-   * in this worker: what its run's pages will read, made ahead.
+   * in this worker: what its run's pages will read, made ahead. True when all of it is stored; false to be called
+   * again at a later pass (a write the store refused).
    */
-  sweepFinished?(sql: Sql, sweepId: string): Promise<void>;
+  sweepFinished?(sql: Sql, sweepId: string): Promise<boolean>;
 }
+
+/** How many times a pass makes a sweep's views before it leaves them to the run's first view. */
+const VIEW_ATTEMPTS = 3;
 
 export class JobWorker<R extends QueueRow, O extends Outcome, E extends { type: string }> {
   readonly id = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private store: Promise<Sql> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private ticking = false;
+  /** A kick came while a pass ran (a job ended meanwhile): one more pass right after it, not at the next poll. */
+  private kickedWhileTicking = false;
   private stopped = false;
   private readonly running = new Map<string, LiveJob<E | QueueEvent>>();
   private readonly settings = jobSettings();
@@ -57,11 +63,15 @@ export class JobWorker<R extends QueueRow, O extends Outcome, E extends { type: 
   private readonly idleStores: Sql[] = [];
   /** When the last pass took back dead workers' jobs and renewed this worker's leases. */
   private housekept = -Infinity;
-  /** Sweeps stopped early (budget, cancel) whose run's views are made once none of their jobs runs here. */
-  private readonly stoppedSweeps = new Set<string>();
+  /**
+   * Sweeps whose run's views are due (ended, or stopped early by budget or cancel), made once none of their jobs runs
+   * here, with the attempts made: an attempt that left a view unstored (on SQLite the worker's connection never waits
+   * for the lock, and a write failed while a job wrote) is made again at a later pass, at most `VIEW_ATTEMPTS` times.
+   */
+  private readonly viewsDue = new Map<string, number>();
   /**
    * Cancelled sweeps this worker has seen (the pass lists them all): one cancelled while it works is handed to
-   * `stoppedSweeps` once; those already cancelled at its first pass are left to the server's pass over every run
+   * `viewsDue` once; those already cancelled at its first pass are left to the server's pass over every run
    * (lib/views/ahead.ts), not made at a start.
    */
   private readonly seenCancelled = new Set<string>();
@@ -91,6 +101,10 @@ export class JobWorker<R extends QueueRow, O extends Outcome, E extends { type: 
   /** Runs a pass now (after a job was queued or a sweep resumed) and keeps polling. */
   kick(): void {
     if (this.stopped) return;
+    if (this.ticking) {
+      this.kickedWhileTicking = true;
+      return;
+    }
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => void this.tick(), 0);
     this.timer.unref();
@@ -117,8 +131,13 @@ export class JobWorker<R extends QueueRow, O extends Outcome, E extends { type: 
   }
 
   private async tick(): Promise<void> {
-    if (this.ticking || this.stopped) return;
+    if (this.stopped) return;
+    if (this.ticking) {
+      this.kickedWhileTicking = true;
+      return;
+    }
     this.ticking = true;
+    this.kickedWhileTicking = false;
     let busy = false;
     try {
       const db = await this.db();
@@ -140,12 +159,15 @@ export class JobWorker<R extends QueueRow, O extends Outcome, E extends { type: 
     } finally {
       this.ticking = false;
     }
-    if (!busy && this.running.size === 0) {
+    // A sweep stopped early whose last job ended during this pass (after the pass looked) still has its views to
+    // make: the next pass makes them, and only then is the worker idle.
+    if (!busy && this.running.size === 0 && this.viewsDue.size === 0) {
       for (const w of this.waiters) w();
       this.waiters.clear();
     }
     if (!this.stopped) {
-      this.timer = setTimeout(() => void this.tick(), this.settings.pollMs);
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = setTimeout(() => void this.tick(), this.kickedWhileTicking ? 0 : this.settings.pollMs);
       this.timer.unref();
     }
   }
@@ -186,7 +208,7 @@ export class JobWorker<R extends QueueRow, O extends Outcome, E extends { type: 
             }
           if (!this.seenCancelled.has(s.runId)) {
             this.seenCancelled.add(s.runId);
-            if (!this.firstPass) this.stoppedSweeps.add(s.runId);
+            if (!this.firstPass) this.viewsDue.set(s.runId, 0);
           }
         }
         continue;
@@ -198,7 +220,7 @@ export class JobWorker<R extends QueueRow, O extends Outcome, E extends { type: 
       const stop = await this.runner.stopReason(db, s);
       if (stop) {
         await this.runner.stopSweep(db, s.runId, stop);
-        this.stoppedSweeps.add(s.runId);
+        this.viewsDue.set(s.runId, 0);
         continue;
       }
       while (running < s.concurrency && this.running.size < this.maxJobs) {
@@ -216,24 +238,34 @@ export class JobWorker<R extends QueueRow, O extends Outcome, E extends { type: 
             .where("run_id", "=", s.runId)
             .where("state", "=", "running"),
         );
-        if (ended.changes) await this.finished(db, s.runId);
+        if (ended.changes) this.viewsDue.set(s.runId, 0);
       } else busy = true;
     }
     this.firstPass = false;
-    // A sweep stopped early is as complete as it will get once its last running job here has stored its trace
-    // (a cancelled job stores its partial trace): its run's views too.
-    for (const id of this.stoppedSweeps)
-      if (![...this.running.values()].some((j) => j.sweepId === id)) {
-        this.stoppedSweeps.delete(id);
-        await this.finished(db, id);
-      }
+    // A sweep's run is as complete as it will get once no job of it runs here (a job that had its answer as the
+    // cancel came stores its trace first): its run's views are made then.
+    for (const [id, attempts] of this.viewsDue) {
+      if ([...this.running.values()].some((j) => j.sweepId === id)) continue;
+      if ((await this.finished(db, id)) || attempts + 1 >= VIEW_ATTEMPTS) {
+        this.viewsDue.delete(id);
+        if (attempts + 1 >= VIEW_ATTEMPTS)
+          console.error(
+            `metron jobs: the views of sweep ${id} are not all stored after ${VIEW_ATTEMPTS} attempts; its first view computes them`,
+          );
+      } else this.viewsDue.set(id, attempts + 1);
+    }
     return busy;
   }
 
-  private async finished(db: Sql, sweepId: string): Promise<void> {
-    await this.runner
-      .sweepFinished?.(db, sweepId)
-      ?.catch((e: Error) => console.error(`metron jobs: after sweep ${sweepId}: ${scrubSecrets(e.message)}`));
+  /** Makes a sweep's run's views; false when some are still not stored (tried again at a later pass). */
+  private async finished(db: Sql, sweepId: string): Promise<boolean> {
+    if (!this.runner.sweepFinished) return true;
+    try {
+      return await this.runner.sweepFinished(db, sweepId);
+    } catch (e) {
+      console.error(`metron jobs: after sweep ${sweepId}: ${scrubSecrets((e as Error).message)}`);
+      return false;
+    }
   }
 
   private start(row: R): void {

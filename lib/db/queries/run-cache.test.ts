@@ -86,4 +86,20 @@ describe.each(ENGINES)("the derived cache (%s store)", (engine) => {
     await new Promise((r) => setTimeout(r, 300));
     expect((await stored()).filter((r) => r.kind === "test-later")).toHaveLength(1);
   });
+
+  it("never stores a page's value of a version the run has left over the value of its new version", async () => {
+    const [a] = await runIds();
+    // A page computes the view at version v; its write waits a moment. Meanwhile the run moves to v+1 and a pass
+    // ahead stores the view of v+1. The page's write then comes: it must leave v+1's value in place.
+    await cachedByRun(store.sql, a, "test-stale", async () => ({ at: "old" }));
+    await write(store.sql, raw`UPDATE runs SET version = version + 1 WHERE id = ${a}`);
+    await cachedByRun(store.sql, a, "test-stale", async () => ({ at: "new" }), "ahead");
+    await flushDerived();
+    const [{ version }] = await many(store.sql, qb(store.sql).selectFrom("runs").select("version").where("id", "=", a));
+    const rows = await many(
+      store.sql,
+      qb(store.sql).selectFrom("derived_cache").select(["versions", "value"]).where("kind", "=", "test-stale"),
+    );
+    expect(rows).toEqual([{ versions: expect.stringMatching(new RegExp(`${a}:${version}$`)), value: '{"at":"new"}' }]);
+  });
 });

@@ -58,16 +58,19 @@ export async function cachedByRuns<T>(
 ): Promise<T> {
   const ahead = mode === "ahead";
   const ids = [...new Set(runIds)].sort();
-  const versions = ids.length
-    ? await many(
-        sql,
-        qb(sql)
-          .selectFrom("runs")
-          .select(["id", "version"])
-          .where((eb) => inJsonArray(sql, eb, "id", ids)),
-      )
-    : [];
-  const stamp = derivedStamp(versions);
+  const stampNow = async (db: Sql) =>
+    derivedStamp(
+      ids.length
+        ? await many(
+            db,
+            qb(db)
+              .selectFrom("runs")
+              .select(["id", "version"])
+              .where((eb) => inJsonArray(db, eb, "id", ids)),
+          )
+        : [],
+    );
+  const stamp = await stampNow(sql);
   const runs = ids.join(",");
   const key = `${sql.name}\u0000${kind}\u0000${stamp}`;
   // Ahead, a value this process holds is stored all the same when the store lacks it (a page's write may be waiting
@@ -91,8 +94,23 @@ export async function cachedByRuns<T>(
     if (text === null || text.length > STORED_MAX_CHARS) return;
     try {
       await sql.transaction(async (tx) => {
-        await write(tx, qb(tx).deleteFrom("derived_cache").where("kind", "=", kind).where("runs", "=", runs));
-        await write(tx, qb(tx).insertInto("derived_cache").values({ kind, runs, versions: stamp, value: text }));
+        // Computed for versions the runs have left since (a page's write waits a moment): not stored over the value
+        // of their new version, which a pass ahead may have stored meanwhile.
+        if ((await stampNow(tx)) !== stamp) return;
+        // One statement, not a delete then an insert: two connections storing the same view at once (a page's
+        // delayed write and a pass ahead, on PostgreSQL) both succeed instead of one failing on the key.
+        await write(
+          tx,
+          qb(tx)
+            .insertInto("derived_cache")
+            .values({ kind, runs, versions: stamp, value: text })
+            .onConflict((oc) =>
+              oc.columns(["kind", "runs"]).doUpdateSet((eb) => ({
+                versions: eb.ref("excluded.versions"),
+                value: eb.ref("excluded.value"),
+              })),
+            ),
+        );
       });
     } catch {
       // kept in memory only (a busy or closed store); the next start computes it again
