@@ -13,7 +13,15 @@ import { asSql, sqliteSql } from "@/lib/db/sql";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { ingestStream } from "./ingest";
 import { ingestFile } from "./ingest-file";
-import { ingestWorkerFile, lineBlocks, type LineBlock } from "./in-worker";
+import {
+  discardWarmWorker,
+  ingestWorkerFile,
+  lineBlocks,
+  prewarmIngestWorker,
+  warmWorkerWaiting,
+  type LineBlock,
+} from "./in-worker";
+import { metron } from "@/lib/testing/metron-cli";
 
 const saved = { ...process.env };
 afterEach(() => {
@@ -24,17 +32,20 @@ afterEach(() => {
 
 const stored = (sqlite: import("better-sqlite3").Database) => storedRows(sqliteSql(sqlite));
 
-describe("the ingest worker", () => {
-  const alone = tempDb();
-  const worker = tempDb();
+/** Two fresh stores holding Spider-de (its questions and databases, which traces are measured against). */
+function twoSpiderDeStores() {
+  const stores = [tempDb(), tempDb()] as const;
   beforeAll(async () => {
-    await importSpiderDe(alone);
-    await importSpiderDe(worker);
+    for (const s of stores) await importSpiderDe(s);
   });
   afterAll(() => {
-    alone.cleanup();
-    worker.cleanup();
+    for (const s of stores) s.cleanup();
   });
+  return stores;
+}
+
+describe("the ingest worker", () => {
+  const [alone, worker] = twoSpiderDeStores();
 
   it("is built for the tests (dist/cli/ingest-worker.mjs)", () => {
     expect(ingestWorkerFile()).toMatch(/ingest-worker\.mjs$/);
@@ -125,6 +136,49 @@ describe("the ingest worker", () => {
   });
 });
 
+describe("an ingest worker started ahead (metron ingest)", () => {
+  const [plain, ahead] = twoSpiderDeStores();
+
+  it("is the worker the next ingest reads in, and stores what a worker started then stores", async () => {
+    const file = path.join(plain.dir, "traces.jsonl");
+    writeFileSync(file, realisticLines());
+    process.env.METRON_INGEST_WORKER_BYTES = "0";
+    const a = await ingestFile(asSql(plain.db.$client), file);
+    prewarmIngestWorker(1);
+    expect(warmWorkerWaiting()).toBe(true);
+    const b = await ingestFile(asSql(ahead.db.$client), file);
+    expect(warmWorkerWaiting()).toBe(false); // taken
+    expect(b.read_in_worker).toBe(true);
+    expect(omit(b, "upload_id")).toEqual(omit(a, "upload_id"));
+    expect(await stored(ahead.db.$client)).toEqual(await stored(plain.db.$client));
+  });
+
+  it("is not started below the size threshold, and one no ingest took is ended", () => {
+    delete process.env.METRON_INGEST_WORKER_BYTES;
+    prewarmIngestWorker(1000);
+    expect(warmWorkerWaiting()).toBe(false);
+    process.env.METRON_INGEST_WORKER_BYTES = "0";
+    prewarmIngestWorker(1000);
+    expect(warmWorkerWaiting()).toBe(true);
+    discardWarmWorker();
+    expect(warmWorkerWaiting()).toBe(false);
+  });
+
+  it("from the command line: a large file is read in it, and a command that does not use it still exits", async () => {
+    const dir = ahead.dir;
+    const file = path.join(dir, "cli.jsonl");
+    writeFileSync(file, realisticLines().replaceAll("gpt-test", "gpt-cli"));
+    const env = { DATABASE_PATH: path.join(dir, "cli.db"), METRON_INGEST_WORKER_BYTES: "0", METRON_VIEWS_AHEAD: "0" };
+    const read = await metron(env, ["ingest", "--json", file]);
+    expect(read.code, read.err).toBe(0);
+    expect(JSON.parse(read.out)).toMatchObject({ read_in_worker: true, inserted: 121 });
+    // A usage error after the worker started: the command fails at once, the thread does not hold it open.
+    const refused = await metron(env, ["ingest", file, "--format", "no-such-format"]);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toMatch(/--format must be/);
+  });
+});
+
 /** A file with what real files hold besides traces: a byte-order mark, CRLF, blank and broken lines, events. */
 function awkwardFile(): Buffer {
   const lines = realisticLines().trimEnd().split("\n");
@@ -141,16 +195,7 @@ function awkwardFile(): Buffer {
 }
 
 describe("a pool of ingest workers", () => {
-  const alone = tempDb();
-  const pool = tempDb();
-  beforeAll(async () => {
-    await importSpiderDe(alone);
-    await importSpiderDe(pool);
-  });
-  afterAll(() => {
-    alone.cleanup();
-    pool.cleanup();
-  });
+  const [alone, pool] = twoSpiderDeStores();
 
   it("cuts a stream into blocks of whole lines, numbered, whatever the chunks; long lines reported, not held", async () => {
     const file = awkwardFile();

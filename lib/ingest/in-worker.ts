@@ -48,6 +48,63 @@ export function workerForUpload(expectedBytes: number | undefined): string | nul
 }
 
 /**
+ * A young generation of 32 MB (V8's default is larger): the worker's garbage is collected sooner, which keeps the
+ * ingest's peak memory down for a few per cent of its speed (docs/benchmarks.md).
+ */
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 32 };
+
+/** A worker thread started ahead of its upload (`prewarmIngestWorker`), until an ingest takes it. */
+let warm: { file: string; worker: Worker; gone: boolean } | null = null;
+
+/**
+ * Starts the ingest worker for an upload of `expectedBytes` ahead of it, when the upload would be read in one
+ * (`workerForUpload`): loading its modules took 0.3-0.45 s, which the writer spent waiting for its first batch; started
+ * before the command's own modules load and its store opens, that time overlaps theirs. The next `readInWorker` (or
+ * pool) of the same worker file takes it; `discardWarmWorker` ends one no ingest took (an upload in another format).
+ */
+export function prewarmIngestWorker(expectedBytes: number): void {
+  if (warm) return;
+  let file: string | null;
+  try {
+    file = workerForUpload(expectedBytes);
+  } catch {
+    return; // a bad METRON_INGEST_WORKER_BYTES: the ingest itself says so
+  }
+  if (!file) return;
+  const worker = new Worker(file, { resourceLimits: WORKER_LIMITS });
+  const state = { file, worker, gone: false };
+  worker.once("error", () => (state.gone = true));
+  worker.once("exit", () => (state.gone = true));
+  worker.unref(); // an unused one never holds the process open
+  warm = state;
+}
+
+/** Whether a worker started ahead waits for an ingest to take it. */
+export function warmWorkerWaiting(): boolean {
+  return warm !== null;
+}
+
+/** Ends the worker started ahead if no ingest took it. */
+export function discardWarmWorker(): void {
+  if (warm) void warm.worker.terminate();
+  warm = null;
+}
+
+/** A worker for an upload: the one started ahead (sent its init) when it is for this file and alive, else a new one. */
+function startWorker(file: string, init: WorkerInit): Worker {
+  const ahead = warm;
+  warm = null;
+  if (ahead && ahead.file === file && !ahead.gone) {
+    ahead.worker.removeAllListeners();
+    ahead.worker.ref();
+    ahead.worker.postMessage({ type: "init", init } satisfies ToWorker);
+    return ahead.worker;
+  }
+  if (ahead) void ahead.worker.terminate();
+  return new Worker(file, { workerData: init, resourceLimits: WORKER_LIMITS });
+}
+
+/**
  * Reads `chunks` in the worker; `onItem` gets each trace or failure in order (a writer that returns a promise is
  * awaited before the next item), `onBatch` runs after each batch.
  */
@@ -59,9 +116,7 @@ export function readInWorker(
   onItem: (item: WorkerItem) => void | Promise<void>,
   onBatch: () => void,
 ): Promise<void> {
-  // A young generation of 32 MB (V8's default is larger): the worker's garbage is collected sooner, which keeps the
-  // ingest's peak memory down for a few per cent of its speed (docs/benchmarks.md).
-  const worker = new Worker(file, { workerData: init, resourceLimits: { maxYoungGenerationSizeMb: 32 } });
+  const worker = startWorker(file, init);
   const iterator = chunks[Symbol.asyncIterator]();
   let sent = 0;
   let consumed = 0;
@@ -261,7 +316,7 @@ export function readInPool(
   onBatch: () => void,
 ): Promise<void> {
   const pool = Array.from({ length: workers }, () => ({
-    worker: new Worker(file, { workerData: { ...init, pool: true }, resourceLimits: { maxYoungGenerationSizeMb: 32 } }),
+    worker: startWorker(file, { ...init, pool: true }),
     /** Blocks sent and not yet written (the pool hands the next block to the member with fewest). */
     inHand: 0,
   }));

@@ -146,7 +146,12 @@ async function poolMember(
 
 if (parentPort) {
   const port = parentPort;
-  main(port, workerData as WorkerInit).catch((e: unknown) =>
-    port.postMessage({ type: "fatal", message: (e as Error).stack ?? String(e) } satisfies FromWorker),
-  );
+  const run = (init: WorkerInit) =>
+    main(port, init).catch((e: unknown) =>
+      port.postMessage({ type: "fatal", message: (e as Error).stack ?? String(e) } satisfies FromWorker),
+    );
+  // Started ahead of its upload (in-worker.ts `prewarmIngestWorker`): its modules are loaded by now, and the upload's
+  // init comes as the first message. `main` takes the port's next messages (it listens before it first awaits).
+  if (workerData) void run(workerData as WorkerInit);
+  else port.once("message", (m: ToWorker) => void (m.type === "init" && run(m.init)));
 }

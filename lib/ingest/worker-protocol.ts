@@ -16,6 +16,8 @@ export interface WorkerInit {
 }
 
 export type ToWorker =
+  /** To a worker started ahead (in-worker.ts `prewarmIngestWorker`), without its init: the first message. */
+  | { type: "init"; init: WorkerInit }
   | { type: "chunk"; bytes: Uint8Array }
   /** A pool's worker: whole lines, the first of them numbered `firstLine`; answered by one `block` message. */
   | { type: "block"; seq: number; firstLine: number; bytes: Uint8Array }

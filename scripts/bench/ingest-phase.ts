@@ -1,9 +1,10 @@
 /** One measured phase of the ingest benchmark, in its own process; prints {seconds, maxRssMb, traces}. */
 import Database from "better-sqlite3";
 import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
+import { createReadStream, statSync } from "node:fs";
 import { openConnection, openDb } from "@/lib/db/client";
 import { ingestFile } from "@/lib/ingest/ingest-file";
+import { prewarmIngestWorker } from "@/lib/ingest/in-worker";
 import { isPostgresUrl } from "@/lib/db/sql";
 import { openStore } from "@/lib/db/store";
 import { splitLines } from "@/lib/ingest/split-lines";
@@ -89,6 +90,8 @@ async function ingest(
   store: string,
 ): Promise<{ traces: number; seconds: number; indexSeconds?: number }> {
   const start = performance.now();
+  // As `metron ingest` does (lib/cli/main.ts): the worker's modules load while the store opens.
+  if (!isPostgresUrl(store) && process.env.METRON_BENCH_PREWARM !== "0") prewarmIngestWorker(statSync(file).size);
   // A SQLite file, or a PostgreSQL URL (the same pipeline through Sql: the batched upload writer, lib/ingest/batched-writer.ts).
   const sql = await openStore(isPostgresUrl(store) ? store : undefined); // SQLite: DATABASE_PATH is `store`
   const report = await ingestFile(sql, file);
