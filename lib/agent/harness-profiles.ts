@@ -154,7 +154,7 @@ export function harnessInstalled(p: HarnessProfile): {
   if (!bin) return { installed: false, path: null, version: null };
   if (p.kind === "command") return { installed: true, path: bin, version: null };
   if (!versions.has(bin)) {
-    const r = spawnSync(bin, ["--version"], {
+    const r = spawnSync(/*turbopackIgnore: true*/ bin, ["--version"], {
       encoding: "utf8",
       timeout: 20_000,
       env: { PATH: process.env.PATH } as unknown as NodeJS.ProcessEnv,

@@ -1,7 +1,7 @@
 /** `metron <command>`: dispatch. Each command prints JSON on stdout with --json, text otherwise. */
-import { statSync } from "node:fs";
 import { UsageError } from "./args";
-import { discardWarmWorker, prewarmIngestWorker } from "@/lib/ingest/in-worker";
+import { discardWarmWorker } from "@/lib/ingest/in-worker";
+import { startIngestWorkerAhead } from "./ingest-ahead";
 
 // Each command's modules load only when it runs: `metron --help` and `metron sql tables` do not pay for the AI SDK,
 // shiki, the MCP SDK or the migrations.
@@ -129,27 +129,5 @@ export async function main(argv: string[]): Promise<number> {
     }
     console.error(`metron: ${(e as Error).message}`);
     return 1;
-  }
-}
-
-/**
- * `metron ingest` of a large file into a SQLite store: its worker thread starts loading now, beside this command's own
- * modules and the store's opening, instead of after them (lib/ingest/in-worker.ts). The first argument naming a file
- * decides; the ingest ends the worker if it does not use it (another format, a smaller file first).
- */
-function startIngestWorkerAhead(argv: string[]): void {
-  // PostgreSQL (as lib/db/store.ts tells it): its ingest reads on the writing thread.
-  if (/^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? "")) return;
-  for (const arg of argv) {
-    if (arg.startsWith("-")) continue;
-    const size = (() => {
-      try {
-        const s = statSync(arg);
-        return s.isFile() ? s.size : null;
-      } catch {
-        return null;
-      }
-    })();
-    if (size !== null) return prewarmIngestWorker(size);
   }
 }

@@ -13,15 +13,9 @@ import { asSql, sqliteSql } from "@/lib/db/sql";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { ingestStream } from "./ingest";
 import { ingestFile } from "./ingest-file";
-import {
-  discardWarmWorker,
-  ingestWorkerFile,
-  lineBlocks,
-  prewarmIngestWorker,
-  warmWorkerWaiting,
-  type LineBlock,
-} from "./in-worker";
+import { discardWarmWorker, ingestWorkerFile, lineBlocks, warmWorkerWaiting, type LineBlock } from "./in-worker";
 import { metron } from "@/lib/testing/metron-cli";
+import { prewarmIngestWorker } from "@/lib/cli/ingest-ahead";
 
 const saved = { ...process.env };
 afterEach(() => {

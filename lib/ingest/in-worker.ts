@@ -51,27 +51,19 @@ export function workerForUpload(expectedBytes: number | undefined): string | nul
  * A young generation of 32 MB (V8's default is larger): the worker's garbage is collected sooner, which keeps the
  * ingest's peak memory down for a few per cent of its speed (docs/benchmarks.md).
  */
-const WORKER_LIMITS = { maxYoungGenerationSizeMb: 32 };
+export const WORKER_LIMITS = { maxYoungGenerationSizeMb: 32 };
 
-/** A worker thread started ahead of its upload (`prewarmIngestWorker`), until an ingest takes it. */
+/** A worker thread started ahead of its upload (lib/cli/ingest-ahead.ts), until an ingest takes it. */
 let warm: { file: string; worker: Worker; gone: boolean } | null = null;
 
 /**
- * Starts the ingest worker for an upload of `expectedBytes` ahead of it, when the upload would be read in one
- * (`workerForUpload`): loading its modules took 0.3-0.45 s, which the writer spent waiting for its first batch; started
- * before the command's own modules load and its store opens, that time overlaps theirs. The next `readInWorker` (or
- * pool) of the same worker file takes it; `discardWarmWorker` ends one no ingest took (an upload in another format).
+ * Hands this module a worker of `file` started ahead, without its init, for the next `readInWorker` (or pool) of
+ * that file to take. It is created in lib/cli, which the app does not bundle: a `new Worker` whose path the bundler
+ * can follow from here (this module's own `workerForUpload`) made Turbopack pull the whole project into the server's
+ * build.
  */
-export function prewarmIngestWorker(expectedBytes: number): void {
-  if (warm) return;
-  let file: string | null;
-  try {
-    file = workerForUpload(expectedBytes);
-  } catch {
-    return; // a bad METRON_INGEST_WORKER_BYTES: the ingest itself says so
-  }
-  if (!file) return;
-  const worker = new Worker(file, { resourceLimits: WORKER_LIMITS });
+export function offerWarmWorker(file: string, worker: Worker): void {
+  discardWarmWorker();
   const state = { file, worker, gone: false };
   worker.once("error", () => (state.gone = true));
   worker.once("exit", () => (state.gone = true));

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { createReadStream, statSync } from "node:fs";
 import { openConnection, openDb } from "@/lib/db/client";
 import { ingestFile } from "@/lib/ingest/ingest-file";
-import { prewarmIngestWorker } from "@/lib/ingest/in-worker";
+import { prewarmIngestWorker } from "@/lib/cli/ingest-ahead";
 import { isPostgresUrl } from "@/lib/db/sql";
 import { openStore } from "@/lib/db/store";
 import { splitLines } from "@/lib/ingest/split-lines";
