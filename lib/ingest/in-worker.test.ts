@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { omit, realisticLines, storedRows } from "@/lib/testing/realistic-traces";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { chunksOf, tempDb } from "@/lib/testing/db";
 import { jsonl } from "@/lib/testing/factories";
 import { sharedData } from "@/lib/testing/shared-data";
@@ -15,7 +15,7 @@ import { ingestStream } from "./ingest";
 import { ingestFile } from "./ingest-file";
 import { discardWarmWorker, ingestWorkerFile, lineBlocks, warmWorkerWaiting, type LineBlock } from "./in-worker";
 import { metron } from "@/lib/testing/metron-cli";
-import { prewarmIngestWorker } from "@/lib/cli/ingest-ahead";
+import { prewarmIngestWorker, startIngestWorkerAhead } from "@/lib/cli/ingest-ahead";
 
 const saved = { ...process.env };
 afterEach(() => {
@@ -170,6 +170,40 @@ describe("an ingest worker started ahead (metron ingest)", () => {
     const refused = await metron(env, ["ingest", file, "--format", "no-such-format"]);
     expect(refused.code).toBe(2);
     expect(refused.err).toMatch(/--format must be/);
+    // Real files of real writers (a Claude Code session, LiveSQLBench's ADK samples), two in one command: the first
+    // is read in the worker started ahead, the second in one of its own.
+    const session = sharedData("traces", "claude-code", "session_b.jsonl");
+    const adk = sharedData("traces", "livesqlbench-adk", "single_turn_samples.json");
+    const real = await metron(env, ["ingest", "--json", "--run", "real", session, adk]);
+    expect(real.code, real.err).toBe(0);
+    expect(
+      (JSON.parse(real.out) as { format: string; inserted: number; read_in_worker: boolean }[]).map((r) => [
+        r.format,
+        r.inserted,
+        r.read_in_worker,
+      ]),
+    ).toEqual([
+      ["claude-code", 1, true],
+      [expect.any(String), 3, true],
+    ]);
+  });
+
+  it("is started for the first argument naming a file, not for an option, and never for a PostgreSQL store", () => {
+    process.env.METRON_INGEST_WORKER_BYTES = "0";
+    const file = path.join(ahead.dir, "traces.jsonl");
+    writeFileSync(file, "{}\n");
+    startIngestWorkerAhead(["--json", "--format", "auto"]);
+    expect(warmWorkerWaiting()).toBe(false); // no file among them
+    startIngestWorkerAhead(["--json", file]);
+    expect(warmWorkerWaiting()).toBe(true);
+    discardWarmWorker();
+    vi.stubEnv("DATABASE_URL", "postgres://metron@127.0.0.1:5432/postgres");
+    try {
+      startIngestWorkerAhead([file]);
+      expect(warmWorkerWaiting()).toBe(false);
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 });
 

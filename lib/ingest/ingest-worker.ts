@@ -150,7 +150,7 @@ if (parentPort) {
     main(port, init).catch((e: unknown) =>
       port.postMessage({ type: "fatal", message: (e as Error).stack ?? String(e) } satisfies FromWorker),
     );
-  // Started ahead of its upload (in-worker.ts `prewarmIngestWorker`): its modules are loaded by now, and the upload's
+  // Started ahead of its upload (lib/cli/ingest-ahead.ts): its modules are loaded by now, and the upload's
   // init comes as the first message. `main` takes the port's next messages (it listens before it first awaits).
   if (workerData) void run(workerData as WorkerInit);
   else port.once("message", (m: ToWorker) => void (m.type === "init" && run(m.init)));
