@@ -246,9 +246,10 @@ export class JobWorker<R extends QueueRow, O extends Outcome, E extends { type: 
     // cancel came stores its trace first): its run's views are made then.
     for (const [id, attempts] of this.viewsDue) {
       if ([...this.running.values()].some((j) => j.sweepId === id)) continue;
-      if ((await this.finished(db, id)) || attempts + 1 >= VIEW_ATTEMPTS) {
+      const stored = await this.finished(db, id);
+      if (stored || attempts + 1 >= VIEW_ATTEMPTS) {
         this.viewsDue.delete(id);
-        if (attempts + 1 >= VIEW_ATTEMPTS)
+        if (!stored)
           console.error(
             `metron jobs: the views of sweep ${id} are not all stored after ${VIEW_ATTEMPTS} attempts; its first view computes them`,
           );
