@@ -1,7 +1,10 @@
 /**
  * The SQLite store's upload writer: trace by trace, with prepared statements, on the connection of the caller's
- * transaction (BEGIN IMMEDIATE), synchronously. Each trace is written in a savepoint of its own, so the one trace
- * SQLite refuses fails alone with its line and the upload goes on.
+ * transaction (BEGIN IMMEDIATE), synchronously. Traces are written in batches of SAVEPOINT_BATCH, each batch in a
+ * savepoint; a batch in which SQLite refuses a trace is rolled back and written again trace by trace, each in a
+ * savepoint of its own, so the one trace SQLite refuses fails alone with its line and the upload goes on. (A savepoint
+ * per trace cost 40 % of the writing thread's time: SQLite copies every page a savepoint first changes into its
+ * sub-journal, so each trace copied the pages of the traces' indexes and the steps' last page again.)
  */
 import type Database from "better-sqlite3";
 import type { RoleMap } from "@/lib/sql/classify-step";
@@ -48,8 +51,15 @@ export function runRoles(sqlite: Database.Database, toolRoles?: Record<string, s
   };
 }
 
+/** Traces written in one savepoint (docs/benchmarks.md: 1 cost 40 % of the writes; 128 is within noise of none). */
+export const SAVEPOINT_BATCH = 128;
+
 export class SqliteUploadWriter implements UploadWriter {
   private statements;
+  /** The traces written in the open batch savepoint, with whether each was new: the sink hears them when it ends. */
+  private batch: { item: PendingTrace; inserted: boolean }[] = [];
+  /** What the open batch changed, to undo when it is rolled back. */
+  private batchUndo: { runs: string[]; changed: Set<string>; inserted: number; duplicates: number } | null = null;
   private runs = new Map<string, RunRef>();
   /** Runs this upload changed (a trace inserted, or the tool roles it was given): their versions move. */
   private changed = new Set<string>();
@@ -84,6 +94,8 @@ export class SqliteUploadWriter implements UploadWriter {
       // Prepared once: `exec` would parse the statement again for every trace (a tenth of the ingest's time).
       savepoint: s.prepare("SAVEPOINT trace"),
       release: s.prepare("RELEASE trace"),
+      batchSavepoint: s.prepare("SAVEPOINT batch"),
+      batchRelease: s.prepare("RELEASE batch"),
     };
   }
 
@@ -95,9 +107,62 @@ export class SqliteUploadWriter implements UploadWriter {
   }
 
   add(item: PendingTrace): void {
+    // Outside the upload's transaction a savepoint would open one of its own and commit these traces alone.
+    if (!this.sqlite.inTransaction) throw lostTransaction();
+    if (!this.batchUndo) {
+      this.statements.batchSavepoint.run();
+      this.batchUndo = {
+        runs: [],
+        changed: new Set(this.changed),
+        inserted: this.inserted,
+        duplicates: this.duplicates,
+      };
+    }
+    const runId = item.prepared.run.id;
+    const knownRun = this.runs.has(runId);
+    let inserted: boolean;
+    try {
+      inserted = this.write(item.prepared);
+    } catch (e) {
+      // A fault of the store (a full disk) aborts the upload; SQLite may have rolled it all back already.
+      const fault = storeFault(e) ?? (this.sqlite.inTransaction ? null : lostTransaction());
+      if (fault) throw fault;
+      if (!knownRun) this.batchUndo.runs.push(runId);
+      return this.retryBatch(item);
+    }
+    if (!knownRun) this.batchUndo.runs.push(runId);
+    this.batch.push({ item, inserted });
+    if (this.batch.length >= SAVEPOINT_BATCH) this.endBatch();
+  }
+
+  /** Ends the open batch: its traces are kept, and the sink hears them in order. */
+  private endBatch(): void {
+    if (!this.batchUndo) return;
+    this.statements.batchRelease.run();
+    this.batchUndo = null;
+    const done = this.batch;
+    this.batch = [];
+    for (const { item, inserted } of done) this.stored(item, inserted);
+  }
+
+  /** A trace of the open batch was refused: the batch is rolled back and its traces written again one by one. */
+  private retryBatch(failed: PendingTrace): void {
+    const undo = this.batchUndo!;
+    this.sqlite.exec("ROLLBACK TO batch; RELEASE batch");
+    for (const id of undo.runs) this.runs.delete(id); // their rows were rolled back with the batch
+    this.changed = undo.changed;
+    this.inserted = undo.inserted;
+    this.duplicates = undo.duplicates;
+    const again = [...this.batch.map((b) => b.item), failed];
+    this.batch = [];
+    this.batchUndo = null;
+    for (const item of again) this.addAlone(item);
+  }
+
+  /** Writes one trace in a savepoint of its own: refused, it fails alone with its line. */
+  private addAlone(item: PendingTrace): void {
     const prepared = item.prepared;
     const knownRun = this.runs.has(prepared.run.id);
-    // Outside the upload's transaction a savepoint would open one of its own and commit this trace alone.
     if (!this.sqlite.inTransaction) throw lostTransaction();
     this.statements.savepoint.run();
     let inserted: boolean;
@@ -105,13 +170,18 @@ export class SqliteUploadWriter implements UploadWriter {
       inserted = this.write(prepared);
       this.statements.release.run();
     } catch (e) {
-      // A fault of the store (a full disk) aborts the upload; SQLite may have rolled it all back already.
       const fault = storeFault(e) ?? (this.sqlite.inTransaction ? null : lostTransaction());
       if (fault) throw fault;
       this.sqlite.exec("ROLLBACK TO trace; RELEASE trace");
       if (!knownRun) this.runs.delete(prepared.run.id); // its row was rolled back with the trace
       return this.sink.failed(item, `this trace could not be stored: ${lineFailure(e)}`);
     }
+    this.stored(item, inserted);
+  }
+
+  /** A trace's write is kept: its tool calls count, and the sink hears it. */
+  private stored(item: PendingTrace, inserted: boolean): void {
+    if (inserted) this.tools.add(item.prepared.run.id, item.prepared.tools);
     this.sink.stored(item, inserted);
   }
 
@@ -141,17 +211,19 @@ export class SqliteUploadWriter implements UploadWriter {
     }
     for (const [hash, content] of p.blobs) this.statements.blob.run(hash, content);
     for (const row of p.steps) this.statements.step.run(p.id, ...row);
-    this.tools.add(runId, p.tools);
     this.changed.add(runId);
     this.inserted++;
     return true;
   }
 
   addError(line: number, message: string): void {
+    // Written outside any batch: a batch rolled back later would take the line's error with it.
+    this.endBatch();
     this.statements.error.run(this.upload.id, line, message);
   }
 
   async finish(totals: { bytes: number; lines: number; errors: number }): Promise<RunRef[]> {
+    this.endBatch();
     const runs = [...this.runs.values()];
     const upsert = this.sqlite.prepare(insertText("sqlite", "run_tool_counts", TOOL_COUNT_COLUMNS, 1, addToolCounts));
     for (const row of this.tools.drain()) upsert.run(...row);

@@ -1,0 +1,102 @@
+/**
+ * The SQLite writer's batches: traces are written SAVEPOINT_BATCH at a time in one savepoint, and a batch in which
+ * SQLite refuses a trace is rolled back and written again trace by trace. What is stored must be exactly what the same
+ * file stores when the refused trace's line never parsed: its batch's other traces, runs, tool counts and versions,
+ * and nothing of the refused trace (not even a run only it named).
+ */
+import { afterEach, expect, it } from "vitest";
+import { many, raw } from "@/lib/db/typed";
+import { chunksOf, tempDb } from "@/lib/testing/db";
+import { realisticLines, storedRows } from "@/lib/testing/realistic-traces";
+import { ingestStream } from "./ingest";
+import { SAVEPOINT_BATCH } from "./sqlite-writer";
+
+let cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups) c();
+  cleanups = [];
+});
+
+function store() {
+  const t = tempDb();
+  cleanups.push(t.cleanup);
+  return t;
+}
+
+/** A trace whose run is named by it alone, with the question id the store's trigger refuses. */
+const refused = (n: number) =>
+  JSON.stringify({
+    run: { name: `lonely run ${n}`, system: "No Directives", model: "gpt-lonely" },
+    question: { id: `refuse-${n}` },
+    steps: [{ type: "tool_call", tool: "list_tables", args: {}, result: "a\nb" }],
+    outcome: { correct: true },
+  });
+
+/**
+ * Spider-de's realistic traces three times (the second and third copies in runs of their own models, so runs are
+ * first met in the middle of the file), 370 lines, with a line `at` each of the given places: a trace the store refuses
+ * (`refuse`), or a line that is not JSON (`skip`).
+ */
+function file(at: number[], kind: "refuse" | "skip"): string {
+  const copy = realisticLines().split("\n").filter(Boolean);
+  const lines = [
+    ...copy,
+    ...copy.map((l) => l.replaceAll("gpt-test", "gpt-second")),
+    ...copy.map((l) => l.replaceAll("gpt-test", "gpt-third")),
+  ];
+  at.forEach((line, n) => lines.splice(line - 1, 0, kind === "refuse" ? refused(n) : "{not json"));
+  return lines.join("\n") + "\n";
+}
+
+async function ingestWith(at: number[], kind: "refuse" | "skip") {
+  const t = store();
+  // SQLite refusing a trace as it refuses one it cannot store: an error from the statement that writes it.
+  t.db.$client.exec(
+    "CREATE TRIGGER refuse BEFORE INSERT ON traces WHEN NEW.question_id LIKE 'refuse-%' " +
+      "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END",
+  );
+  const report = await ingestStream(t.sql, chunksOf(file(at, kind), 1 << 14), {});
+  const { errors, ...stored } = await storedRows(t.sql); // errors: the same lines, with other messages
+  return {
+    report,
+    stored,
+    versions: await many<{ name: string; model: string; version: number }>(
+      t.sql,
+      raw`SELECT name, model, version FROM runs ORDER BY model, name`,
+    ),
+    errors: errors.map((e) => e.line).sort((a, b) => Number(a) - Number(b)),
+  };
+}
+
+it("a trace SQLite refuses in the middle of a batch fails alone: the batch's others are stored as if it never parsed", async () => {
+  // The first batch, a batch in which the third copy's runs are first met, and the file's last line.
+  const at = [5, 2 * 126 + 5, 3 * 126 + 3];
+  expect(SAVEPOINT_BATCH).toBeLessThan(2 * 126); // the second place is past the first batch
+  const withRefusal = await ingestWith(at, "refuse");
+  const withBadLines = await ingestWith(at, "skip");
+
+  const refusedLines = withRefusal.report.errors.filter((e) => /refused by the test/.test(e.message));
+  expect(refusedLines.map((e) => e.line)).toEqual(at);
+  for (const e of refusedLines) expect(e.message).toMatch(/^this trace could not be stored: /);
+  expect(withRefusal.report.errors.map((e) => e.line)).toEqual(withBadLines.report.errors.map((e) => e.line));
+  expect(withRefusal.errors).toEqual(withBadLines.errors);
+
+  expect(withRefusal.report.inserted).toBe(withBadLines.report.inserted);
+  expect(withRefusal.report.duplicates).toBe(withBadLines.report.duplicates);
+  expect(withRefusal.report.inserted).toBeGreaterThan(3 * 120);
+  expect(withRefusal.stored).toEqual(withBadLines.stored);
+  expect(withRefusal.versions).toEqual(withBadLines.versions);
+  expect(withRefusal.versions.map((r) => r.model)).not.toContain("gpt-lonely");
+  expect(withRefusal.stored.tools.length).toBeGreaterThan(0);
+});
+
+it("stores a file of several batches as it is, counting each trace once", async () => {
+  const { report, stored } = await ingestWith([], "refuse");
+  const lines = 3 * 126;
+  expect(report.lines).toBe(lines);
+  expect(report.inserted + report.duplicates).toBeGreaterThan(2 * SAVEPOINT_BATCH);
+  expect(stored.traces).toHaveLength(report.inserted);
+  const calls = stored.tools.reduce((n, r) => n + Number(r.calls), 0);
+  const toolSteps = stored.steps.filter((s) => s.type === "tool_call").length;
+  expect(calls).toBe(toolSteps);
+});
