@@ -13,10 +13,12 @@ import { mergeRoles, PreloadedLookups, ToolCounter } from "./measure";
 import { STEP_COLUMNS, TRACE_COLUMNS, type PreparedTrace } from "./prepare";
 import {
   addToolCounts,
+  BATCH_TEXT_CHARS,
   finishUpload,
   keepBlob,
   keepRun,
   keepTraceReturningNew,
+  preparedChars,
   runRef,
   RUN_COLUMNS,
   TOOL_COUNT_COLUMNS,
@@ -28,7 +30,7 @@ import {
   type WriteSink,
 } from "./upload-writer";
 
-/** Traces per batch. */
+/** Traces per batch, or fewer when their text passes BATCH_TEXT_CHARS. */
 export const SQL_BATCH_TRACES = 100;
 
 export class BatchedUploadWriter implements UploadWriter {
@@ -40,6 +42,7 @@ export class BatchedUploadWriter implements UploadWriter {
   private runs = new Map<string, RunRef>();
   private written = new Set<string>();
   private pending: PendingTrace[] = [];
+  private pendingChars = 0;
   private errors: [number, string][] = [];
   private roleMaps = new Map<string, RoleMap>();
   /** The batch being written: reading and measuring the next one goes on meanwhile (one batch in flight). */
@@ -90,9 +93,11 @@ export class BatchedUploadWriter implements UploadWriter {
   /** Queues a prepared trace; a full batch starts writing while the caller reads on. */
   async add(item: PendingTrace): Promise<void> {
     this.pending.push(item);
-    if (this.pending.length < SQL_BATCH_TRACES) return;
+    this.pendingChars += preparedChars(item.prepared);
+    if (this.pending.length < SQL_BATCH_TRACES && this.pendingChars < BATCH_TEXT_CHARS) return;
     const items = this.pending;
     this.pending = [];
+    this.pendingChars = 0;
     await this.inflight; // its failure fails the upload here
     const writing = this.writeBatch(items);
     writing.catch(() => undefined); // awaited by the next batch or by flush()
@@ -104,6 +109,7 @@ export class BatchedUploadWriter implements UploadWriter {
     await this.inflight;
     const items = this.pending;
     this.pending = [];
+    this.pendingChars = 0;
     if (items.length) await this.writeBatch(items);
   }
 

@@ -10,6 +10,7 @@ import { chunksOf, tempDb } from "@/lib/testing/db";
 import { realisticLines, storedRows } from "@/lib/testing/realistic-traces";
 import { ingestStream } from "./ingest";
 import { SAVEPOINT_BATCH } from "./sqlite-writer";
+import { BATCH_TEXT_CHARS } from "./upload-writer";
 
 let cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -99,4 +100,32 @@ it("stores a file of several batches as it is, counting each trace once", async 
   const calls = stored.tools.reduce((n, r) => n + Number(r.calls), 0);
   const toolSteps = stored.steps.filter((s) => s.type === "tool_call").length;
   expect(calls).toBe(toolSteps);
+});
+
+it("ends a batch early when its traces' text passes the bound, so large traces are not held 128 at a time", async () => {
+  const big = (n: number, chars: number) =>
+    JSON.stringify({
+      run: { name: "large results", system: "No Directives", model: "gpt-test" },
+      question: { id: `big-${n}` },
+      steps: [
+        { type: "tool_call", tool: "read_query", args: { query: "SELECT 1" }, result: `${n}`.padEnd(chars, "r") },
+      ],
+      outcome: { correct: true },
+    });
+  // What the sink has heard (progress.traces) as each line is read: it hears a batch's traces when the batch ends.
+  const heard = async (chars: number) => {
+    const t = store();
+    const seen: number[] = [];
+    const lines = [0, 1, 2, 3].map((n) => big(n, chars)).join("\n") + "\n";
+    const report = await ingestStream(t.sql, chunksOf(lines, 1 << 20), {
+      progressEvery: 1,
+      onProgress: (p) => seen.push(p.traces),
+    });
+    expect(report.inserted).toBe(4);
+    return seen.slice(0, -1); // the last call comes after the upload's end
+  };
+  // Small traces: one batch, heard only at the end.
+  expect(Math.max(...(await heard(1000)))).toBe(0);
+  // Traces of over half the bound each: a batch ends at every second trace, before the file's end.
+  expect(Math.max(...(await heard(BATCH_TEXT_CHARS / 2 + 1)))).toBeGreaterThanOrEqual(2);
 });

@@ -15,10 +15,12 @@ import { STEP_COLUMNS, TRACE_COLUMNS, type PreparedTrace } from "./prepare";
 import { insertText, qb } from "@/lib/db/typed";
 import {
   addToolCounts,
+  BATCH_TEXT_CHARS,
   finishUpload,
   keepBlob,
   keepRun,
   keepTrace,
+  preparedChars,
   runRef,
   RUN_COLUMNS,
   TOOL_COUNT_COLUMNS,
@@ -51,13 +53,17 @@ export function runRoles(sqlite: Database.Database, toolRoles?: Record<string, s
   };
 }
 
-/** Traces written in one savepoint (docs/benchmarks.md: 1 cost 40 % of the writes; 128 is within noise of none). */
+/**
+ * Traces written in one savepoint (docs/benchmarks.md: 1 cost 40 % of the writes; 128 is within noise of none), or
+ * fewer when their text passes BATCH_TEXT_CHARS.
+ */
 export const SAVEPOINT_BATCH = 128;
 
 export class SqliteUploadWriter implements UploadWriter {
   private statements;
   /** The traces written in the open batch savepoint, with whether each was new: the sink hears them when it ends. */
   private batch: { item: PendingTrace; inserted: boolean }[] = [];
+  private batchChars = 0;
   /** What the open batch changed, to undo when it is rolled back. */
   private batchUndo: { runs: string[]; changed: Set<string>; inserted: number; duplicates: number } | null = null;
   private runs = new Map<string, RunRef>();
@@ -132,7 +138,8 @@ export class SqliteUploadWriter implements UploadWriter {
     }
     if (!knownRun) this.batchUndo.runs.push(runId);
     this.batch.push({ item, inserted });
-    if (this.batch.length >= SAVEPOINT_BATCH) this.endBatch();
+    this.batchChars += preparedChars(item.prepared);
+    if (this.batch.length >= SAVEPOINT_BATCH || this.batchChars >= BATCH_TEXT_CHARS) this.endBatch();
   }
 
   /** Ends the open batch: its traces are kept, and the sink hears them in order. */
@@ -142,6 +149,7 @@ export class SqliteUploadWriter implements UploadWriter {
     this.batchUndo = null;
     const done = this.batch;
     this.batch = [];
+    this.batchChars = 0;
     for (const { item, inserted } of done) this.stored(item, inserted);
   }
 
@@ -155,6 +163,7 @@ export class SqliteUploadWriter implements UploadWriter {
     this.duplicates = undo.duplicates;
     const again = [...this.batch.map((b) => b.item), failed];
     this.batch = [];
+    this.batchChars = 0;
     this.batchUndo = null;
     for (const item of again) this.addAlone(item);
   }

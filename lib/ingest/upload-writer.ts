@@ -35,7 +35,23 @@ export interface PendingTrace {
   caveat: string | null;
 }
 
-/** Told what became of each trace, once its write is known (at once on SQLite, after its batch otherwise). */
+/**
+ * The text a writer may hold of the traces of one batch, in characters: a batch ends at its trace count or when its
+ * traces' text passes this, so that a file of large traces (up to METRON_MAX_LINE_BYTES each) is not held a hundred
+ * at a time. The traces of an open batch are kept to be written again when the store refuses one of them.
+ */
+export const BATCH_TEXT_CHARS = 16 * 1024 * 1024;
+
+/** The characters of text a prepared trace holds (its row, its steps' cells, its blobs), to bound a batch. */
+export function preparedChars(p: PendingTrace["prepared"]): number {
+  let n = 0;
+  for (const v of p.values) if (typeof v === "string") n += v.length;
+  for (const row of p.steps) for (const v of row) if (typeof v === "string") n += v.length;
+  for (const [hash, content] of p.blobs) n += hash.length + content.length;
+  return n;
+}
+
+/** Told what became of each trace, once its write is known: when its batch is written (or refused). */
 export interface WriteSink {
   stored(item: PendingTrace, inserted: boolean): void;
   failed(item: PendingTrace, message: string): void;
