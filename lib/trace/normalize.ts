@@ -59,15 +59,21 @@ function split(obj: Record<string, unknown>, known: Set<string> | string[]) {
 }
 
 export function normalizeStep(input: StepInput, seq: number): Step {
-  const { kept, extra } = split(input as Record<string, unknown>, STEP_KEYS);
-  delete kept.kind;
-  delete kept.trace_id;
-  delete kept.seq;
-  const meta = { ...(input.meta ?? {}), ...extra };
-  const step = { seq, ...kept } as Step;
-  if (Object.keys(meta).length > 0) step.meta = meta;
+  // One pass over the keys, as `split` does (a step is normalized per line of every upload: `split`'s two objects
+  // and entry arrays were 5 % of an ingest worker's time). The step's keys keep the input's order, `seq` first.
+  const source = input as Record<string, unknown>;
+  const step: Record<string, unknown> = { seq };
+  let extra: Record<string, unknown> | null = null;
+  for (const k of Object.keys(source)) {
+    const v = source[k];
+    if (v === undefined) continue;
+    if (!STEP_KEYS.has(k)) (extra ??= {})[k] = v;
+    else if (k !== "kind" && k !== "trace_id" && k !== "seq") step[k] = v;
+  }
+  const meta = extra ? { ...(input.meta ?? {}), ...extra } : input.meta;
+  if (meta && Object.keys(meta).length > 0) step.meta = extra ? meta : { ...meta };
   else delete step.meta;
-  return step;
+  return step as unknown as Step;
 }
 
 export function normalizeTrace(
