@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { openStore } from "@/lib/db/store";
 import { ingestFile } from "@/lib/ingest/ingest-file";
+import { checkpointsSettled } from "@/lib/ingest/in-worker";
 import type { AutoReport } from "@/lib/ingest/ingest-auto";
 import { count, describeLinks } from "@/lib/text/count";
 import { FORMATS } from "@/lib/trace/adapters";
@@ -57,6 +58,8 @@ export async function runIngestCommand(argv: string[]): Promise<number> {
     reports.flatMap((r) => r.runs.map((run) => run.id)),
     values.json,
   );
+  // The uploads' checkpoints ran beside the views (in-worker.ts `checkpointAfter`): the store file holds them on exit.
+  await checkpointsSettled();
   await sql.close();
   if (values.json) console.log(JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2));
   return 0;

@@ -2,7 +2,8 @@
  * The ingest worker (large uploads) stores exactly what the writing thread alone stores: the same traces, steps,
  * metrics, blobs, errors and warnings, on real Spider-de questions and databases and a real foreign file.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
+import Database from "better-sqlite3";
 import { omit, realisticLines, storedRows } from "@/lib/testing/realistic-traces";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -13,7 +14,14 @@ import { asSql, sqliteSql } from "@/lib/db/sql";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { ingestStream } from "./ingest";
 import { ingestFile } from "./ingest-file";
-import { discardWarmWorker, ingestWorkerFile, lineBlocks, warmWorkerWaiting, type LineBlock } from "./in-worker";
+import {
+  checkpointsSettled,
+  discardWarmWorker,
+  ingestWorkerFile,
+  lineBlocks,
+  warmWorkerWaiting,
+  type LineBlock,
+} from "./in-worker";
 import { metron } from "@/lib/testing/metron-cli";
 import { prewarmIngestWorker, startIngestWorkerAhead } from "@/lib/cli/ingest-ahead";
 
@@ -308,5 +316,61 @@ describe("a pool of ingest workers", () => {
     await expect(ingestStream(asSql(pool.db.$client), chunksOf("{}\n"), { expectedBytes: 1 })).rejects.toThrow(
       /METRON_INGEST_WORKERS must be a whole number/,
     );
+  });
+});
+
+describe("the checkpoint after an upload read in the worker", () => {
+  const [store] = twoSpiderDeStores();
+
+  it("is not made by the commit on the writing thread but by the worker afterwards, and folds the log in", async () => {
+    const raw = store.db.$client;
+    const file = raw.name;
+    raw.pragma("wal_checkpoint(TRUNCATE)"); // Spider-de's rows in the store file, the log empty
+    const base = statSync(file).size;
+    raw.pragma("wal_autocheckpoint = 1"); // a commit on this connection would checkpoint whatever it wrote
+    // The store file's size as the commit returns, before this thread could ask the worker for anything.
+    const exec = raw.exec.bind(raw);
+    const atCommit: number[] = [];
+    raw.exec = (text: string) => {
+      const out = exec(text);
+      if (text === "COMMIT") atCommit.push(statSync(file).size);
+      return out;
+    };
+    try {
+      process.env.METRON_INGEST_WORKER_BYTES = "0";
+      const lines = realisticLines().replaceAll("gpt-test", "gpt-checkpoint");
+      const report = await ingestStream(asSql(raw), chunksOf(lines, 65536), { expectedBytes: 1 });
+      expect(report).toMatchObject({ read_in_worker: true, inserted: 121 });
+      expect(atCommit).toEqual([base]); // the commit copied nothing into the store file
+      const [done] = await checkpointsSettled();
+      expect(done).toMatchObject({ busy: 0 });
+      expect(done!.log).toBeGreaterThan(0);
+      expect(done!.checkpointed).toBe(done!.log);
+      expect(statSync(file).size).toBeGreaterThan(base);
+      expect(raw.pragma("wal_autocheckpoint", { simple: true })).toBe(1); // the connection's own setting again
+      // What a new connection reads from the store file alone (the log emptied) is the upload.
+      raw.pragma("wal_checkpoint(TRUNCATE)");
+      expect(statSync(`${file}-wal`).size).toBe(0);
+      const again = new Database(file, { readonly: true });
+      expect(
+        again
+          .prepare(
+            "SELECT count(*) AS n FROM traces WHERE run_id IN (SELECT id FROM runs WHERE model = 'gpt-checkpoint')",
+          )
+          .get(),
+      ).toEqual({ n: 120 });
+      again.close();
+    } finally {
+      raw.exec = exec;
+      raw.pragma("wal_autocheckpoint = 1000");
+    }
+  });
+
+  it("is not asked for when the upload fails, and the connection's setting comes back", async () => {
+    const raw = store.db.$client;
+    process.env.METRON_INGEST_WORKER_BYTES = "0";
+    await expect(ingestStream(asSql(raw), chunksOf(""), { expectedBytes: 1 })).rejects.toThrow(/no lines to ingest/);
+    expect(await checkpointsSettled()).toEqual([]);
+    expect(raw.pragma("wal_autocheckpoint", { simple: true })).toBe(1000);
   });
 });

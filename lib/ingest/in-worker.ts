@@ -10,7 +10,7 @@ import path from "node:path";
 import { Buffer } from "node:buffer";
 import { Worker } from "node:worker_threads";
 import { oversizedLine, type SplitProgress } from "./split-lines";
-import type { FromWorker, ToWorker, WorkerInit, WorkerItem } from "./worker-protocol";
+import type { CheckpointResult, FromWorker, ToWorker, WorkerInit, WorkerItem } from "./worker-protocol";
 
 /**
  * Chunks (256 kB from a file) the one worker may hold ahead of what this thread has written. Four (about 37 traces of
@@ -96,9 +96,48 @@ function startWorker(file: string, init: WorkerInit): Worker {
   return new Worker(file, { workerData: init, resourceLimits: WORKER_LIMITS });
 }
 
+/** The worker that read an upload, kept until the upload has committed or failed. */
+export interface ReadWorker {
+  /** After the commit: the checkpoint the commit left to it (answered once it is done; null if the worker died). */
+  checkpoint(): Promise<CheckpointResult | null>;
+  /** After a failure: ends the worker. */
+  release(): void;
+}
+
+/** Checkpoints under way in this process's ingest workers (`checkpointAfter`). */
+const checkpoints = new Set<Promise<CheckpointResult | null>>();
+
+/**
+ * Has `read`'s worker checkpoint the store after its upload committed, in the background: the commit no longer folds
+ * the write-ahead log into the store file on the writing thread (`UploadWriter.deferCheckpoint`). A checkpoint that
+ * could not copy everything (a reader still needed a page; `busy`) leaves the rest to the store's next one (a commit
+ * of any other write, or the last connection's close).
+ */
+export function checkpointAfter(read: ReadWorker): void {
+  const done = read
+    .checkpoint()
+    .then((r) => {
+      if (r?.busy) console.warn(`checkpoint after an upload: ${r.checkpointed} of ${r.log} log pages copied`);
+      return r;
+    })
+    .finally(() => checkpoints.delete(done));
+  checkpoints.add(done);
+}
+
+/**
+ * Resolves when the checkpoints after this process's uploads are done (a command waits for them before it ends),
+ * with what each did (null: its worker had died; the store's next checkpoint does it).
+ */
+export async function checkpointsSettled(): Promise<(CheckpointResult | null)[]> {
+  const out: (CheckpointResult | null)[] = [];
+  while (checkpoints.size) out.push(...(await Promise.all([...checkpoints])));
+  return out;
+}
+
 /**
  * Reads `chunks` in the worker; `onItem` gets each trace or failure in order (a writer that returns a promise is
- * awaited before the next item), `onBatch` runs after each batch.
+ * awaited before the next item), `onBatch` runs after each batch. Resolves with the worker, kept for the checkpoint
+ * after the upload's commit: the caller calls `checkpointAfter` or `release` on it.
  */
 export function readInWorker(
   file: string,
@@ -107,23 +146,45 @@ export function readInWorker(
   progress: SplitProgress,
   onItem: (item: WorkerItem) => void | Promise<void>,
   onBatch: () => void,
-): Promise<void> {
+): Promise<ReadWorker> {
   const worker = startWorker(file, init);
+  const kept: ReadWorker = {
+    checkpoint: () =>
+      new Promise<CheckpointResult | null>((resolve) => {
+        const end = (result: CheckpointResult | null) => {
+          resolve(result);
+          void worker.terminate();
+        };
+        // Beside the read's listeners, which ignore what comes after it (`removeAllListeners` would take Node's own
+        // too: those that keep the worker's port reading).
+        worker.on("message", (m: FromWorker) => {
+          if (m.type !== "checkpointed") return;
+          if ("error" in m) {
+            console.warn(`checkpoint after an upload failed: ${m.error}`);
+            end(null);
+          } else end(m);
+        });
+        worker.once("error", () => end(null));
+        worker.once("exit", () => end(null));
+        worker.postMessage({ type: "checkpoint" } satisfies ToWorker);
+      }),
+    release: () => void worker.terminate(),
+  };
   const iterator = chunks[Symbol.asyncIterator]();
   let sent = 0;
   let consumed = 0;
   let finished = false;
   let wake: (() => void) | null = null;
-  return new Promise<void>((resolve, reject) => {
+  return new Promise<ReadWorker>((resolve, reject) => {
     const finish = (error?: unknown) => {
       if (finished) return;
       finished = true;
       wake?.();
-      void worker.terminate();
       if (error !== undefined) {
+        void worker.terminate();
         void iterator.return?.();
         reject(error instanceof Error ? error : new Error(String(error)));
-      } else resolve();
+      } else resolve(kept);
     };
     // Messages are handled in order, each after the one before it has been written.
     let handled: Promise<void> = Promise.resolve();
@@ -131,7 +192,8 @@ export function readInWorker(
       if (finished) return;
       try {
         if (m.type === "fatal") throw new Error(`the ingest worker failed: ${m.message}`);
-        if (m.type === "block") return; // a pool's answer (readInPool), never sent to this reader
+        // A pool's answer (readInPool), never sent to this reader; a checkpoint's comes after the read, to `kept`.
+        if (m.type === "block" || m.type === "checkpointed") return;
         progress.bytes = m.bytes;
         progress.lines = m.lines;
         if (m.type === "done") return finish();

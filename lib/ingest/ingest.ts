@@ -11,7 +11,14 @@ import type { RunDefaults } from "@/lib/trace/types";
 import { StoreFaultError, storeFault } from "./store-fault";
 import type { SplitProgress } from "./split-lines";
 import { TraceAssembler } from "@/lib/trace/assemble";
-import { ingestWorkers, readInPool, readInWorker, workerForUpload } from "./in-worker";
+import {
+  checkpointAfter,
+  ingestWorkers,
+  readInPool,
+  readInWorker,
+  workerForUpload,
+  type ReadWorker,
+} from "./in-worker";
 import { finalSqlCaveat, lineFailure, readTraces } from "./read-traces";
 import { ingestLimits } from "./limits";
 import { TraceMeasurer } from "./measure";
@@ -164,6 +171,10 @@ export async function runIngest(
     if (warnings.length < limits.maxReportedErrors) warnings.push({ line, message });
   };
   let writer: UploadWriter | undefined;
+  /** The one worker that read the upload, kept for the checkpoint after the commit (`checkpointAfter`). */
+  let reader: ReadWorker | undefined;
+  /** Undoes `deferCheckpoint` on the writer's connection once the transaction has ended. */
+  let undefer: (() => void) | undefined;
   const fail = (line: number, message: string) => {
     progress.errors++;
     if (errors.length < limits.maxReportedErrors) errors.push({ line, message });
@@ -227,7 +238,11 @@ export async function runIngest(
           // streaming the chunks, or a pool reading blocks of lines (METRON_INGEST_WORKERS).
           const init = { dbPath: w.readerFile, datasetId, toolRoles: options.toolRoles, ...readOptions };
           if (workers > 1) await readInPool(workerFile, init, workers, chunks, progress, fromWorker, afterBatch);
-          else await readInWorker(workerFile, init, chunks, progress, fromWorker, afterBatch);
+          else {
+            // The commit leaves the log's checkpoint to the worker, off this thread (a server answers meanwhile).
+            undefer = w.deferCheckpoint?.();
+            reader = await readInWorker(workerFile, init, chunks, progress, fromWorker, afterBatch);
+          }
           if (progress.lines > 0) {
             const assembled = assembler.finish();
             for (const err of assembled.errors) fail(err.line, err.message);
@@ -260,7 +275,16 @@ export async function runIngest(
         measurer.close();
       }
     })
-    .catch((e: unknown) => {
-      throw e instanceof StoreFaultError ? e : (storeFault(e) ?? e);
-    });
+    .then(
+      (report) => {
+        undefer?.();
+        if (reader) checkpointAfter(reader);
+        return report;
+      },
+      (e: unknown) => {
+        undefer?.();
+        reader?.release();
+        throw e instanceof StoreFaultError ? e : (storeFault(e) ?? e);
+      },
+    );
 }

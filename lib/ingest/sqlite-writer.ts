@@ -112,6 +112,15 @@ export class SqliteUploadWriter implements UploadWriter {
       .run(this.upload.id, this.upload.source, this.upload.fileName ?? null);
   }
 
+  deferCheckpoint(): () => void {
+    // The number of WAL pages past which a commit on this connection checkpoints (SQLite's default is 1,000).
+    const before = this.sqlite.pragma("wal_autocheckpoint", { simple: true }) as number;
+    this.sqlite.pragma("wal_autocheckpoint = 0");
+    return () => {
+      if (this.sqlite.open) this.sqlite.pragma(`wal_autocheckpoint = ${before}`);
+    };
+  }
+
   add(item: PendingTrace): void {
     // Outside the upload's transaction a savepoint would open one of its own and commit these traces alone.
     if (!this.sqlite.inTransaction) throw lostTransaction();

@@ -74,6 +74,12 @@ export interface UploadWriter {
   addError(line: number, message: string): void;
   /** Writes what is pending, the tool counts, the runs' new versions and the upload's totals; the caller commits. */
   finish(totals: { bytes: number; lines: number; errors: number }): Promise<RunRef[]>;
+  /**
+   * SQLite: the upload's commit will not fold the write-ahead log into the store file (its checkpoint), since the
+   * ingest worker does that after the commit, off this thread (in-worker.ts `checkpointAfter`). Returns what undoes
+   * it on this connection, called once the transaction has ended either way. Absent on PostgreSQL.
+   */
+  deferCheckpoint?(): () => void;
 }
 
 /** The upload's totals, written when it commits (either engine). */

@@ -21,7 +21,20 @@ export type ToWorker =
   | { type: "chunk"; bytes: Uint8Array }
   /** A pool's worker: whole lines, the first of them numbered `firstLine`; answered by one `block` message. */
   | { type: "block"; seq: number; firstLine: number; bytes: Uint8Array }
-  | { type: "end" };
+  | { type: "end" }
+  /**
+   * To the one worker, after its upload committed: fold the store's write-ahead log into the store file (a PASSIVE
+   * checkpoint on a connection of its own), answer `checkpointed`, and end.
+   */
+  | { type: "checkpoint" };
+
+/** SQLite's answer to `PRAGMA wal_checkpoint(PASSIVE)`: whether it was blocked, the log's pages, the pages copied. */
+export interface CheckpointResult {
+  busy: number;
+  log: number;
+  checkpointed: number;
+  ms: number;
+}
 
 export type WorkerItem =
   | { kind: "trace"; line: number; prepared: PreparedTrace; caveat: string | null }
@@ -34,4 +47,6 @@ export type FromWorker =
   | { type: "batch"; consumed: number; bytes: number; lines: number; items: WorkerItem[] }
   | { type: "block"; seq: number; items: WorkerItem[] }
   | { type: "done"; bytes: number; lines: number }
+  | ({ type: "checkpointed" } & CheckpointResult)
+  | { type: "checkpointed"; error: string }
   | { type: "fatal"; message: string };
