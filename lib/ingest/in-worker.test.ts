@@ -62,7 +62,7 @@ describe("the ingest worker", () => {
     const b = await ingestFile(asSql(worker.db.$client), file);
     expect(a.read_in_worker).toBe(false);
     expect(b.read_in_worker).toBe(true);
-    expect(omit(b, "upload_id", "read_in_worker", "worker_threads", "lines_before_worker")).toEqual(
+    expect(omit(b, "upload_id", "read_in_worker", "worker_threads")).toEqual(
       omit(a, "upload_id", "read_in_worker", "worker_threads"),
     );
     expect(a.inserted).toBe(121); // 120 questions and the trace written as events
@@ -269,9 +269,7 @@ describe("a pool of ingest workers", () => {
     process.env.METRON_INGEST_WORKERS = "3";
     const b = await ingestStream(asSql(pool.db.$client), chunksOf(awkwardFile(), 4096), { expectedBytes: 1 });
     expect([a.worker_threads, b.worker_threads]).toEqual([1, 3]);
-    expect(omit(b, "upload_id", "worker_threads")).toEqual(
-      omit(a, "upload_id", "worker_threads", "lines_before_worker"),
-    );
+    expect(omit(b, "upload_id", "worker_threads")).toEqual(omit(a, "upload_id", "worker_threads"));
     expect(a.inserted).toBe(121); // 120 questions and the trace written as events, its last step on the last line
     // The broken lines by number: the two long ones, the invalid UTF-8, the broken JSON, the invalid trace.
     expect(a.errors.map((e) => e.message.slice(0, 12))).toEqual(
@@ -374,47 +372,5 @@ describe("the checkpoint after an upload read in the worker", () => {
     await expect(ingestStream(asSql(raw), chunksOf(""), { expectedBytes: 1 })).rejects.toThrow(/no lines to ingest/);
     expect(await checkpointsSettled()).toEqual([]);
     expect(raw.pragma("wal_autocheckpoint", { simple: true })).toBe(1000);
-  });
-});
-
-describe("the writing thread's head start while the worker starts", () => {
-  const [alone, split] = twoSpiderDeStores();
-
-  /** The file's chunks, `ms` apart: slower than the worker's start, so that each side reads part of the file. */
-  async function* slowly(text: string, size: number, ms: number): AsyncGenerator<Uint8Array> {
-    for await (const chunk of chunksOf(text, size)) {
-      await new Promise((r) => setTimeout(r, ms));
-      yield chunk;
-    }
-  }
-
-  it("reads the first lines here and the rest in the worker, and stores what the writing thread alone stores", async () => {
-    // A byte-order mark on the first line; an event trace whose header comes first and whose steps come last (both
-    // sides of the hand-over); broken lines at the start and at the end.
-    const lines = realisticLines().trimEnd().split("\n");
-    const header = { kind: "trace", trace_id: "split", run: { name: "events" }, question: { id: "7" } };
-    const step = (seq: number) => ({ kind: "step", trace_id: "split", seq, type: "tool_call", tool: "list_tables" });
-    const text =
-      "\uFEFF" +
-      jsonl(lines[0], header, "{broken", ...lines.slice(1), step(1), step(0), "[1, 2]", {
-        kind: "step",
-        trace_id: "none",
-        seq: 0,
-        type: "llm",
-      });
-    process.env.METRON_INGEST_WORKER_BYTES = "off";
-    const a = await ingestStream(asSql(alone.db.$client), chunksOf(text, 1500), { expectedBytes: 1 });
-    process.env.METRON_INGEST_WORKER_BYTES = "0";
-    const b = await ingestStream(asSql(split.db.$client), slowly(text, 1500, 8), { expectedBytes: 1 });
-    const total = text.split("\n").length - 1;
-    expect(b.read_in_worker).toBe(true);
-    expect(b.lines_before_worker).toBeGreaterThan(3); // past the header and the first broken line
-    expect(b.lines_before_worker).toBeLessThan(total - 4); // before the event trace's steps and the last broken line
-    expect(omit(b, "upload_id", "read_in_worker", "worker_threads", "lines_before_worker")).toEqual(
-      omit(a, "upload_id", "read_in_worker", "worker_threads"),
-    );
-    expect(a.errors.map((e) => e.line)).toEqual([3, 16, 27, total - 1, total]);
-    expect(a.inserted).toBe(122); // the 120 questions, the realistic file's event trace and this one
-    expect(await stored(split.db.$client)).toEqual(await stored(alone.db.$client));
   });
 });

@@ -96,20 +96,8 @@ function startWorker(file: string, init: WorkerInit): Worker {
   return new Worker(file, { workerData: init, resourceLimits: WORKER_LIMITS });
 }
 
-/**
- * How the writing thread reads the file's first lines itself while the worker starts (its modules take about 0.3 s
- * to load, during which this thread had nothing to write): `read` stores a block of whole lines numbered from
- * `firstLine` and says how many lines it held and whether any was an event line.
- */
-export type HeadStart = (block: Uint8Array, firstLine: number) => Promise<{ lines: number; events: boolean }>;
-
-/** A head start stops at a line this long without its end (it waits for the worker, which takes the line). */
-const HEAD_START_CARRY = 4 << 20;
-
 /** The worker that read an upload, kept until the upload has committed or failed. */
 export interface ReadWorker {
-  /** Lines the writing thread read itself before the worker was ready (`HeadStart`). */
-  readonly linesBeforeWorker: number;
   /** After the commit: the checkpoint the commit left to it (answered once it is done; null if the worker died). */
   checkpoint(): Promise<CheckpointResult | null>;
   /** After a failure: ends the worker. */
@@ -149,8 +137,7 @@ export async function checkpointsSettled(): Promise<(CheckpointResult | null)[]>
 /**
  * Reads `chunks` in the worker; `onItem` gets each trace or failure in order (a writer that returns a promise is
  * awaited before the next item), `onBatch` runs after each batch. Resolves with the worker, kept for the checkpoint
- * after the upload's commit: the caller calls `checkpointAfter` or `release` on it. With `headStart`, this thread
- * reads the first chunks' whole lines itself until the worker says it is ready, and hands it the rest.
+ * after the upload's commit: the caller calls `checkpointAfter` or `release` on it.
  */
 export function readInWorker(
   file: string,
@@ -159,15 +146,9 @@ export function readInWorker(
   progress: SplitProgress,
   onItem: (item: WorkerItem) => void | Promise<void>,
   onBatch: () => void,
-  headStart?: HeadStart,
 ): Promise<ReadWorker> {
-  const worker = startWorker(file, headStart ? { ...init, headStart: true } : init);
-  /** What this thread read before the worker took over: the worker's counts start after it. */
-  const before = { bytes: 0, lines: 0 };
+  const worker = startWorker(file, init);
   const kept: ReadWorker = {
-    get linesBeforeWorker() {
-      return before.lines;
-    },
     checkpoint: () =>
       new Promise<CheckpointResult | null>((resolve) => {
         const end = (result: CheckpointResult | null) => {
@@ -194,14 +175,11 @@ export function readInWorker(
   let consumed = 0;
   let finished = false;
   let wake: (() => void) | null = null;
-  let ready = false;
-  let wakeReady: (() => void) | null = null;
   return new Promise<ReadWorker>((resolve, reject) => {
     const finish = (error?: unknown) => {
       if (finished) return;
       finished = true;
       wake?.();
-      wakeReady?.();
       if (error !== undefined) {
         void worker.terminate();
         void iterator.return?.();
@@ -216,9 +194,8 @@ export function readInWorker(
         if (m.type === "fatal") throw new Error(`the ingest worker failed: ${m.message}`);
         // A pool's answer (readInPool), never sent to this reader; a checkpoint's comes after the read, to `kept`.
         if (m.type === "block" || m.type === "checkpointed") return;
-        if (m.type === "ready") return;
-        progress.bytes = before.bytes + m.bytes;
-        progress.lines = before.lines + m.lines;
+        progress.bytes = m.bytes;
+        progress.lines = m.lines;
         if (m.type === "done") return finish();
         for (const item of m.items) {
           const pending = onItem(item);
@@ -233,10 +210,6 @@ export function readInWorker(
       }
     };
     worker.on("message", (m: FromWorker) => {
-      if (m.type === "ready") {
-        ready = true;
-        wakeReady?.();
-      }
       handled = handled.then(() => handle(m));
     });
     worker.on("error", (e) => finish(e));
@@ -244,63 +217,8 @@ export function readInWorker(
       // After the messages it sent before it stopped.
       handled = handled.then(() => finish(new Error(`the ingest worker stopped (exit code ${code}) before the end`)));
     });
-    /** Hands `bytes` to the worker without a copy when they own their memory (a file stream's chunks do). */
-    const send = (chunk: Uint8Array) => {
-      // Otherwise copied, since the memory may be shared (Node's small-buffer pool).
-      const memory =
-        chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength && chunk.buffer instanceof ArrayBuffer
-          ? chunk.buffer
-          : new Uint8Array(chunk).buffer;
-      worker.postMessage({ type: "chunk", bytes: new Uint8Array(memory) } satisfies ToWorker, [memory]);
-      sent++;
-    };
-    /**
-     * The head start: whole lines of the chunks that come before the worker is ready, read here. Returns whether the
-     * input ended meanwhile. The line a chunk ends inside is carried, and is the worker's first (`start`).
-     */
-    const readAhead = async (read: HeadStart): Promise<boolean> => {
-      let carry: Buffer[] = [];
-      let carrySize = 0;
-      let events = false;
-      let ended = false;
-      while (!ready && !finished && carrySize <= HEAD_START_CARRY) {
-        const next = await iterator.next();
-        if (finished) return true;
-        if (next.done) {
-          ended = true;
-          break;
-        }
-        const chunk = Buffer.from(next.value.buffer, next.value.byteOffset, next.value.byteLength);
-        before.bytes += chunk.length;
-        const last = chunk.lastIndexOf(NEWLINE);
-        if (last === -1) {
-          carry.push(Buffer.from(chunk)); // a copy: the stream may reuse the chunk's memory
-          carrySize += chunk.length;
-          continue;
-        }
-        const block = Buffer.concat([...carry, chunk.subarray(0, last + 1)]);
-        carry = last + 1 < chunk.length ? [Buffer.from(chunk.subarray(last + 1))] : [];
-        carrySize = chunk.length - last - 1;
-        const got = await read(block, before.lines + 1);
-        if (finished) return true;
-        before.lines += got.lines;
-        events ||= got.events;
-        progress.bytes = before.bytes;
-        progress.lines = before.lines;
-        onBatch();
-      }
-      while (!ready && !finished) await new Promise<void>((r) => (wakeReady = r));
-      if (finished) return true;
-      worker.postMessage({ type: "start", firstLine: before.lines + 1, eventsBack: events } satisfies ToWorker);
-      // The carried bytes are the worker's to count.
-      before.bytes -= carrySize;
-      if (carrySize) send(Buffer.concat(carry));
-      if (ended) worker.postMessage({ type: "end" } satisfies ToWorker);
-      return ended;
-    };
     void (async () => {
       try {
-        if (headStart && (await readAhead(headStart))) return;
         for (;;) {
           while (!finished && sent - consumed >= WINDOW) await new Promise<void>((r) => (wake = r));
           if (finished) return;
@@ -310,7 +228,17 @@ export function readInWorker(
             worker.postMessage({ type: "end" } satisfies ToWorker);
             return;
           }
-          send(next.value);
+          // Handed over without a copy when the chunk owns its memory (a file stream's chunks do); otherwise copied,
+          // since the memory may be shared (Node's small-buffer pool).
+          const chunk = next.value;
+          const memory =
+            chunk.byteOffset === 0 &&
+            chunk.byteLength === chunk.buffer.byteLength &&
+            chunk.buffer instanceof ArrayBuffer
+              ? chunk.buffer
+              : new Uint8Array(chunk).buffer;
+          worker.postMessage({ type: "chunk", bytes: new Uint8Array(memory) } satisfies ToWorker, [memory]);
+          sent++;
         }
       } catch (e) {
         finish(e);

@@ -34,17 +34,10 @@ async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Pro
   let wake: (() => void) | null = null;
   let checkpointAsked = false;
   let onCheckpoint: (() => void) | null = null;
-  let start: { firstLine: number; eventsBack: boolean } | null = null;
-  let onStart: (() => void) | null = null;
   port.on("message", (m: ToWorker) => {
     if (m.type === "checkpoint") {
       checkpointAsked = true;
       onCheckpoint?.();
-      return;
-    }
-    if (m.type === "start") {
-      start = m;
-      onStart?.();
       return;
     }
     queue.push(m.type === "chunk" ? m.bytes : null);
@@ -76,20 +69,9 @@ async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Pro
     }
   }
   try {
-    if (init.headStart) {
-      // The writing thread has read the file's first lines meanwhile: it says where this thread's part begins.
-      post({ type: "ready" });
-      await new Promise<void>((resolve) => (start ? resolve() : (onStart = resolve)));
-    }
-    const from = start as { firstLine: number; eventsBack: boolean } | null;
     await readTraces(
       input(),
-      {
-        defaults: init.defaults,
-        fallbackName: init.fallbackName,
-        maxLineBytes: init.maxLineBytes,
-        firstLine: from?.firstLine,
-      },
+      { defaults: init.defaults, fallbackName: init.fallbackName, maxLineBytes: init.maxLineBytes },
       progress,
       {
         trace(trace, line) {
@@ -102,8 +84,6 @@ async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Pro
         warn(line, message) {
           items.push({ kind: "warn", line, message });
         },
-        // Event lines before this part were assembled by the writing thread: it assembles these too.
-        ...(from?.eventsBack ? { event: (event, line) => void items.push({ kind: "event", line, event }) } : {}),
       },
     );
     flush();

@@ -52,8 +52,6 @@ export interface IngestReport {
   read_in_worker: boolean;
   /** How many worker threads read them (0: the writing thread did; `METRON_INGEST_WORKERS`). */
   worker_threads: number;
-  /** Read in one worker: the lines the writing thread read itself while the worker started (its head start). */
-  lines_before_worker?: number;
 }
 
 export interface IngestProgress extends SplitProgress {
@@ -243,31 +241,7 @@ export async function runIngest(
           else {
             // The commit leaves the log's checkpoint to the worker, off this thread (a server answers meanwhile).
             undefer = w.deferCheckpoint?.();
-            // This thread reads the first lines itself while the worker starts; event lines among them are
-            // assembled here, with every later one (the worker hands them back).
-            const headStart = async (block: Uint8Array, firstLine: number) => {
-              const read = { bytes: 0, lines: 0 };
-              let events = false;
-              await readTraces(
-                (async function* () {
-                  yield block;
-                })(),
-                { ...readOptions, firstLine },
-                read,
-                {
-                  trace: measureAndStore,
-                  fail,
-                  warn,
-                  event: (event, line) => {
-                    events = true;
-                    const err = assembler.event(event, line);
-                    if (err) fail(err.line, err.message);
-                  },
-                },
-              );
-              return { lines: read.lines, events };
-            };
-            reader = await readInWorker(workerFile, init, chunks, progress, fromWorker, afterBatch, headStart);
+            reader = await readInWorker(workerFile, init, chunks, progress, fromWorker, afterBatch);
           }
           if (progress.lines > 0) {
             const assembled = assembler.finish();
@@ -296,8 +270,7 @@ export async function runIngest(
         );
         options.onProgress?.(progress);
         errors.sort((a, b) => a.line - b.line);
-        const report = reportOf(upload, runs, w, progress, errors, warnings, workerFile && w.readerFile ? workers : 0);
-        return reader ? { ...report, lines_before_worker: reader.linesBeforeWorker } : report;
+        return reportOf(upload, runs, w, progress, errors, warnings, workerFile && w.readerFile ? workers : 0);
       } finally {
         measurer.close();
       }

@@ -13,22 +13,12 @@ export interface WorkerInit {
   maxLineBytes: number;
   /** A worker of a pool (in-worker.ts `readInPool`): it is sent whole blocks of lines, not the file's chunks. */
   pool?: boolean;
-  /**
-   * The writing thread reads the file's first lines itself until this worker is ready (in-worker.ts `readInWorker`):
-   * the worker says `ready`, then waits for `start`, which says where its part of the file begins.
-   */
-  headStart?: boolean;
 }
 
 export type ToWorker =
   /** To a worker started ahead (in-worker.ts `prewarmIngestWorker`), without its init: the first message. */
   | { type: "init"; init: WorkerInit }
   | { type: "chunk"; bytes: Uint8Array }
-  /**
-   * After a head start: the chunks that follow begin with line `firstLine`; `eventsBack`: hand event lines back
-   * unassembled (the writing thread met some, and assembles them all).
-   */
-  | { type: "start"; firstLine: number; eventsBack: boolean }
   /** A pool's worker: whole lines, the first of them numbered `firstLine`; answered by one `block` message. */
   | { type: "block"; seq: number; firstLine: number; bytes: Uint8Array }
   | { type: "end" }
@@ -56,8 +46,6 @@ export type WorkerItem =
 export type FromWorker =
   | { type: "batch"; consumed: number; bytes: number; lines: number; items: WorkerItem[] }
   | { type: "block"; seq: number; items: WorkerItem[] }
-  /** The worker's modules are loaded and it has its init (`headStart`): it takes the file from here. */
-  | { type: "ready" }
   | { type: "done"; bytes: number; lines: number }
   | ({ type: "checkpointed" } & CheckpointResult)
   | { type: "checkpointed"; error: string }
