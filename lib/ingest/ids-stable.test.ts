@@ -6,12 +6,12 @@
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { adapt, detectFormat } from "./adapters";
-import { linkQuestion } from "./adapters/link-questions";
-import { TraceAssembler } from "./assemble";
-import { serializeTrace } from "./hash";
-import { parseLine } from "./parse-line";
-import { BLOB_THRESHOLD } from "@/lib/ingest/prepare";
+import { adapt, detectFormat } from "@/lib/trace/adapters";
+import { linkQuestion } from "@/lib/trace/adapters/link-questions";
+import { TraceAssembler } from "@/lib/trace/assemble";
+import { serializeTrace } from "@/lib/trace/hash";
+import { parseLine } from "@/lib/trace/parse-line";
+import { BLOB_THRESHOLD } from "./prepare";
 import { realisticLines } from "@/lib/testing/realistic-traces";
 import { sharedData } from "@/lib/testing/shared-data";
 
