@@ -207,6 +207,37 @@ describe("full-text search", () => {
     expect(knownComplete(sqlite)).toBe(false);
     expect((await searchTraces(asSql(sqlite), 'list_tables run:"from the cli"')).total).toBe(0);
   });
+
+  it("merges its segments 16 at a time, and stays whole and exact through many small indexings and deletes", async () => {
+    const small = tempDb();
+    try {
+      const db = small.db.$client;
+      // The migration's setting, stored with the index (FTS5's default is 4: a third of the build was merging).
+      expect(db.prepare("SELECT v FROM search_docs_config WHERE k = 'automerge'").get()).toEqual({ v: 16 });
+      // Each sync below is a transaction of its own, so a segment of its own: 48 of them, every sixth run deleted.
+      const runs: { id: string; word: string }[] = [];
+      for (let k = 0; k < 48; k++) {
+        const word = `segword${k}`;
+        const line = {
+          run: { name: `segment ${k}`, system: "s", model: "m" },
+          question: { id: "0" },
+          steps: [makeStep({ tool: "read_query", args: { query: `SELECT ${word} FROM t` } })],
+        };
+        const id = (await ingestStream(asSql(db), chunksOf(jsonl(line), 1 << 16))).runs[0].id;
+        expect(await syncSearchIndex(asSql(db))).toEqual({ indexed: 1, pending: 0 });
+        runs.push({ id, word });
+        if (k % 6 === 5) await deleteRun(asSql(db), runs[k - 3].id);
+      }
+      db.exec("INSERT INTO search_docs(search_docs, rank) VALUES('integrity-check', 0)"); // throws when corrupt
+      for (const [k, r] of runs.entries()) {
+        const deleted = k % 6 === 2;
+        expect((await searchTraces(asSql(db), r.word)).total, r.word).toBe(deleted ? 0 : 1);
+      }
+      expect((await searchTraces(asSql(db), "read_query")).total).toBe(40);
+    } finally {
+      small.cleanup();
+    }
+  });
 });
 
 // The same store moved to PostgreSQL (METRON_TEST_DATABASE_URL; `npm test` starts one): its own index (a tsvector with
