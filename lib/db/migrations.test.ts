@@ -2,7 +2,7 @@
  * Hand-written migrations keep what a store holds: the queue's table renamed from `rerun_jobs` to `jobs` (migration
  * 0015 on SQLite, 0005 on PostgreSQL) carries its rows and indexes across, on a store migrated to the version before.
  */
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -10,21 +10,9 @@ import { openConnection } from "./client";
 import { migratePostgres } from "./store";
 import { asSql, postgresSql } from "./sql";
 import { many, raw } from "./typed";
+import { foldersBefore } from "@/lib/testing/migrations";
 import { testPostgresUrl } from "@/lib/testing/postgres";
 import { randomBytes } from "node:crypto";
-
-/** A copy of a migrations folder whose journal stops before `tag`. */
-function foldersBefore(folder: string, tag: string): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "metron-migrations-"));
-  cpSync(folder, dir, { recursive: true });
-  const journal = path.join(dir, "meta", "_journal.json");
-  const j = JSON.parse(readFileSync(journal, "utf8")) as { entries: { tag: string }[] };
-  const at = j.entries.findIndex((e) => e.tag === tag);
-  expect(at, `${tag} in ${folder}`).toBeGreaterThan(0);
-  j.entries = j.entries.slice(0, at);
-  writeFileSync(journal, JSON.stringify(j));
-  return dir;
-}
 
 const job = (id: string) =>
   raw`INSERT INTO rerun_jobs (id, client, provider, model, variant, state, sweep_id, question_id, sample)

@@ -1,3 +1,5 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { asSql, type Sql } from "@/lib/db/sql";
@@ -10,6 +12,7 @@ import { ingestStream } from "@/lib/ingest/ingest";
 import { ingestFile } from "@/lib/ingest/ingest-file";
 import { chunksOf, tempDb } from "@/lib/testing/db";
 import { jsonl, makeStep } from "@/lib/testing/factories";
+import { foldersBefore } from "@/lib/testing/migrations";
 import { sharedData } from "@/lib/testing/shared-data";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { MARK_END, MARK_START, searchTraces, syncSearchIndex } from "./index";
@@ -208,7 +211,7 @@ describe("full-text search", () => {
     expect((await searchTraces(asSql(sqlite), 'list_tables run:"from the cli"')).total).toBe(0);
   });
 
-  it("merges its segments 16 at a time, and stays whole and exact through many small indexings and deletes", async () => {
+  it("keeps FTS5's automerge at 16 (migration 0023), and stays whole and exact through many small indexings and deletes", async () => {
     const small = tempDb();
     try {
       const db = small.db.$client;
@@ -236,6 +239,48 @@ describe("full-text search", () => {
       expect((await searchTraces(asSql(db), "read_query")).total).toBe(40);
     } finally {
       small.cleanup();
+    }
+  });
+});
+
+describe("migration 0023 on a store indexed before it", () => {
+  it("changes how the index merges, not what it holds: real traces indexed before and after are all found", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "metron-store-"));
+    // The migrations up to 0022, as a store of yesterday's Metron has them.
+    const before = foldersBefore(path.resolve("drizzle"), "0023_search_automerge");
+    try {
+      const conn = openConnection(path.join(dir, "store.db"));
+      try {
+        const { drizzle } = await import("drizzle-orm/better-sqlite3");
+        const { migrate } = await import("drizzle-orm/better-sqlite3/migrator");
+        migrate(drizzle(conn), { migrationsFolder: before });
+        const sql = asSql(conn);
+        const automerge = () => conn.prepare("SELECT v FROM search_docs_config WHERE k = 'automerge'").get();
+        expect(automerge()).toBeUndefined(); // FTS5's default (4)
+        // Real files: a LiveSQLBench agent sample before the upgrade, a Claude Code session after it.
+        await ingestFile(sql, sharedData("traces", "livesqlbench-adk", "single_turn_samples.json"));
+        const first = await syncSearchIndex(sql);
+        expect(first.indexed).toBeGreaterThan(0);
+        const word = "get_all_column_meanings"; // a tool of the LiveSQLBench agent
+        const found = (await searchTraces(sql, word)).total;
+        expect(found).toBeGreaterThan(0);
+        migrate(drizzle(conn), { migrationsFolder: path.resolve("drizzle") });
+        expect(automerge()).toEqual({ v: 16 });
+        expect((await searchTraces(sql, word)).total).toBe(found); // the documents indexed before are kept
+        await ingestFile(sql, sharedData("traces", "claude-code", "session_b.jsonl"));
+        expect((await syncSearchIndex(sql)).pending).toBe(0);
+        conn.exec("INSERT INTO search_docs(search_docs, rank) VALUES('integrity-check', 0)"); // throws when corrupt
+        const traces = (conn.prepare("SELECT count(*) AS n FROM traces").get() as { n: number }).n;
+        const indexed = (conn.prepare("SELECT count(*) AS n FROM search_indexed").get() as { n: number }).n;
+        expect(indexed).toBe(traces);
+        expect(traces).toBeGreaterThan(first.indexed);
+        expect((await searchTraces(sql, word)).total).toBe(found);
+      } finally {
+        conn.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(before, { recursive: true, force: true });
     }
   });
 });
