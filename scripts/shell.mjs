@@ -80,6 +80,7 @@ const BUILD_FILES = [
   "tsconfig.json",
   "postcss.config.mjs",
   "instrumentation.ts",
+  "instrumentation-node.ts",
   "proxy.ts",
 ];
 const BUILD_STAMP = path.join(root, ".next", "metron-build-stamp");
