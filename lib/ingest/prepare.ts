@@ -7,7 +7,7 @@ import type { RoleMap } from "@/lib/sql/classify-step";
 import { runIdOf, serializeTrace } from "@/lib/trace/hash";
 import type { Trace } from "@/lib/trace/types";
 import type { Column } from "@/lib/db/typed";
-import { MEASURED_COLUMNS, measuredValues, type TraceMeasurer } from "./measure";
+import { countToolCalls, MEASURED_COLUMNS, measuredValues, type ToolCalls, type TraceMeasurer } from "./measure";
 
 /**
  * Results at or above this many characters (as JSON) enter a trace's identity by their SHA-256 (lib/trace/hash.ts)
@@ -39,8 +39,8 @@ export interface PreparedTrace {
   /** Steps rows after trace_id, in STEP_COLUMNS order. */
   steps: unknown[][];
   blobs: [string, string][];
-  /** Tool and role of each classified tool call, for the run's tool counts. */
-  tools: [string, string][];
+  /** The trace's classified tool calls counted per tool, for the run's tool counts. */
+  tools: ToolCalls;
 }
 
 export const TRACE_COLUMNS = [
@@ -155,7 +155,6 @@ export function prepareTrace(
     u.input_tokens !== undefined || u.output_tokens !== undefined ? 1 : 0,
   ];
   const blobs: [string, string][] = [];
-  const tools: [string, string][] = [];
   const refinedSeq = (index: number | null) => (index === null ? null : trace.steps[index].seq);
   const steps = trace.steps.map((step, i) => {
     const { args, meta } = serialized[i];
@@ -170,7 +169,6 @@ export function prepareTrace(
       result = null;
     }
     const su = step.usage;
-    if (cls) tools.push([cls.tool, cls.role]);
     return [
       step.seq,
       step.type,
@@ -211,6 +209,6 @@ export function prepareTrace(
     values,
     steps,
     blobs,
-    tools,
+    tools: countToolCalls(measured.steps),
   };
 }

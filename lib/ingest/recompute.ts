@@ -13,6 +13,7 @@ import {
   measuredValues,
   TraceMeasurer,
   ToolCounter,
+  countToolCalls,
   mergeRoles,
   type MeasurableTrace,
 } from "./measure";
@@ -113,10 +114,7 @@ export async function recomputeRun(sql: Sql, runId: string): Promise<{ traces: n
         };
         const measurement = measurer.measure(trace, roles);
         const { steps: classes, question: dq, empty, probes } = measurement;
-        tools.add(
-          runId,
-          classes.filter((c) => c !== null).map((c) => [c.tool, c.role]),
-        );
+        tools.add(runId, countToolCalls(classes));
         await tx.compiled.run(updateTrace, [
           ...(measuredValues(measurement) as Param[]),
           dq?.dbId ?? null,
