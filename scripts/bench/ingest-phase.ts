@@ -96,7 +96,13 @@ async function floor(
 async function ingest(
   file: string,
   store: string,
-): Promise<{ traces: number; seconds: number; indexSeconds?: number; checkpointSeconds?: number }> {
+): Promise<{
+  traces: number;
+  seconds: number;
+  indexSeconds?: number;
+  checkpointSeconds?: number;
+  ingestRssMb?: number;
+}> {
   const start = performance.now();
   // As `metron ingest` does (lib/cli/main.ts): the worker's modules load while the store opens.
   if (!isPostgresUrl(store) && process.env.METRON_BENCH_PREWARM !== "0") prewarmIngestWorker(statSync(file).size);
@@ -105,6 +111,8 @@ async function ingest(
   const report = await ingestFile(sql, file);
   if (report.error_count) console.error(report.errors.slice(0, 5));
   const seconds = (performance.now() - start) / 1000;
+  // Peak RSS until the upload committed, before the index build (whose peak the phase's own figure includes).
+  const ingestRssMb = process.resourceUsage().maxRSS / 1024;
   // The checkpoint the commit left to the ingest worker runs beside the index build (in-worker.ts checkpointAfter):
   // timed by the worker (this thread hears of its end only between the index's batches).
   const checkpointed = checkpointsSettled();
@@ -116,11 +124,11 @@ async function ingest(
   }
   const checkpointSeconds = (await checkpointed).reduce((sum, c) => sum + (c?.ms ?? NaN), 0) / 1000;
   await sql.close();
-  return { traces: report.inserted, seconds, indexSeconds, checkpointSeconds };
+  return { traces: report.inserted, seconds, indexSeconds, checkpointSeconds, ingestRssMb };
 }
 
 export async function ingestPhase([phase, file, store]: string[]): Promise<number> {
-  let result: { traces: number; seconds: number; indexSeconds?: number; checkpointSeconds?: number };
+  let result: Awaited<ReturnType<typeof ingest>>;
   if (phase === "floor" || phase === "floor-seq") {
     const start = performance.now();
     const { traces, committed, closed } = await floor(file, store, phase === "floor-seq");
