@@ -72,38 +72,41 @@ describe("the runs' tool counts after an ingest", () => {
   it.each([
     ["on the writing thread", "off"],
     ["in the ingest worker", "0"],
-  ])("are what the steps hold, read %s, over two uploads of one run and a real Claude Code session", async (_, bytes) => {
-    const store = path.join(dir, `store-${bytes}.db`);
-    openDb(store).$client.close();
-    const lines = realisticLines().trimEnd().split("\n");
-    const first = path.join(dir, `first-${bytes}.jsonl`);
-    const second = path.join(dir, `second-${bytes}.jsonl`);
-    writeFileSync(first, lines.slice(0, 60).join("\n") + "\n");
-    writeFileSync(second, lines.slice(60).join("\n") + "\n");
-    const before = process.env.METRON_INGEST_WORKER_BYTES;
-    process.env.METRON_INGEST_WORKER_BYTES = bytes;
-    try {
-      const sql = () => asSql(openDb(store).$client);
-      const a = await ingestFile(sql(), first);
-      const b = await ingestFile(sql(), second);
-      const c = await ingestFile(sql(), sharedData("traces", "claude-code", "session_b.jsonl"), {
-        defaults: { system: "Claude Code", model: "claude-test" },
-      });
-      expect(a.read_in_worker).toBe(bytes === "0");
-      expect(b.inserted + a.inserted).toBeGreaterThan(100);
-      expect(c.inserted).toBeGreaterThan(0);
-    } finally {
-      if (before === undefined) delete process.env.METRON_INGEST_WORKER_BYTES;
-      else process.env.METRON_INGEST_WORKER_BYTES = before;
-    }
-    const { fromSteps, kept } = await compare(store);
-    // Every tool has one role in its run here, so the kept role is the steps' role.
-    expect(fromSteps.every((r) => (r as unknown as { roles: number }).roles === 1)).toBe(true);
-    expect(kept).toEqual(fromSteps.map(({ run_id, tool, role, calls }) => ({ run_id, tool, role, calls })));
-    // The worker run came in both uploads: its counts were added, not replaced.
-    const worker = kept.filter((r) => r.tool === "read_query" && r.calls >= 100);
-    expect(worker.length).toBeGreaterThan(0);
-    // And the Claude Code session's calls are counted too (its MCP and built-in tools).
-    expect(new Set(kept.map((r) => r.run_id)).size).toBeGreaterThanOrEqual(3);
-  });
+  ])(
+    "are what the steps hold, read %s, over two uploads of one run and a real Claude Code session",
+    async (_, bytes) => {
+      const store = path.join(dir, `store-${bytes}.db`);
+      openDb(store).$client.close();
+      const lines = realisticLines().trimEnd().split("\n");
+      const first = path.join(dir, `first-${bytes}.jsonl`);
+      const second = path.join(dir, `second-${bytes}.jsonl`);
+      writeFileSync(first, lines.slice(0, 60).join("\n") + "\n");
+      writeFileSync(second, lines.slice(60).join("\n") + "\n");
+      const before = process.env.METRON_INGEST_WORKER_BYTES;
+      process.env.METRON_INGEST_WORKER_BYTES = bytes;
+      try {
+        const sql = () => asSql(openDb(store).$client);
+        const a = await ingestFile(sql(), first);
+        const b = await ingestFile(sql(), second);
+        const c = await ingestFile(sql(), sharedData("traces", "claude-code", "session_b.jsonl"), {
+          defaults: { system: "Claude Code", model: "claude-test" },
+        });
+        expect(a.read_in_worker).toBe(bytes === "0");
+        expect(b.inserted + a.inserted).toBeGreaterThan(100);
+        expect(c.inserted).toBeGreaterThan(0);
+      } finally {
+        if (before === undefined) delete process.env.METRON_INGEST_WORKER_BYTES;
+        else process.env.METRON_INGEST_WORKER_BYTES = before;
+      }
+      const { fromSteps, kept } = await compare(store);
+      // Every tool has one role in its run here, so the kept role is the steps' role.
+      expect(fromSteps.every((r) => (r as unknown as { roles: number }).roles === 1)).toBe(true);
+      expect(kept).toEqual(fromSteps.map(({ run_id, tool, role, calls }) => ({ run_id, tool, role, calls })));
+      // The worker run came in both uploads: its counts were added, not replaced.
+      const worker = kept.filter((r) => r.tool === "read_query" && r.calls >= 100);
+      expect(worker.length).toBeGreaterThan(0);
+      // And the Claude Code session's calls are counted too (its MCP and built-in tools).
+      expect(new Set(kept.map((r) => r.run_id)).size).toBeGreaterThanOrEqual(3);
+    },
+  );
 });
