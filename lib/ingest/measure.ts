@@ -273,7 +273,6 @@ export function mergeRoles(runRoles: Record<string, string> | null | undefined):
   return runRoles ? { ...DEFAULT_ROLE_MAP, ...(runRoles as RoleMap) } : DEFAULT_ROLE_MAP;
 }
 
-/** Tool calls of a run, by normalised tool name, accumulated over traces. */
 /**
  * A trace's tool calls counted per tool, in the order of each tool's first call: [tool, role of its first call, calls].
  * What a worker hands the writer (a few entries a trace, where a pair per call cost 40 % of the batches' cloning).
@@ -295,6 +294,7 @@ export function countToolCalls(classes: readonly ({ tool: string; role: string }
   return out;
 }
 
+/** Tool calls of a run, by normalised tool name, accumulated over traces. */
 export class ToolCounter {
   readonly counts = new Map<string, Map<string, { role: string; calls: number }>>();
 
