@@ -152,17 +152,31 @@ function vocabulary(index: ColumnIndex, german: boolean): string[] {
   return words;
 }
 
-/** Schema words hidden inside longer question words (German compounds): "automodelle" → "auto", "modell". */
+/**
+ * Schema words hidden inside longer question words (German compounds): "automodelle" → "auto", "modell"; and, in a
+ * German question, the singular of a Latin or Greek plural that the schema names ("Museen" → `museum`, "Stadien" →
+ * `stadion`, "Themen" → `thema`), which no stemmer reaches since the plural ends otherwise.
+ */
 export function compoundParts(index: ColumnIndex, text: string, german = isGerman(text)): string[] {
   const vocab = vocabulary(index, german);
   const known = new Set(vocab);
   const out = new Set<string>();
-  for (const w of contentWords(text).flatMap((w) => (german ? [stem(w), germanStem(w)] : [stem(w)]))) {
+  const words = contentWords(text);
+  for (const w of words.flatMap((w) => (german ? [stem(w), germanStem(w)] : [stem(w)]))) {
     if (known.has(w) || w.length < 6) continue;
     for (const v of vocab) if (v.length < w.length && w.includes(v)) out.add(v);
   }
+  if (german)
+    for (const w of words) {
+      if (w.length < 6 || !w.endsWith("en")) continue;
+      const base = w.slice(0, -2);
+      for (const ending of LATIN_SINGULARS) if (known.has(base + ending)) out.add(base + ending);
+    }
   return [...out];
 }
+
+/** The singular endings of German's Latin and Greek plurals in -en: Museum/Museen, Stadion/Stadien, Thema/Themen. */
+const LATIN_SINGULARS = ["um", "on", "a", "o"];
 
 const valueMaps = new WeakMap<ColumnIndex, Map<string, string[]>>();
 /** Tables holding a value the question or evidence names literally. */

@@ -6,7 +6,7 @@ import type { DatabaseInfo } from "../database-info";
 import { buildKeywordIndex, INDEX_TOKENIZER, type ColumnDoc, type ColumnIndex } from "./computed";
 import type { ValueIndex } from "./values";
 
-const VERSION = 5; // bump when the indexed fields, the tokenizer or the embedded text change
+const VERSION = 6; // bump when the indexed fields, the tokenizer or the embedded text change
 const memory = new Map<string, ColumnIndex>();
 
 export function indexCacheFor(

@@ -45,7 +45,20 @@ export function stem(word: string): string {
 // Snowball's German stemmer (@nlpjs/lang-de, MIT): "Lehrkräfte" and "Lehrkraft" → lehrkraft, "Namen" and "name" →
 // nam, "Läden" and "laden" → lad. Its own file is loaded, not the package's index (sentiment lexicons and the rest).
 const germanStemmer = new StemmerDe();
-export const germanStem = (word: string): string => germanStemmer.stemWord(word);
+/**
+ * A word's German stem, stemmed again until it stays: Snowball removes one ending a pass, so "Kurse" → kurs but
+ * "Kurs" → kur (an s after r is an ending too), and the question's "Kurse" missed the table `kurs`. Stemming the stem
+ * again brings both to kur. (Two passes are the most any word of Spider-de's schemas and questions takes.)
+ */
+export function germanStem(word: string): string {
+  let w = word;
+  for (let pass = 0; pass < 4; pass++) {
+    const next = germanStemmer.stemWord(w);
+    if (next === w) return w;
+    w = next;
+  }
+  return w;
+}
 
 /** The terms the index holds for a text: each word's English stem and, where it differs, its German stem. */
 export function indexTerms(text: string): string[] {
