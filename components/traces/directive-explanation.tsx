@@ -31,7 +31,14 @@ function Reason({ r }: { r: TableReason }) {
   const via = r.via ? VIA[r.via] : null;
   return (
     <span>
-      {r.kind === "compound" ? "compound part" : "phrase"} <q>{r.text}</q>{" "}
+      {r.kind === "compound" ? (
+        <span title="a schema word inside a longer question word (a German compound), or the singular of a German Latin plural (Museen → museum)">
+          schema word
+        </span>
+      ) : (
+        "phrase"
+      )}{" "}
+      <q>{r.text}</q>{" "}
       {via ? (
         <span className={`rounded px-1 text-xs ${via.className}`} title={via.title}>
           {via.label}
