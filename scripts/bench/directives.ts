@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- directives --dataset NAME[,NAME…] [--json] [--variant computed|oracle] [--limit N] [--params JSON] [--misses] [--half design|held-out] [--cv]`:
+ * `npm run bench -- directives --dataset NAME[,NAME…] [--json] [--variant computed|oracle] [--limit N] [--params JSON] [--misses] [--half design|held-out] [--per-database] [--cv]`:
  * directive quality over datasets' questions in the store (DATABASE_PATH): mean recall of gold tables (share not
  * flagged), mean share of non-gold tables flagged, share of questions with every gold table kept, time per question.
  * `--cv`: leave-one-database-out cross-validation over a grid of the computed strategy's parameters
@@ -77,6 +77,7 @@ export async function benchDirectives(argv: string[]): Promise<number> {
       params: { type: "string" },
       cv: { type: "boolean", default: false },
       half: { type: "string", default: "all" },
+      "per-database": { type: "boolean", default: false },
     },
   });
   const half = values.half;
@@ -254,6 +255,7 @@ export async function benchDirectives(argv: string[]): Promise<number> {
     flagged: f.flagged,
     all_gold_kept: f.allGoldKept,
     ms_per_question: ms,
+    ...(values["per-database"] ? { per_database: perDatabase(scores) } : {}),
   };
   if (values.json) console.log(JSON.stringify(out, null, 2));
   else {
@@ -263,6 +265,10 @@ export async function benchDirectives(argv: string[]): Promise<number> {
     );
     console.log(`parameters: ${JSON.stringify(params)} (${modelNote})`);
     if (half !== "all") console.log(`the frozen split's ${half} half only (${questions.length} questions)`);
+    for (const d of out.per_database ?? [])
+      console.log(
+        `  ${d.dataset}/${d.database}${isDesignDatabase(d.dataset, d.database) ? "" : " [held-out half]"}: recall ${(100 * d.recall).toFixed(1)}% · flagged ${(100 * d.flagged).toFixed(1)}% (${d.questions} q)`,
+      );
     misses.slice(0, 200).forEach((m) => console.log("  miss", m));
     if (misses.length > 200) console.log(`  … and ${misses.length - 200} more misses`);
     if (withheld)
@@ -303,4 +309,15 @@ function memoised(deps: ComputedDeps & { embedderName?: string }): ComputedDeps 
         }
       : undefined,
   };
+}
+
+/** Each database's figures, in the order the databases first appear. */
+function perDatabase(scores: QuestionScore[]) {
+  const groups = new Map<string, QuestionScore[]>();
+  for (const s of scores) {
+    const key = `${s.dataset}\u0000${s.database}`;
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key)!.push(s);
+  }
+  return [...groups.values()].map((g) => ({ dataset: g[0].dataset, database: g[0].database, ...figuresOf(g) }));
 }
