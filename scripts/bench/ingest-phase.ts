@@ -1,4 +1,8 @@
-/** One measured phase of the ingest benchmark, in its own process; prints {seconds, maxRssMb, traces}. */
+/**
+ * One measured phase of the ingest benchmark, in its own process; prints {seconds, cpuSeconds, maxRssMb, traces}.
+ * `cpuSeconds` is the process's CPU (user and system, every thread: the writer, the ingest worker, V8's collector)
+ * from the phase's start until its commit, as `seconds`.
+ */
 import Database from "better-sqlite3";
 import { createHash } from "node:crypto";
 import { createReadStream, statSync } from "node:fs";
@@ -21,7 +25,8 @@ async function floor(
   file: string,
   store: string,
   sequential = false,
-): Promise<{ traces: number; committed: number; closed: number }> {
+): Promise<{ traces: number; committed: number; cpuSeconds: number; closed: number }> {
+  const cpuStart = process.cpuUsage();
   openDb(store).$client.close();
   const db: Database.Database = openConnection(store);
   // As Metron's upload: the commit does not checkpoint (timed until the commit; the close's checkpoint apart).
@@ -88,8 +93,9 @@ async function floor(
   }
   db.exec("COMMIT");
   const committed = performance.now();
+  const cpuSeconds = cpuSecondsSince(cpuStart);
   db.close(); // the last connection: folds the log into the store file
-  return { traces: n, committed, closed: performance.now() };
+  return { traces: n, committed, cpuSeconds, closed: performance.now() };
 }
 
 /** Ingests the file, then (SQLite) builds its search index as the server would; the two times apart. */
@@ -102,8 +108,10 @@ async function ingest(
   indexSeconds?: number;
   checkpointSeconds?: number;
   ingestRssMb?: number;
+  cpuSeconds: number;
 }> {
   const start = performance.now();
+  const cpuStart = process.cpuUsage();
   // As `metron ingest` does (lib/cli/main.ts): the worker's modules load while the store opens.
   if (!isPostgresUrl(store) && process.env.METRON_BENCH_PREWARM !== "0") prewarmIngestWorker(statSync(file).size);
   // A SQLite file, or a PostgreSQL URL (the same pipeline through Sql: the batched upload writer, lib/ingest/batched-writer.ts).
@@ -111,6 +119,7 @@ async function ingest(
   const report = await ingestFile(sql, file);
   if (report.error_count) console.error(report.errors.slice(0, 5));
   const seconds = (performance.now() - start) / 1000;
+  const cpuSeconds = cpuSecondsSince(cpuStart);
   // Peak RSS until the upload committed, before the index build (whose peak the phase's own figure includes).
   const ingestRssMb = process.resourceUsage().maxRSS / 1024;
   // The checkpoint the commit left to the ingest worker runs beside the index build (in-worker.ts checkpointAfter):
@@ -124,17 +133,28 @@ async function ingest(
   }
   const checkpointSeconds = (await checkpointed).reduce((sum, c) => sum + (c?.ms ?? NaN), 0) / 1000;
   await sql.close();
-  return { traces: report.inserted, seconds, indexSeconds, checkpointSeconds, ingestRssMb };
+  return { traces: report.inserted, seconds, indexSeconds, checkpointSeconds, ingestRssMb, cpuSeconds };
 }
 
 export async function ingestPhase([phase, file, store]: string[]): Promise<number> {
   let result: Awaited<ReturnType<typeof ingest>>;
   if (phase === "floor" || phase === "floor-seq") {
     const start = performance.now();
-    const { traces, committed, closed } = await floor(file, store, phase === "floor-seq");
-    result = { traces, seconds: (committed - start) / 1000, checkpointSeconds: (closed - committed) / 1000 };
+    const { traces, committed, cpuSeconds, closed } = await floor(file, store, phase === "floor-seq");
+    result = {
+      traces,
+      seconds: (committed - start) / 1000,
+      cpuSeconds,
+      checkpointSeconds: (closed - committed) / 1000,
+    };
   } else result = await ingest(file, store);
   // Peak RSS over the whole phase (the index build included).
   console.log(JSON.stringify({ ...result, maxRssMb: process.resourceUsage().maxRSS / 1024 }));
   return 0;
+}
+
+/** The process's CPU time since `from`, user and system, over all its threads (getrusage of the process). */
+function cpuSecondsSince(from: NodeJS.CpuUsage): number {
+  const { user, system } = process.cpuUsage(from);
+  return (user + system) / 1e6;
 }

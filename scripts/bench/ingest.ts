@@ -24,6 +24,8 @@ import { defaultIngestWorkers } from "@/lib/ingest/in-worker";
 
 interface Phase {
   seconds: number;
+  /** CPU seconds (user and system, all the process's threads) from the phase's start until its commit. */
+  cpuSeconds: number;
   maxRssMb: number;
   traces: number;
   /** The ingest phase only: the seconds to build the search index afterwards (until the traces are searchable). */
@@ -179,8 +181,11 @@ export async function benchIngest(argv: string[]): Promise<number> {
     }
     const describe = (label: string, runs: Phase[]) => {
       const s = median(runs.map((x) => x.seconds));
+      const cpu = median(runs.map((x) => x.cpuSeconds));
       const rss = Math.max(...runs.map((x) => x.maxRssMb));
-      console.log(`${label} ${s.toFixed(1)} s, ${(mb / s).toFixed(1)} MB/s, peak RSS ${rss.toFixed(0)} MB`);
+      console.log(
+        `${label} ${s.toFixed(1)} s, ${(mb / s).toFixed(1)} MB/s, CPU ${cpu.toFixed(1)} s (${(cpu / s).toFixed(2)} cores), peak RSS ${rss.toFixed(0)} MB`,
+      );
     };
     console.log(`\nmedians of ${rounds} round(s):`);
     describe("floor  (JSON.parse + bare prepared inserts, Metron's tables):", results.floor);
@@ -209,6 +214,12 @@ export async function benchIngest(argv: string[]): Promise<number> {
         `ratio ingest/python in WAL mode (median): ${ratio("python-wal").toFixed(2)}  (for reference: the script with Metron's journal; python WAL/default ${wal.toFixed(2)})`,
       );
     }
+    // Both cores busy: on two cores an ingest ends no sooner than half its CPU, whatever its threads share out.
+    const cpuRatio = (p: PhaseName) =>
+      median(results.ingest.map((x, r) => x.cpuSeconds / results[p][r].cpuSeconds)).toFixed(2);
+    console.log(
+      `CPU ratio ingest/floor (median): ${cpuRatio("floor")}${results.python.length ? `, ingest/python: ${cpuRatio("python")}` : ""}  (for reference: what the ingest spends, which no share-out between threads removes)`,
+    );
     const untilCommit = Math.max(...results.ingest.map((x) => x.ingestRssMb ?? NaN));
     console.log(
       `peak RSS of the ingest: ${maxRss.toFixed(0)} MB over the phase, the index build after it included (target ≤ 300 MB); ${untilCommit.toFixed(0)} MB until its commit`,
