@@ -19,6 +19,7 @@ import { SHIPPED_EMBEDDER } from "@/lib/environment/directives/word-vectors";
 import {
   crossValidate,
   figuresOf,
+  figuresPerDatabase,
   frozenSplit,
   isDesignDatabase,
   pooledHeldOut,
@@ -205,7 +206,7 @@ export async function benchDirectives(argv: string[]): Promise<number> {
     };
     const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
     const line = (f: Figures) =>
-      `recall ${pct(f.recall)} · non-gold flagged ${pct(f.flagged)} · every gold table kept ${pct(f.allGoldKept)} · ${f.questions} questions`;
+      `recall ${pct(f.recall)} · non-gold flagged ${flaggedText(f)} · every gold table kept ${pct(f.allGoldKept)} · ${f.questions} questions`;
     if (values.json) console.log(JSON.stringify(out, null, 2));
     else {
       console.log(`models: ${modelNote}; ${configs.length} configurations`);
@@ -214,7 +215,7 @@ export async function benchDirectives(argv: string[]): Promise<number> {
       console.log(`  held out, pooled: ${line(out.held_out_pooled)}`);
       for (const f of out.folds)
         console.log(
-          `    ${f.dataset}/${f.database}${f.design_half ? "" : " [held-out half]"}: recall ${pct(f.recall)} · flagged ${pct(f.flagged)} (${f.questions} q)${Object.keys(f.chosen_differs_from_defaults).length ? ` chose ${JSON.stringify(f.chosen_differs_from_defaults)}` : ""}`,
+          `    ${f.dataset}/${f.database}${f.design_half ? "" : " [held-out half]"}: recall ${pct(f.recall)} · flagged ${flaggedText(f)} (${f.questions} q)${Object.keys(f.chosen_differs_from_defaults).length ? ` chose ${JSON.stringify(f.chosen_differs_from_defaults)}` : ""}`,
         );
       console.log(
         `  worst database: ${out.worst_database.by_flagged} flags ${pct(out.worst_database.flagged)}; ${out.worst_database.by_recall} keeps ${pct(out.worst_database.recall)} of gold tables`,
@@ -255,19 +256,19 @@ export async function benchDirectives(argv: string[]): Promise<number> {
     flagged: f.flagged,
     all_gold_kept: f.allGoldKept,
     ms_per_question: ms,
-    ...(values["per-database"] ? { per_database: perDatabase(scores) } : {}),
+    ...(values["per-database"] ? { per_database: figuresPerDatabase(scores) } : {}),
   };
   if (values.json) console.log(JSON.stringify(out, null, 2));
   else {
     console.log(`dataset ${values.dataset}, variant ${values.variant}, ${out.questions} questions`);
     console.log(
-      `recall of gold tables ${(100 * out.recall).toFixed(1)}% · non-gold flagged ${(100 * out.flagged).toFixed(1)}% · every gold table kept ${(100 * out.all_gold_kept).toFixed(1)}% · ${ms.toFixed(2)} ms/question`,
+      `recall of gold tables ${(100 * out.recall).toFixed(1)}% · non-gold flagged ${flaggedText(f)} · every gold table kept ${(100 * out.all_gold_kept).toFixed(1)}% · ${ms.toFixed(2)} ms/question`,
     );
     console.log(`parameters: ${JSON.stringify(params)} (${modelNote})`);
     if (half !== "all") console.log(`the frozen split's ${half} half only (${questions.length} questions)`);
-    for (const d of out.per_database ?? [])
+    for (const { dataset, database, figures: f } of out.per_database ?? [])
       console.log(
-        `  ${d.dataset}/${d.database}${isDesignDatabase(d.dataset, d.database) ? "" : " [held-out half]"}: recall ${(100 * d.recall).toFixed(1)}% · flagged ${(100 * d.flagged).toFixed(1)}% (${d.questions} q)`,
+        `  ${dataset}/${database}${isDesignDatabase(dataset, database) ? "" : " [held-out half]"}: recall ${(100 * f.recall).toFixed(1)}% · flagged ${flaggedText(f)} (${f.questions} q)`,
       );
     misses.slice(0, 200).forEach((m) => console.log("  miss", m));
     if (misses.length > 200) console.log(`  … and ${misses.length - 200} more misses`);
@@ -311,13 +312,6 @@ function memoised(deps: ComputedDeps & { embedderName?: string }): ComputedDeps 
   };
 }
 
-/** Each database's figures, in the order the databases first appear. */
-function perDatabase(scores: QuestionScore[]) {
-  const groups = new Map<string, QuestionScore[]>();
-  for (const s of scores) {
-    const key = `${s.dataset}\u0000${s.database}`;
-    if (!groups.has(key)) groups.set(key, []);
-    groups.get(key)!.push(s);
-  }
-  return [...groups.values()].map((g) => ({ dataset: g[0].dataset, database: g[0].database, ...figuresOf(g) }));
-}
+/** The share flagged, or why there is none: no question here has a table that is not gold. */
+const flaggedText = (f: Figures) =>
+  f.flaggedQuestions ? `${(100 * f.flagged).toFixed(1)}%` : "not applicable (every table of every question is gold)";

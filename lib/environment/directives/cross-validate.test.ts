@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   crossValidate,
+  figuresPerDatabase,
   frozenSplit,
   isDesignDatabase,
   pooledHeldOut,
@@ -55,6 +56,36 @@ describe("leave-one-database-out cross-validation", () => {
     const worst = worstFolds(cv);
     expect(worst.byFlagged.database).toBe("b");
     expect(worst.byRecall.database).toBe("c");
+  });
+
+  it("does not call a database whose every table is gold the worst at flagging (nothing there to flag)", () => {
+    // Database "one" has a single table, gold in each of its questions: its flagging is not applicable, not 0.
+    const scores = [[q("one", 1, null), q("one", 1, null), q("a", 1, 0.6), q("b", 0.5, 0.8)]];
+    const cv = crossValidate(scores);
+    expect(cv.folds.find((f) => f.database === "one")!.figures).toMatchObject({ flagged: 0, flaggedQuestions: 0 });
+    expect(worstFolds(cv).byFlagged.database).toBe("a");
+    expect(worstFolds(cv).byRecall.database).toBe("b");
+  });
+
+  it("gives each database's figures apart, the same name in two datasets kept apart", () => {
+    const scores = [q("x", 1, 0.5), q("x", 0.5, null), q("x", 1, 1, "other"), q("y", 0, 0.25)];
+    expect(figuresPerDatabase(scores)).toEqual([
+      {
+        dataset: "d",
+        database: "x",
+        figures: { questions: 2, recall: 0.75, flagged: 0.5, flaggedQuestions: 1, allGoldKept: 0.5 },
+      },
+      {
+        dataset: "other",
+        database: "x",
+        figures: { questions: 1, recall: 1, flagged: 1, flaggedQuestions: 1, allGoldKept: 1 },
+      },
+      {
+        dataset: "d",
+        database: "y",
+        figures: { questions: 1, recall: 0, flagged: 0.25, flaggedQuestions: 1, allGoldKept: 0 },
+      },
+    ]);
   });
 
   it("chooses on the design half only and scores the frozen choice on the other half", () => {

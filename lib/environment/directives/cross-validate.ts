@@ -22,7 +22,10 @@ export interface QuestionScore {
 export interface Figures {
   questions: number;
   recall: number;
+  /** Mean share of non-gold tables flagged over `flaggedQuestions`; 0 when there are none (not applicable). */
   flagged: number;
+  /** Questions with a non-gold table: where flagging can be measured (none when every table is gold). */
+  flaggedQuestions: number;
   allGoldKept: number;
 }
 
@@ -46,6 +49,7 @@ export function figuresOf(scores: QuestionScore[]): Figures {
     questions: scores.length,
     recall: recall / n,
     flagged: flaggedN ? flagged / flaggedN : 0,
+    flaggedQuestions: flaggedN,
     allGoldKept: kept / n,
   };
 }
@@ -121,10 +125,12 @@ export function worstFolds(cv: CrossValidation): {
   byFlagged: CrossValidation["folds"][number];
   byRecall: CrossValidation["folds"][number];
 } {
-  const folds = cv.folds.filter((f) => f.figures.questions > 0);
-  const min = (key: "flagged" | "recall") =>
+  const min = (key: "flagged" | "recall", folds: CrossValidation["folds"]) =>
     folds.reduce((a, b) => (b.figures[key] < a.figures[key] ? b : a), folds[0]);
-  return { byFlagged: min("flagged"), byRecall: min("recall") };
+  // A database whose questions have no non-gold table has no flagging to be worst at (its 0 means not applicable).
+  const flaggable = cv.folds.filter((f) => f.figures.flaggedQuestions > 0);
+  const scored = cv.folds.filter((f) => f.figures.questions > 0);
+  return { byFlagged: min("flagged", flaggable), byRecall: min("recall", scored) };
 }
 
 /**
@@ -152,18 +158,20 @@ export function frozenSplit(
 ): FrozenSplit {
   const chosen = choose(scores, isDesign);
   const held = scores[chosen].filter((s) => !isDesign(s));
-  const databases = [...new Set(held.map((s) => `${s.dataset}\u0000${s.database}`))];
   return {
     chosen,
     design: figuresOf(scores[chosen].filter(isDesign)),
     heldOut: figuresOf(held),
-    perDatabase: databases.map((key) => {
-      const [dataset, database] = key.split("\u0000");
-      return {
-        dataset,
-        database,
-        figures: figuresOf(held.filter((s) => s.dataset === dataset && s.database === database)),
-      };
-    }),
+    perDatabase: figuresPerDatabase(held),
   };
+}
+
+/** Each database's figures, in the order its first question comes. */
+export function figuresPerDatabase(scores: QuestionScore[]): { dataset: string; database: string; figures: Figures }[] {
+  const groups = new Map<string, QuestionScore[]>();
+  for (const s of scores) {
+    const key = `${s.dataset}\u0000${s.database}`;
+    (groups.get(key) ?? groups.set(key, []).get(key)!).push(s);
+  }
+  return [...groups.values()].map((g) => ({ dataset: g[0].dataset, database: g[0].database, figures: figuresOf(g) }));
 }
