@@ -67,8 +67,9 @@ export function DirectiveExplanationPanel({ explanation }: { explanation: Direct
         {explanation.semantic
           ? `BM25 fused with ${explanation.embedder ?? "an embedding index"} by reciprocal rank fusion`
           : "BM25 only (no semantic half)"}
-        . A table is kept when a phrase&apos;s best hit is one of its columns (or a column referencing it), when the
-        question names it or a value it holds, or when it bridges kept tables; every other table is flagged.
+        . A table is kept when the best hit of a phrase, or of a schema word found in a question word, is one of its
+        columns (or a column referencing it), when the question names it or a value it holds, or when it bridges kept
+        tables; every other table is flagged.
       </p>
       <ul className="mt-2 space-y-1">
         {kept.map((t) => (
