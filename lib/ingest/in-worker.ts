@@ -10,7 +10,14 @@ import path from "node:path";
 import { Buffer } from "node:buffer";
 import { Worker } from "node:worker_threads";
 import { oversizedLine, type SplitProgress } from "./split-lines";
-import type { CheckpointResult, FromWorker, ToWorker, WorkerInit, WorkerItem } from "./worker-protocol";
+import {
+  resolveBlobs,
+  type CheckpointResult,
+  type FromWorker,
+  type ToWorker,
+  type WorkerInit,
+  type WorkerItem,
+} from "./worker-protocol";
 
 /**
  * Chunks (256 kB from a file) the one worker may hold ahead of what this thread has written. Four (about 37 traces of
@@ -197,7 +204,7 @@ export function readInWorker(
         progress.bytes = m.bytes;
         progress.lines = m.lines;
         if (m.type === "done") return finish();
-        for (const item of m.items) {
+        for (const item of resolveBlobs(m.items)) {
           const pending = onItem(item);
           if (pending) await pending;
           if (finished) return;
@@ -413,8 +420,14 @@ export function readInPool(
     };
     for (const member of pool) {
       member.worker.on("message", (m: FromWorker) => {
-        if (m.type === "block") answered(m.seq, m.items, member);
-        else if (m.type === "fatal") finish(new Error(`an ingest worker failed: ${m.message}`));
+        if (m.type === "fatal") return finish(new Error(`an ingest worker failed: ${m.message}`));
+        if (m.type !== "block") return;
+        try {
+          resolveBlobs(m.items);
+        } catch (e) {
+          return finish(e);
+        }
+        answered(m.seq, m.items, member);
       });
       member.worker.on("error", (e) => finish(e));
       // A pool's worker never stops by itself (it waits for blocks until terminated): an exit before the end is a

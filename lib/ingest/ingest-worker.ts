@@ -12,7 +12,7 @@ import { prepareTrace } from "./prepare";
 import { loadPrices } from "./prices-file";
 import { finalSqlCaveat, lineFailure, readTraces } from "./read-traces";
 import type { Trace } from "@/lib/trace/types";
-import type { FromWorker, ToWorker, WorkerInit, WorkerItem } from "./worker-protocol";
+import { shareBlobs, type FromWorker, type ToWorker, type WorkerInit, type WorkerItem } from "./worker-protocol";
 
 const BATCH_TRACES = 256;
 
@@ -50,6 +50,7 @@ async function main(port: NonNullable<typeof parentPort>, init: WorkerInit): Pro
   const post = (m: FromWorker) => port.postMessage(m);
   const flush = () => {
     if (!items.length && consumed === reported) return;
+    shareBlobs(items);
     post({ type: "batch", consumed, bytes: progress.bytes, lines: progress.lines, items });
     items = [];
     reported = consumed;
@@ -167,6 +168,7 @@ async function poolMember(
             event: (event, line) => void items.push({ kind: "event", line, event }),
           },
         );
+        shareBlobs(items);
         port.postMessage({ type: "block", seq: m.seq, items } satisfies FromWorker);
       }, reject);
       chain.catch(reject);

@@ -129,3 +129,36 @@ it("ends a batch early when its traces' text passes the bound, so large traces a
   // Traces of over half the bound each: a batch ends at every second trace, before the file's end.
   expect(Math.max(...(await heard(BATCH_TEXT_CHARS / 2 + 1)))).toBeGreaterThanOrEqual(2);
 });
+
+it("writes a blob again after the savepoint that wrote it was rolled back, so no step names a blob the store lacks", async () => {
+  const t = store();
+  t.db.$client.exec(
+    "CREATE TRIGGER refuse_step BEFORE INSERT ON steps WHEN NEW.tool = 'refused_tool' " +
+      "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END",
+  );
+  const schema = "column_a INTEGER PRIMARY KEY -- a described column\n".repeat(60); // a blob (over 2,048 characters)
+  const trace = (id: string, refused: boolean) =>
+    JSON.stringify({
+      run: { name: "blobs", system: "No Directives", model: "gpt-test" },
+      question: { id },
+      steps: [
+        { type: "tool_call", tool: "describe_table", args: { table_name: "a" }, result: schema },
+        ...(refused ? [{ type: "tool_call", tool: "refused_tool", args: {}, result: "x" }] : []),
+      ],
+      outcome: { correct: true },
+    });
+  // The first writes the blob in the batch the second's refusal rolls back; the second writes it in a savepoint of
+  // its own that is rolled back; the third comes after both.
+  const lines = [trace("1", false), trace("2", true), trace("3", false)].join("\n") + "\n";
+  const report = await ingestStream(t.sql, chunksOf(lines, 1 << 14), {});
+  expect(report.inserted).toBe(2);
+  expect(report.errors.map((e) => e.line)).toEqual([2]);
+  const dangling = await many<{ n: number }>(
+    t.sql,
+    raw`SELECT count(*) AS n FROM steps s WHERE s.result_blob IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM blobs b WHERE b.hash = s.result_blob)`,
+  );
+  const named = await many<{ n: number }>(t.sql, raw`SELECT count(*) AS n FROM steps WHERE result_blob IS NOT NULL`);
+  expect(Number(named[0].n)).toBe(2);
+  expect(Number(dangling[0].n)).toBe(0);
+});

@@ -59,6 +59,9 @@ export function runRoles(sqlite: Database.Database, toolRoles?: Record<string, s
  */
 export const SAVEPOINT_BATCH = 128;
 
+/** How many blob hashes an upload's writer remembers having written (about 100 bytes each). */
+const BLOB_MEMORY = 100_000;
+
 export class SqliteUploadWriter implements UploadWriter {
   private statements;
   /** The traces written in the open batch savepoint, with whether each was new: the sink hears them when it ends. */
@@ -67,6 +70,15 @@ export class SqliteUploadWriter implements UploadWriter {
   /** What the open batch changed, to undo when it is rolled back. */
   private batchUndo: { runs: string[]; changed: Set<string>; inserted: number; duplicates: number } | null = null;
   private runs = new Map<string, RunRef>();
+  /**
+   * Blobs this upload wrote, in a savepoint released or still open: a repeat is not written again (a schema tool's
+   * result recurs in every trace that describes that table; its INSERT … DO NOTHING cost the writing thread 0.15 s on
+   * the bench's 150 MB file). A cache only: past BLOB_MEMORY hashes it starts over, and a blob it forgot is written
+   * again as before, to no effect.
+   */
+  private blobsWritten = new Set<string>();
+  /** The hashes added to `blobsWritten` since the open batch (or lone trace) began: forgotten if it is rolled back. */
+  private blobsPending: string[] = [];
   /** Runs this upload changed (a trace inserted, or the tool roles it was given): their versions move. */
   private changed = new Set<string>();
   private tools = new ToolCounter();
@@ -156,6 +168,7 @@ export class SqliteUploadWriter implements UploadWriter {
     if (!this.batchUndo) return;
     this.statements.batchRelease.run();
     this.batchUndo = null;
+    this.blobsPending = [];
     const done = this.batch;
     this.batch = [];
     this.batchChars = 0;
@@ -167,6 +180,7 @@ export class SqliteUploadWriter implements UploadWriter {
     const undo = this.batchUndo!;
     this.sqlite.exec("ROLLBACK TO batch; RELEASE batch");
     for (const id of undo.runs) this.runs.delete(id); // their rows were rolled back with the batch
+    this.forgetPendingBlobs();
     this.changed = undo.changed;
     this.inserted = undo.inserted;
     this.duplicates = undo.duplicates;
@@ -187,10 +201,12 @@ export class SqliteUploadWriter implements UploadWriter {
     try {
       inserted = this.write(prepared);
       this.statements.release.run();
+      this.blobsPending = [];
     } catch (e) {
       const fault = storeFault(e) ?? (this.sqlite.inTransaction ? null : lostTransaction());
       if (fault) throw fault;
       this.sqlite.exec("ROLLBACK TO trace; RELEASE trace");
+      this.forgetPendingBlobs();
       if (!knownRun) this.runs.delete(prepared.run.id); // its row was rolled back with the trace
       return this.sink.failed(item, `this trace could not be stored: ${lineFailure(e)}`);
     }
@@ -227,11 +243,23 @@ export class SqliteUploadWriter implements UploadWriter {
       this.duplicates++;
       return false;
     }
-    for (const [hash, content] of p.blobs) this.statements.blob.run(hash, content);
+    for (const [hash, content] of p.blobs) {
+      if (this.blobsWritten.has(hash)) continue;
+      this.statements.blob.run(hash, content);
+      if (this.blobsWritten.size >= BLOB_MEMORY) this.blobsWritten.clear();
+      this.blobsWritten.add(hash);
+      this.blobsPending.push(hash);
+    }
     for (const row of p.steps) this.statements.step.run(p.id, ...row);
     this.changed.add(runId);
     this.inserted++;
     return true;
+  }
+
+  /** The open savepoint was rolled back: the blobs it wrote are gone, so a later trace writes them again. */
+  private forgetPendingBlobs(): void {
+    for (const hash of this.blobsPending) this.blobsWritten.delete(hash);
+    this.blobsPending = [];
   }
 
   addError(line: number, message: string): void {

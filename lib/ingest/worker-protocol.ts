@@ -50,3 +50,40 @@ export type FromWorker =
   | ({ type: "checkpointed" } & CheckpointResult)
   | { type: "checkpointed"; error: string }
   | { type: "fatal"; message: string };
+
+/**
+ * Within one message, a blob's content travels once: `shareBlobs` (the worker, before posting) leaves out the content
+ * of a blob an earlier trace of the same message carries, naming it by its hash with a null content, and
+ * `resolveBlobs` (the reader, before the items are written) puts it back from that earlier trace. A schema tool's
+ * result is the same text in every trace that describes that table: 3,173 blobs of a batch of 256 of the bench's
+ * traces held 27 texts, and each repeat was copied by the structured clone on both threads (docs/benchmarks.md).
+ * Between the two calls a message's items are not valid PreparedTraces. Each trace still names all of its blobs, so
+ * the writer needs no memory of earlier messages (a batch rolled back and written again trace by trace has them all).
+ */
+export function shareBlobs(items: WorkerItem[]): void {
+  const sent = new Set<string>();
+  for (const item of items) {
+    if (item.kind !== "trace") continue;
+    for (const blob of item.prepared.blobs as [string, string | null][]) {
+      if (sent.has(blob[0])) blob[1] = null;
+      else sent.add(blob[0]);
+    }
+  }
+}
+
+/** Puts back, in place, the blob contents `shareBlobs` left out of a message's items. */
+export function resolveBlobs(items: WorkerItem[]): WorkerItem[] {
+  const contents = new Map<string, string>();
+  for (const item of items) {
+    if (item.kind !== "trace") continue;
+    for (const blob of item.prepared.blobs as [string, string | null][]) {
+      if (blob[1] !== null) contents.set(blob[0], blob[1]);
+      else {
+        const content = contents.get(blob[0]);
+        if (content === undefined) throw new Error(`the ingest worker sent blob ${blob[0]} without its content`);
+        blob[1] = content;
+      }
+    }
+  }
+  return items;
+}
