@@ -69,8 +69,14 @@ export function DirectiveExplanationPanel({ explanation }: { explanation: Direct
           : "BM25 only (no semantic half)"}
         . A table is kept when the best hit of a phrase, or of a schema word found in a question word, is one of its
         columns (or a column referencing it), when the question names it or a value it holds, or when it bridges kept
-        tables; every other table is flagged.
+        tables; every other table is flagged. When none of these met any table, nothing is flagged: the index found no
+        evidence about the question, and flagging every table is never right.
       </p>
+      {explanation.noEvidence && (
+        <p className="mt-1 text-xs font-medium text-amber-800" data-testid="directive-no-evidence">
+          No phrase, schema word, name or value of this question met any table of its database, so no table is flagged.
+        </p>
+      )}
       <ul className="mt-2 space-y-1">
         {kept.map((t) => (
           <li key={t.table} className="flex flex-wrap items-baseline gap-x-2">

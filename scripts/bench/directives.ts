@@ -50,19 +50,21 @@ function grid(): ComputedParams[] {
           for (const matchValues of [true, false])
             for (const followReferences of [true, false])
               for (const germanStems of [true, false])
-                out.push({
-                  ...DEFAULT_PARAMS,
-                  maxPhrases,
-                  tablesPerPhrase,
-                  bridging,
-                  maxBridgeTables,
-                  semantic,
-                  semanticMode,
-                  minSimilarity,
-                  matchValues,
-                  followReferences,
-                  germanStems,
-                });
+                for (const keepAllWithoutEvidence of [true, false])
+                  out.push({
+                    ...DEFAULT_PARAMS,
+                    maxPhrases,
+                    tablesPerPhrase,
+                    bridging,
+                    maxBridgeTables,
+                    semantic,
+                    semanticMode,
+                    minSimilarity,
+                    matchValues,
+                    followReferences,
+                    germanStems,
+                    keepAllWithoutEvidence,
+                  });
   return out;
 }
 

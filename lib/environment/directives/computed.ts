@@ -64,6 +64,12 @@ export interface ComputedParams {
    * it references (`users`): "user" names the users, not every table that points at them.
    */
   followReferences: boolean;
+  /**
+   * When no phrase, schema word, name or value met any table of the database, flag nothing instead of every table:
+   * the index has found no evidence about the question, and a directive that every table is irrelevant is never
+   * right (a question reads at least one table). Off: such a question flags every table, as before 2026-12-05.
+   */
+  keepAllWithoutEvidence: boolean;
 }
 
 // Chosen by leave-one-database-out cross-validation on BIRD mini-dev and Spider-de together (`npm run bench --
@@ -88,6 +94,7 @@ export const DEFAULT_PARAMS: ComputedParams = {
   maxValueTables: 2,
   phraseWordsTogether: false,
   followReferences: true,
+  keepAllWithoutEvidence: true,
 };
 
 export interface ColumnDoc {
@@ -430,8 +437,9 @@ export async function computeDirectives(
         ? anyBridges(database, kept)
         : [];
   bridged.forEach((t) => kept.add(t));
+  const noEvidence = params.keepAllWithoutEvidence && !database.tables.some((t) => kept.has(t.name));
   return {
-    irrelevant: database.tables.map((t) => t.name).filter((t) => !kept.has(t)),
+    irrelevant: noEvidence ? [] : database.tables.map((t) => t.name).filter((t) => !kept.has(t)),
     explanation: {
       strategy: "computed",
       phrase_source: deps.phrases ? "model" : "keywords",
@@ -445,6 +453,7 @@ export async function computeDirectives(
       value_hits: valueHits,
       named,
       bridged,
+      no_evidence: noEvidence,
     },
   };
 }

@@ -27,6 +27,8 @@ export interface DirectiveExplanation {
   /** The semantic half's embedder (a configured model or the shipped word vectors); null when BM25 ran alone. */
   embedder: string | null;
   semantic: boolean;
+  /** Nothing met any table, so nothing was flagged (`keepAllWithoutEvidence`); false for traces that did not say. */
+  noEvidence: boolean;
   tables: TableExplanation[];
 }
 
@@ -47,6 +49,7 @@ const recordedSchema = z.object({
   value_hits: z.record(z.string(), tables).optional().catch(undefined),
   named: tables.optional(),
   bridged: tables.optional(),
+  no_evidence: z.boolean().optional().catch(undefined),
   params: z
     .object({ maxValueTables: z.number().optional().catch(undefined) })
     .optional()
@@ -97,6 +100,7 @@ export function explainDirectives(
     phraseSource: e.phrase_source ?? null,
     embedder: e.embedder ?? null,
     semantic,
+    noEvidence: e.no_evidence === true,
     tables: names
       .map((table) => ({
         table,

@@ -4,8 +4,11 @@
  * table ("Lehrkräfte" for `lehrer`) only the German stem reaches, and English questions left exactly as they were.
  */
 import { readFileSync } from "node:fs";
+import { createElement } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DirectiveExplanationPanel } from "@/components/traces/directive-explanation";
 import { loadDatabaseFrom, loadQuestionFrom } from "@/lib/environment/database-info";
 import { many, raw } from "@/lib/db/typed";
 import { importBirdMiniDev } from "@/lib/testing/bird-minidev";
@@ -14,11 +17,15 @@ import { sharedData } from "@/lib/testing/shared-data";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { directivesFor } from ".";
 import { buildKeywordIndex, compoundParts, DEFAULT_PARAMS } from "./computed";
+import { explainDirectives } from "./explain";
 import { germanStem, isGerman } from "./keywords";
 
 const store = tempDb();
 const indexDir = () => path.join(store.dir, "indexes");
 const withoutStems = { ...DEFAULT_PARAMS, germanStems: false };
+// A question that meets no table flags nothing (keepAllWithoutEvidence): off here, so that what the stems alone keep shows.
+const stemsAlone = { ...DEFAULT_PARAMS, keepAllWithoutEvidence: false };
+const withoutStemsOrRule = { ...stemsAlone, germanStems: false };
 
 beforeAll(async () => {
   await importSpiderDe(store);
@@ -45,14 +52,14 @@ describe("computed directives with German stems (Spider-de)", () => {
     // stem of `lehrer` ("lehr") is, so the compound rule searches it.
     const { question, database } = await loadQuestionFrom(store.sql, "spider-de", "377");
     expect(question.goldTables).toEqual(["lehrer"]);
-    const on = (await directivesFor("computed", question, database, { indexDir: indexDir() }))!;
+    const on = (await directivesFor("computed", question, database, { indexDir: indexDir(), params: stemsAlone }))!;
     expect(on.irrelevant).not.toContain("lehrer");
     expect(on.explanation.compound_parts).toEqual(["lehr"]);
     expect(on.explanation.hits).toMatchObject({ lehr: ["lehrer"] });
     expect(on.explanation.params).toMatchObject({ germanStems: true });
     const off = (await directivesFor("computed", question, database, {
       indexDir: indexDir(),
-      params: withoutStems,
+      params: withoutStemsOrRule,
     }))!;
     expect(off.irrelevant).toContain("lehrer");
   });
@@ -107,7 +114,7 @@ describe("computed directives with German stems (Spider-de)", () => {
       }
       return kept / gold;
     };
-    expect(await recall(DEFAULT_PARAMS)).toBeGreaterThan((await recall(withoutStems)) + 0.1);
+    expect(await recall(stemsAlone)).toBeGreaterThan((await recall(withoutStemsOrRule)) + 0.1);
   });
 });
 
@@ -124,4 +131,57 @@ it("leave every English question (BIRD mini-dev) exactly as it was without them"
     const off = (await directivesFor("computed", question, database, { indexDir: indexDir(), params: withoutStems }))!;
     expect({ id, irrelevant: on.irrelevant }).toEqual({ id, irrelevant: off.irrelevant });
   }
+});
+
+describe("a question that meets no table (keepAllWithoutEvidence)", () => {
+  const withoutRule = { ...DEFAULT_PARAMS, keepAllWithoutEvidence: false };
+
+  it("flags nothing rather than every table, and says why", async () => {
+    // "Wie viele Gymnasiasten gibt es?": gold `oberschüler`; no schema word of network_1 is in "Gymnasiasten".
+    const { question, database } = await loadQuestionFrom(store.sql, "spider-de", "858");
+    expect(question.goldTables).toEqual(["oberschüler"]);
+    const tables = database.tables.map((t) => t.name);
+    const on = (await directivesFor("computed", question, database, { indexDir: indexDir() }))!;
+    expect(on.irrelevant).toEqual([]);
+    expect(on.explanation).toMatchObject({ no_evidence: true, named: [], bridged: [], compound_parts: [] });
+    const explained = explainDirectives(
+      { strategy: "computed", irrelevant_tables: on.irrelevant },
+      on.explanation,
+      tables,
+    )!;
+    expect(explained.noEvidence).toBe(true);
+    expect(explained.tables.filter((t) => t.flagged)).toEqual([]);
+    // The question page's panel says so.
+    const html = renderToStaticMarkup(createElement(DirectiveExplanationPanel, { explanation: explained }));
+    expect(html).toContain(`Why these directives: ${tables.length} tables kept, 0 flagged`);
+    expect(html).toContain("No phrase, schema word, name or value of this question met any table");
+    const off = (await directivesFor("computed", question, database, { indexDir: indexDir(), params: withoutRule }))!;
+    expect([...off.irrelevant].sort()).toEqual([...tables].sort());
+    expect(off.explanation).toMatchObject({ no_evidence: false });
+  });
+
+  it("changes only the questions that flagged every table (all of Spider-de)", async () => {
+    const questions = await many(
+      store.sql,
+      raw<{ id: string }>`SELECT question_id AS id FROM questions
+        WHERE dataset_id = 'spider-de' AND gold_tables IS NOT NULL`,
+    );
+    expect(questions.length).toBeGreaterThan(900);
+    let changed = 0;
+    for (const { id } of questions) {
+      const { question, database } = await loadQuestionFrom(store.sql, "spider-de", id);
+      const on = (await directivesFor("computed", question, database, { indexDir: indexDir() }))!;
+      const off = (await directivesFor("computed", question, database, { indexDir: indexDir(), params: withoutRule }))!;
+      if (on.explanation.no_evidence) {
+        changed++;
+        expect({ id, on: on.irrelevant, off: off.irrelevant.length }).toEqual({
+          id,
+          on: [],
+          off: database.tables.length,
+        });
+      } else expect({ id, irrelevant: on.irrelevant }).toEqual({ id, irrelevant: off.irrelevant });
+    }
+    // Spider-de's questions whose words no schema word meets (22 with the shipped defaults on 2026-12-05).
+    expect(changed).toBeGreaterThanOrEqual(10);
+  });
 });
