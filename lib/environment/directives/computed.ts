@@ -201,6 +201,24 @@ export function valueTables(index: ColumnIndex, text: string): Record<string, st
 // Words that are values somewhere but say nothing about which table (yes/no flags and the like).
 const STOP_LITERALS = new Set(["yes", "no", "true", "false", "none", "null", "n/a", "ja", "nein"]);
 
+/**
+ * The German stems of the words of the database's table names, each with the number of tables whose name holds it.
+ * Snowball gives "Spieler" and "Spiele" one stem ("spiel"): where two tables share a stem (wta_1's `spieler` and
+ * `spiele`), a question word with that stem names neither outright; its own form still does (the English stem, which
+ * keeps the -er), and its phrases still search both.
+ */
+const stemOwnerMaps = new WeakMap<DatabaseInfo, Map<string, number>>();
+function germanStemOwners(database: DatabaseInfo): Map<string, number> {
+  let map = stemOwnerMaps.get(database);
+  if (!map) {
+    map = new Map();
+    for (const t of database.tables)
+      for (const g of new Set(splitIdentifier(t.name).map(germanStem))) map.set(g, (map.get(g) ?? 0) + 1);
+    stemOwnerMaps.set(database, map);
+  }
+  return map;
+}
+
 /** `table.column` (lower case) → the table a foreign key of that column references. */
 const referenceMaps = new WeakMap<DatabaseInfo, Map<string, string>>();
 function referencesOf(database: DatabaseInfo): Map<string, string> {
@@ -411,10 +429,14 @@ export async function computeDirectives(
   // A table the question or evidence names outright is kept.
   const terms = german ? indexTerms : englishTerms;
   const words = new Set(terms(text));
+  const owners = german ? germanStemOwners(database) : null;
   const named = database.tables
     .filter((t) => {
       const parts = splitIdentifier(t.name);
-      return parts.length > 0 && parts.every((p) => words.has(stem(p)) || (german && words.has(germanStem(p))));
+      return (
+        parts.length > 0 &&
+        parts.every((p) => words.has(stem(p)) || (owners?.get(germanStem(p)) === 1 && words.has(germanStem(p))))
+      );
     })
     .map((t) => t.name);
   named.forEach((t) => kept.add(t));

@@ -133,6 +133,22 @@ it("leave every English question (BIRD mini-dev) exactly as it was without them"
   }
 });
 
+it("let a German stem that two table names share name neither of them (wta_1: Spieler, Spiele)", async () => {
+  // Snowball stems `spieler` (players) and `spiele` (matches) both to "spiel": "Spieler" named the matches too.
+  expect(germanStem("spieler")).toBe(germanStem("spiele"));
+  const players = await loadQuestionFrom(store.sql, "spider-de", "426"); // "Wie viele Spieler sind es?"
+  expect(players.question.goldTables).toEqual(["spieler"]);
+  const p = (await directivesFor("computed", players.question, players.database, { indexDir: indexDir() }))!;
+  expect(p.explanation.named).toEqual(["spieler"]);
+  expect(p.irrelevant).toContain("spiele");
+  expect(p.irrelevant).not.toContain("spieler");
+  const matches = await loadQuestionFrom(store.sql, "spider-de", "446"); // "Wie viele Spiele wurden … gespielt?"
+  expect(matches.question.goldTables).toEqual(["spiele"]);
+  const m = (await directivesFor("computed", matches.question, matches.database, { indexDir: indexDir() }))!;
+  expect(m.explanation.named).toEqual(["spiele"]);
+  expect(m.irrelevant).not.toContain("spiele");
+});
+
 describe("a question that meets no table (keepAllWithoutEvidence)", () => {
   const withoutRule = { ...DEFAULT_PARAMS, keepAllWithoutEvidence: false };
 
