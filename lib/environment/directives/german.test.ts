@@ -1,7 +1,9 @@
 /**
  * Issue 34: German stems (Snowball, @nlpjs/lang-de) for German questions, on the real data: which questions count
  * as German (Spider-de's translated questions, none of BIRD mini-dev's), a Spider-de question whose word for the
- * table ("Lehrkräfte" for `lehrer`) only the German stem reaches, and English questions left exactly as they were.
+ * table ("Lehrkräfte" for `lehrer`) only the German stem reaches, and English questions left exactly as they were;
+ * a stem two table names share (wta_1's `spieler`, `spiele`) naming neither; and a question whose words meet no table
+ * flagging nothing instead of every table.
  */
 import { readFileSync } from "node:fs";
 import { createElement } from "react";
