@@ -111,6 +111,10 @@ test("computed directives explain each table: the phrase that kept it and which 
   await expect(panel.locator("summary")).toContainText(/Why these directives: \d+ tables? kept, \d+ flagged/);
   await panel.locator("summary").click();
   await expect(panel).toContainText("BM25 only (no semantic half)");
+  // The demo's directives were computed with the no-evidence rule on, and the trace says so.
+  await expect(panel.getByTestId("no-evidence-rule")).toContainText(
+    "When none of these met any table, nothing is flagged",
+  );
   await expect(panel.getByTitle("named by the keyword half of the index (BM25)").first()).toBeVisible();
   await expect(panel).toContainText("Flagged (no phrase, name, value or bridge kept them):");
   await page.screenshot({ path: "e2e/screenshots/question-directives.png", fullPage: true });

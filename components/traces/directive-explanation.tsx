@@ -52,6 +52,30 @@ function Reason({ r }: { r: TableReason }) {
   );
 }
 
+/** The no-evidence rule as this trace recorded it: on, off, or not recorded (traces from before the rule). */
+function NoEvidenceRule({ on }: { on: boolean | null }) {
+  if (on === true)
+    return (
+      <span data-testid="no-evidence-rule">
+        When none of these met any table, nothing is flagged: the index found no evidence about the question, and
+        flagging every table is never right.
+      </span>
+    );
+  if (on === false)
+    return (
+      <span data-testid="no-evidence-rule">
+        These directives were computed with the no-evidence rule off: when none of these met any table, every table was
+        flagged.
+      </span>
+    );
+  return (
+    <span data-testid="no-evidence-rule">
+      This trace did not record whether the no-evidence rule was on; directives computed before it flagged every table
+      when none of these met any table.
+    </span>
+  );
+}
+
 /** Why the computed directives kept or flagged each table, and which half of the index named it. */
 export function DirectiveExplanationPanel({ explanation }: { explanation: DirectiveExplanation }) {
   const kept = explanation.tables.filter((t) => !t.flagged);
@@ -69,8 +93,7 @@ export function DirectiveExplanationPanel({ explanation }: { explanation: Direct
           : "BM25 only (no semantic half)"}
         . A table is kept when the best hit of a phrase, or of a schema word found in a question word, is one of its
         columns (or a column referencing it), when the question names it or a value it holds, or when it bridges kept
-        tables; every other table is flagged. When none of these met any table, nothing is flagged: the index found no
-        evidence about the question, and flagging every table is never right.
+        tables; every other table is flagged. <NoEvidenceRule on={explanation.noEvidenceRule} />
       </p>
       {explanation.noEvidence && (
         <p className="mt-1 text-xs font-medium text-amber-800" data-testid="directive-no-evidence">

@@ -29,6 +29,9 @@ export interface DirectiveExplanation {
   semantic: boolean;
   /** Nothing met any table, so nothing was flagged (`keepAllWithoutEvidence`); false for traces that did not say. */
   noEvidence: boolean;
+  /** Whether the no-evidence rule was on when these directives were computed; null when the trace did not record it
+   * (traces written before the rule, or by another writer). */
+  noEvidenceRule: boolean | null;
   tables: TableExplanation[];
 }
 
@@ -51,7 +54,10 @@ const recordedSchema = z.object({
   bridged: tables.optional(),
   no_evidence: z.boolean().optional().catch(undefined),
   params: z
-    .object({ maxValueTables: z.number().optional().catch(undefined) })
+    .object({
+      maxValueTables: z.number().optional().catch(undefined),
+      keepAllWithoutEvidence: z.boolean().optional().catch(undefined),
+    })
     .optional()
     .catch(undefined),
 });
@@ -101,6 +107,7 @@ export function explainDirectives(
     embedder: e.embedder ?? null,
     semantic,
     noEvidence: e.no_evidence === true,
+    noEvidenceRule: e.params?.keepAllWithoutEvidence ?? null,
     tables: names
       .map((table) => ({
         table,

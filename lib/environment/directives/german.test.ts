@@ -176,6 +176,25 @@ describe("a question that meets no table (keepAllWithoutEvidence)", () => {
     const off = (await directivesFor("computed", question, database, { indexDir: indexDir(), params: withoutRule }))!;
     expect([...off.irrelevant].sort()).toEqual([...tables].sort());
     expect(off.explanation).toMatchObject({ no_evidence: false });
+    // The panel's help sentence states the rule as this trace recorded it: on, off, or (older traces) not recorded.
+    const ruleSentence = (recorded: unknown, irrelevant: string[]) => {
+      const e = explainDirectives({ strategy: "computed", irrelevant_tables: irrelevant }, recorded, tables)!;
+      const panel = renderToStaticMarkup(createElement(DirectiveExplanationPanel, { explanation: e }));
+      return { rule: e.noEvidenceRule, sentence: /data-testid="no-evidence-rule">([^<]*)</.exec(panel)?.[1] };
+    };
+    expect(ruleSentence(on.explanation, on.irrelevant)).toMatchObject({
+      rule: true,
+      sentence: expect.stringContaining("nothing is flagged"),
+    });
+    expect(ruleSentence(off.explanation, off.irrelevant)).toMatchObject({
+      rule: false,
+      sentence: expect.stringContaining("computed with the no-evidence rule off"),
+    });
+    const { params: _params, no_evidence: _noEvidence, ...older } = off.explanation as Record<string, unknown>;
+    expect(ruleSentence(older, off.irrelevant)).toMatchObject({
+      rule: null,
+      sentence: expect.stringContaining("did not record whether the no-evidence rule was on"),
+    });
   });
 
   it("changes only the questions that flagged every table (all of Spider-de)", async () => {
