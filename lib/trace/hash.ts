@@ -64,21 +64,17 @@ const SEP = "\u0000"; // never inside JSON text, so pieces cannot run into each 
 const str = (v: string | undefined) => (v === undefined ? "" : JSON.stringify(v));
 const num = (v: number | undefined) => (v === undefined ? "" : String(v));
 
-/** The fixed fields of a step in a fixed (sorted) order: canonical without sorting at run time. */
+/**
+ * The fixed fields of a step in a fixed (sorted) order: canonical without sorting at run time. One template, not an
+ * array joined: the same text without an array per step.
+ */
 function stepFixedKey(step: Step): string {
   const u = step.usage;
-  return [
-    str(step.content),
-    num(step.duration_ms),
-    step.error == null ? "" : JSON.stringify(step.error),
-    str(step.model),
-    str(step.role),
-    step.seq,
-    str(step.started_at),
-    str(step.tool),
-    step.type,
-    u ? `${num(u.cached_input_tokens)},${num(u.input_tokens)},${num(u.output_tokens)},${num(u.reasoning_tokens)}` : "",
-  ].join(SEP);
+  const usage = u
+    ? `${num(u.cached_input_tokens)},${num(u.input_tokens)},${num(u.output_tokens)},${num(u.reasoning_tokens)}`
+    : "";
+  const error = step.error == null ? "" : JSON.stringify(step.error);
+  return `${str(step.content)}${SEP}${num(step.duration_ms)}${SEP}${error}${SEP}${str(step.model)}${SEP}${str(step.role)}${SEP}${step.seq}${SEP}${str(step.started_at)}${SEP}${str(step.tool)}${SEP}${step.type}${SEP}${usage}`;
 }
 
 /**
