@@ -1,6 +1,8 @@
 /**
  * The ingest worker thread: reads, validates, assembles, hashes and measures traces (the CPU half of an ingest)
- * while the main thread writes them. Compiled into dist/cli/ingest-worker.mjs with the CLI (scripts/build-cli.mjs).
+ * while the main thread writes them. Compiled with the CLI (scripts/build-cli.mjs) into one CommonJS file with the
+ * packages it uses, dist/cli/ingest-worker-body.cjs, which the entry dist/cli/ingest-worker.mjs (ingest-worker-loader.ts)
+ * compiles from V8's code cache.
  * Input arrives as transferred chunks of bytes, at most a few ahead of the writer; output leaves in batches, one
  * per chunk read (or per 256 traces), so memory stays bounded whatever the file's size.
  */
