@@ -3,7 +3,7 @@
 // per command loaded when that command runs, packages staying in node_modules; and the ingest worker as one file.
 // Skipped when dist/cli is newer than every source file. scripts/metron.mjs runs it; `npm run up` and `npm test` build it ahead.
 import { spawnSync } from "node:child_process";
-import { existsSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { codeStamp, libSources } from "./code-stamp.mjs";
@@ -39,12 +39,13 @@ export async function buildCli({ quiet = false } = {}) {
       js: "import { createRequire as __metronRequire } from 'node:module'; const require = __metronRequire(import.meta.url);",
     },
   };
-  // The CLI: one small entry, a chunk per command; packages stay in node_modules.
+  // The CLI: one small entry, a chunk per command. Packages stay in node_modules, but for a few that only Metron's
+  // own code uses, bundled into the chunks that need them (`CLI_BUNDLED`).
   await build({
     ...common,
     entryPoints: { bin: path.join(root, "lib", "cli", "bin.ts") },
     splitting: true,
-    packages: "external",
+    external: cliExternals(),
   });
   // The ingest's worker thread (lib/ingest/in-worker.ts), which the server starts too: its code in one CommonJS file
   // with the packages it uses (zod, kysely, the price catalogue; better-sqlite3 is native and stays outside), and an
@@ -73,6 +74,35 @@ export async function buildCli({ quiet = false } = {}) {
   writeFileSync(stamp, new Date().toISOString());
   if (!quiet) console.log(`metron CLI compiled into dist/cli in ${Date.now() - started} ms`);
   return true;
+}
+
+/**
+ * Packages bundled into the CLI's chunks instead of imported from node_modules: those that only Metron's own code
+ * imports (no package left outside shares their objects, as the MCP and AI SDKs share zod's, which stays outside).
+ * Imported from node_modules, the ingest command's modules took about 0.7 s to load before the store was opened
+ * (kysely's hundreds of files 0.18 s, drizzle-orm's 0.1–0.14 s), while its worker waited with its first batches
+ * (docs/benchmarks.md).
+ */
+const CLI_BUNDLED = [
+  "kysely",
+  "drizzle-orm",
+  "@pydantic/genai-prices",
+  "@opentelemetry/semantic-conventions",
+  "@arizeai/openinference-semantic-conventions",
+  "minisearch",
+  "fzstd",
+  "@streamparser/json",
+  "yauzl",
+];
+
+/** Every package the project depends on but those in `CLI_BUNDLED` (esbuild keeps a package's subpaths outside too). */
+function cliExternals() {
+  const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
+  const all = Object.keys({ ...pkg.dependencies, ...pkg.devDependencies });
+  const missing = CLI_BUNDLED.filter((name) => !all.includes(name));
+  if (missing.length)
+    throw new Error(`CLI_BUNDLED names packages the project does not depend on: ${missing.join(", ")}`);
+  return all.filter((name) => !CLI_BUNDLED.includes(name));
 }
 
 /**
