@@ -12,9 +12,12 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const outdir = path.join(root, "dist", "cli");
 const stamp = path.join(outdir, ".built");
 
-/** The newest modification time among the CLI's possible sources (lib/, the lock file, tsconfig). */
+/**
+ * The newest modification time among the CLI's possible sources (lib/, the lock file, tsconfig) and this script (a
+ * change of what is bundled, or how, rebuilds too).
+ */
 export function newestSource() {
-  return Math.max(...libSources(root).map((f) => statSync(f).mtimeMs));
+  return Math.max(...[...libSources(root), fileURLToPath(import.meta.url)].map((f) => statSync(f).mtimeMs));
 }
 
 export function cliIsFresh() {
