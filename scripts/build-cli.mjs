@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Compiles the `metron` CLI (lib/cli and what it imports) into dist/cli with esbuild: one small entry, and one chunk
-// per command loaded when that command runs, packages staying in node_modules; and the ingest worker as one file.
-// Skipped when dist/cli is newer than every source file. scripts/metron.mjs runs it; `npm run up` and `npm test` build it ahead.
+// per command loaded when that command runs (packages stay in node_modules but for `CLI_BUNDLED`); and the ingest
+// worker as one file with a V8 code cache. Skipped when dist/cli is newer than every source file and this script.
+// scripts/metron.mjs runs it; `npm run up` and `npm test` build it ahead.
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";

@@ -5,6 +5,7 @@
  * and compiling 2 MB of JavaScript was about 90 ms of the 0.2 s they took to load, 30 ms from the cache
  * (docs/benchmarks.md). Without a cache, or with one V8 rejects (another Node, other V8 flags), it compiles as usual.
  */
+import { createHash } from "node:crypto";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -16,21 +17,31 @@ const dir = path.dirname(fileURLToPath(import.meta.url));
 export const WORKER_BODY = path.join(dir, "ingest-worker-body.cjs");
 export const WORKER_CODE_CACHE = path.join(dir, "ingest-worker-body.v8cache");
 
-/** The body compiled, with the cache when there is one: `rejected` when V8 refused it. */
-function compile(useCache: boolean): { script: vm.Script; rejected: boolean | undefined } {
-  let cachedData: Buffer | undefined;
-  if (useCache) {
-    try {
-      cachedData = readFileSync(WORKER_CODE_CACHE);
-    } catch {
-      cachedData = undefined; // not built: compiled as usual
-    }
-  }
+/**
+ * The body compiled, with the cache when there is one: `rejected` when it was refused. The cache file starts with the
+ * SHA-256 of the source it was made from: V8 checks a cache against its source's length only, and took a cache made
+ * for another body of the same length (a one-character edit, a build whose cache was not written) as its own.
+ */
+function compile(useCache: boolean): { script: vm.Script; source: string; rejected: boolean | undefined } {
   // The CommonJS wrapper, as Node's own loader writes it; the cache holds the compiled code of this exact text.
   const source = `(function (exports, require, module, __filename, __dirname) {${readFileSync(WORKER_BODY, "utf8")}\n})`;
-  const script = new vm.Script(source, { filename: WORKER_BODY, cachedData });
-  return { script, rejected: cachedData ? script.cachedDataRejected : undefined };
+  let file: Buffer | undefined;
+  if (useCache) {
+    try {
+      file = readFileSync(WORKER_CODE_CACHE);
+    } catch {
+      file = undefined; // not built: compiled as usual
+    }
+  }
+  if (!file) return { script: new vm.Script(source, { filename: WORKER_BODY }), source, rejected: undefined };
+  if (file.length <= DIGEST_BYTES || !file.subarray(0, DIGEST_BYTES).equals(digestOf(source)))
+    return { script: new vm.Script(source, { filename: WORKER_BODY }), source, rejected: true };
+  const script = new vm.Script(source, { filename: WORKER_BODY, cachedData: file.subarray(DIGEST_BYTES) });
+  return { script, source, rejected: script.cachedDataRejected };
 }
+
+const DIGEST_BYTES = 32;
+const digestOf = (source: string) => createHash("sha256").update(source).digest();
 
 function run(script: vm.Script): void {
   const commonJsModule = { exports: {} };
@@ -39,14 +50,15 @@ function run(script: vm.Script): void {
 }
 
 /**
- * Writes the code cache of the built body (scripts/build-cli.mjs, in a process of its own with Node's default flags,
- * as a worker has them): compiled and run first, so that the functions its start compiles are in the cache too. On
- * the main thread the body only defines (it starts reading when it has a parent port).
+ * Writes the code cache of the built body, after the digest of its source (scripts/build-cli.mjs, in a process of its
+ * own with Node's default flags, as a worker has them): compiled and run first, so that the functions its start
+ * compiles are in the cache too. On the main thread the body only defines (it starts reading when it has a parent
+ * port).
  */
 export function writeWorkerCodeCache(): { bytes: number } {
-  const { script } = compile(false);
+  const { script, source } = compile(false);
   run(script);
-  const data = script.createCachedData();
+  const data = Buffer.concat([digestOf(source), script.createCachedData()]);
   const temporary = `${WORKER_CODE_CACHE}.${process.pid}`;
   writeFileSync(temporary, data);
   renameSync(temporary, WORKER_CODE_CACHE);

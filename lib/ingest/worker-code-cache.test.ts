@@ -1,9 +1,10 @@
 /**
  * The ingest worker's code is one CommonJS file compiled from V8's code cache (lib/ingest/ingest-worker-loader.ts,
  * scripts/build-cli.mjs): a worker thread started as an ingest starts it accepts the cache the build wrote, and a
- * cache V8 refuses (another Node, a damaged file) only costs the compile: the worker still reads a real trace.
+ * cache refused (another Node, a damaged file, a cache made for another body) only costs the compile: the worker
+ * still reads a real trace.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -67,5 +68,21 @@ describe("the ingest worker's code cache", () => {
     expect(report.errors.map((e) => e.line)).toEqual([14, 25]);
     rmSync(path.join(copy, "ingest-worker-body.v8cache"));
     expect(await cacheInWorker(path.join(copy, "ingest-worker.mjs"))).toBe("none");
+  });
+
+  it("is refused for a body other than the one it was made from, even of the same length", async () => {
+    // V8 checks a cache against its source's length only: it ran this cache with the changed body as its own.
+    const dir = path.dirname(entry);
+    copyFileSync(path.join(dir, "ingest-worker.mjs"), path.join(copy, "ingest-worker.mjs"));
+    copyFileSync(path.join(dir, "ingest-worker-body.v8cache"), path.join(copy, "ingest-worker-body.v8cache"));
+    const body = readFileSync(path.join(dir, "ingest-worker-body.cjs"), "utf8");
+    const changed = body.replace("this trace could not be stored", "THIS trace could not be stored");
+    expect(changed.length).toBe(body.length);
+    expect(changed).not.toBe(body);
+    writeFileSync(path.join(copy, "ingest-worker-body.cjs"), changed);
+    expect(await cacheInWorker(path.join(copy, "ingest-worker.mjs"))).toBe("rejected");
+    // The original body with its own cache: accepted (the copy is a faithful worker).
+    copyFileSync(path.join(dir, "ingest-worker-body.cjs"), path.join(copy, "ingest-worker-body.cjs"));
+    expect(await cacheInWorker(path.join(copy, "ingest-worker.mjs"))).toBe("accepted");
   });
 });
