@@ -46,6 +46,8 @@ test("label three failing questions by keyboard; Experiments counts them per sys
     if (i < 2) {
       await page.keyboard.press("j"); // the next failing question
       await expect(page).not.toHaveURL(url);
+      // Until the next question shows, a label key is refused (the test below): a user waits for it, so does this.
+      await expect(page.getByTestId("question-loading")).toHaveCount(0);
     }
   }
   await page.screenshot({ path: "e2e/screenshots/labels.png", fullPage: true });

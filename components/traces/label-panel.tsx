@@ -1,7 +1,7 @@
 "use client";
 
 import { isShortcut } from "@/components/ui/keys";
-import { startTransition, useEffect, useOptimistic, useRef, useState } from "react";
+import { startTransition, useLayoutEffect, useOptimistic, useRef, useState } from "react";
 import { isNavigating } from "./navigation-state";
 import type { LabelRow } from "@/lib/labels/labels";
 
@@ -76,8 +76,9 @@ export function LabelPanel({
     });
   };
 
-  // Number keys subscribe to the document: an external system, hence the effect.
-  useEffect(() => {
+  // Number keys subscribe to the document: an external system, hence the effect. A layout effect: the listener of
+  // the question shown is in place when it paints, so a key pressed at once goes to it.
+  useLayoutEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (!isShortcut(e)) return;
       const cause = causes.find((c) => c.key === e.key);

@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { isShortcut } from "@/components/ui/keys";
-import { useEffect, useState, useTransition } from "react";
+import { useEffect, useLayoutEffect, useState, useTransition } from "react";
 import { setNavigating } from "./navigation-state";
 import type { Neighbours } from "@/lib/db/queries/question-traces";
 
@@ -16,7 +16,9 @@ export function QuestionNav({ links }: { links: NavLinks }) {
   const [copied, setCopied] = useState(false);
   // Moving to another question is a transition: until its content shows, label keys are refused (navigation-state).
   const [pending, startTransition] = useTransition();
-  useEffect(() => {
+  // At commit, not after paint: the next question's content and pending=false commit together, and a key pressed as
+  // soon as it shows must find the flag already cleared (a passive effect ran later and refused it).
+  useLayoutEffect(() => {
     setNavigating(pending);
   }, [pending]);
   useEffect(() => () => setNavigating(false), []);
