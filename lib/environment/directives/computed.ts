@@ -179,7 +179,45 @@ export function compoundParts(index: ColumnIndex, text: string, german = isGerma
       const base = w.slice(0, -2);
       for (const ending of LATIN_SINGULARS) if (known.has(base + ending)) out.add(base + ending);
     }
+  if (german) for (const g of verbStems(text)) if (known.has(g)) out.add(g);
   return [...out];
+}
+
+// German's separable verb prefixes, which put the participle's ge- after them (ein-ge-stellt, auf-ge-führt).
+const SEPARABLE = /^(ab|an|auf|aus|bei|ein|fest|her|hin|mit|nach|teil|vor|weg|zu|zurück|zusammen)ge(.{3,})$/;
+/**
+ * The verb a German participle or past form is made of, for the noun the schema makes of the same verb: "eingestellt"
+ * → einstell (`einstellung`), "besuchten" → besuch (`besuch`), "bestellt" → bestell (`bestellung`). Snowball leaves
+ * the participle's ge- and the weak past's -t/-te/-ten on, so the verb and its noun never met.
+ */
+/** The German stems of the verbs a German text's participles and past forms are made of (not the words' own stems). */
+export function verbStems(text: string): string[] {
+  const out = new Set<string>();
+  for (const w of contentWords(text))
+    for (const base of verbBases(w)) {
+      const g = germanStem(base);
+      if (g !== germanStem(w)) out.add(g);
+    }
+  return [...out];
+}
+
+function verbBases(word: string): string[] {
+  const out: string[] = [];
+  const separable = SEPARABLE.exec(word);
+  const core = separable
+    ? separable[1] + separable[2]
+    : word.startsWith("ge") && word.length >= 6
+      ? word.slice(2)
+      : /^(be|ver|er|ent|zer|emp)/.test(word)
+        ? word
+        : null;
+  // A participle (eingestellt, gewählt, besucht): its weak -t or -et off.
+  if (core && /[^aeiouäöü]e?t$/.test(core)) out.push(core.replace(/e?t$/, ""));
+  // A participle or weak past with an ending (besuchten, eingestellten, beschäftigten): -te, -ten, -tes… off. Only
+  // after a verb prefix: a noun in -te or -ten (Konzerte, Produkte, Daten) has none.
+  const past = core ? /^(.{4,}?)e?t(e|en|er|es|em)$/.exec(core) : null;
+  if (past) out.push(past[1]);
+  return out.filter((b) => b.length >= 4);
 }
 
 /** The singular endings of German's Latin and Greek plurals in -en: Museum/Museen, Stadion/Stadien, Thema/Themen. */
@@ -429,6 +467,7 @@ export async function computeDirectives(
   // A table the question or evidence names outright is kept.
   const terms = german ? indexTerms : englishTerms;
   const words = new Set(terms(text));
+  if (german) for (const g of verbStems(text)) words.add(g);
   const owners = german ? germanStemOwners(database) : null;
   const named = database.tables
     .filter((t) => {

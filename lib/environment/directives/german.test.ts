@@ -18,7 +18,7 @@ import { tempDb } from "@/lib/testing/db";
 import { sharedData } from "@/lib/testing/shared-data";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { directivesFor } from ".";
-import { buildKeywordIndex, compoundParts, DEFAULT_PARAMS } from "./computed";
+import { buildKeywordIndex, compoundParts, DEFAULT_PARAMS, verbStems } from "./computed";
 import { explainDirectives } from "./explain";
 import { germanStem, isGerman } from "./keywords";
 
@@ -96,6 +96,26 @@ describe("computed directives with German stems (Spider-de)", () => {
     const index = buildKeywordIndex(database);
     expect(compoundParts(index, "How many Museen opened?", false)).not.toContain("museum");
     expect(compoundParts(index, question.text, true)).toContain("museum");
+  });
+
+  it("meet the verb a participle or weak past is made of (besuchten, besuch; eingestellt, einstellung)", async () => {
+    // Snowball leaves a participle's ge- and a weak past's -t/-te/-ten on: "besuchten" stems to besucht, never the
+    // table `besuch`; "eingestellt" to eingestellt, never `einstellung` (a design-half database each).
+    expect(verbStems("am häufigsten besuchten Museums")).toContain(germanStem("besuch"));
+    expect(verbStems("die eingestellt wurden")).toContain(germanStem("einstellung"));
+    expect(verbStems("bestellt")).toContain(germanStem("bestellung"));
+    // Words that only look like one: no participle prefix, no verb to take back.
+    expect(verbStems("Daten der Stadt, Karten, Gesamtpunktzahl, Konzerte")).toEqual([]);
+    for (const [id, table] of [
+      ["417", "besuch"],
+      ["283", "einstellung"],
+    ] as const) {
+      const { question, database } = await loadQuestionFrom(store.sql, "spider-de", id);
+      expect(question.goldTables).toContain(table);
+      const r = (await directivesFor("computed", question, database, { indexDir: indexDir() }))!;
+      expect(r.irrelevant).not.toContain(table);
+      expect(r.explanation.named).toContain(table);
+    }
   });
 
   it("keep more of course_teach's gold tables over all its questions", async () => {
