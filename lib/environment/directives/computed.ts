@@ -164,7 +164,12 @@ function vocabulary(index: ColumnIndex, german: boolean): string[] {
  * German question, the singular of a Latin or Greek plural that the schema names ("Museen" → `museum`, "Stadien" →
  * `stadion`, "Themen" → `thema`), which no stemmer reaches since the plural ends otherwise.
  */
-export function compoundParts(index: ColumnIndex, text: string, german = isGerman(text)): string[] {
+export function compoundParts(
+  index: ColumnIndex,
+  text: string,
+  german = isGerman(text),
+  verbs: string[] = german ? verbStems(text) : [],
+): string[] {
   const vocab = vocabulary(index, german);
   const known = new Set(vocab);
   const out = new Set<string>();
@@ -179,17 +184,12 @@ export function compoundParts(index: ColumnIndex, text: string, german = isGerma
       const base = w.slice(0, -2);
       for (const ending of LATIN_SINGULARS) if (known.has(base + ending)) out.add(base + ending);
     }
-  if (german) for (const g of verbStems(text)) if (known.has(g)) out.add(g);
+  for (const g of verbs) if (known.has(g)) out.add(g);
   return [...out];
 }
 
 // German's separable verb prefixes, which put the participle's ge- after them (ein-ge-stellt, auf-ge-führt).
 const SEPARABLE = /^(ab|an|auf|aus|bei|ein|fest|her|hin|mit|nach|teil|vor|weg|zu|zurück|zusammen)ge(.{3,})$/;
-/**
- * The verb a German participle or past form is made of, for the noun the schema makes of the same verb: "eingestellt"
- * → einstell (`einstellung`), "besuchten" → besuch (`besuch`), "bestellt" → bestell (`bestellung`). Snowball leaves
- * the participle's ge- and the weak past's -t/-te/-ten on, so the verb and its noun never met.
- */
 /** The German stems of the verbs a German text's participles and past forms are made of (not the words' own stems). */
 export function verbStems(text: string): string[] {
   const out = new Set<string>();
@@ -201,6 +201,11 @@ export function verbStems(text: string): string[] {
   return [...out];
 }
 
+/**
+ * The verb a German participle or past form is made of, for the noun the schema makes of the same verb: "eingestellt"
+ * → einstell (`einstellung`), "besuchten" → besuch (`besuch`), "bestellt" → bestell (`bestellung`). Snowball leaves
+ * the participle's ge- and the weak past's -t/-te/-ten on, so the verb and its noun never met.
+ */
 function verbBases(word: string): string[] {
   const out: string[] = [];
   const separable = SEPARABLE.exec(word);
@@ -467,7 +472,9 @@ export async function computeDirectives(
   // A table the question or evidence names outright is kept.
   const terms = german ? indexTerms : englishTerms;
   const words = new Set(terms(text));
-  if (german) for (const g of verbStems(text)) words.add(g);
+  // The verbs of a German question's participles name tables as its words do ("besuchten" names `besuch`).
+  const verbs = german ? verbStems(text) : [];
+  verbs.forEach((g) => words.add(g));
   const owners = german ? germanStemOwners(database) : null;
   const named = database.tables
     .filter((t) => {
@@ -480,7 +487,7 @@ export async function computeDirectives(
     .map((t) => t.name);
   named.forEach((t) => kept.add(t));
   // Schema words inside compounds, as phrases of their own.
-  const parts = params.splitCompounds ? compoundParts(index, text, german) : [];
+  const parts = params.splitCompounds ? compoundParts(index, text, german, verbs) : [];
   for (const p of parts) {
     const tables = rankTables(index, p, params, references, german).map((t) => t.table);
     hits[p] = tables;
