@@ -40,7 +40,8 @@ function twoSpiderDeStores() {
   beforeAll(async () => {
     for (const s of stores) await importSpiderDe(s);
   });
-  afterAll(() => {
+  afterAll(async () => {
+    await checkpointsSettled();
     for (const s of stores) s.cleanup();
   });
   return stores;
@@ -125,6 +126,38 @@ describe("the ingest worker", () => {
       },
     );
     expect(ok.read_in_worker).toBe(true);
+  });
+
+  it("ends without taking the process down when stopped while it measures SQL that SQLite refuses", async () => {
+    // Each trace's final SQL is long and names a table the database lacks: the worker spends most of its time in a
+    // better-sqlite3 prepare that throws. A thread terminated there aborted the whole process (a server with it),
+    // which ended this test file (in about half the runs of these 24 stops); the worker is now asked to stop and
+    // ends between two chunks.
+    process.env.METRON_INGEST_WORKER_BYTES = "0";
+    const before = await stored(worker.db.$client);
+    const columns = Array.from({ length: 400 }, (_, c) => `spalte_${c} + ${c}`).join(", ");
+    const lines = Array.from({ length: 300 }, (_, i) =>
+      JSON.stringify({
+        run: { name: "refused", system: "No Directives", model: "gpt-refused", benchmark: "spider-de" },
+        question: { id: String(i % 100) },
+        sample: i,
+        steps: [{ type: "tool_call", tool: "read_query", args: { query: "SELECT 1" }, result: [[1]] }],
+        final_sql: `SELECT ${columns} FROM fehlende_tabelle_${i}`,
+        outcome: { status: "submitted", correct: false },
+      }),
+    ).join("\n");
+    for (let stopAt = 1; stopAt <= 24; stopAt++) {
+      let batches = 0;
+      await expect(
+        ingestStream(asSql(worker.db.$client), chunksOf(lines, 2048), {
+          expectedBytes: 1,
+          onProgress: () => {
+            if (++batches === stopAt) throw new Error("stopped by the user");
+          },
+        }),
+      ).rejects.toThrow("stopped by the user");
+    }
+    expect(await stored(worker.db.$client)).toEqual(before);
   });
 
   it("is not used below the size threshold, nor when turned off", async () => {

@@ -60,6 +60,22 @@ export function workerForUpload(expectedBytes: number | undefined): string | nul
  */
 export const WORKER_LIMITS = { maxYoungGenerationSizeMb: 32 };
 
+/** How long a worker asked to stop (`stopWorker`) has before it is terminated: it answers between two chunks. */
+const STOP_GRACE_MS = 10_000;
+
+/**
+ * Ends an ingest worker at its next turn: it is asked to (`stop`) and exits between two chunks or blocks.
+ * `Worker.terminate` lands wherever the thread is, and inside a better-sqlite3 call that throws (a trace's SQL that
+ * does not prepare, measured while an upload was stopped mid-way) it aborts the whole process, server and all ("FATAL
+ * ERROR: v8::ToLocalChecked Empty MaybeLocal", WiseLibs/better-sqlite3#842). A worker still running `STOP_GRACE_MS`
+ * later is terminated.
+ */
+export function stopWorker(worker: Worker): void {
+  worker.postMessage({ type: "stop" } satisfies ToWorker);
+  const timer = setTimeout(() => void worker.terminate(), STOP_GRACE_MS).unref();
+  worker.once("exit", () => clearTimeout(timer));
+}
+
 /** A worker thread started ahead of its upload (lib/cli/ingest-ahead.ts), until an ingest takes it. */
 let warm: { file: string; worker: Worker; gone: boolean } | null = null;
 
@@ -85,7 +101,7 @@ export function warmWorkerWaiting(): boolean {
 
 /** Ends the worker started ahead if no ingest took it. */
 export function discardWarmWorker(): void {
-  if (warm) void warm.worker.terminate();
+  if (warm) stopWorker(warm.worker);
   warm = null;
 }
 
@@ -99,7 +115,7 @@ function startWorker(file: string, init: WorkerInit): Worker {
     ahead.worker.postMessage({ type: "init", init } satisfies ToWorker);
     return ahead.worker;
   }
-  if (ahead) void ahead.worker.terminate();
+  if (ahead) stopWorker(ahead.worker);
   return new Worker(file, { workerData: init, resourceLimits: WORKER_LIMITS });
 }
 
@@ -160,7 +176,7 @@ export function readInWorker(
       new Promise<CheckpointResult | null>((resolve) => {
         const end = (result: CheckpointResult | null) => {
           resolve(result);
-          void worker.terminate();
+          stopWorker(worker);
         };
         // Beside the read's listeners, which ignore what comes after it (`removeAllListeners` would take Node's own
         // too: those that keep the worker's port reading).
@@ -175,7 +191,7 @@ export function readInWorker(
         worker.once("exit", () => end(null));
         worker.postMessage({ type: "checkpoint" } satisfies ToWorker);
       }),
-    release: () => void worker.terminate(),
+    release: () => stopWorker(worker),
   };
   const iterator = chunks[Symbol.asyncIterator]();
   let sent = 0;
@@ -188,7 +204,7 @@ export function readInWorker(
       finished = true;
       wake?.();
       if (error !== undefined) {
-        void worker.terminate();
+        stopWorker(worker);
         void iterator.return?.();
         reject(error instanceof Error ? error : new Error(String(error)));
       } else resolve(kept);
@@ -392,7 +408,7 @@ export function readInPool(
       if (finished) return;
       finished = true;
       wake?.();
-      for (const p of pool) void p.worker.terminate();
+      for (const p of pool) stopWorker(p.worker);
       if (error !== undefined) reject(error instanceof Error ? error : new Error(String(error)));
       else resolve();
     };

@@ -180,6 +180,11 @@ async function poolMember(
 
 if (parentPort) {
   const port = parentPort;
+  // Asked to end (an upload stopped or failed mid-way, a worker no ingest took): a message is handled between two
+  // chunks or blocks, so the thread never ends inside a SQLite call, which aborts the whole process.
+  port.on("message", (m: ToWorker) => {
+    if (m.type === "stop") process.exit(0);
+  });
   const run = (init: WorkerInit) =>
     main(port, init).catch((e: unknown) =>
       port.postMessage({ type: "fatal", message: (e as Error).stack ?? String(e) } satisfies FromWorker),

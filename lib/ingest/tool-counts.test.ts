@@ -12,6 +12,7 @@ import { asSql, type Sql } from "@/lib/db/sql";
 import { many, raw } from "@/lib/db/typed";
 import { realisticLines } from "@/lib/testing/realistic-traces";
 import { sharedData } from "@/lib/testing/shared-data";
+import { checkpointsSettled } from "./in-worker";
 import { ingestFile } from "./ingest-file";
 import { countToolCalls, ToolCounter } from "./measure";
 
@@ -51,7 +52,10 @@ describe("countToolCalls and ToolCounter", () => {
 
 describe("the runs' tool counts after an ingest", () => {
   const dir = mkdtempSync(path.join(tmpdir(), "metron-tool-counts-"));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(async () => {
+    await checkpointsSettled(); // the worker's checkpoint after each upload writes in `dir`
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+  });
 
   type Count = { run_id: string; tool: string; role: string; calls: number };
   /** Per run and tool: what `run_tool_counts` says, and the calls (and distinct roles) the store's steps hold. */

@@ -26,7 +26,12 @@ export type ToWorker =
    * To the one worker, after its upload committed: fold the store's write-ahead log into the store file (a PASSIVE
    * checkpoint on a connection of its own), answer `checkpointed`, and end.
    */
-  | { type: "checkpoint" };
+  | { type: "checkpoint" }
+  /**
+   * End now (in-worker.ts `stopWorker`): the worker exits at its next turn, between two chunks or blocks, never inside
+   * a SQLite call.
+   */
+  | { type: "stop" };
 
 /** SQLite's answer to `PRAGMA wal_checkpoint(PASSIVE)`: whether it was blocked, the log's pages, the pages copied. */
 export interface CheckpointResult {

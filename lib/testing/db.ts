@@ -16,7 +16,9 @@ export function tempDb(): { db: Db; sql: Sql; file: string; dir: string; cleanup
     dir,
     cleanup: () => {
       db.$client.close();
-      rmSync(dir, { recursive: true, force: true });
+      // Retried: an ingest worker's checkpoint after an upload (in-worker.ts `checkpointAfter`) may still be writing
+      // the store's log when a test ends; a test that ingested in a worker awaits `checkpointsSettled` first.
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     },
   };
 }
