@@ -184,7 +184,11 @@ export function compoundParts(
       const base = w.slice(0, -2);
       for (const ending of LATIN_SINGULARS) if (known.has(base + ending)) out.add(base + ending);
     }
-  for (const g of verbs) if (known.has(g)) out.add(g);
+  // A participle's verb (`verbStems`) that is a schema word, or, six letters or more, the head of one: German puts a
+  // compound's head last ("eingeteilt" → einteil, the end of kurseinteil(ung)).
+  for (const g of verbs)
+    if (known.has(g)) out.add(g);
+    else if (g.length >= 6) for (const v of vocab) if (v.length > g.length && v.endsWith(g)) out.add(v);
   return [...out];
 }
 

@@ -118,6 +118,28 @@ describe("computed directives with German stems (Spider-de)", () => {
     }
   });
 
+  it("find a participle's verb as the head of a compound the schema names (eingeteilt, kurseinteilung)", async () => {
+    // "… die nicht für den Unterricht eingeteilt wurden": gold `kurseinteilung`, `lehrer` (a design-half database).
+    // The verb of "eingeteilt" is einteil, the last part of the schema word kurseinteil(ung); German puts a
+    // compound's head last, so the verb is looked for at the end of schema words only, and only when it is long
+    // enough (six letters) not to end words by chance.
+    const { question, database } = await loadQuestionFrom(store.sql, "spider-de", "405");
+    expect(question.text).toContain("eingeteilt");
+    expect([...question.goldTables!].sort()).toEqual(["kurseinteilung", "lehrer"]);
+    const index = buildKeywordIndex(database);
+    expect(verbStems(question.text)).toContain(germanStem("einteilen"));
+    expect(compoundParts(index, question.text, true)).toContain(germanStem("kurseinteilung"));
+    const r = (await directivesFor("computed", question, database, { indexDir: indexDir() }))!;
+    expect(r.irrelevant).not.toContain("kurseinteilung");
+    // The part's best column is kurseinteilung's reference to `kurs`; with `kurs` and `lehrer` kept, the bridge
+    // between them is kept too.
+    expect(r.explanation.compound_parts).toContain(germanStem("kurseinteilung"));
+    expect(r.explanation.bridged).toContain("kurseinteilung");
+    // A shorter verb is no head: "geteilt" (teil) ends kurseinteil too, and is not looked for there.
+    expect(verbStems("Welche Lehrer wurden geteilt?")).toEqual(["teil"]);
+    expect(compoundParts(index, "Welche Lehrer wurden geteilt?", true)).not.toContain(germanStem("kurseinteilung"));
+  });
+
   it("keep more of course_teach's gold tables over all its questions", async () => {
     const ids = await many(
       store.sql,
