@@ -188,7 +188,10 @@ export function compoundParts(
   // compound's head last ("eingeteilt" → einteil, the end of kurseinteil(ung)).
   for (const g of verbs)
     if (known.has(g)) out.add(g);
-    else if (g.length >= 6) for (const v of vocab) if (v.length > g.length && v.endsWith(g)) out.add(v);
+    else
+      for (const v of vocab)
+        if ((g.length >= 6 && v.length > g.length && v.endsWith(g)) || (g.length >= 4 && v.includes(g + "ung")))
+          out.add(v);
   return [...out];
 }
 
@@ -208,7 +211,8 @@ export function verbStems(text: string): string[] {
 /**
  * The verb a German participle or past form is made of, for the noun the schema makes of the same verb: "eingestellt"
  * → einstell (`einstellung`), "besuchten" → besuch (`besuch`), "bestellt" → bestell (`bestellung`). Snowball leaves
- * the participle's ge- and the weak past's -t/-te/-ten on, so the verb and its noun never met.
+ * the participle's ge- and the weak past's -t/-te/-ten on, so the verb and its noun never met. A strong participle
+ * gives its stem with the vowels its verb may have: "eingeschrieben" → einschrieb, einschreib (`einschreibung…`).
  */
 function verbBases(word: string): string[] {
   const out: string[] = [];
@@ -226,8 +230,30 @@ function verbBases(word: string): string[] {
   // after a verb prefix: a noun in -te or -ten (Konzerte, Produkte, Daten) has none.
   const past = core ? /^(.{4,}?)e?t(e|en|er|es|em)$/.exec(core) : null;
   if (past) out.push(past[1]);
+  // A strong participle (ein-ge-schrieb-en, ge-wonn-en): its -en off, and the vowel its verb has in the present,
+  // by the few changes strong verbs make (ie → ei, o → e, ie or i, u → i). Only after ge-: a word in -en without it
+  // is as likely an infinitive or a plural.
+  const strong = core && (separable || word.startsWith("ge")) ? /^(.{3,}?[^aeiouäöü])en(e[nmrs]?)?$/.exec(core) : null;
+  if (strong && !strong[1].endsWith("t")) {
+    // Where the verb begins with ge- itself (ge-winn-en, ge-wonn-en), the participle adds none: both are tried.
+    for (const base of separable ? [strong[1]] : [strong[1], "ge" + strong[1]]) {
+      out.push(base);
+      for (const [from, tos] of STRONG_VOWELS) {
+        const at = base.lastIndexOf(from);
+        if (at > 0 && !/[aeiouäöü]/.test(base.slice(at + from.length)))
+          for (const to of tos) out.push(base.slice(0, at) + to + base.slice(at + from.length));
+      }
+    }
+  }
   return out.filter((b) => b.length >= 4);
 }
+
+/** The vowel of a strong participle's last syllable, and the vowels its verb may have in the present. */
+const STRONG_VOWELS: [string, string[]][] = [
+  ["ie", ["ei"]],
+  ["o", ["e", "ie", "i"]],
+  ["u", ["i"]],
+];
 
 /** The singular endings of German's Latin and Greek plurals in -en: Museum/Museen, Stadion/Stadien, Thema/Themen. */
 const LATIN_SINGULARS = ["um", "on", "a", "o"];

@@ -98,6 +98,15 @@ describe("computed directives with German stems (Spider-de)", () => {
     expect(compoundParts(index, question.text, true)).toContain("museum");
   });
 
+  /** Spider-de question `id`'s directives with the shipped defaults, checked to keep its gold table `table`. */
+  const keepsGold = async (id: string, table: string) => {
+    const { question, database } = await loadQuestionFrom(store.sql, "spider-de", id);
+    expect(question.goldTables).toContain(table);
+    const r = (await directivesFor("computed", question, database, { indexDir: indexDir() }))!;
+    expect(r.irrelevant).not.toContain(table);
+    return r;
+  };
+
   it("meet the verb a participle or weak past is made of (besuchten, besuch; eingestellt, einstellung)", async () => {
     // Snowball leaves a participle's ge- and a weak past's -t/-te/-ten on: "besuchten" stems to besucht, never the
     // table `besuch`; "eingestellt" to eingestellt, never `einstellung` (a design-half database each).
@@ -110,10 +119,7 @@ describe("computed directives with German stems (Spider-de)", () => {
       ["417", "besuch"],
       ["283", "einstellung"],
     ] as const) {
-      const { question, database } = await loadQuestionFrom(store.sql, "spider-de", id);
-      expect(question.goldTables).toContain(table);
-      const r = (await directivesFor("computed", question, database, { indexDir: indexDir() }))!;
-      expect(r.irrelevant).not.toContain(table);
+      const r = await keepsGold(id, table);
       expect(r.explanation.named).toContain(table);
     }
   });
@@ -138,6 +144,25 @@ describe("computed directives with German stems (Spider-de)", () => {
     // A shorter verb is no head: "geteilt" (teil) ends kurseinteil too, and is not looked for there.
     expect(verbStems("Welche Lehrer wurden geteilt?")).toEqual(["teil"]);
     expect(compoundParts(index, "Welche Lehrer wurden geteilt?", true)).not.toContain(germanStem("kurseinteilung"));
+  });
+
+  it("take a strong participle back to its verb (eingeschrieben, einschreibung; gewonnen, gewinner)", async () => {
+    // A strong verb changes its vowel: ein-ge-schrieb-en is einschreiben's, ge-wonn-en gewinnen's (whose ge- is its
+    // own). The verb's noun in -ung may lie inside a schema compound (einschreibungskurse_für_studenten).
+    expect(verbStems("eingeschrieben")).toContain(germanStem("einschreiben"));
+    expect(verbStems("die eingeschriebenen Schüler")).toContain(germanStem("einschreiben"));
+    expect(verbStems("gewonnen")).toContain(germanStem("gewinner"));
+    expect(verbStems("gefunden")).toContain(germanStem("finden"));
+    // No ge-, no participle: an infinitive or a plural in -en is left alone.
+    expect(verbStems("Spielen, Wettbewerben, Zeugnissen")).toEqual([]);
+    for (const [id, table, part] of [
+      ["541", "einschreibungskurse_für_studenten", "einschreibungskurs"],
+      ["447", "spiele", "gewinn"],
+    ] as const) {
+      const r = await keepsGold(id, table);
+      expect(r.explanation.compound_parts).toContain(part);
+      expect((r.explanation.hits as Record<string, string[]>)[part]).toContain(table);
+    }
   });
 
   it("keep more of course_teach's gold tables over all its questions", async () => {
