@@ -329,6 +329,31 @@ describe.each(ENGINES)("sweeps on the %s store", (engine) => {
       expect(await runsWithoutViews(sql, [runId]), await viewsStored(runId)).toEqual([]);
     });
 
+    it("sweeps started in the same second without a name are numbered, not refused; a name given twice is", async () => {
+      // The default name is stamped to the second: a grid of variants or a script starting two sweeps of one system
+      // and model in one second was refused the second ("a run named … exists"), which once failed CI.
+      await fake(answer());
+      vi.useFakeTimers({ toFake: ["Date"], now: new Date("2026-12-06T20:27:58.100Z") });
+      const ids: string[] = [];
+      try {
+        for (let i = 0; i < 3; i++) ids.push((await sweep({ selection: { kind: "ids", ids: ["0"] } })).runId);
+      } finally {
+        vi.useRealTimers();
+      }
+      const names = await Promise.all(
+        ids.map(async (id) => (await one<{ name: string }>(sql, raw`SELECT name FROM runs WHERE id = ${id}`))!.name),
+      );
+      const base = "Sweep 2026-12-06 20:27:58 UTC · No Directives · compatible:fake";
+      expect(names).toEqual([base, `${base} (2)`, `${base} (3)`]);
+      for (const id of ids) await controlSweep(sql, id, "cancel");
+      await sweep({ name: "given twice", selection: { kind: "ids", ids: ["0"] } }).then((r) =>
+        controlSweep(sql, r.runId, "cancel"),
+      );
+      await expect(sweep({ name: "given twice", selection: { kind: "ids", ids: ["0"] } })).rejects.toThrow(
+        /a run named "given twice" with this system and model exists/,
+      );
+    });
+
     it("a sweep's views the store did not keep are made again at a later pass, at most three times", async () => {
       await fake(answer());
       const two = { kind: "ids" as const, ids: questions.slice(0, 2).map((q) => q.id) };

@@ -140,11 +140,29 @@ export async function createSweep(sql: Sql, request: SweepRequest): Promise<{ ru
   const modelName =
     request.provider === "simulated" || harness ? request.model : `${request.provider}:${request.model}`;
   const stamp = `${new Date().toISOString().replace("T", " ").slice(0, 19)} UTC`;
-  const name = request.name?.trim() || `Sweep ${stamp} · ${system} · ${modelName}`;
+  const taken = async (name: string) =>
+    Boolean(
+      await one(
+        sql,
+        qb(sql)
+          .selectFrom("runs")
+          .select("id")
+          .where("id", "=", runIdOf({ name, system, model: modelName })),
+      ),
+    );
+  let name = request.name?.trim();
+  if (name) {
+    if (await taken(name))
+      throw new SweepError(`a run named "${name}" with this system and model exists: choose another name`);
+  } else {
+    // The default name is stamped to the second: sweeps started in the same second (a grid of variants, a script)
+    // are numbered rather than refused.
+    const base = `Sweep ${stamp} · ${system} · ${modelName}`;
+    name = base;
+    for (let n = 2; await taken(name); n++) name = `${base} (${n})`;
+  }
   const run = { name, system, model: modelName };
   const runId = runIdOf(run);
-  if (await one(sql, qb(sql).selectFrom("runs").select("id").where("id", "=", runId)))
-    throw new SweepError(`a run named "${name}" with this system and model exists: choose another name`);
   const selection = {
     kind: request.selection.kind,
     count: questions.length,
