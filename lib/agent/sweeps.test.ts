@@ -331,7 +331,7 @@ describe.each(ENGINES)("sweeps on the %s store", (engine) => {
 
     it("sweeps started in the same second without a name are numbered, not refused; a name given twice is", async () => {
       // The default name is stamped to the second: a grid of variants or a script starting two sweeps of one system
-      // and model in one second was refused the second ("a run named … exists"), which once failed CI.
+      // and model in one second was refused the second ("a run named … exists"): the harness grid test once was.
       await fake(answer());
       vi.useFakeTimers({ toFake: ["Date"], now: new Date("2026-12-06T20:27:58.100Z") });
       const ids: string[] = [];
