@@ -160,9 +160,11 @@ function vocabulary(index: ColumnIndex, german: boolean): string[] {
 }
 
 /**
- * Schema words hidden inside longer question words (German compounds): "automodelle" → "auto", "modell"; and, in a
- * German question, the singular of a Latin or Greek plural that the schema names ("Museen" → `museum`, "Stadien" →
- * `stadion`, "Themen" → `thema`), which no stemmer reaches since the plural ends otherwise.
+ * Schema words hidden inside longer question words (German compounds): "automodelle" → "auto", "modell". In a German
+ * question also: longer schema words that a question word of six letters or more (no schema word itself) begins,
+ * since a compound's first part says what it is about ("Zeugnisses" → zeugnisinhalt); the singular of a Latin or
+ * Greek plural that the schema names ("Museen" → `museum`, "Stadien" → `stadion`, "Themen" → `thema`), which no
+ * stemmer reaches since the plural ends otherwise; and the verbs of its participles (below).
  */
 export function compoundParts(
   index: ColumnIndex,
@@ -176,6 +178,7 @@ export function compoundParts(
   const words = contentWords(text);
   for (const w of words.flatMap((w) => (german ? [stem(w), germanStem(w)] : [stem(w)]))) {
     if (known.has(w) || w.length < 6) continue;
+    if (german) for (const v of vocab) if (v.length > w.length + 2 && v.startsWith(w)) out.add(v);
     for (const v of vocab) if (v.length < w.length && w.includes(v)) out.add(v);
   }
   if (german)

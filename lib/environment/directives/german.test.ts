@@ -165,6 +165,20 @@ describe("computed directives with German stems (Spider-de)", () => {
     }
   });
 
+  it("find a question's word as the first part of a schema compound (Zeugnis, zeugnisinhalte)", async () => {
+    // A German compound's first part says what it is about: `zeugnisinhalte` (transcript contents) is about a
+    // Zeugnis, the column `teilnehmernummer` about a Teilnehmer. A question word of six letters or more that is no
+    // schema word itself, and begins a longer one, finds it (student_transcripts_tracking and voter_1, design half).
+    const r547 = await keepsGold("547", "zeugnisinhalte");
+    expect(r547.explanation.compound_parts).toContain(germanStem("zeugnisinhalte"));
+    const r697 = await keepsGold("697", "wettbewerbe");
+    expect(r697.explanation.compound_parts).toContain(germanStem("teilnehmernummer"));
+    // A shorter word does not: "Kurse" (kurs) is no part of course_teach's `kurseinteilung` here.
+    const { database } = await loadQuestionFrom(store.sql, "spider-de", "405");
+    const index = buildKeywordIndex(database);
+    expect(compoundParts(index, "Welche Kurse gibt es?", true)).not.toContain(germanStem("kurseinteilung"));
+  });
+
   it("keep more of course_teach's gold tables over all its questions", async () => {
     const ids = await many(
       store.sql,
