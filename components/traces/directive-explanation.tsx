@@ -32,7 +32,7 @@ function Reason({ r }: { r: TableReason }) {
   return (
     <span>
       {r.kind === "compound" ? (
-        <span title="a schema word inside a longer question word (a German compound), or the singular of a German Latin plural (Museen → museum)">
+        <span title="a schema word inside a longer question word (a German compound); in a German question also a longer schema word that a question word begins (Zeugnis → zeugnisinhalte), the verb of a participle (eingeschrieben → einschreibung), or the singular of a Latin plural (Museen → museum)">
           schema word
         </span>
       ) : (

@@ -509,18 +509,24 @@ export async function computeDirectives(
   const verbs = german ? verbStems(text) : [];
   verbs.forEach((g) => words.add(g));
   const owners = german ? germanStemOwners(database) : null;
-  const named = database.tables
-    .filter((t) => {
-      const parts = splitIdentifier(t.name);
-      return (
-        parts.length > 0 &&
-        parts.every((p) => words.has(stem(p)) || (owners?.get(germanStem(p)) === 1 && words.has(germanStem(p))))
-      );
-    })
-    .map((t) => t.name);
-  named.forEach((t) => kept.add(t));
+  /** The tables whose every name word is among `terms` (a German stem only where one table has it). */
+  const namedBy = (terms: Set<string>) =>
+    database.tables
+      .filter((t) => {
+        const parts = splitIdentifier(t.name);
+        return (
+          parts.length > 0 &&
+          parts.every((p) => terms.has(stem(p)) || (owners?.get(germanStem(p)) === 1 && terms.has(germanStem(p))))
+        );
+      })
+      .map((t) => t.name);
+  const named = namedBy(words);
   // Schema words inside compounds, as phrases of their own.
   const parts = params.splitCompounds ? compoundParts(index, text, german, verbs) : [];
+  // A part that is a table's whole name names that table, as a word of the question does ("Zeugnissen" begins
+  // zeugnisinhalt, the name of `zeugnisinhalte`, whose columns' hits the references rule sends elsewhere).
+  for (const t of namedBy(new Set(parts))) if (!named.includes(t)) named.push(t);
+  named.forEach((t) => kept.add(t));
   for (const p of parts) {
     const tables = rankTables(index, p, params, references, german).map((t) => t.table);
     hits[p] = tables;

@@ -137,10 +137,10 @@ describe("computed directives with German stems (Spider-de)", () => {
     expect(compoundParts(index, question.text, true)).toContain(germanStem("kurseinteilung"));
     const r = (await directivesFor("computed", question, database, { indexDir: indexDir() }))!;
     expect(r.irrelevant).not.toContain("kurseinteilung");
-    // The part's best column is kurseinteilung's reference to `kurs`; with `kurs` and `lehrer` kept, the bridge
-    // between them is kept too.
+    // The part is the table's whole name, so it names the table (and, were it not, the bridge between the `kurs`
+    // its best column references and `lehrer` would keep it).
     expect(r.explanation.compound_parts).toContain(germanStem("kurseinteilung"));
-    expect(r.explanation.bridged).toContain("kurseinteilung");
+    expect([...(r.explanation.named as string[]), ...(r.explanation.bridged as string[])]).toContain("kurseinteilung");
     // A shorter verb is no head: "geteilt" (teil) ends kurseinteil too, and is not looked for there.
     expect(verbStems("Welche Lehrer wurden geteilt?")).toEqual(["teil"]);
     expect(compoundParts(index, "Welche Lehrer wurden geteilt?", true)).not.toContain(germanStem("kurseinteilung"));
@@ -171,6 +171,10 @@ describe("computed directives with German stems (Spider-de)", () => {
     // schema word itself, and begins a longer one, finds it (student_transcripts_tracking and voter_1, design half).
     const r547 = await keepsGold("547", "zeugnisinhalte");
     expect(r547.explanation.compound_parts).toContain(germanStem("zeugnisinhalte"));
+    // A part that is a table's whole name names that table: "Zeugnissen" (567) begins `zeugnisinhalte`, whose
+    // columns' hits the references rule sends to the table they reference.
+    const r567 = await keepsGold("567", "zeugnisinhalte");
+    expect(r567.explanation.named).toContain("zeugnisinhalte");
     const r697 = await keepsGold("697", "wettbewerbe");
     expect(r697.explanation.compound_parts).toContain(germanStem("teilnehmernummer"));
     // A shorter word does not: "Kurse" (kurs) is no part of course_teach's `kurseinteilung` here.
