@@ -19,7 +19,12 @@ const VIA: Record<string, { label: string; title: string; className: string }> =
 };
 
 function Reason({ r }: { r: TableReason }) {
-  if (r.kind === "named") return <span>named in the question</span>;
+  if (r.kind === "named")
+    return (
+      <span title="a question word, or a schema word found in one (a German compound's part, a participle's verb), is the table's whole name">
+        named in the question
+      </span>
+    );
   if (r.kind === "bridge")
     return <span title="on a shortest foreign-key path between kept tables that were not yet joined">bridge</span>;
   if (r.kind === "value")

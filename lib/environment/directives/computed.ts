@@ -509,14 +509,14 @@ export async function computeDirectives(
   const verbs = german ? verbStems(text) : [];
   verbs.forEach((g) => words.add(g));
   const owners = german ? germanStemOwners(database) : null;
-  /** The tables whose every name word is among `terms` (a German stem only where one table has it). */
-  const namedBy = (terms: Set<string>) =>
+  /** The tables whose every name word is among `have` (a German stem only where one table has it). */
+  const namedBy = (have: Set<string>) =>
     database.tables
       .filter((t) => {
         const parts = splitIdentifier(t.name);
         return (
           parts.length > 0 &&
-          parts.every((p) => terms.has(stem(p)) || (owners?.get(germanStem(p)) === 1 && terms.has(germanStem(p))))
+          parts.every((p) => have.has(stem(p)) || (owners?.get(germanStem(p)) === 1 && have.has(germanStem(p))))
         );
       })
       .map((t) => t.name);
