@@ -1,3 +1,5 @@
+import { SimulatedBadge } from "@/components/ui/simulated-badge";
+import { isDemoDataset } from "@/lib/demo/names";
 import { saveExperiment } from "./actions";
 import type { Metadata } from "next";
 import { TableExport } from "@/components/ui/table-export";
@@ -86,7 +88,10 @@ async function Overview({ searchParams }: PageProps<"/experiments">) {
       ) : (
         groups.map((g, gi) => (
           <section key={g.group} className="space-y-3" aria-label={g.group}>
-            <h2 className="text-lg font-semibold">{g.group}</h2>
+            <h2 className="text-lg font-semibold">
+              {g.group}
+              {isDemoDataset(g.group) && <SimulatedBadge className="ml-2 align-middle" />}
+            </h2>
             <OverviewMatrix g={g} />
             <TableExport
               latex={toLatex(overviewTable(g))}

@@ -78,7 +78,7 @@ export function CompareTable({
                 </td>
               ))}
               <td className={td}>
-                <a className="text-blue-700 hover:underline" href={row.sideBySide}>
+                <a className="whitespace-nowrap text-blue-700 hover:underline" href={row.sideBySide}>
                   side by side
                 </a>
               </td>

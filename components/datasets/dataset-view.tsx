@@ -1,11 +1,21 @@
 import Link from "next/link";
 import { readerFormats } from "@/components/ui/reader-locale";
+import { SimulatedBadge } from "@/components/ui/simulated-badge";
 import type { DatabaseListRow, DatasetListRow, QuestionListRow } from "@/lib/db/queries/datasets";
 
 const th = "px-3 py-2 text-left text-xs font-medium uppercase tracking-wide text-zinc-500";
 const td = "px-3 py-1.5";
 
-export async function DatasetList({ datasets, selected }: { datasets: DatasetListRow[]; selected: string | null }) {
+export async function DatasetList({
+  datasets,
+  selected,
+  simulated,
+}: {
+  datasets: DatasetListRow[];
+  selected: string | null;
+  /** The id of the simulated demo's generated dataset, labelled so. */
+  simulated: string;
+}) {
   const f = await readerFormats();
   if (datasets.length === 0) {
     return (
@@ -27,6 +37,11 @@ export async function DatasetList({ datasets, selected }: { datasets: DatasetLis
             className={`block rounded border px-3 py-2 ${d.id === selected ? "border-zinc-900 bg-white" : "border-zinc-200 bg-white hover:border-zinc-400"}`}
           >
             <span className="font-medium">{d.name}</span>{" "}
+            {d.id === simulated && (
+              <>
+                <SimulatedBadge />{" "}
+              </>
+            )}
             <span className="text-zinc-500">
               {d.format} · {f.counted(d.questionCount, "question")} · {f.counted(d.databases, "database")}
               {d.schemaOnly ? ` (${d.schemaOnly} schema-only)` : ""} · {f.counted(d.runs, "run")}

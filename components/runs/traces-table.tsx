@@ -32,12 +32,21 @@ const columns = [
     header: "Question text",
     cell: ({ row: { original: r } }) =>
       r.questionText ? (
-        <span className="block max-w-md truncate text-zinc-700" title={r.questionText}>
+        <span className="block max-w-xs truncate text-zinc-700" title={r.questionText}>
           {r.questionText}
         </span>
       ) : (
         <span className="text-zinc-500">not recorded</span>
       ),
+  }),
+  // Beside the question, not last: the table is wider than the page and its last columns need a sideways scroll.
+  col.display({
+    id: "outcome",
+    header: "Outcome",
+    enableSorting: true,
+    cell: ({ row: { original: r } }) => (
+      <OutcomeBadge exOutcome={r.exOutcome} exError={r.exError} recordedCorrect={r.recordedCorrect} status={r.status} />
+    ),
   }),
   col.accessor("dbId", { id: "db", header: "Database", cell: (c) => c.getValue() ?? "—" }),
   col.accessor("stepCount", {
@@ -121,14 +130,6 @@ const columns = [
       );
     },
     meta: { align: "right" },
-  }),
-  col.display({
-    id: "outcome",
-    header: "Outcome",
-    enableSorting: true,
-    cell: ({ row: { original: r } }) => (
-      <OutcomeBadge exOutcome={r.exOutcome} exError={r.exError} recordedCorrect={r.recordedCorrect} status={r.status} />
-    ),
   }),
   col.display({
     id: "labels",

@@ -122,7 +122,7 @@ export async function QuestionHeader({
         />
         <Metric
           label="Duration"
-          value={trace.durationMs === null ? "—" : f.seconds(trace.durationMs)}
+          value={trace.durationMs === null ? "not recorded" : f.seconds(trace.durationMs)}
           help="Wall time recorded in the trace"
         />
         <Metric

@@ -60,5 +60,10 @@ describe("numbers in the reader's locale", () => {
     expect(en.usd(12.5)).toBe("$12.50");
     expect(de.usd(12.5)).toBe("12,50\u00a0$");
     expect(en.seconds(1530)).toBe("1.5 sec");
+    // Under a second in milliseconds: a 5 ms trace is not "0 sec".
+    expect(en.seconds(5)).toBe("5 ms");
+    expect(en.seconds(0.25)).toBe("0.3 ms");
+    expect(en.seconds(999.4)).toBe("999 ms");
+    expect(en.seconds(0)).toBe("0 ms");
   });
 });

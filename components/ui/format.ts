@@ -17,6 +17,7 @@ export type Formats = {
   points: (delta: number | null, digits?: number) => string;
   bytes: (n: number) => string;
   usd: (v: number, digits?: number) => string;
+  /** A duration: seconds, or milliseconds under one second (never "0 sec" for a step that took 4 ms). */
   seconds: (ms: number) => string;
   decimal: (v: number, digits: number) => string;
 };
@@ -89,6 +90,7 @@ export function formatsFor(localeTag: string): Formats {
     { min: 0, f: unitFormat(locale, "byte", 0), scale: 1 },
   ];
   const secondsFormat = unitFormat(locale, "second", 1);
+  const millisecondsFormat = unitFormat(locale, "millisecond", 1);
   const formats: Formats = {
     locale,
     count: (n) => count.format(n),
@@ -126,7 +128,10 @@ export function formatsFor(localeTag: string): Formats {
           maximumFractionDigits: digits,
         }),
       ).format(v),
-    seconds: (ms) => secondsFormat.format(ms / 1000),
+    seconds: (ms) =>
+      Math.abs(ms) < 1000
+        ? millisecondsFormat.format(Math.abs(ms) < 10 ? ms : Math.round(ms))
+        : secondsFormat.format(ms / 1000),
     decimal: (v, digits) =>
       memo(decimals, digits, () =>
         Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits }),

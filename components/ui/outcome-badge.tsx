@@ -24,7 +24,7 @@ export function OutcomeBadge({
   if (exOutcome) {
     return (
       <span
-        className={`rounded px-1.5 py-0.5 text-xs ${STYLE[exOutcome] ?? ""}`}
+        className={`rounded px-1.5 py-0.5 text-xs whitespace-nowrap ${STYLE[exOutcome] ?? ""}`}
         title={`re-evaluated${exError ? `: ${exError}` : ""} · recorded: ${recorded}`}
       >
         {exOutcome.replace(/_/g, " ")}
@@ -35,7 +35,7 @@ export function OutcomeBadge({
     const ok = Boolean(recordedCorrect);
     return (
       <span
-        className={`rounded px-1.5 py-0.5 text-xs ${ok ? STYLE.correct : STYLE.wrong_result}`}
+        className={`rounded px-1.5 py-0.5 text-xs whitespace-nowrap ${ok ? STYLE.correct : STYLE.wrong_result}`}
         title="recorded in the trace, not re-evaluated"
       >
         {ok ? "correct" : "wrong"} <span className="font-normal">(recorded)</span>
@@ -43,7 +43,7 @@ export function OutcomeBadge({
     );
   }
   return (
-    <span className="text-xs text-zinc-500" title="no recorded outcome, not evaluated">
+    <span className="text-xs whitespace-nowrap text-zinc-500" title="no recorded outcome, not evaluated">
       {status.replace(/_/g, " ")}
     </span>
   );

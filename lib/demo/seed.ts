@@ -22,12 +22,12 @@ import { evaluateRun } from "@/lib/eval/evaluate-run";
 import { SqlSandbox } from "@/lib/sandbox/sandbox";
 import { ingestStream } from "@/lib/ingest/ingest";
 import { toCsv } from "@/lib/metrics/csv";
+import { DEMO_DATASET, DEMO_RUN_NAME } from "./names";
 import { DEMO_QUESTIONS } from "./questions";
 import { insertDemoRows } from "./rows";
 import { DEMO_TABLES, demoDdl } from "./schema";
 
-export const DEMO_DATASET = "demo-retail";
-export const DEMO_RUN_NAME = "Simulated demo";
+export { DEMO_DATASET, DEMO_RUN_NAME } from "./names";
 const DB_ID = "demo_retail";
 
 export interface DemoResult {

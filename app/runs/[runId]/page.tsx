@@ -4,7 +4,7 @@ import { connection } from "next/server";
 import { Suspense } from "react";
 import { createLoader } from "nuqs/server";
 import { isSimulated, SimulatedBadge } from "@/components/ui/simulated-badge";
-import { DEMO_DATASET } from "@/lib/demo/seed";
+import { DEMO_DATASET } from "@/lib/demo/names";
 import { tracesSearchParams } from "@/lib/url/runs";
 import { loadRun } from "./load-run";
 import {
