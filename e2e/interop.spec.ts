@@ -164,4 +164,10 @@ test("an Inspect .eval, an ATIF trajectory and an OTLP/JSON export are detected 
   });
   await expect(page.getByTestId("upload-report").getByTestId("upload-format")).toHaveText("otlp");
   await expect(page.getByTestId("upload-report")).toContainText("1 trace stored");
+  // Its question page: a span of 250 ms reads so, and with no final SQL there is nothing to run, said before a click.
+  await page.getByTestId("upload-report").getByRole("link").first().click();
+  await page.getByTestId("traces-table").locator("tbody tr").first().getByRole("link").first().click();
+  await expect(page.getByText("Duration", { exact: true }).locator("..")).toContainText("250 ms");
+  await expect(page.getByRole("button", { name: "Run both queries and compare their results" })).toBeDisabled();
+  await expect(page.getByText("Nothing to run: the trace has no final SQL.")).toBeVisible();
 });

@@ -53,8 +53,8 @@ const columns = [
       const ex = accuracyOf(r);
       if (!ex)
         return (
-          <span className="text-zinc-500" title="no outcome recorded and not evaluated">
-            —
+          <span className="text-xs text-zinc-500" title="no outcome recorded and not evaluated">
+            not evaluated
           </span>
         );
       return (
@@ -75,8 +75,8 @@ const columns = [
     cell: ({ row: { original: r } }) => {
       const over = overExplorationOf(r);
       return over === null ? (
-        <span className="text-zinc-500" title="no gold tables: link the run to a dataset">
-          —
+        <span className="text-xs text-zinc-500" title="no gold tables: link the run to a dataset">
+          no gold tables
         </span>
       ) : (
         <span title={`(${r.exploratoryWithGold} exploratory − ${r.goldSum} gold) / ${r.goldSum} gold`}>
@@ -92,7 +92,7 @@ const columns = [
     enableSorting: true,
     cell: ({ row: { original: r } }) =>
       r.tokensRecorded === 0 ? (
-        <span className="text-zinc-500" title="no trace of this run recorded token usage">
+        <span className="text-xs text-zinc-500" title="no trace of this run recorded token usage">
           not recorded
         </span>
       ) : (

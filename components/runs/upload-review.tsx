@@ -146,7 +146,10 @@ export function FileProgress({
       <div className="flex justify-between">
         <span className="font-medium">{file.name}</span>
         <span className="text-zinc-500">
-          {f.bytes(file.sent)} of {f.bytes(file.size)} sent · {f.count(file.lines)} lines processed
+          {f.bytes(file.sent)} of {f.bytes(file.size)} sent ·{" "}
+          {file.phase === "review"
+            ? "read, nothing stored until you choose Store"
+            : `${f.count(file.lines)} lines processed`}
         </span>
       </div>
       <div

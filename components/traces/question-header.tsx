@@ -105,7 +105,7 @@ export async function QuestionHeader({
         />
         <Metric
           label="Gold never explored"
-          value={sets?.goldNeverExplored ? sets.goldNeverExplored.join(", ") || "none" : "—"}
+          value={sets?.goldNeverExplored ? sets.goldNeverExplored.join(", ") || "none" : "needs gold tables"}
           help="Gold tables no exploratory call named"
         />
         <Metric

@@ -69,7 +69,14 @@ function ResultTable({ title, r, marked, mark }: { title: string; r: Result; mar
 }
 
 /** Runs both queries on demand (through the read-only sandbox) and marks missing and extra rows. */
-export function ResultsCompare({ traceId }: { traceId: string }) {
+export function ResultsCompare({
+  traceId,
+  unavailable = null,
+}: {
+  traceId: string;
+  /** Why there is nothing to run (no final or no gold SQL), said beside a disabled button instead of after a click. */
+  unavailable?: string | null;
+}) {
   const [state, setState] = useState<Response | "loading" | null>(null);
   const run = async () => {
     setState("loading");
@@ -81,11 +88,12 @@ export function ResultsCompare({ traceId }: { traceId: string }) {
       <button
         type="button"
         onClick={() => void run()}
-        disabled={state === "loading"}
+        disabled={state === "loading" || unavailable !== null}
         className="rounded border border-zinc-300 bg-white px-3 py-1 text-sm disabled:opacity-50"
       >
         {state === "loading" ? "Running both queries…" : "Run both queries and compare their results"}
       </button>
+      {unavailable !== null && <span className="ml-2 text-sm text-zinc-600">{unavailable}</span>}
       {state && state !== "loading" && !state.ok && <p className="text-sm text-zinc-600">{state.reason}</p>}
       {state && state !== "loading" && state.ok && (
         <div className="space-y-2" data-testid="results-compare">

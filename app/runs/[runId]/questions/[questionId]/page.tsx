@@ -64,7 +64,16 @@ export default async function QuestionPage({
         goldTables={sets?.gold ?? null}
         goldError={sets?.goldError}
       />
-      <ResultsCompare traceId={trace.id} />
+      <ResultsCompare
+        traceId={trace.id}
+        unavailable={
+          !trace.finalSql
+            ? "Nothing to run: the trace has no final SQL."
+            : !trace.goldSql
+              ? "Nothing to compare with: the question has no gold SQL (link the run to its dataset)."
+              : null
+        }
+      />
       <Suspense fallback={<Pending what="the reruns" />}>
         <RerunsSection {...view} />
       </Suspense>
