@@ -154,3 +154,23 @@ test("a score set by hand on a question page shows there and on the run page; a 
   await page.goto(`/runs/${run.id}`);
   await expect(page.getByTestId("scores").locator('tr[data-score="e2e_hand"]')).toContainText("correct-ish 100%");
 });
+
+test("the API reference renders the OpenAPI document offline: no request leaves the server, nothing in the console", async ({
+  page,
+}) => {
+  const outside: string[] = [];
+  const errors: string[] = [];
+  page.on("request", (r) => {
+    if (!/^(http:\/\/127\.0\.0\.1[:/]|data:|blob:)/.test(r.url())) outside.push(r.url());
+  });
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(m.text());
+  });
+  await page.goto("/api-docs");
+  const reference = page.getByTestId("api-reference");
+  // An operation of the document, rendered by Scalar from /api/v1/openapi.json.
+  await expect(reference.getByText("/api/v1/runs", { exact: false }).first()).toBeVisible({ timeout: 15_000 });
+  await page.waitForLoadState("networkidle");
+  expect(outside).toEqual([]);
+  expect(errors).toEqual([]);
+});

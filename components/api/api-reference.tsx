@@ -19,6 +19,8 @@ export function ApiReference({ url }: { url: string }) {
         hideClientButton: true,
         withDefaultFonts: false,
         telemetry: false,
+        // Scalar's agent chat fetches a registry from proxy.scalar.com: an outside call (the page's CSP refuses it).
+        agent: { disabled: true },
       } as Parameters<typeof createApiReference>[1]) as { destroy?: () => void };
     });
     return () => {
