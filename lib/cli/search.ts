@@ -32,6 +32,7 @@ export async function runSearchCommand(argv: string[]): Promise<number> {
               run: h.runName,
               system: h.system,
               model: h.model,
+              simulated: h.simulated,
               question_id: h.questionId,
               sample: h.sample,
               outcome: h.exOutcome,
@@ -50,7 +51,7 @@ export async function runSearchCommand(argv: string[]): Promise<number> {
     console.log(`${count(r.total, "trace")}${r.capped ? " (at least)" : ""}`);
     for (const h of r.hits) {
       console.log(
-        `${h.runName} · ${h.system} · ${h.model} · question ${h.questionId}#${h.sample} (${h.exOutcome ?? "not evaluated"})`,
+        `${h.runName} · ${h.system} · ${h.model}${h.simulated ? " (simulated)" : ""} · question ${h.questionId}#${h.sample} (${outcomeText(h)})`,
       );
       for (const s of h.snippets)
         console.log(
@@ -61,4 +62,11 @@ export async function runSearchCommand(argv: string[]): Promise<number> {
     await sql.close();
   }
   return 0;
+}
+
+/** As the pages say it: the re-evaluated outcome, else the one recorded in the trace (and that it is), else neither. */
+function outcomeText(h: { exOutcome: string | null; correct: number | null }): string {
+  if (h.exOutcome) return h.exOutcome;
+  if (h.correct !== null) return `${h.correct ? "correct" : "wrong"} (recorded)`;
+  return "not evaluated";
 }
