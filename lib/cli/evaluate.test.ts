@@ -28,10 +28,12 @@ describe("metron evaluate on a run it cannot judge (issue 30)", () => {
     expect(r.out).toContain(
       `not evaluated, 3 traces: the run is not linked to a dataset: link it with metron run edit ${run} --dataset NAME`,
     );
+    expect(r.out).not.toContain("simulated"); // a run of a model (lib/cli/simulated.test.ts: one that is not)
     expect(r.err).not.toMatch(/\r/); // not a terminal: lines, not carriage returns
     expect(r.err).toMatch(/^evaluated 3\/3$/m);
     const json = await metron(store.env, ["evaluate", "--run", run, "--json"]);
     expect(JSON.parse(json.out)).toMatchObject({
+      simulated: false,
       not_evaluated: 3,
       not_evaluated_reasons: [{ reason: "the run is not linked to a dataset", traces: 3 }],
     });

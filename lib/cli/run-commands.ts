@@ -6,6 +6,7 @@ import { recomputeRun } from "@/lib/ingest/recompute";
 import { computeViewsAhead } from "./views-ahead";
 import type { Sql } from "@/lib/db/sql";
 import { countN, many, qb } from "@/lib/db/typed";
+import { getRun } from "@/lib/db/queries/runs";
 import { UsageError } from "./args";
 
 export async function resolveRun(sql: Sql, ref: string): Promise<string> {
@@ -99,11 +100,15 @@ export async function runEvaluateCommand(argv: string[]): Promise<number> {
       reason === "the run is not linked to a dataset" ? `: link it with metron run edit ${runId} --dataset NAME` : "";
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
     const nothingJudged = total > 0 && counts.not_evaluated === total;
+    // Simulated data is labelled simulated wherever it shows: its outcomes are the simulated policy's, not a model's.
+    const config = (await getRun(sql, runId))?.config as { simulated?: unknown } | null | undefined;
+    const simulated = Boolean(config?.simulated);
     if (values.json)
       console.log(
         JSON.stringify(
           {
             run_id: runId,
+            simulated,
             ...counts,
             not_evaluated_reasons: reasons.map((r) => ({ reason: r.reason, traces: Number(r.n) })),
           },
@@ -113,6 +118,7 @@ export async function runEvaluateCommand(argv: string[]): Promise<number> {
       );
     else {
       if (tty) process.stderr.write("\n");
+      if (simulated) console.log("a simulated run: these outcomes are of Metron's simulated policy, not a model");
       console.log(
         Object.entries(counts)
           .map(([k, v]) => `${k}: ${v}`)

@@ -47,6 +47,7 @@ function summary(s: SweepStatus) {
   return {
     run_id: s.runId,
     name: s.name,
+    simulated: s.provider === "simulated",
     state: s.state,
     jobs: s.jobs.total,
     done: s.jobs.done,
@@ -71,9 +72,9 @@ function print(s: SweepStatus, json: boolean): void {
   const o = s.outcomes;
   console.log(
     [
-      `sweep ${s.name} (run ${s.runId}): ${s.state}${s.stoppedBy ? ` by ${s.stoppedBy}` : ""}${s.stopReason ? ` (${s.stopReason})` : ""}`,
+      `sweep ${s.name}${s.provider === "simulated" ? " (simulated)" : ""} (run ${s.runId}): ${s.state}${s.stoppedBy ? ` by ${s.stoppedBy}` : ""}${s.stopReason ? ` (${s.stopReason})` : ""}`,
       `  jobs: ${s.jobs.done} done, ${s.jobs.failed} failed, ${s.jobs.cancelled} cancelled, ${s.jobs.queued + s.jobs.running} left of ${s.jobs.total}`,
-      `  tokens ${s.tokens === null ? "not recorded (the provider reported no usage)" : s.tokens}${s.tokensUnreported && s.tokens !== null ? ` (${s.tokensUnreported} jobs reported no usage)` : ""}, cost ${s.costUsd === null ? "not priced" : `$${s.costUsd.toFixed(4)}`}`,
+      `  tokens ${s.tokens === null ? "not recorded (the provider reported no usage)" : s.tokens}${s.tokensUnreported && s.tokens !== null ? ` (${s.tokensUnreported} jobs reported no usage)` : ""}, cost ${s.provider === "simulated" ? "none (simulated: free)" : s.costUsd === null ? "not priced" : `$${s.costUsd.toFixed(4)}`}`,
       s.sourceRunId
         ? `  against ${s.sourceRunName}: ${o.fixed} fixed, ${o.regressed} regressed, ${o["still right"]} still right, ${o["still wrong"]} still wrong, ${o.unknown} not judged`
         : "",

@@ -1,0 +1,29 @@
+/** Simulated data is labelled simulated wherever it shows: the CLI's sweep status and evaluation too. */
+import { describe, expect, it } from "vitest";
+import { metron } from "@/lib/testing/metron-cli";
+import { useEngineStore } from "@/lib/testing/engines";
+import { importSpiderDe } from "@/lib/testing/spider-de";
+
+describe("a simulated sweep in the CLI", () => {
+  const store = useEngineStore("SQLite", (s) => importSpiderDe(s));
+
+  it("says simulated in its status and its evaluation, in words and in JSON", async () => {
+    const env = { ...store.env, METRON_SIM_STEP_DELAY_MS: "0" };
+    const swept = await metron(env, [
+      ...["sweep", "--dataset", "spider-de", "--questions", "0,1", "--model", "sim-careful", "--json"],
+    ]);
+    expect(swept.code, swept.err).toBe(0);
+    const run = (JSON.parse(swept.out) as { run_id: string }).run_id;
+
+    const status = await metron(env, ["sweep", "status", run]);
+    expect(status.out).toMatch(new RegExp(`^sweep .* \\(simulated\\) \\(run ${run}\\): done$`, "m"));
+    expect(status.out).toContain("cost none (simulated: free)");
+    expect(JSON.parse((await metron(env, ["sweep", "status", run, "--json"])).out)).toMatchObject({ simulated: true });
+
+    const evaluated = await metron(env, ["evaluate", "--run", run]);
+    expect(evaluated.code, evaluated.err).toBe(0);
+    expect(evaluated.out).toContain("a simulated run: these outcomes are of Metron's simulated policy, not a model");
+    const json = JSON.parse((await metron(env, ["evaluate", "--run", run, "--json"])).out) as { simulated: boolean };
+    expect(json.simulated).toBe(true);
+  }, 120_000);
+});
