@@ -1,7 +1,7 @@
 "use client";
 
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { Count } from "@/components/ui/locale";
+import { Count, Duration } from "@/components/ui/locale";
 import { parseAsInteger, useQueryState } from "nuqs";
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { StepSummary } from "@/lib/db/queries/steps";
@@ -54,7 +54,7 @@ const Row = memo(function Row({
   const style = ROLE_STYLE[role] ?? ROLE_STYLE.other;
   const isError = Boolean(s.error) || s.type === "error";
   const collapsedText = s.type === "reasoning" || s.type === "message";
-  const width = s.durationMs && maxDurationMs ? Math.max(2, Math.round((80 * s.durationMs) / maxDurationMs)) : 0;
+  const width = s.durationMs && maxDurationMs ? Math.max(2, Math.round((56 * s.durationMs) / maxDurationMs)) : 0;
   const name = s.tool ?? (s.type === "message" ? (s.role ?? "message") : s.type);
   return (
     <button
@@ -149,8 +149,8 @@ const Row = memo(function Row({
         title={s.durationMs !== null ? `${s.durationMs} ms` : "no timing"}
       >
         <span className="h-1.5 rounded bg-zinc-400" style={{ width }} />
-        <span className="text-[10px] text-zinc-600">
-          {s.durationMs !== null ? `${Math.round(s.durationMs)}ms` : ""}
+        <span className="whitespace-nowrap text-[10px] text-zinc-600">
+          {s.durationMs !== null ? <Duration ms={s.durationMs} /> : ""}
         </span>
       </span>
     </button>

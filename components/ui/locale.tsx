@@ -20,6 +20,11 @@ export function Count({ n }: { n: number }) {
   return <>{useFormats().count(n)}</>;
 }
 
+/** A duration in the reader's locale: milliseconds under a second, else seconds ("7 ms", "1.5 sec"). */
+export function Duration({ ms }: { ms: number }) {
+  return <>{useFormats().seconds(ms)}</>;
+}
+
 /** A share as a percentage in the reader's locale; "—" when there is no share. */
 export function Percent({ share, digits }: { share: number | null; digits?: number }) {
   return <>{useFormats().percent(share, digits)}</>;
