@@ -374,6 +374,33 @@ describe("detection refuses what it does not know", () => {
     );
     expect(detectFormat(jsonl({ question: { id: "1" }, steps: [] }))).toBe("canonical");
   });
+  it("says a benchmark's own files (real BIRD and Spider ones) are datasets, and where they go", () => {
+    const file = (...p: string[]) => readFileSync(sharedData(...p), "utf8");
+    const refusal = (text: string) => {
+      try {
+        detectFormat(text);
+      } catch (e) {
+        expect(e).toBeInstanceOf(UnknownFormatError);
+        return (e as Error).message;
+      }
+      throw new Error("detected a format");
+    };
+    expect(refusal(file("bird-minidev", "tables.json"))).toMatch(
+      /^the file is a benchmark's tables\.json \(the schemas of 11 databases\), not traces: import it as a dataset/,
+    );
+    expect(refusal(file("spider-en", "tables.json"))).toMatch(
+      /^the file is a benchmark's tables\.json \(the schemas of \d+ databases\)/,
+    );
+    const bird = refusal(file("bird-minidev", "mini_dev_sqlite.dev-split.json"));
+    expect(bird).toMatch(/^the file is a benchmark's questions file \(\d+ questions with gold SQL\)/);
+    expect(bird).toContain("metron dataset import");
+    expect(bird).not.toContain("Looked for"); // the list of trace formats says nothing useful here
+    expect(refusal(file("spider-de", "dev.json"))).toMatch(
+      /^the file is a benchmark's questions file \(1,?030 questions/,
+    );
+    // Anything else is still refused with the formats looked for.
+    expect(refusal('[{"db_id": "x"}]')).toContain("Looked for");
+  });
 });
 
 describe("linkQuestion", () => {

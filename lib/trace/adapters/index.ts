@@ -39,9 +39,12 @@ const CLAUDE_TYPES = new Set(["user", "assistant", "system", "summary"]);
 const CODEX_TYPES = new Set(["session_meta", "response_item", "event_msg", "turn_context", "compacted"]);
 
 export class UnknownFormatError extends Error {
-  constructor(detail: string) {
+  /** `detail` then, unless `list` is false, every format looked for (a file that is no known thing). */
+  constructor(detail: string, list = true) {
     super(
-      `${detail}. Looked for: Metron's canonical JSONL (lines with "question" and "steps", or "kind": "trace"/"step"); ${ADAPTERS.map((a) => `${a.label}: ${a.signature}`).join("; ")}. Supported formats: ${FORMATS.join(", ")}.`,
+      list
+        ? `${detail}. Looked for: Metron's canonical JSONL (lines with "question" and "steps", or "kind": "trace"/"step"); ${ADAPTERS.map((a) => `${a.label}: ${a.signature}`).join("; ")}. Supported formats: ${FORMATS.join(", ")}.`
+        : detail,
     );
   }
 }
@@ -141,16 +144,44 @@ function detectLines(text: string): string | null {
   return null;
 }
 
+/**
+ * A benchmark's own file uploaded as traces (a researcher's slip: BIRD's or Spider's questions, or a tables.json),
+ * described so that the error can say where it goes; null for anything else.
+ */
+function datasetFileOf(doc: unknown): string | null {
+  if (!Array.isArray(doc) || doc.length === 0) return null;
+  const sample = doc.slice(0, 20);
+  const all = (test: (o: Json) => boolean) => sample.every((o) => isObj(o) && typeof o.db_id === "string" && test(o));
+  const n = (one: string, many: string) => `${doc.length} ${doc.length === 1 ? one : many}`;
+  if (all((o) => Array.isArray(o.table_names_original) || Array.isArray(o.table_names)))
+    return `a benchmark's tables.json (the schemas of ${n("database", "databases")})`;
+  if (all((o) => typeof o.question === "string" && (typeof o.SQL === "string" || typeof o.query === "string")))
+    return `a benchmark's questions file (${n("question", "questions")} with gold SQL)`;
+  return null;
+}
+
 /** The format of a whole file's text. JSON documents are tried first, then JSON lines. */
 export function detectFormat(text: string): string {
   const body = text.replace(/^\uFEFF/, "").trim();
   if (!body) throw new UnknownFormatError("the file is empty");
   if (body.startsWith("{") || body.startsWith("[")) {
+    let doc: unknown;
     try {
-      const format = detectDocument(JSON.parse(body));
-      if (format) return format;
+      doc = JSON.parse(body);
     } catch {
       // not one JSON document: maybe JSON lines
+    }
+    if (doc !== undefined) {
+      const format = detectDocument(doc);
+      if (format) return format;
+      const dataset = datasetFileOf(doc);
+      if (dataset)
+        throw new UnknownFormatError(
+          `the file is ${dataset}, not traces: import it as a dataset (the Datasets page's "Import a dataset", or ` +
+            "metron dataset import --questions F with --tables, --databases or --ddl; docs/cli.md), then upload the " +
+            "agent's traces with that dataset chosen",
+          false,
+        );
     }
   }
   const format = detectLines(body);
