@@ -214,6 +214,47 @@ describe.each(ENGINES)("on the %s store", (engine) => {
       expect(r.goldTables.failed).toBe(0);
       void Database;
     });
+
+    it("builds Spider's official tables.json whole, leaving out SQLite's own tables as a database's inspection does", async () => {
+      // Its world_1, soccer_1 and store_1 list `sqlite_sequence`, which SQLite refuses to create: the import failed.
+      const r = await importDataset(
+        store.sql,
+        {
+          name: "spider-en-tables",
+          format: "spider",
+          questions: sharedData("spider-en", "department_store", "train_gold_department_store.sql"),
+          tables: sharedData("spider-en", "tables.json"),
+        },
+        store.dir,
+      );
+      expect(r).toMatchObject({ questions: 88, databases: 166, schemaOnly: true });
+      expect(r.goldTables.failed).toBe(0);
+      const world = (await one(
+        store.sql,
+        raw<Record<string, unknown>>`SELECT tables AS t FROM databases WHERE id = 'spider-en-tables:world_1'`,
+      )) as { t: string };
+      const names = (JSON.parse(world.t) as { name: string }[]).map((t) => t.name);
+      expect(names).toEqual(expect.arrayContaining(["city", "country", "countrylanguage"]));
+      expect(names.some((n) => n.startsWith("sqlite_"))).toBe(false);
+    });
+
+    it("says a trace file or a JSON object given as questions is not one, and where it goes", async () => {
+      const questionsOf = (questions: string) =>
+        importDataset(
+          store.sql,
+          { name: "mistaken", format: "spider", questions, tables: sharedData("spider-en", "tables.json") },
+          store.dir,
+        );
+      await expect(questionsOf(sharedData("traces", "claude-code", "session_b.jsonl"))).rejects.toThrow(
+        /session_b\.jsonl: it reads as an agent's traces \(claude-code\), not a benchmark's questions: upload it as traces/,
+      );
+      await expect(questionsOf(sharedData("traces", "livesqlbench-adk", "single_turn_samples.json"))).rejects.toThrow(
+        /\(livesqlbench\), not a benchmark's questions/,
+      );
+      const object = path.join(store.dir, "object.json");
+      writeFileSync(object, JSON.stringify({ questions: [] }));
+      await expect(questionsOf(object)).rejects.toThrow(/object\.json: a JSON object, not a list of questions/);
+    });
   });
 });
 

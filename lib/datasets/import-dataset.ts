@@ -28,6 +28,7 @@ import {
 import { buildSchemaOnlyDatabase, ddlCommentForeignKeys, ddlFromSpiderSchema, type SpiderSchema } from "./schema-only";
 import { decodeText } from "./text-decode";
 import { fileUnder } from "@/lib/files/under";
+import { detectFormat, UnknownFormatError } from "@/lib/trace/adapters";
 
 export interface ImportOptions {
   name: string;
@@ -73,9 +74,27 @@ function readQuestions(opts: ImportOptions): DatasetQuestion[] {
     const gold = opts.gold ? spider2GoldFolder(opts.gold) : undefined;
     return parseSpider2LiteQuestions(text, (id) => gold?.of(id));
   }
-  // A file that is not a JSON array is a gold file of `SQL<TAB>db_id` lines.
-  if (!text.trimStart().startsWith("[")) return parseGoldFile(text);
+  // A file that is not a JSON array is a gold file of `SQL<TAB>db_id` lines, unless it is something else given here
+  // by mistake: an agent's traces, or one JSON object.
+  if (!text.trimStart().startsWith("[")) {
+    const mistaken = notQuestions(text);
+    if (mistaken) throw new Error(`${opts.questions}: ${mistaken}`);
+    return parseGoldFile(text);
+  }
   return opts.format === "bird" ? parseBirdQuestions(text) : parseSpiderQuestions(text);
+}
+
+/** What a questions file given by mistake is, said with where it goes; null when it may be a gold file of lines. */
+function notQuestions(text: string): string | null {
+  try {
+    const format = detectFormat(text);
+    return `it reads as an agent's traces (${format}), not a benchmark's questions: upload it as traces (the home page, or metron ingest FILE --dataset NAME)`;
+  } catch (e) {
+    if (!(e instanceof UnknownFormatError)) throw e;
+  }
+  if (text.trimStart().startsWith("{"))
+    return 'a JSON object, not a list of questions: BIRD\'s are [{"question_id", "db_id", "question", "evidence", "SQL", …}], Spider\'s [{"db_id", "question", "query"}]; a gold file has SQL<TAB>db_id lines';
+  return null;
 }
 
 const GOLD_ANSWER_MAX_BYTES = 64 * 1024 ** 2;

@@ -42,8 +42,12 @@ export function ddlFromSpiderSchema(schema: SpiderSchema): string {
     const table = schema.column_names_original[cols[0]]?.[0];
     if (table !== undefined && table >= 0) pkOf.set(table, cols);
   }
+  // SQLite's own tables (`sqlite_sequence`, which a database with AUTOINCREMENT holds: Spider's tables.json lists it
+  // for world_1, soccer_1 and store_1) cannot be created, and a database's inspection leaves them out too.
+  const internal = (name: string | undefined) => name !== undefined && /^sqlite_/i.test(name);
   return schema.table_names_original
     .map((table, t) => {
+      if (internal(table)) return null;
       const cols = columnsOf.get(t) ?? [];
       const lines = cols.map((c) => `  ${quote(c.name)}${c.type ? ` ${c.type}` : ""}`);
       const pk = pkOf.get(t);
@@ -51,13 +55,14 @@ export function ddlFromSpiderSchema(schema: SpiderSchema): string {
       for (const [from, to] of schema.foreign_keys) {
         const [fromTable, fromCol] = schema.column_names_original[from] ?? [];
         const [toTable, toCol] = schema.column_names_original[to] ?? [];
-        if (fromTable === t && toTable !== undefined && toTable >= 0)
+        if (fromTable === t && toTable !== undefined && toTable >= 0 && !internal(schema.table_names_original[toTable]))
           lines.push(
             `  FOREIGN KEY (${quote(fromCol)}) REFERENCES ${quote(schema.table_names_original[toTable])} (${quote(toCol)})`,
           );
       }
       return `CREATE TABLE ${quote(table)} (\n${lines.join(",\n")}\n);`;
     })
+    .filter((ddl) => ddl !== null)
     .join("\n");
 }
 
