@@ -199,17 +199,21 @@ describe.each(ENGINES)("on the %s store", (engine) => {
       expect(notExplained.filter((q) => !q.tables).every((q) => /alter/.test(q.error!))).toBe(true);
     });
 
-    it("imports a gold file of SQL<TAB>db_id lines", async () => {
-      const r = await importDataset(
+    /** Spider-en's real gold file (88 queries of department_store) over its database or its tables.json. */
+    const importSpiderEn = (name: string, over: { databases: string } | { tables: string }) =>
+      importDataset(
         store.sql,
         {
-          name: "spider-en-dept",
+          name,
           format: "spider",
           questions: sharedData("spider-en", "department_store", "train_gold_department_store.sql"),
-          databases: sharedData("spider-en"),
+          ...over,
         },
         store.dir,
       );
+
+    it("imports a gold file of SQL<TAB>db_id lines", async () => {
+      const r = await importSpiderEn("spider-en-dept", { databases: sharedData("spider-en") });
       expect(r).toMatchObject({ questions: 88, databases: 1 });
       expect(r.goldTables.failed).toBe(0);
       void Database;
@@ -217,16 +221,7 @@ describe.each(ENGINES)("on the %s store", (engine) => {
 
     it("builds Spider's official tables.json whole, leaving out SQLite's own tables as a database's inspection does", async () => {
       // Its world_1, soccer_1 and store_1 list `sqlite_sequence`, which SQLite refuses to create: the import failed.
-      const r = await importDataset(
-        store.sql,
-        {
-          name: "spider-en-tables",
-          format: "spider",
-          questions: sharedData("spider-en", "department_store", "train_gold_department_store.sql"),
-          tables: sharedData("spider-en", "tables.json"),
-        },
-        store.dir,
-      );
+      const r = await importSpiderEn("spider-en-tables", { tables: sharedData("spider-en", "tables.json") });
       expect(r).toMatchObject({ questions: 88, databases: 166, schemaOnly: true });
       expect(r.goldTables.failed).toBe(0);
       const world = (await one(
