@@ -241,14 +241,15 @@ describe.each(ENGINES)("on the %s store", (engine) => {
           store.dir,
         );
       await expect(questionsOf(sharedData("traces", "claude-code", "session_b.jsonl"))).rejects.toThrow(
-        /session_b\.jsonl: it reads as an agent's traces \(claude-code\), not a benchmark's questions: upload it as traces/,
+        // By its name only: a browser's upload is staged under a server path the page must not show.
+        /^session_b\.jsonl: it reads as an agent's traces \(claude-code\), not a benchmark's questions: upload it as traces/,
       );
       await expect(questionsOf(sharedData("traces", "livesqlbench-adk", "single_turn_samples.json"))).rejects.toThrow(
         /\(livesqlbench\), not a benchmark's questions/,
       );
       const object = path.join(store.dir, "object.json");
       writeFileSync(object, JSON.stringify({ questions: [] }));
-      await expect(questionsOf(object)).rejects.toThrow(/object\.json: a JSON object, not a list of questions/);
+      await expect(questionsOf(object)).rejects.toThrow(/^object\.json: a JSON object, not a list of questions/);
     });
   });
 });

@@ -78,7 +78,8 @@ function readQuestions(opts: ImportOptions): DatasetQuestion[] {
   // by mistake: an agent's traces, or one JSON object.
   if (!text.trimStart().startsWith("[")) {
     const mistaken = notQuestions(text);
-    if (mistaken) throw new Error(`${opts.questions}: ${mistaken}`);
+    // By the file's name: a browser's upload is staged under a server path that is no business of the page.
+    if (mistaken) throw new Error(`${path.basename(opts.questions)}: ${mistaken}`);
     return parseGoldFile(text);
   }
   return opts.format === "bird" ? parseBirdQuestions(text) : parseSpiderQuestions(text);
