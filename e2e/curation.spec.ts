@@ -130,4 +130,17 @@ test("a dataset imported from the browser: BIRD mini-dev questions over its DDL"
   await expect(report).toContainText("242 by EXPLAIN");
   await expect(report).toContainText("Repeated question ids kept once: 137, 138");
   await expectAccessible(page);
+
+  // An agent's trace file given as the questions: said what it is, by its own name (not the server's staging path).
+  await page.goto("/datasets");
+  await page.getByText("Import a dataset").click();
+  await page.locator('input[name="dataset-name"]').fill("mistaken");
+  await page.getByLabel("Question file").setInputFiles(path.join(shared, "traces", "claude-code", "session_b.jsonl"));
+  await page.getByLabel("DDL .sql files (schema only)").check();
+  await page.getByLabel("Database files").setInputFiles(ddl.slice(0, 1));
+  await page.getByRole("button", { name: "Import" }).click();
+  await expect(
+    page.getByText("import failed: session_b.jsonl: it reads as an agent's traces (claude-code)", { exact: false }),
+  ).toBeVisible({ timeout: 30_000 });
+  await expect(page.locator("main")).not.toContainText("dataset-uploads");
 });

@@ -1,7 +1,8 @@
+import path from "node:path";
 import { getSql, storeOpener } from "@/lib/db/store";
 import { viewsInBackground } from "@/lib/views/ahead";
 import { z } from "zod";
-import { DatasetUploadError, importPaths } from "@/lib/datasets/browser-import";
+import { DatasetUploadError, importPaths, uploadFolder } from "@/lib/datasets/browser-import";
 import { importDataset, importReportJson } from "@/lib/datasets/import-dataset";
 import { datasetFormats } from "@/lib/datasets/question-formats";
 import { invalidBody } from "@/lib/http/invalid";
@@ -23,8 +24,11 @@ export async function POST(request: Request) {
     if (r.linkedRuns.length) viewsInBackground(storeOpener());
     return Response.json(importReportJson(r));
   } catch (e) {
+    // The files as the user named them: the folder they were staged in is the server's business, not the page's.
+    const staged = uploadFolder(parsed.data.upload) + path.sep;
+    const message = (e as Error).message.replaceAll(staged, "");
     return Response.json(
-      { error: e instanceof DatasetUploadError ? e.message : `import failed: ${(e as Error).message}` },
+      { error: e instanceof DatasetUploadError ? message : `import failed: ${message}` },
       { status: 400 },
     );
   }
