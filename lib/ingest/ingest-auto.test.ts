@@ -1,4 +1,4 @@
-import { createReadStream, readFileSync } from "node:fs";
+import { createReadStream, readFileSync, statSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { chunksOf } from "@/lib/testing/db";
 import { ENGINES, useEngineStore } from "@/lib/testing/engines";
@@ -47,6 +47,13 @@ describe.each(ENGINES)("on the %s store", (engine) => {
         { defaults: { name: "livesql", system: "ADK agent", model: "unknown" } },
       );
       expect(report).toMatchObject({ format: "livesqlbench", inserted: 3 });
+      // The file's own lines and bytes (streamed element by element), not those of the three traces made of it.
+      const file = sharedData("traces", "livesqlbench-adk", "single_turn_samples.json");
+      const nonBlank = readFileSync(file, "utf8")
+        .split("\n")
+        .filter((l) => l.trim()).length;
+      expect({ lines: report.lines, bytes: report.bytes }).toEqual({ lines: nonBlank, bytes: statSync(file).size });
+      expect(nonBlank).toBe(1681);
       expect(report.runs[0].unknown).toEqual(["model", "dataset"]); // the report says what the file does not
       const traces = await row("livesql");
       expect(traces.map((t) => t.recorded_correct).sort()).toEqual([0, 0, 1]);
@@ -102,6 +109,8 @@ describe.each(ENGINES)("on the %s store", (engine) => {
       });
       expect(report.format).toBe("claude-code");
       expect(report.inserted).toBeGreaterThan(0);
+      // A file read whole counts its own bytes, not those of the traces made of it.
+      expect(report.bytes).toBe(broken.length);
       expect(report.warnings).toContainEqual({ line: 2, message: "not valid UTF-8: the line was skipped" });
     });
 

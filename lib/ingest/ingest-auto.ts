@@ -45,6 +45,33 @@ async function* prepend(head: Uint8Array[], rest: AsyncIterator<Uint8Array>): As
   }
 }
 
+/**
+ * Passes the chunks on, counting their bytes and the lines that hold more than white space (as a file read whole is
+ * counted): the file's own figures, not those of the traces made of it.
+ */
+async function* countInput(
+  chunks: AsyncIterable<Uint8Array>,
+  counted: { lines: number; bytes: number },
+): AsyncIterable<Uint8Array> {
+  let content = false; // whether the line under way holds anything but white space
+  const blank = (b: number) => b === 32 || b === 9 || b === 13;
+  for await (const chunk of chunks) {
+    counted.bytes += chunk.byteLength;
+    let start = 0;
+    for (;;) {
+      const nl = chunk.indexOf(10, start);
+      const end = nl === -1 ? chunk.length : nl;
+      for (let i = start; !content && i < end; i++) if (!blank(chunk[i])) content = true;
+      if (nl === -1) break;
+      if (content) counted.lines++;
+      content = false;
+      start = nl + 1;
+    }
+    yield chunk;
+  }
+  if (content) counted.lines++;
+}
+
 export async function ingestAuto(
   sql: Sql,
   chunks: AsyncIterable<Uint8Array>,
@@ -91,12 +118,14 @@ export async function ingestAuto(
           yield* head;
         })()
       : prepend(head, iterator);
+    const counted = { lines: 0, bytes: 0 };
     const report = await ingestAdapted(
       sql,
-      streamAdapted(body, spec, { fileName: options.fileName }, (w) => warnings.push(w)),
+      streamAdapted(countInput(body, counted), spec, { fileName: options.fileName }, (w) => warnings.push(w)),
       options,
     );
-    return { ...report, format: spec.format, warnings: [...warnings, ...report.warnings] };
+    // The file's own lines and bytes, as for a file read whole (not its traces': issue 30).
+    return { ...report, ...counted, format: spec.format, warnings: [...warnings, ...report.warnings] };
   }
 
   // Any other foreign file: read it whole, within the limit.
@@ -153,7 +182,13 @@ export async function ingestAuto(
     if (text.slice(i, end).trim()) lines++;
     i = end + 1;
   }
-  return { ...report, lines, format, warnings: [...utf8Warnings, ...adapted.warnings, ...report.warnings] };
+  return {
+    ...report,
+    lines,
+    bytes: bytes.length,
+    format,
+    warnings: [...utf8Warnings, ...adapted.warnings, ...report.warnings],
+  };
 }
 
 /**
