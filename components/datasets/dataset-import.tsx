@@ -229,7 +229,8 @@ export function DatasetImport() {
           </p>
           <p className="text-xs">
             Gold tables: {report.gold_tables.explain} by EXPLAIN, {report.gold_tables.parser} by the parser,{" "}
-            {report.gold_tables.failed} failed (their gold SQL does not compile: unknown gold tables).
+            {report.gold_tables.failed} failed
+            {report.gold_tables.failed > 0 ? " (their gold SQL does not compile: their gold tables are unknown)" : ""}.
           </p>
           {report.questions_without_database > 0 && (
             <p className="text-xs text-amber-800">
