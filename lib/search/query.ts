@@ -81,6 +81,15 @@ export function parseQuery(q: string): ParsedQuery {
       unknown.push(`${key}: (known terms: ${[...STEP_TERMS, ...TRACE_TERMS].join(", ")})`);
       continue;
     }
+    // A term with nothing after its colon ("tool:", "tool: describe_table"): said, not searched as the word "tool".
+    const bareKey = /^([a-z]+):$/i.exec(value)?.[1]?.toLowerCase();
+    if (
+      bareKey &&
+      ((STEP_TERMS as readonly string[]).includes(bareKey) || (TRACE_TERMS as readonly string[]).includes(bareKey))
+    ) {
+      unknown.push(`${value} needs its value right after the colon, without a space (${bareKey}:VALUE)`);
+      continue;
+    }
     // Words: FTS5 tokens are letters, digits and underscores; a word with other characters is searched as a phrase.
     (minus ? excluded : words).push(value);
   }

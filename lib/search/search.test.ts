@@ -79,6 +79,12 @@ describe("full-text search", () => {
     expect(p.match).toBe('"free meal" AND "rate" NOT "charter"');
     expect(p.unknown).toEqual([expect.stringContaining("colour:")]);
     expect(parseQuery('say "hi" AND NEAR(x)').match).toBe('"say" AND "hi" AND "AND" AND "NEAR(x)"'); // never FTS syntax
+    // A term without its value (a space after the colon) is said back, not searched as the word "tool".
+    const spaced = parseQuery("tool: describe_table");
+    expect(spaced.unknown).toEqual(["tool: needs its value right after the colon, without a space (tool:VALUE)"]);
+    expect(spaced.match).toBe('"describe_table"');
+    expect(parseQuery("label:").match).toBeNull();
+    expect(parseQuery("note: hello").match).toBe('"note:" AND "hello"'); // not a term: a word as any other
   });
 
   it("table:T finds exactly the traces whose steps touched T, as counted from the rows", async () => {
