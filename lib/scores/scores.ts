@@ -26,7 +26,9 @@ export const scoreInput = z.object({
   trace_id: z.string().min(1).max(200),
   seq: z.number().int().min(-1).default(-1),
   name: z.string().regex(SCORE_NAME, "letters, digits and _ . : - (at most 100)"),
-  value: z.union([z.number().finite(), z.boolean(), z.string().min(1).max(200)]),
+  value: z.union([z.number().finite(), z.boolean(), z.string().min(1).max(200)], {
+    error: "a finite number, true or false, or a category (a string of 1 to 200 characters)",
+  }),
   source: z.string().regex(SCORE_SOURCE, 'one of "api", "cli", "human" or "llm-judge:<model>"').default("api"),
   comment: z.string().max(10_000).optional(),
   at: z.string().datetime().optional(),
