@@ -250,6 +250,12 @@ describe.each(ENGINES)("on the %s store", (engine) => {
       const object = path.join(store.dir, "object.json");
       writeFileSync(object, JSON.stringify({ questions: [] }));
       await expect(questionsOf(object)).rejects.toThrow(/^object\.json: a JSON object, not a list of questions/);
+      // Spider2-lite's questions under another format: JSON lines with a `question`, not canonical traces.
+      const spider2 = path.join(store.dir, "spider2-lite.jsonl");
+      writeFileSync(spider2, '{"instance_id": "local001", "db": "E_commerce", "question": "How many orders?"}\n');
+      await expect(questionsOf(spider2)).rejects.toThrow(
+        /^spider2-lite\.jsonl: Spider2-lite's questions .*: import them with the format spider2-lite/,
+      );
     });
   });
 });

@@ -87,6 +87,16 @@ function readQuestions(opts: ImportOptions): DatasetQuestion[] {
 
 /** What a questions file given by mistake is, said with where it goes; null when it may be a gold file of lines. */
 function notQuestions(text: string): string | null {
+  // Spider2-lite's questions under another format: JSON lines with a `question`, which would read as canonical traces.
+  const firstLine = text.trimStart().split("\n", 1)[0];
+  let first: unknown = null;
+  try {
+    first = JSON.parse(firstLine);
+  } catch {
+    // not a JSON line
+  }
+  if (first && typeof first === "object" && "instance_id" in first && "question" in first && !("steps" in first))
+    return "Spider2-lite's questions (JSON lines with instance_id, db and question): import them with the format spider2-lite (and its gold folder)";
   try {
     const format = detectFormat(text);
     return `it reads as an agent's traces (${format}), not a benchmark's questions: upload it as traces (the home page, or metron ingest FILE --dataset NAME)`;
