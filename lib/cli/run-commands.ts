@@ -17,9 +17,22 @@ export async function resolveRun(sql: Sql, ref: string): Promise<string> {
       .select("id")
       .where((eb) => eb.or([eb("id", "=", ref), eb("name", "=", ref)])),
   );
-  if (rows.length === 0) throw new UsageError(`no run with id or name "${ref}"`);
+  if (rows.length === 0) {
+    // Not a misuse of the command (no usage text): a name that is not there, with the runs it may have meant.
+    const all = await many(sql, qb(sql).selectFrom("runs").select(["id", "name"]).orderBy("name"));
+    const near = all.filter((r) => r.name.toLowerCase().includes(ref.toLowerCase()));
+    throw new Error(
+      `no run with id or name "${ref}"` +
+        (near.length
+          ? `; runs whose name holds it: ${near
+              .slice(0, 5)
+              .map((r) => `${r.id} "${r.name}"`)
+              .join(", ")}${near.length > 5 ? ", …" : ""}`
+          : ""),
+    );
+  }
   if (rows.length > 1)
-    throw new UsageError(
+    throw new Error(
       `"${ref}" names ${rows.length} runs (of different systems or models): give the run id (${rows.map((r) => r.id).join(", ")})`,
     );
   return rows[0].id;

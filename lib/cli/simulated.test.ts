@@ -25,5 +25,13 @@ describe("a simulated sweep in the CLI", () => {
     expect(evaluated.out).toContain("a simulated run: these outcomes are of Metron's simulated policy, not a model");
     const json = JSON.parse((await metron(env, ["evaluate", "--run", run, "--json"])).out) as { simulated: boolean };
     expect(json.simulated).toBe(true);
+
+    // A run named by part of its name: not found, said with the runs it may mean, without the usage text.
+    const missed = await metron(env, ["evaluate", "--run", "sweep"]);
+    expect(missed.code).toBe(1);
+    expect(missed.err).toMatch(
+      new RegExp(`^metron: no run with id or name "sweep"; runs whose name holds it: ${run} "Sweep `),
+    );
+    expect(missed.err).not.toContain("usage:");
   }, 120_000);
 });
