@@ -34,7 +34,7 @@ export async function runIngestCommand(argv: string[]): Promise<number> {
     },
   });
   if (positionals.length === 0) throw new UsageError("ingest needs at least one FILE");
-  for (const file of positionals) if (!existsSync(file)) throw new UsageError(`no such file: ${file}`);
+  for (const file of positionals) if (!existsSync(file)) throw new Error(`no such file: ${file}`); // not a misuse: no usage text
   const toolRoles = values.roles ? parseRoles(values.roles) : undefined;
   const sql = await openStore();
   const defaults = { name: values.run, system: values.system, model: values.model, benchmark: values.benchmark };

@@ -1,4 +1,7 @@
-/** Simulated data is labelled simulated wherever it shows: the CLI's sweep status and evaluation too. */
+/**
+ * Simulated data is labelled simulated wherever it shows: the CLI's sweep status and evaluation too. And what is not
+ * there (a run, a file) is said in one line, not as a misuse followed by the whole usage text.
+ */
 import { describe, expect, it } from "vitest";
 import { metron } from "@/lib/testing/metron-cli";
 import { useEngineStore } from "@/lib/testing/engines";
@@ -33,5 +36,7 @@ describe("a simulated sweep in the CLI", () => {
       new RegExp(`^metron: no run with id or name "sweep"; runs whose name holds it: ${run} "Sweep `),
     );
     expect(missed.err).not.toContain("usage:");
+    const noFile = await metron(env, ["ingest", "/nonexistent/runs.jsonl"]);
+    expect([noFile.code, noFile.err.trim()]).toEqual([1, "metron: no such file: /nonexistent/runs.jsonl"]);
   }, 120_000);
 });
