@@ -23,7 +23,7 @@ export async function runSqlCommand(argv: string[]): Promise<number> {
   if (!values.sql && !values.file) throw new UsageError('--sql "…" or --file queries.jsonl is required');
   if (values.sql && values.file) throw new UsageError("give --sql or --file, not both");
   if (values.file && !existsSync(values.file)) throw new Error(`no such file: ${values.file}`); // not a misuse: no usage text
-  if (values.db && !existsSync(values.db)) throw new UsageError(`no such database file: ${values.db}`);
+  if (values.db && !existsSync(values.db)) throw new Error(`no such database file: ${values.db}`);
   const db = values.db ? new Database(values.db, { readonly: true, fileMustExist: true }) : undefined;
   try {
     const method = values.method as "scan" | "parser";
