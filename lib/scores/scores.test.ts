@@ -64,15 +64,17 @@ describe.each(ENGINES)("custom scores (%s store)", (engine) => {
       { trace_id: a.id, name: "faithfulness", value: "high" }, // a numeric score given a category
       { trace_id: a.id, name: "x", value: 1, source: "robot" },
       { trace_id: a.id, name: "y", value: { score: 1 } as unknown as number }, // no kind of score: said what is
+      { trace_id: "gone", name: "faithfulness", value: true }, // missing and of the wrong kind: counted as missing
     ]);
     expect(r.stored).toBe(3);
-    expect(r.unknown_traces).toBe(1);
+    expect(r.unknown_traces).toBe(2);
     expect(r.errors.map((e) => [e.index, e.message.split(":")[0]])).toEqual([
       [3, "name"],
       [6, "source"],
       [7, "value"],
       [4, "trace_id"],
       [5, "value"],
+      [8, "trace_id"],
     ]);
     expect(r.errors.find((e) => e.index === 7)?.message).toBe(
       "value: a finite number, true or false, or a category (a string of 1 to 200 characters)",

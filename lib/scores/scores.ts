@@ -97,15 +97,16 @@ export async function setScores(sql: Sql, inputs: readonly unknown[], defaultSou
         known.add(r.id);
     const at = new Date().toISOString();
     for (const { index, s } of valid) {
+      // A missing trace first: such a score is counted among them whatever else is wrong with it.
+      if (!known.has(s.trace_id)) {
+        report.unknown_traces++;
+        report.errors.push({ index, message: `trace_id: no trace ${s.trace_id} in the store` });
+        continue;
+      }
       const kind = kindOf(s.value);
       const was = kinds.get(s.name);
       if (was && was !== kind) {
         report.errors.push({ index, message: `value: ${s.name} is a ${was} score; this value is ${kind}` });
-        continue;
-      }
-      if (!known.has(s.trace_id)) {
-        report.unknown_traces++;
-        report.errors.push({ index, message: `trace_id: no trace ${s.trace_id} in the store` });
         continue;
       }
       kinds.set(s.name, kind);
