@@ -45,31 +45,40 @@ async function* prepend(head: Uint8Array[], rest: AsyncIterator<Uint8Array>): As
   }
 }
 
-/**
- * Passes the chunks on, counting their bytes and the lines that hold more than white space (as a file read whole is
- * counted): the file's own figures, not those of the traces made of it.
- */
-async function* countInput(
-  chunks: AsyncIterable<Uint8Array>,
-  counted: { lines: number; bytes: number },
-): AsyncIterable<Uint8Array> {
-  let content = false; // whether the line under way holds anything but white space
-  const blank = (b: number) => b === 32 || b === 9 || b === 13;
-  for await (const chunk of chunks) {
-    counted.bytes += chunk.byteLength;
-    let start = 0;
-    for (;;) {
+/** Counts the lines of bytes fed to it in pieces that hold more than white space, as "the file's lines" are said. */
+class LineCounter {
+  lines = 0;
+  bytes = 0;
+  private content = false; // whether the line under way holds anything but white space
+
+  add(chunk: Uint8Array): void {
+    this.bytes += chunk.byteLength;
+    for (let start = 0; ;) {
       const nl = chunk.indexOf(10, start);
       const end = nl === -1 ? chunk.length : nl;
-      for (let i = start; !content && i < end; i++) if (!blank(chunk[i])) content = true;
-      if (nl === -1) break;
-      if (content) counted.lines++;
-      content = false;
+      for (let i = start; !this.content && i < end; i++) {
+        const b = chunk[i];
+        if (b !== 32 && b !== 9 && b !== 13) this.content = true;
+      }
+      if (nl === -1) return;
+      if (this.content) this.lines++;
+      this.content = false;
       start = nl + 1;
     }
+  }
+
+  /** The figures once the last piece is in (a last line without a newline counts). */
+  end(): { lines: number; bytes: number } {
+    return { lines: this.lines + (this.content ? 1 : 0), bytes: this.bytes };
+  }
+}
+
+/** Passes the chunks on, counting them: the file's own figures, not those of the traces made of it. */
+async function* countInput(chunks: AsyncIterable<Uint8Array>, counter: LineCounter): AsyncIterable<Uint8Array> {
+  for await (const chunk of chunks) {
+    counter.add(chunk);
     yield chunk;
   }
-  if (content) counted.lines++;
 }
 
 export async function ingestAuto(
@@ -118,14 +127,14 @@ export async function ingestAuto(
           yield* head;
         })()
       : prepend(head, iterator);
-    const counted = { lines: 0, bytes: 0 };
+    const counter = new LineCounter();
     const report = await ingestAdapted(
       sql,
-      streamAdapted(countInput(body, counted), spec, { fileName: options.fileName }, (w) => warnings.push(w)),
+      streamAdapted(countInput(body, counter), spec, { fileName: options.fileName }, (w) => warnings.push(w)),
       options,
     );
     // The file's own lines and bytes, as for a file read whole (not its traces': issue 30).
-    return { ...report, ...counted, format: spec.format, warnings: [...warnings, ...report.warnings] };
+    return { ...report, ...counter.end(), format: spec.format, warnings: [...warnings, ...report.warnings] };
   }
 
   // Any other foreign file: read it whole, within the limit.
@@ -175,16 +184,12 @@ export async function ingestAuto(
   const adapted = adapt(text, format, { fileName: options.fileName });
   const report = await ingestAdapted(sql, adapted.traces, options);
   // The file's own lines (issue 30: a 16-line file was reported as "2 lines processed", its traces' count).
-  let lines = 0;
-  for (let i = 0; i < text.length;) {
-    const nl = text.indexOf("\n", i);
-    const end = nl === -1 ? text.length : nl;
-    if (text.slice(i, end).trim()) lines++;
-    i = end + 1;
-  }
+  // The file's own lines (an .eval's: of the log it holds) and bytes, counted as a streamed file's are.
+  const counter = new LineCounter();
+  counter.add(archive ? Buffer.from(text) : bytes);
   return {
     ...report,
-    lines,
+    lines: counter.end().lines,
     bytes: bytes.length,
     format,
     warnings: [...utf8Warnings, ...adapted.warnings, ...report.warnings],
