@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { expectAccessible } from "./accessible";
+import { keysReady } from "./keys";
 
 test("the question page: failing question, hostile content as text, deep link to a step, table chips, j to the next failing", async ({
   page,
@@ -29,6 +30,7 @@ test("the question page: failing question, hostile content as text, deep link to
   expect(dialogs).toEqual([]);
 
   // j: the next failing question (7), the long one.
+  await keysReady(page);
   await page.keyboard.press("j");
   await expect(page).toHaveURL(/\/questions\/7$/);
   await expect(page.getByTestId("trace-metrics")).toContainText("Exploratory / gold");
@@ -55,6 +57,7 @@ test("the question page: failing question, hostile content as text, deep link to
   await page.screenshot({ path: "e2e/screenshots/question-page.png", fullPage: true });
   await expectAccessible(page);
 
+  await keysReady(page);
   await page.keyboard.press("j");
   await expect(page).toHaveURL(/\/questions\/23$/);
   await expect(page.getByTestId("sql-diff")).toContainText("+ 1");

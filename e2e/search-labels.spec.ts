@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { expectAccessible } from "./accessible";
+import { keysReady } from "./keys";
 
 test("search the demo for describe_table calls on payments in wrong traces and open a hit at its step", async ({
   page,
@@ -41,6 +42,7 @@ test("label three failing questions by keyboard; Experiments counts them per sys
   for (let i = 0; i < 3; i++) {
     const url = page.url();
     await expect(join).toHaveAttribute("aria-pressed", "false");
+    await keysReady(page);
     await page.keyboard.press("4"); // "join"
     await expect(join).toHaveAttribute("aria-pressed", "true");
     if (i < 2) {
@@ -86,6 +88,7 @@ test("keyboard triage under load: a label key pressed while the next question lo
     if (route.request().headers()["rsc"]) await new Promise((r) => setTimeout(r, 1500));
     await route.continue();
   });
+  await keysReady(page);
   await page.keyboard.press("j");
   await expect(page.getByTestId("question-loading")).toBeVisible();
   await page.keyboard.press("1"); // "wrong table", while the previous question is still shown

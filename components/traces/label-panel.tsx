@@ -53,6 +53,7 @@ export function LabelPanel({
   // race nor undo each other, and a reply never overwrites a newer one (issue 30).
   const expected = useRef(new Set(initial.filter((l) => l.seq === -1).map((l) => l.label)));
   const queue = useRef<Promise<unknown>>(Promise.resolve());
+  const panelRef = useRef<HTMLElement>(null);
 
   const toggle = (label: string, value?: boolean) => {
     setError(null);
@@ -93,6 +94,8 @@ export function LabelPanel({
       }
     };
     document.addEventListener("keydown", onKey);
+    // Keys work from now on (before hydration a key went nowhere): said on the element, for tests and scripts.
+    panelRef.current?.setAttribute("data-keys", "ready");
     return () => document.removeEventListener("keydown", onKey);
   });
 
@@ -106,6 +109,7 @@ export function LabelPanel({
   return (
     <section
       className="space-y-2 rounded-lg border border-zinc-200 bg-white p-3 text-sm"
+      ref={panelRef}
       aria-labelledby="labels-heading"
       data-testid="label-panel"
     >

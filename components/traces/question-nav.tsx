@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { isShortcut } from "@/components/ui/keys";
-import { useEffect, useLayoutEffect, useState, useTransition } from "react";
+import { useEffect, useLayoutEffect, useRef, useState, useTransition } from "react";
 import { setNavigating } from "./navigation-state";
 import type { Neighbours } from "@/lib/db/queries/question-traces";
 
@@ -14,6 +14,7 @@ export type NavLinks = Neighbours & { runHref: string };
 export function QuestionNav({ links }: { links: NavLinks }) {
   const router = useRouter();
   const [copied, setCopied] = useState(false);
+  const navRef = useRef<HTMLElement>(null);
   // Moving to another question is a transition: until its content shows, label keys are refused (navigation-state).
   const [pending, startTransition] = useTransition();
   // At commit, not after paint: the next question's content and pending=false commit together, and a key pressed as
@@ -36,6 +37,8 @@ export function QuestionNav({ links }: { links: NavLinks }) {
       startTransition(() => router.push(href));
     };
     document.addEventListener("keydown", onKey);
+    // Keys work from now on (before hydration a key went nowhere): said on the element, for tests and scripts.
+    navRef.current?.setAttribute("data-keys", "ready");
     return () => document.removeEventListener("keydown", onKey);
   }, [links.nextFailing, links.prevFailing, router]);
   const link = (href: string | undefined, label: string, hint?: string) =>
@@ -56,7 +59,7 @@ export function QuestionNav({ links }: { links: NavLinks }) {
       <span className="rounded border border-zinc-200 px-2 py-1 text-zinc-500">{label}</span>
     );
   return (
-    <nav className="flex flex-wrap items-center gap-2 text-sm" aria-label="Questions">
+    <nav ref={navRef} className="flex flex-wrap items-center gap-2 text-sm" aria-label="Questions">
       <Link href={links.runHref} className="text-blue-700 hover:underline">
         ← run
       </Link>
