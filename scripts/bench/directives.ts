@@ -14,7 +14,7 @@ import { loadDatabaseFrom, type DatabaseInfo, type QuestionInfo } from "@/lib/en
 import { directiveDeps } from "@/lib/agent/directive-models";
 import { directivesFor, type Variant } from "@/lib/environment/directives";
 import type { ComputedDeps } from "@/lib/environment/directives/computed";
-import { DEFAULT_PARAMS, type ComputedParams } from "@/lib/environment/directives/computed";
+import { DEFAULT_PARAMS, DirectiveMemo, type ComputedParams } from "@/lib/environment/directives/computed";
 import { SHIPPED_EMBEDDER } from "@/lib/environment/directives/word-vectors";
 import {
   crossValidate,
@@ -128,17 +128,21 @@ export async function benchDirectives(argv: string[]): Promise<number> {
     embeddings: process.env.METRON_EMBEDDING_MODEL ?? null,
   };
   const deps = models.phrases || models.embeddings ? memoised(directiveDeps()) : undefined;
+  // --cv: each question's work that its configuration does not change (its phrases' keyword hits and similarities, its
+  // compound parts, its values) is kept across the grid's 1,280 configurations. One configuration (ms/question, the
+  // product's cost) computes everything anew, as a rerun does.
+  const gridDeps = { ...deps, memo: new DirectiveMemo() };
   const modelNote =
     models.phrases || models.embeddings
       ? `phrases from ${models.phrases ?? "the keyword extractor"}, ${models.embeddings ? `embeddings from ${models.embeddings} fused with BM25` : "BM25 only"}`
       : `no model: keyword phrases; BM25, fused with the shipped word vectors (${SHIPPED_EMBEDDER}) where a configuration turns the semantic half on${process.env.METRON_WORD_VECTORS === "off" ? " (off: METRON_WORD_VECTORS=off)" : ""}`;
 
   let withheld = 0;
-  const score = async (p: ComputedParams, misses?: string[]): Promise<QuestionScore[]> => {
+  const score = async (p: ComputedParams, misses?: string[], withDeps = deps): Promise<QuestionScore[]> => {
     const out: QuestionScore[] = [];
     for (const q of questions) {
       const database = await databaseOf(q);
-      const r = await directivesFor(values.variant as Variant, q, database, { params: p, deps });
+      const r = await directivesFor(values.variant as Variant, q, database, { params: p, deps: withDeps });
       const irrelevant = new Set((r?.irrelevant ?? []).map((t) => t.toLowerCase()));
       const gold = q.goldTables.map((t) => t.toLowerCase());
       const nonGold = database.tables.map((t) => t.name.toLowerCase()).filter((t) => !gold.includes(t));
@@ -163,11 +167,11 @@ export async function benchDirectives(argv: string[]): Promise<number> {
     const configs = grid();
     const started = performance.now();
     const scores: QuestionScore[][] = [];
-    for (const c of configs) scores.push(await score(c));
+    for (const c of configs) scores.push(await score(c, undefined, gridDeps));
     const cv = crossValidate(scores);
     const worst = worstFolds(cv);
     const split = frozenSplit(scores);
-    const defaults = await score(DEFAULT_PARAMS);
+    const defaults = await score(DEFAULT_PARAMS, undefined, gridDeps);
     const isDesign = (s: QuestionScore) => isDesignDatabase(s.dataset, s.database);
     const changed = (c: ComputedParams) =>
       Object.fromEntries(Object.entries(c).filter(([k, v]) => DEFAULT_PARAMS[k as keyof ComputedParams] !== v));

@@ -109,7 +109,52 @@ export interface ColumnDoc {
 export interface ComputedDeps {
   phrases?: (question: string, evidence: string | null) => Promise<string[]>;
   embed?: (texts: string[]) => Promise<number[][]>;
+  /** Work kept across calls by a caller that scores many configurations of the same questions (DirectiveMemo). */
+  memo?: DirectiveMemo;
 }
+
+/**
+ * What a question's directives compute from its text and its database's index alone, whatever the parameters that
+ * come after (a phrase's keyword hits, its similarity to every column, the question's phrases, compound parts and
+ * values), kept by the caller that scores one question under many configurations: the bench's cross-validation
+ * (1,280 configurations), whose figures are those it gave computing each anew. Not used on the product's paths,
+ * which compute one configuration once. Values handed out are shared: read, never changed.
+ */
+export class DirectiveMemo {
+  private readonly root = new WeakMap<object, MemoNode>();
+  /** How many times a kept value was handed out instead of computed. */
+  hits = 0;
+
+  /**
+   * The value kept for these owners (an index, or an index and a question: objects, so that a long text is not
+   * hashed as a key at every call) under `key`, or `make`'s, kept.
+   */
+  get<T>(owners: readonly object[], key: string, make: () => T): T {
+    let level = this.root;
+    let node: MemoNode | undefined;
+    for (const owner of owners) {
+      node = level.get(owner);
+      if (!node) level.set(owner, (node = { next: new WeakMap(), values: new Map() }));
+      level = node.next;
+    }
+    const values = node!.values;
+    if (values.has(key)) {
+      this.hits++;
+      return values.get(key) as T;
+    }
+    const value = make();
+    values.set(key, value);
+    return value;
+  }
+}
+
+interface MemoNode {
+  next: WeakMap<object, MemoNode>;
+  values: Map<string, unknown>;
+}
+
+const remember = <T>(memo: DirectiveMemo | undefined, owners: readonly object[], key: string, make: () => T): T =>
+  memo ? memo.get(owners, key, make) : make();
 
 /** How the index and a question's search tokenize: both stems in the index; a German question searches both. */
 export const INDEX_TOKENIZER = { tokenize: indexTerms, processTerm: (t: string) => t || null };
@@ -356,26 +401,41 @@ function rankTables(
   references: Map<string, string> | null,
   german: boolean,
   phraseEmbedding?: number[],
+  memo?: DirectiveMemo,
 ): { table: string; score: number; via: HitSource }[] {
   // A phrase of several words names one column: its words must meet in one column's document (its single words are
   // phrases of their own), else a pair like "customer consumed" keeps whichever table matches either word best.
   const together = params.phraseWordsTogether && englishTerms(phrase).length > 1;
-  const hits = index.keyword.search(phrase, {
-    // An English phrase searches its English stems only; a German one its German stems too.
-    tokenize: german ? indexTerms : englishTerms,
-    boost: { column: 3, table: 2, description: 1, values: 0.5 },
-    combineWith: together ? "AND" : "OR",
-  });
-  let ranked: { id: number; score: number }[] = hits.map((h) => ({ id: h.id as number, score: h.score }));
+  const keyword: readonly { id: number; score: number }[] = remember(
+    memo,
+    [index],
+    `keyword\0${german}\0${together}\0${phrase}`,
+    () =>
+      index.keyword
+        .search(phrase, {
+          // An English phrase searches its English stems only; a German one its German stems too.
+          tokenize: german ? indexTerms : englishTerms,
+          boost: { column: 3, table: 2, description: 1, values: 0.5 },
+          combineWith: together ? "AND" : "OR",
+        })
+        .map((h) => ({ id: h.id as number, score: h.score })),
+  );
+  let ranked = keyword;
   const keywordIds = new Set(ranked.slice(0, FUSED_DEPTH).map((h) => h.id));
   const semanticIds = new Set<number>();
   const semanticRanks = params.semanticMode === "fuse" || ranked.length === 0;
   if (phraseEmbedding?.length && index.embeddings && semanticRanks) {
-    const semantic = index.docs
-      .map((d) => ({ id: d.id, score: cosine(phraseEmbedding, index.embeddings![d.id]) }))
-      .filter((h) => h.score >= params.minSimilarity)
-      .sort((a, b) => b.score - a.score)
-      .slice(0, FUSED_DEPTH);
+    // Every column by similarity, most similar first (a stable sort: ties in the columns' order), then those from
+    // the threshold up: the same list as filtering first.
+    const bySimilarity: readonly { id: number; score: number }[] = remember(memo, [index], `semantic\0${phrase}`, () =>
+      index.docs
+        .map((d) => ({ id: d.id, score: cosine(phraseEmbedding, index.embeddings![d.id]) }))
+        .sort((a, b) => b.score - a.score),
+    );
+    let above = 0; // most similar first: those from the threshold up are a prefix
+    while (above < bySimilarity.length && above < FUSED_DEPTH && bySimilarity[above].score >= params.minSimilarity)
+      above++;
+    const semantic = bySimilarity.slice(0, above);
     semantic.forEach((h) => semanticIds.add(h.id));
     // Reciprocal rank fusion, as the paper does: each half contributes 1 / (k + rank).
     const fused = new Map<number, number>();
@@ -478,31 +538,19 @@ export function bridgesByNeed(database: DatabaseInfo, kept: Set<string>, maxTabl
   return [...out].map((t) => names.get(t) ?? t);
 }
 
-export async function computeDirectives(
-  question: QuestionInfo,
+/**
+ * The tables a question names outright (every word of a table's name among the question's words or the verbs of its
+ * participles), then its compound parts (schema words inside compounds, searched as phrases of their own) and the
+ * tables a part names whole ("Zeugnissen" begins zeugnisinhalt, the name of `zeugnisinhalte`, whose columns' hits the
+ * references rule sends elsewhere).
+ */
+function namesIn(
   database: DatabaseInfo,
   index: ColumnIndex,
-  params: ComputedParams = DEFAULT_PARAMS,
-  deps: ComputedDeps & { embedderName?: string } = {},
-): Promise<DirectiveResult> {
-  const phrases = deps.phrases
-    ? (await deps.phrases(question.text, question.evidence)).slice(0, params.maxPhrases)
-    : extractPhrases(question.text, question.evidence, params.maxPhrases);
-  const phraseEmbeddings =
-    params.semantic && deps.embed && index.embeddings && phrases.length ? await deps.embed(phrases) : undefined;
-  const kept = new Set<string>();
-  const hits: Record<string, string[]> = {};
-  const hitSources: Record<string, Record<string, HitSource>> = {};
-  const references = params.followReferences ? referencesOf(database) : null;
-  const text = `${question.text} ${question.evidence ?? ""}`;
-  const german = params.germanStems && isGerman(text);
-  phrases.forEach((p, i) => {
-    const tables = rankTables(index, p, params, references, german, phraseEmbeddings?.[i]);
-    hits[p] = tables.map((t) => t.table);
-    hitSources[p] = Object.fromEntries(tables.map((t) => [t.table, t.via]));
-    tables.forEach((t) => kept.add(t.table));
-  });
-  // A table the question or evidence names outright is kept.
+  text: string,
+  german: boolean,
+  splitCompounds: boolean,
+): { named: string[]; parts: string[] } {
   const terms = german ? indexTerms : englishTerms;
   const words = new Set(terms(text));
   // The verbs of a German question's participles name tables as its words do ("besuchten" names `besuch`).
@@ -521,22 +569,90 @@ export async function computeDirectives(
       })
       .map((t) => t.name);
   const named = namedBy(words);
-  // Schema words inside compounds, as phrases of their own.
-  const parts = params.splitCompounds ? compoundParts(index, text, german, verbs) : [];
-  // A part that is a table's whole name names that table, as a word of the question does ("Zeugnissen" begins
-  // zeugnisinhalt, the name of `zeugnisinhalte`, whose columns' hits the references rule sends elsewhere).
+  const parts = splitCompounds ? compoundParts(index, text, german, verbs) : [];
   for (const t of namedBy(new Set(parts))) if (!named.includes(t)) named.push(t);
+  return { named, parts };
+}
+
+/** What a question's words, phrases and values keep, before bridging: everything but the last two rules. */
+interface Evidence {
+  phrases: string[];
+  semantic: boolean;
+  kept: ReadonlySet<string>;
+  hits: Record<string, string[]>;
+  hitSources: Record<string, Record<string, HitSource>>;
+  named: string[];
+  parts: string[];
+  valueHits: Record<string, string[]>;
+}
+
+/** The parameters the evidence depends on: all but bridging's and the no-evidence rule's. */
+const evidenceKey = (params: ComputedParams) =>
+  JSON.stringify({ ...params, bridging: undefined, maxBridgeTables: undefined, keepAllWithoutEvidence: undefined });
+
+async function gatherEvidence(
+  question: QuestionInfo,
+  database: DatabaseInfo,
+  index: ColumnIndex,
+  params: ComputedParams,
+  deps: ComputedDeps,
+): Promise<Evidence> {
+  const memo = deps.memo;
+  const phrases = deps.phrases
+    ? (await deps.phrases(question.text, question.evidence)).slice(0, params.maxPhrases)
+    : remember(memo, [index, question], `phrases\0${params.maxPhrases}`, () =>
+        extractPhrases(question.text, question.evidence, params.maxPhrases),
+      );
+  const embed = deps.embed;
+  const phraseEmbeddings =
+    params.semantic && embed && index.embeddings && phrases.length
+      ? await remember(memo, [index], `embeddings\0${phrases.join("\0")}`, () => embed(phrases))
+      : undefined;
+  const kept = new Set<string>();
+  const hits: Record<string, string[]> = {};
+  const hitSources: Record<string, Record<string, HitSource>> = {};
+  const references = params.followReferences
+    ? remember(memo, [database], "references", () => referencesOf(database))
+    : null;
+  const text = `${question.text} ${question.evidence ?? ""}`;
+  const german = params.germanStems && remember(memo, [index, question], "german", () => isGerman(text));
+  phrases.forEach((p, i) => {
+    const tables = rankTables(index, p, params, references, german, phraseEmbeddings?.[i], memo);
+    hits[p] = tables.map((t) => t.table);
+    hitSources[p] = Object.fromEntries(tables.map((t) => [t.table, t.via]));
+    tables.forEach((t) => kept.add(t.table));
+  });
+  const { named, parts } = remember(memo, [index, question], `names\0${german}\0${params.splitCompounds}`, () =>
+    namesIn(database, index, text, german, params.splitCompounds),
+  );
   named.forEach((t) => kept.add(t));
   for (const p of parts) {
-    const tables = rankTables(index, p, params, references, german).map((t) => t.table);
+    const tables = rankTables(index, p, params, references, german, undefined, memo).map((t) => t.table);
     hits[p] = tables;
     hitSources[p] = Object.fromEntries(tables.map((t) => [t, "keyword" as const]));
     tables.forEach((t) => kept.add(t));
   }
   // Tables holding a value the question names.
-  const valueHits = params.matchValues ? valueTables(index, text) : {};
+  const valueHits = params.matchValues
+    ? remember(memo, [index, question], "values", () => valueTables(index, text))
+    : {};
   for (const tables of Object.values(valueHits))
     if (tables.length <= params.maxValueTables) tables.forEach((t) => kept.add(t));
+  return { phrases, semantic: Boolean(phraseEmbeddings), kept, hits, hitSources, named, parts, valueHits };
+}
+
+export async function computeDirectives(
+  question: QuestionInfo,
+  database: DatabaseInfo,
+  index: ColumnIndex,
+  params: ComputedParams = DEFAULT_PARAMS,
+  deps: ComputedDeps & { embedderName?: string } = {},
+): Promise<DirectiveResult> {
+  // With a memo, configurations that differ only in the last two rules share the evidence.
+  const evidence = await remember(deps.memo, [index, question], evidenceKey(params), () =>
+    gatherEvidence(question, database, index, params, deps),
+  );
+  const kept = new Set(evidence.kept);
   const bridged =
     params.bridging === "need"
       ? bridgesByNeed(database, kept, params.maxBridgeTables)
@@ -550,15 +666,15 @@ export async function computeDirectives(
     explanation: {
       strategy: "computed",
       phrase_source: deps.phrases ? "model" : "keywords",
-      semantic: Boolean(phraseEmbeddings),
-      embedder: phraseEmbeddings ? (deps.embedderName ?? "embedder") : null,
+      semantic: evidence.semantic,
+      embedder: evidence.semantic ? (deps.embedderName ?? "embedder") : null,
       params,
-      phrases,
-      hits,
-      hit_sources: hitSources,
-      compound_parts: parts,
-      value_hits: valueHits,
-      named,
+      phrases: evidence.phrases,
+      hits: evidence.hits,
+      hit_sources: evidence.hitSources,
+      compound_parts: evidence.parts,
+      value_hits: evidence.valueHits,
+      named: evidence.named,
       bridged,
       no_evidence: noEvidence,
     },

@@ -18,7 +18,7 @@ import { tempDb } from "@/lib/testing/db";
 import { sharedData } from "@/lib/testing/shared-data";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { directivesFor } from ".";
-import { buildKeywordIndex, compoundParts, DEFAULT_PARAMS, verbStems } from "./computed";
+import { buildKeywordIndex, compoundParts, DEFAULT_PARAMS, DirectiveMemo, verbStems } from "./computed";
 import { explainDirectives } from "./explain";
 import { germanStem, isGerman } from "./keywords";
 
@@ -308,4 +308,54 @@ describe("a question that meets no table (keepAllWithoutEvidence)", () => {
     // Spider-de's questions whose words no schema word meets (22 with the shipped defaults on 2026-12-05).
     expect(changed).toBeGreaterThanOrEqual(10);
   });
+});
+
+it("give, with a memo shared across configurations (the bench's --cv), what computing each anew gives", async () => {
+  // Spider-de (German) and BIRD mini-dev (English) questions, under configurations that differ in what the memo keeps
+  // (phrases, German stems, the semantic half and its threshold) and in what it must not keep (bridging, values).
+  const questions = await many(
+    store.sql,
+    raw<{ dataset: string; id: string }>`SELECT dataset_id AS dataset, question_id AS id FROM questions
+      WHERE gold_tables IS NOT NULL AND (position % 16) = 0 ORDER BY dataset_id, position`,
+  );
+  expect(questions.length).toBeGreaterThan(70);
+  // The defaults, and each parameter of the grid changed alone: a memo keyed without one of them fails here.
+  const configs = [
+    {},
+    { maxPhrases: 8 },
+    { tablesPerPhrase: 2 },
+    { germanStems: false },
+    { matchValues: false },
+    { followReferences: false },
+    { bridging: "need" as const, maxBridgeTables: 2 },
+    { bridging: "none" as const },
+    { keepAllWithoutEvidence: false },
+    { semantic: true },
+    { semantic: true, minSimilarity: 0.75 },
+    { semantic: true, semanticMode: "fallback" as const },
+  ].map((changed) => ({ ...DEFAULT_PARAMS, ...changed }));
+
+  // Each question loaded once, as the bench does: the memo keeps a question's work by the question's object.
+  const loaded = [];
+  for (const { dataset, id } of questions)
+    loaded.push({ dataset, id, ...(await loadQuestionFrom(store.sql, dataset, id)) });
+  const memo = new DirectiveMemo();
+  const outcomes = new Set<string>();
+  for (const params of configs) {
+    const flagged: string[][] = [];
+    for (const { dataset, id, question, database } of loaded) {
+      const anew = (await directivesFor("computed", question, database, { indexDir: indexDir(), params }))!;
+      const kept = (await directivesFor("computed", question, database, {
+        indexDir: indexDir(),
+        params,
+        deps: { memo },
+      }))!;
+      expect({ dataset, id, ...kept }).toEqual({ dataset, id, ...anew });
+      flagged.push(anew.irrelevant);
+    }
+    outcomes.add(JSON.stringify(flagged));
+  }
+  // The comparison could fail: the configurations flag differently on these questions, and the memo was read.
+  expect(outcomes.size).toBeGreaterThanOrEqual(10);
+  expect(memo.hits).toBeGreaterThan(1000);
 });
