@@ -61,7 +61,8 @@ export interface ComputedParams {
   maxValueTables: number;
   /**
    * A hit on a column that references another table (a foreign key such as `comments.UserId`) speaks for the table
-   * it references (`users`): "user" names the users, not every table that points at them.
+   * it references (`users`): "user" names the users, not every table that points at them. A key column whose name
+   * qualifies what it references (`OwnerUserId`, `zielflughafen`: a role, `plainKey`) speaks for its own table.
    */
   followReferences: boolean;
   /**
@@ -342,6 +343,26 @@ function germanStemOwners(database: DatabaseInfo): Map<string, number> {
 
 /** `table.column` (lower case) → the table a foreign key of that column references. */
 const referenceMaps = new WeakMap<DatabaseInfo, Map<string, string>>();
+const KEY_WORDS = new Set(["id", "ids", "code", "key", "nr", "no", "num", "number", "nummer", "ref"]);
+
+/**
+ * Whether a key column's name says no more than what it references (`mitarbeiter_id`, `stadium_id`, `UserId`): every
+ * word of it is a word of the referenced table's or column's name, or a key word. A qualified one (`zielflughafen`,
+ * the destination airport; `winner_id`, `OwnerUserId`) names a role the referencing table holds.
+ */
+export function plainKey(fk: { column: string; refTable: string; refColumn: string }): boolean {
+  const own = new Set(
+    [...splitIdentifier(fk.refTable), ...splitIdentifier(fk.refColumn)].flatMap((w) => [stem(w), germanStem(w)]),
+  );
+  const words = splitIdentifier(fk.column).filter((w) => !KEY_WORDS.has(w));
+  const named = (w: string) => own.has(stem(w)) || own.has(germanStem(w));
+  if (words.every(named)) return true;
+  // Qualified only where the referenced name is there with a word before it (`OwnerUserId`, `zielflughafen`); a
+  // column named otherwise (`student_id` for `highschooler`) is another name for what it references.
+  const stems = [...own].filter((o) => o.length >= 4);
+  return !words.some((w) => named(w) || stems.some((o) => w.length > o.length && germanStem(w).endsWith(o)));
+}
+
 function referencesOf(database: DatabaseInfo): Map<string, string> {
   let map = referenceMaps.get(database);
   if (!map) {
@@ -354,7 +375,7 @@ function referencesOf(database: DatabaseInfo): Map<string, string> {
     for (const fk of database.foreignKeys) {
       const target = names.get(fk.refTable.toLowerCase());
       const mirrored = edges.has(edge(fk.refTable, fk.refColumn, fk.table, fk.column));
-      if (target && !mirrored && fk.refTable.toLowerCase() !== fk.table.toLowerCase())
+      if (target && !mirrored && fk.refTable.toLowerCase() !== fk.table.toLowerCase() && plainKey(fk))
         map.set(`${fk.table}.${fk.column}`.toLowerCase(), target);
     }
     // Without a declared key, a column named after another table (`UserId`, `UserDisplayName`, `stadium_id` where a

@@ -18,7 +18,7 @@ import { tempDb } from "@/lib/testing/db";
 import { sharedData } from "@/lib/testing/shared-data";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { directivesFor } from ".";
-import { buildKeywordIndex, compoundParts, DEFAULT_PARAMS, DirectiveMemo, verbStems } from "./computed";
+import { buildKeywordIndex, compoundParts, DEFAULT_PARAMS, DirectiveMemo, plainKey, verbStems } from "./computed";
 import { explainDirectives } from "./explain";
 import { germanStem, isGerman } from "./keywords";
 
@@ -358,4 +358,32 @@ it("give, with a memo shared across configurations (the bench's --cv), what comp
   // The comparison could fail: the configurations flag differently on these questions, and the memo was read.
   expect(outcomes.size).toBeGreaterThanOrEqual(10);
   expect(memo.hits).toBeGreaterThan(1000);
+});
+
+describe("a key column that names a role (the qualified-key rule)", () => {
+  it("tells a column that only names what it references from one that qualifies it", () => {
+    const plain = (column: string, refTable: string, refColumn: string) => plainKey({ column, refTable, refColumn });
+    // Spider-de's and BIRD's own keys.
+    expect(plain("mitarbeiter_id", "mitarbeiter", "mitarbeiter_id")).toBe(true);
+    expect(plain("freund_id", "oberschüler", "id")).toBe(true); // another name for the student: speaks for it
+    expect(plain("im_kampf_verloren", "schlacht", "id")).toBe(true);
+    expect(plain("zielflughafen", "flughäfen", "flughafen_code")).toBe(false); // the destination airport
+    expect(plain("quellflughafen", "flughäfen", "flughafen_code")).toBe(false);
+    expect(plain("verursacht_durch_schiff_id", "schiff", "id")).toBe(false);
+    expect(plain("OwnerUserId", "users", "Id")).toBe(false);
+    expect(plain("UserId", "users", "Id")).toBe(true);
+  });
+
+  it("keeps flight_2's flights for a question about the source or destination airport", async () => {
+    for (const [id, word] of [
+      ["224", "quellflughafen"],
+      ["222", "zielflughafen"],
+    ]) {
+      const { question, database } = await loadQuestionFrom(store.sql, "spider-de", id);
+      expect(question.goldTables).toContain("flüge");
+      const r = (await directivesFor("computed", question, database, { indexDir: indexDir() }))!;
+      expect(r.irrelevant).not.toContain("flüge");
+      expect((r.explanation.hits as Record<string, string[]>)[word]).toEqual(["flüge"]);
+    }
+  });
 });
