@@ -354,7 +354,10 @@ export function plainKey(fk: { column: string; refTable: string; refColumn: stri
   const own = new Set(
     [...splitIdentifier(fk.refTable), ...splitIdentifier(fk.refColumn)].flatMap((w) => [stem(w), germanStem(w)]),
   );
-  const words = splitIdentifier(fk.column).filter((w) => !KEY_WORDS.has(w));
+  // A number is no role: `atom_id2` (toxicology's second atom of a bond) names the atom as `atom_id` does.
+  const words = splitIdentifier(fk.column)
+    .map((w) => w.replace(/\d+$/, ""))
+    .filter((w) => w && !KEY_WORDS.has(w));
   const named = (w: string) => own.has(stem(w)) || own.has(germanStem(w));
   if (words.every(named)) return true;
   // Qualified only where the referenced name is there with a word before it (`OwnerUserId`, `zielflughafen`); a

@@ -372,6 +372,8 @@ describe("a key column that names a role (the qualified-key rule)", () => {
     expect(plain("verursacht_durch_schiff_id", "schiff", "id")).toBe(false);
     expect(plain("OwnerUserId", "users", "Id")).toBe(false);
     expect(plain("UserId", "users", "Id")).toBe(true);
+    expect(plain("atom_id2", "atom", "atom_id")).toBe(true); // a number is no role (BIRD toxicology)
+    expect(plain("home_team_api_id", "Team", "team_api_id")).toBe(false); // BIRD european_football_2
   });
 
   it("keeps flight_2's flights for a question about the source or destination airport", async () => {
