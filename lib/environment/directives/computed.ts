@@ -360,7 +360,7 @@ export function plainKey(fk: { column: string; refTable: string; refColumn: stri
     .filter((w) => w && !KEY_WORDS.has(w));
   const named = (w: string) => own.has(stem(w)) || own.has(germanStem(w));
   if (words.every(named)) return true;
-  // Qualified only where the referenced name is there with a word before it (`OwnerUserId`, `zielflughafen`); a
+  // Qualified only where the referenced name is there with another word beside it (`OwnerUserId`, `zielflughafen`); a
   // column named otherwise (`student_id` for `highschooler`) is another name for what it references.
   const stems = [...own].filter((o) => o.length >= 4);
   return !words.some((w) => named(w) || stems.some((o) => w.length > o.length && germanStem(w).endsWith(o)));
