@@ -348,7 +348,7 @@ const KEY_WORDS = new Set(["id", "ids", "code", "key", "nr", "no", "num", "numbe
 /**
  * Whether a key column's name says no more than what it references (`mitarbeiter_id`, `stadium_id`, `UserId`): every
  * word of it is a word of the referenced table's or column's name, or a key word. A qualified one (`zielflughafen`,
- * the destination airport; `winner_id`, `OwnerUserId`) names a role the referencing table holds.
+ * the destination airport; `OwnerUserId`, the post's owner) names a role the referencing table holds.
  */
 export function plainKey(fk: { column: string; refTable: string; refColumn: string }): boolean {
   const own = new Set(
