@@ -343,7 +343,22 @@ function germanStemOwners(database: DatabaseInfo): Map<string, number> {
 
 /** `table.column` (lower case) → the table a foreign key of that column references. */
 const referenceMaps = new WeakMap<DatabaseInfo, Map<string, string>>();
-const KEY_WORDS = new Set(["id", "ids", "code", "key", "nr", "no", "num", "number", "nummer", "ref"]);
+/** Words that say a column is a key, not what it holds: `link_to_event` (BIRD student_club) names the event. */
+const KEY_WORDS = new Set([
+  "id",
+  "ids",
+  "code",
+  "key",
+  "fk",
+  "nr",
+  "no",
+  "num",
+  "number",
+  "nummer",
+  "ref",
+  "link",
+  "to",
+]);
 
 /**
  * Whether a key column's name says no more than what it references (`mitarbeiter_id`, `stadium_id`, `UserId`): every

@@ -373,6 +373,7 @@ describe("a key column that names a role (the qualified-key rule)", () => {
     expect(plain("OwnerUserId", "users", "Id")).toBe(false);
     expect(plain("UserId", "users", "Id")).toBe(true);
     expect(plain("atom_id2", "atom", "atom_id")).toBe(true); // a number is no role (BIRD toxicology)
+    expect(plain("link_to_event", "event", "event_id")).toBe(true); // BIRD student_club's way of naming a key
     expect(plain("home_team_api_id", "Team", "team_api_id")).toBe(false); // BIRD european_football_2
   });
 
