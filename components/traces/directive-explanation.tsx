@@ -98,7 +98,7 @@ export function DirectiveExplanationPanel({ explanation }: { explanation: Direct
           : "BM25 only (no semantic half)"}
         . A table is kept when the best hit of a phrase, or of a schema word found in a question word, is one of its
         columns (or a key column referring to it; a key that names a role, such as a destination airport, keeps its own
-        table), when the question names it or a value it holds, or when it bridges kept tables; every other table is
+        table too), when the question names it or a value it holds, or when it bridges kept tables; every other table is
         flagged. <NoEvidenceRule on={explanation.noEvidenceRule} />
       </p>
       {explanation.noEvidence && (

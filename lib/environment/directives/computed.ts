@@ -62,7 +62,7 @@ export interface ComputedParams {
   /**
    * A hit on a column that references another table (a foreign key such as `comments.UserId`) speaks for the table
    * it references (`users`): "user" names the users, not every table that points at them. A key column whose name
-   * qualifies what it references (`OwnerUserId`, `zielflughafen`: a role, `plainKey`) speaks for its own table.
+   * qualifies what it references (`OwnerUserId`, `zielflughafen`: a role, `plainKey`) speaks for its own table too.
    */
   followReferences: boolean;
   /**
@@ -341,8 +341,11 @@ function germanStemOwners(database: DatabaseInfo): Map<string, number> {
   return map;
 }
 
-/** `table.column` (lower case) → the table a foreign key of that column references. */
-const referenceMaps = new WeakMap<DatabaseInfo, Map<string, string>>();
+/**
+ * `table.column` (lower case) → the tables a hit on that key column speaks for: the table it references, or, for a key
+ * that names a role (`plainKey`), its own table and the referenced one.
+ */
+const referenceMaps = new WeakMap<DatabaseInfo, Map<string, string[]>>();
 /** Words that say a column is a key, not what it holds: `link_to_event` (BIRD student_club) names the event. */
 const KEY_WORDS = new Set([
   "id",
@@ -381,7 +384,7 @@ export function plainKey(fk: { column: string; refTable: string; refColumn: stri
   return !words.some((w) => named(w) || stems.some((o) => w.length > o.length && germanStem(w).endsWith(o)));
 }
 
-function referencesOf(database: DatabaseInfo): Map<string, string> {
+function referencesOf(database: DatabaseInfo): Map<string, string[]> {
   let map = referenceMaps.get(database);
   if (!map) {
     map = new Map();
@@ -393,8 +396,13 @@ function referencesOf(database: DatabaseInfo): Map<string, string> {
     for (const fk of database.foreignKeys) {
       const target = names.get(fk.refTable.toLowerCase());
       const mirrored = edges.has(edge(fk.refTable, fk.refColumn, fk.table, fk.column));
-      if (target && !mirrored && fk.refTable.toLowerCase() !== fk.table.toLowerCase() && plainKey(fk))
-        map.set(`${fk.table}.${fk.column}`.toLowerCase(), target);
+      if (target && !mirrored && fk.refTable.toLowerCase() !== fk.table.toLowerCase())
+        map.set(
+          `${fk.table}.${fk.column}`.toLowerCase(),
+          // A role (the destination airport, a hero's eye colour) lives in the referencing table, what fills it in the
+          // referenced one: "Zielflughafen" needs the flights, "blue eyes" the colours.
+          plainKey(fk) ? [target] : [names.get(fk.table.toLowerCase()) ?? fk.table, target],
+        );
     }
     // Without a declared key, a column named after another table (`UserId`, `UserDisplayName`, `stadium_id` where a
     // table `users` / `stadium` exists) refers to it too.
@@ -408,7 +416,7 @@ function referencesOf(database: DatabaseInfo): Map<string, string> {
         const key = `${t.name}.${c.name}`.toLowerCase();
         const words = splitIdentifier(c.name).map(stem);
         const target = words.length >= 2 ? byWord.get(words[0]) : undefined;
-        if (!map.has(key) && target && target !== t.name) map.set(key, target);
+        if (!map.has(key) && target && target !== t.name) map.set(key, [target]);
       }
     referenceMaps.set(database, map);
   }
@@ -437,7 +445,7 @@ function rankTables(
   index: ColumnIndex,
   phrase: string,
   params: ComputedParams,
-  references: Map<string, string> | null,
+  references: Map<string, string[]> | null,
   german: boolean,
   phraseEmbedding?: number[],
   memo?: DirectiveMemo,
@@ -488,9 +496,9 @@ function rankTables(
   for (const h of ranked) {
     if (h.score < best * params.minScoreRatio || tables.length >= params.tablesPerPhrase) break;
     const doc = index.docs[h.id];
-    const table = references?.get(`${doc.table}.${doc.column}`.toLowerCase()) ?? doc.table;
     const via: HitSource = keywordIds.has(h.id) ? (semanticIds.has(h.id) ? "both" : "keyword") : "semantic";
-    if (!tables.some((t) => t.table === table)) tables.push({ table, score: h.score, via });
+    for (const table of references?.get(`${doc.table}.${doc.column}`.toLowerCase()) ?? [doc.table])
+      if (!tables.some((t) => t.table === table)) tables.push({ table, score: h.score, via });
   }
   return tables;
 }

@@ -386,7 +386,24 @@ describe("a key column that names a role (the qualified-key rule)", () => {
       expect(question.goldTables).toContain("flüge");
       const r = (await directivesFor("computed", question, database, { indexDir: indexDir() }))!;
       expect(r.irrelevant).not.toContain("flüge");
-      expect((r.explanation.hits as Record<string, string[]>)[word]).toEqual(["flüge"]);
+      // The role lives in the flights, the airport that fills it in `flughäfen`: the hit speaks for both.
+      expect((r.explanation.hits as Record<string, string[]>)[word]).toEqual(["flüge", "flughäfen"]);
     }
+  });
+
+  it("keeps what fills the role too (BIRD superhero's eye_colour_id, a made-up question: no gold query read)", async () => {
+    const superhero = await loadDatabaseFrom(store.sql, "bird", "superhero");
+    const question = {
+      id: "q",
+      dbId: "superhero",
+      text: "How many superheroes have blue eyes?",
+      evidence: null,
+      goldSql: null,
+      goldTables: null,
+    };
+    const r = (await directivesFor("computed", question, superhero, { indexDir: indexDir() }))!;
+    expect((r.explanation.hits as Record<string, string[]>).eyes).toEqual(["superhero", "colour"]);
+    expect(r.irrelevant).not.toContain("colour");
+    expect(r.irrelevant).not.toContain("superhero");
   });
 });
