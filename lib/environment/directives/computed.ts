@@ -315,7 +315,8 @@ export function valueTables(index: ColumnIndex, text: string): Record<string, st
   if (!map) valueMaps.set(index, (map = new Map(index.values)));
   const hits: Record<string, string[]> = {};
   for (const literal of questionLiterals(text)) {
-    const tables = map.get(literal);
+    // A value stored without its spaces ('NorthCarolina' in Spider's student_transcripts_tracking) is named with them.
+    const tables = map.get(literal) ?? (literal.includes(" ") ? map.get(literal.replace(/\s+/g, "")) : undefined);
     if (tables && !STOP_LITERALS.has(literal)) hits[literal] = tables;
   }
   return hits;

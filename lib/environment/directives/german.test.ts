@@ -407,3 +407,11 @@ describe("a key column that names a role (the qualified-key rule)", () => {
     expect(r.irrelevant).not.toContain("superhero");
   });
 });
+
+it("match a value stored without its spaces (student_transcripts_tracking's 'NorthCarolina')", async () => {
+  const { question, database } = await loadQuestionFrom(store.sql, "spider-de", "546");
+  expect(question.goldTables).toContain("adressen");
+  const r = (await directivesFor("computed", question, database, { indexDir: indexDir() }))!;
+  expect((r.explanation.value_hits as Record<string, string[]>)["north carolina"]).toEqual(["adressen"]);
+  expect(r.irrelevant).not.toContain("adressen");
+});

@@ -2,7 +2,8 @@
  * The values a database holds, for matching a question's literals ("dog", 'france', "American Motor Company")
  * to the tables that hold them. Built offline with the column index: for each text column, up to
  * `MAX_VALUES_PER_COLUMN` distinct short values (read-only; schema-only databases have none). Matching is exact
- * after case folding, on quoted literals and on runs of one to three words of the question.
+ * after case folding, on quoted literals and on runs of one to three words of the question (a run of words also
+ * without its spaces: `valueTables` in computed.ts).
  */
 import Database from "better-sqlite3";
 import type { DatabaseInfo } from "../database-info";
