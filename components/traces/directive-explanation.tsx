@@ -44,6 +44,14 @@ function Reason({ r }: { r: TableReason }) {
         "phrase"
       )}{" "}
       <q>{r.text}</q>{" "}
+      {r.through && (
+        <span
+          data-testid="directive-through-key"
+          title={`the phrase hit ${r.through}, a column of another table that refers to this one (a foreign key, or a column named after this table)`}
+        >
+          through the key <span className="font-mono">{r.through}</span>{" "}
+        </span>
+      )}
       {via ? (
         <span className={`rounded px-1 text-xs ${via.className}`} title={via.title}>
           {via.label}

@@ -442,6 +442,14 @@ function cosine(a: number[], b: number[]): number {
 
 const FUSED_DEPTH = 50;
 
+/** A table a phrase's hit speaks for; `key` is the key column hit (`flüge.quellflughafen`) when it is another table's. */
+interface RankedTable {
+  table: string;
+  score: number;
+  via: HitSource;
+  key: string | null;
+}
+
 function rankTables(
   index: ColumnIndex,
   phrase: string,
@@ -450,7 +458,7 @@ function rankTables(
   german: boolean,
   phraseEmbedding?: number[],
   memo?: DirectiveMemo,
-): { table: string; score: number; via: HitSource }[] {
+): RankedTable[] {
   // A phrase of several words names one column: its words must meet in one column's document (its single words are
   // phrases of their own), else a pair like "customer consumed" keeps whichever table matches either word best.
   const together = params.phraseWordsTogether && englishTerms(phrase).length > 1;
@@ -493,13 +501,14 @@ function rankTables(
   }
   if (ranked.length === 0) return [];
   const best = ranked[0].score;
-  const tables: { table: string; score: number; via: HitSource }[] = [];
+  const tables: RankedTable[] = [];
   for (const h of ranked) {
     if (h.score < best * params.minScoreRatio || tables.length >= params.tablesPerPhrase) break;
     const doc = index.docs[h.id];
     const via: HitSource = keywordIds.has(h.id) ? (semanticIds.has(h.id) ? "both" : "keyword") : "semantic";
     for (const table of references?.get(`${doc.table}.${doc.column}`.toLowerCase()) ?? [doc.table])
-      if (!tables.some((t) => t.table === table)) tables.push({ table, score: h.score, via });
+      if (!tables.some((t) => t.table === table))
+        tables.push({ table, score: h.score, via, key: table === doc.table ? null : `${doc.table}.${doc.column}` });
   }
   return tables;
 }
@@ -629,6 +638,8 @@ interface Evidence {
   kept: ReadonlySet<string>;
   hits: Record<string, string[]>;
   hitSources: Record<string, Record<string, HitSource>>;
+  /** Per phrase, the tables it reached through a key column of another table, with that column (`table.column`). */
+  hitKeys: Record<string, Record<string, string>>;
   named: string[];
   parts: string[];
   valueHits: Record<string, string[]>;
@@ -659,6 +670,11 @@ async function gatherEvidence(
   const kept = new Set<string>();
   const hits: Record<string, string[]> = {};
   const hitSources: Record<string, Record<string, HitSource>> = {};
+  const hitKeys: Record<string, Record<string, string>> = {};
+  const keysOf = (phrase: string, tables: RankedTable[]) => {
+    const through = tables.filter((t) => t.key !== null).map((t) => [t.table, t.key!]);
+    if (through.length) hitKeys[phrase] = Object.fromEntries(through);
+  };
   const references = params.followReferences
     ? remember(memo, [database], "references", () => referencesOf(database))
     : null;
@@ -668,6 +684,7 @@ async function gatherEvidence(
     const tables = rankTables(index, p, params, references, german, phraseEmbeddings?.[i], memo);
     hits[p] = tables.map((t) => t.table);
     hitSources[p] = Object.fromEntries(tables.map((t) => [t.table, t.via]));
+    keysOf(p, tables);
     tables.forEach((t) => kept.add(t.table));
   });
   const { named, parts } = remember(memo, [index, question], `names\0${german}\0${params.splitCompounds}`, () =>
@@ -675,9 +692,11 @@ async function gatherEvidence(
   );
   named.forEach((t) => kept.add(t));
   for (const p of parts) {
-    const tables = rankTables(index, p, params, references, german, undefined, memo).map((t) => t.table);
+    const ranked = rankTables(index, p, params, references, german, undefined, memo);
+    const tables = ranked.map((t) => t.table);
     hits[p] = tables;
     hitSources[p] = Object.fromEntries(tables.map((t) => [t, "keyword" as const]));
+    keysOf(p, ranked);
     tables.forEach((t) => kept.add(t));
   }
   // Tables holding a value the question names.
@@ -686,7 +705,7 @@ async function gatherEvidence(
     : {};
   for (const tables of Object.values(valueHits))
     if (tables.length <= params.maxValueTables) tables.forEach((t) => kept.add(t));
-  return { phrases, semantic: Boolean(phraseEmbeddings), kept, hits, hitSources, named, parts, valueHits };
+  return { phrases, semantic: Boolean(phraseEmbeddings), kept, hits, hitSources, hitKeys, named, parts, valueHits };
 }
 
 export async function computeDirectives(
@@ -720,6 +739,7 @@ export async function computeDirectives(
       phrases: evidence.phrases,
       hits: evidence.hits,
       hit_sources: evidence.hitSources,
+      hit_keys: evidence.hitKeys,
       compound_parts: evidence.parts,
       value_hits: evidence.valueHits,
       named: evidence.named,

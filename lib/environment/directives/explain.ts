@@ -2,7 +2,7 @@
  * Why each table of a traced question was kept or flagged, read back from the computed strategy's explanation
  * (pure; the question page shows it). For every table: the phrases whose hits named it and which half of the index
  * named it (keyword = BM25, semantic = the embedding index, both), whether the question named it outright, held a
- * value the question names, or bridged kept tables. Traces written before the halves were recorded say so.
+ * value the question names, or bridged kept tables, and the key column a phrase reached it through. Traces written before the halves were recorded say so.
  */
 import { z } from "zod";
 import type { HitSource } from "./computed";
@@ -13,6 +13,11 @@ export interface TableReason {
   text: string;
   /** Which half of the index named the table for this phrase; null when the trace did not record it. */
   via: HitSource | null;
+  /**
+   * The key column of another table that the phrase hit and that refers to this one (`flüge.quellflughafen` for
+   * `flughäfen`); null for a hit on the table's own column, or when the trace did not record it.
+   */
+  through: string | null;
 }
 
 export interface TableExplanation {
@@ -48,6 +53,7 @@ const recordedSchema = z.object({
     .record(z.string(), z.record(z.string(), z.enum(["keyword", "semantic", "both"]).catch("keyword")))
     .optional()
     .catch(undefined),
+  hit_keys: z.record(z.string(), z.record(z.string(), z.string()).catch({})).optional().catch(undefined),
   compound_parts: tables.optional(),
   value_hits: z.record(z.string(), tables).optional().catch(undefined),
   named: tables.optional(),
@@ -87,12 +93,14 @@ export function explainDirectives(
         text: phrase,
         // Before the halves were recorded (issue 34), an index without a semantic half could only hit by keyword.
         via: e.hit_sources?.[phrase]?.[t] ?? (semantic ? null : "keyword"),
+        through: e.hit_keys?.[phrase]?.[t] ?? null,
       });
   const maxValueTables = e.params?.maxValueTables ?? Infinity;
   for (const [value, tables] of Object.entries(e.value_hits ?? {}))
-    if (tables.length <= maxValueTables) for (const t of tables) add(t, { kind: "value", text: value, via: null });
-  for (const t of e.named ?? []) add(t, { kind: "named", text: "", via: null });
-  for (const t of e.bridged ?? []) add(t, { kind: "bridge", text: "", via: null });
+    if (tables.length <= maxValueTables)
+      for (const t of tables) add(t, { kind: "value", text: value, via: null, through: null });
+  for (const t of e.named ?? []) add(t, { kind: "named", text: "", via: null, through: null });
+  for (const t of e.bridged ?? []) add(t, { kind: "bridge", text: "", via: null, through: null });
   const names = databaseTables ?? [
     ...new Set([
       ...directives.irrelevant_tables,

@@ -388,6 +388,45 @@ describe("a key column that names a role (the qualified-key rule)", () => {
       expect(r.irrelevant).not.toContain("flüge");
       // The role lives in the flights, the airport that fills it in `flughäfen`: the hit speaks for both.
       expect((r.explanation.hits as Record<string, string[]>)[word]).toEqual(["flüge", "flughäfen"]);
+      // The airports came through the flights' key column, and the question page says so; the flights did not.
+      expect((r.explanation.hit_keys as Record<string, Record<string, string>>)[word]).toEqual({
+        flughäfen: `flüge.${word}`,
+      });
+      const explained = explainDirectives(
+        { strategy: "computed", irrelevant_tables: r.irrelevant },
+        r.explanation,
+        database.tables.map((t) => t.name),
+      )!;
+      const reasons = (table: string) => explained.tables.find((t) => t.table === table)!.reasons;
+      expect(reasons("flughäfen")).toContainEqual(expect.objectContaining({ text: word, through: `flüge.${word}` }));
+      expect(reasons("flüge")).toContainEqual(expect.objectContaining({ text: word, through: null }));
+      const html = renderToStaticMarkup(createElement(DirectiveExplanationPanel, { explanation: explained }));
+      expect(html).toContain(`through the key <span class="font-mono">flüge.${word}</span>`);
+      // Only the airports carry it ("frequentierten zielflughafen" reaches them through the same key).
+      const through = [...html.matchAll(/through the key <span class="font-mono">([^<]*)</g)].map((m) => m[1]);
+      expect(through.length).toBeGreaterThan(0);
+      expect(new Set(through)).toEqual(new Set([`flüge.${word}`]));
+    }
+  });
+
+  it("says which key column a plain key's hit came through, and reads traces that did not record it", async () => {
+    const { question, database } = await loadQuestionFrom(store.sql, "spider-de", "224");
+    const r = (await directivesFor("computed", question, database, { indexDir: indexDir() }))!;
+    // Every table a phrase reached through a key column is one that column refers to (declared or named after it).
+    const keys = r.explanation.hit_keys as Record<string, Record<string, string>>;
+    for (const [phrase, through] of Object.entries(keys))
+      for (const [table, column] of Object.entries(through)) {
+        expect((r.explanation.hits as Record<string, string[]>)[phrase]).toContain(table);
+        expect(column.split(".")[0]).not.toBe(table);
+      }
+    // A trace written before the key columns were recorded, or with a malformed entry, explains as before.
+    const older: Record<string, unknown> = { ...r.explanation };
+    delete older.hit_keys;
+    const broken = { ...r.explanation, hit_keys: { quellflughafen: { flughäfen: 7 } } };
+    for (const recorded of [older, broken]) {
+      const e = explainDirectives({ strategy: "computed", irrelevant_tables: r.irrelevant }, recorded, null)!;
+      expect(e.tables.flatMap((t) => t.reasons).every((x) => x.through === null)).toBe(true);
+      expect(e.tables.find((t) => t.table === "flughäfen")!.reasons.length).toBeGreaterThan(0);
     }
   });
 

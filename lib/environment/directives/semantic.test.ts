@@ -145,8 +145,8 @@ describe("the explanation of a trace written before the halves were recorded", (
     const recorded = { semantic: false, hits: { salary: ["a"] }, named: ["b"], bridged: [], value_hits: {} };
     const e = explainDirectives(old, recorded, ["a", "b", "c"])!;
     expect(e.tables).toEqual([
-      { table: "a", flagged: false, reasons: [{ kind: "phrase", text: "salary", via: "keyword" }] },
-      { table: "b", flagged: false, reasons: [{ kind: "named", text: "", via: null }] },
+      { table: "a", flagged: false, reasons: [{ kind: "phrase", text: "salary", via: "keyword", through: null }] },
+      { table: "b", flagged: false, reasons: [{ kind: "named", text: "", via: null, through: null }] },
       { table: "c", flagged: true, reasons: [] },
     ]);
     const semantic = explainDirectives(old, { ...recorded, semantic: true }, null)!;
@@ -160,10 +160,11 @@ describe("the explanation of a trace written before the halves were recorded", (
       named: "b",
       value_hits: { x: [1] },
       hit_sources: { wage: { a: "magic" } },
+      hit_keys: { wage: { a: ["x"] } },
     };
     const e = explainDirectives({ strategy: "computed", irrelevant_tables: ["c"] }, forged, ["a", "c"])!;
     expect(e.tables).toEqual([
-      { table: "a", flagged: false, reasons: [{ kind: "phrase", text: "wage", via: "keyword" }] },
+      { table: "a", flagged: false, reasons: [{ kind: "phrase", text: "wage", via: "keyword", through: null }] },
       { table: "c", flagged: true, reasons: [] },
     ]);
     expect(explainDirectives({ strategy: "computed", irrelevant_tables: [] }, { hits: "x" }, null)).toBeNull();
