@@ -122,6 +122,13 @@ test("computed directives explain each table: the phrase that kept it and which 
   await expect(panel).toContainText("Flagged (no phrase, name, value or bridge kept them):");
   await page.screenshot({ path: "e2e/screenshots/question-directives.png", fullPage: true });
   await expectAccessible(page);
+  // A phrase that hit another table's key column says which: "customer" in orders.customer_id keeps the customers.
+  await page.goto(page.url().replace(/\/questions\/[^/?#]+/, "/questions/20"));
+  await expect(page.getByText("How many orders did customer 42 place?").first()).toBeVisible();
+  await page.getByTestId("directive-explanation").locator("summary").click();
+  const through = page.getByTestId("directive-through-key").first();
+  await expect(through).toContainText("through the key orders.customer_id");
+  await expect(through.locator("xpath=ancestor::li")).toContainText("customers");
 });
 
 test("the simulated demo's dataset is labelled simulated, and a run's outcomes show without scrolling sideways", async ({
