@@ -4,6 +4,7 @@ import { readerFormats } from "@/components/ui/reader-locale";
 import { isSimulated, SimulatedBadge } from "@/components/ui/simulated-badge";
 import type { Run } from "@/lib/db/schema";
 import type { CompareRow, Comparison } from "@/lib/metrics/compare-runs";
+import { hasInterval, NO_INTERVAL } from "@/lib/metrics/stats";
 import { compareQuestionPath } from "@/lib/url/compare";
 import { questionPath } from "@/lib/url/question";
 
@@ -54,8 +55,10 @@ export async function CompareHeadline({
                     Δ over-exploration:{" "}
                     {v.overDifference ? (
                       <>
-                        {f.points(v.overDifference.estimate)} [{f.points(v.overDifference.low)},{" "}
-                        {f.points(v.overDifference.high)}]
+                        {f.points(v.overDifference.estimate)}{" "}
+                        {hasInterval(v.overDifference)
+                          ? `[${f.points(v.overDifference.low)}, ${f.points(v.overDifference.high)}]`
+                          : `(${NO_INTERVAL})`}
                       </>
                     ) : (
                       "— (no gold tables)"

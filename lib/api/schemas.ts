@@ -4,7 +4,15 @@
  */
 import { z } from "zod";
 
-const interval = z.object({ estimate: z.number(), low: z.number(), high: z.number() });
+const interval = z.object({
+  estimate: z.number(),
+  low: z.number(),
+  high: z.number(),
+  units: z
+    .number()
+    .int()
+    .describe("questions resampled; under 2 the bounds equal the estimate and the pages show no interval"),
+});
 
 export const scoreSummary = z.object({
   name: z.string(),

@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import { openStore } from "@/lib/db/store";
 import { exportScores, importScores, parseScoreValue, setScores, summarizeRunScores } from "@/lib/scores/scores";
 import { count } from "@/lib/text/count";
+import { hasInterval, NO_INTERVAL } from "@/lib/metrics/stats";
 import { UsageError } from "./args";
 import { resolveRun } from "./run-commands";
 
@@ -67,7 +68,7 @@ export async function runScoreCommand(argv: string[]): Promise<number> {
           for (const s of summaries)
             console.log(
               s.mean
-                ? `${s.name} (${s.kind}, ${s.n} traces): ${s.mean.estimate.toFixed(4)} [${s.mean.low.toFixed(4)}, ${s.mean.high.toFixed(4)}]`
+                ? `${s.name} (${s.kind}, ${s.n} traces): ${s.mean.estimate.toFixed(4)} ${hasInterval(s.mean) ? `[${s.mean.low.toFixed(4)}, ${s.mean.high.toFixed(4)}]` : `(${NO_INTERVAL})`}`
                 : `${s.name} (categorical, ${s.n} traces): ${s.shares!.map((c) => `${c.category} ${(c.share * 100).toFixed(1)}%`).join(", ")}`,
             );
         return 0;

@@ -6,7 +6,7 @@
  */
 import { SIMULATED_NOTE, type ExportTable } from "./table-export";
 import type { TraceUnit } from "./run-units";
-import { bootstrap, mcnemarExact, type Interval } from "./stats";
+import { boundsOf, bootstrap, mcnemarExact, type Interval } from "./stats";
 
 export type PairStatus = "fixed" | "regressed" | "both_right" | "both_wrong" | "unknown";
 
@@ -198,7 +198,7 @@ export function comparisonTable(
           { value: v.bothRight },
           { value: v.bothWrong },
           { value: v.mcnemarP },
-          d ? { value: d.estimate, low: d.low, high: d.high } : { value: null },
+          d ? { value: d.estimate, ...boundsOf(d) } : { value: null },
         ],
       ];
     }),

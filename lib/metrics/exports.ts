@@ -1,6 +1,7 @@
 /** The rows of Metron's CSV exports, shared by the export routes and their tests (pure). */
 import type { TraceListRow } from "./trace-row";
 import type { buildOverview } from "./overview";
+import { boundsOf } from "./stats";
 
 export interface Table {
   columns: string[];
@@ -44,11 +45,11 @@ export function overviewTable(groups: ReturnType<typeof buildOverview>): Table {
               c.runs.map((r) => r.id).join(" "),
               c.stats.questions,
               c.stats.ex?.estimate,
-              c.stats.ex?.low,
-              c.stats.ex?.high,
+              boundsOf(c.stats.ex).low,
+              boundsOf(c.stats.ex).high,
               c.stats.over?.estimate,
-              c.stats.over?.low,
-              c.stats.over?.high,
+              boundsOf(c.stats.over).low,
+              boundsOf(c.stats.over).high,
               c.stats.failedWithExtra,
               c.stats.inputTokens,
               c.stats.outputTokens,

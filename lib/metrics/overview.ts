@@ -7,7 +7,7 @@ import { groupedBars, orderSystems, type GroupedBars } from "./chart-series";
 import { SIMULATED_MARK, SIMULATED_ROWS_NOTE, type ExportTable } from "./table-export";
 import { runStats, type RunStats, type TraceUnit } from "./run-units";
 import type { RunAggregates } from "./run-metrics";
-import type { Interval } from "./stats";
+import { boundsOf, type Interval } from "./stats";
 
 export interface OverviewCell {
   /** The runs this cell pools: a question's traces from several runs are samples of that question. */
@@ -70,7 +70,7 @@ export function buildOverview(cellsIn: CellInput[], unitsOf: (runId: string) => 
             category: x.model,
             series: x.system,
             n: n(x.cell!),
-            ...(v !== null && typeof v === "object" ? { value: v.estimate, low: v.low, high: v.high } : { value: v }),
+            ...(v !== null && typeof v === "object" ? { value: v.estimate, ...boundsOf(v) } : { value: v }),
           };
         }),
         { categories: models, series: systems },
@@ -118,7 +118,7 @@ export function coveredRuns(g: Pick<OverviewGroup, "cells">): string {
     .join(", ");
 }
 
-const interval = (i: Interval | null) => (i ? { value: i.estimate, low: i.low, high: i.high } : { value: null });
+const interval = (i: Interval | null) => (i ? { value: i.estimate, ...boundsOf(i) } : { value: null });
 
 /** A dataset's matrix as a summary table (one row per model × system), for LaTeX and Markdown. */
 export function overviewTable(g: OverviewGroup): ExportTable {
@@ -153,7 +153,7 @@ export function overviewTable(g: OverviewGroup): ExportTable {
       ? "Best per column in bold."
       : "Best per column in bold; totals (failed traces, tokens, cost) are not compared across rows of different n.";
   return {
-    caption: `${g.group}: execution accuracy (EX: the mean over questions of the share of each question's judged traces that are correct) and over-exploration per model and system, with 95% bootstrap intervals over questions; ${n}. ${best}${simulated ? ` ${SIMULATED_ROWS_NOTE}` : ""}`,
+    caption: `${g.group}: execution accuracy (EX: the mean over questions of the share of each question's judged traces that are correct) and over-exploration per model and system, with 95% bootstrap intervals over questions${[...ns].some((x) => x < 2) ? " (none for a cell of a single question)" : ""}; ${n}. ${best}${simulated ? ` ${SIMULATED_ROWS_NOTE}` : ""}`,
     label: `tab:${g.group}`,
     columns: [
       { label: "Model", kind: "text" },

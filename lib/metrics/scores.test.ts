@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compareScores, pairedScoresTable, scoresView, summarizeScore, type ScoreUnit } from "./scores";
+import { compareScores, differenceText, pairedScoresTable, scoresView, summarizeScore, type ScoreUnit } from "./scores";
 import { bootstrap, mcnemarExact } from "./stats";
 
 const u = (q: string, value: number | null, sample = 0, category: string | null = null): ScoreUnit => ({
@@ -88,6 +88,22 @@ describe("scores for a paper and a chart", () => {
       A: { system: "No Directives" },
       "B (simulated)": { system: "Sophrosyne" },
     });
+  });
+
+  it("write no interval for a score over a single question: not in the table, the chart, the caption or the text", () => {
+    const once = summarizeScore("judge_ok", "boolean", [u("7", 1), u("7", 1, 1)]);
+    expect(once.mean).toMatchObject({ estimate: 1, low: 1, high: 1, units: 1 });
+    const v = scoresView([{ name: "A", simulated: false, system: "Sophrosyne", scores: [once, quality] }], {
+      caption: "Scores.",
+      label: "tab:s",
+    });
+    const row = v.latex.split("\n").find((l) => l.startsWith("A "))!;
+    expect(row).toMatch(/^A & 100\.0 & 0\.38 \{\\scriptsize \[/); // the two-question score keeps its interval
+    expect(v.latex).toContain("(none for a score of a single question)");
+    expect(v.charts.boolean.data[0]).not.toHaveProperty("A:err");
+    expect(v.charts.numeric.data[0]).toHaveProperty("A:err");
+    const d = compareScores("judge_ok", "boolean", [u("1", 0)], [u("1", 1)]);
+    expect(differenceText("boolean", d.difference)).toBe("+100.0 pp (one question: no interval)");
   });
 
   it("write paired differences: a boolean's in percentage points with McNemar's p, no test for a category", () => {

@@ -5,7 +5,7 @@
  * (question, sample): booleans by McNemar's exact test on the discordant pairs, numbers by the mean paired
  * difference with a paired bootstrap interval over questions.
  */
-import { bootstrap, mcnemarExact, type Interval } from "./stats";
+import { boundsOf, bootstrap, hasInterval, mcnemarExact, NO_INTERVAL, type Interval } from "./stats";
 import { groupedBars, type BarItem } from "./chart-series";
 import {
   SIMULATED_MARK,
@@ -154,7 +154,7 @@ export function scoresTable(
         const s = r.scores.find((x) => x.name === n);
         if (!s) return { value: null };
         if (s.shares) return s.shares[0] ? `${s.shares[0].category} (${(s.shares[0].share * 100).toFixed(1)} %)` : "";
-        return { value: s.mean?.estimate ?? null, low: s.mean?.low ?? null, high: s.mean?.high ?? null };
+        return { value: s.mean?.estimate ?? null, ...boundsOf(s.mean) };
       }),
       { value: Math.max(0, ...r.scores.map((s) => s.n)) },
     ]),
@@ -173,8 +173,7 @@ export function scoreBars(
         category: s.name,
         series: r.name,
         value: s.mean!.estimate,
-        low: s.mean!.low,
-        high: s.mean!.high,
+        ...boundsOf(s.mean),
         n: s.n,
       })),
   );
@@ -203,7 +202,7 @@ export function scoresView(
     shade: r.shade,
     scores: r.scores,
   }));
-  const caption = `${opts.caption} Custom scores over the traces that carry them: a number's mean, a boolean's share true (%), with 95 % bootstrap intervals over questions; a category's most frequent value and its share.${rows.some((r) => r.simulated) ? ` ${SIMULATED_ROWS_NOTE}` : ""}`;
+  const caption = `${opts.caption} Custom scores over the traces that carry them: a number's mean, a boolean's share true (%), with 95 % bootstrap intervals over questions${rows.some((r) => r.scores.some((s) => s.mean && !hasInterval(s.mean))) ? " (none for a score of a single question)" : ""}; a category's most frequent value and its share.${rows.some((r) => r.simulated) ? ` ${SIMULATED_ROWS_NOTE}` : ""}`;
   const table = scoresTable(caption, opts.label, named, opts.rowLabel);
   return {
     rows: named.map(({ name, scores }) => ({ name, scores })),
@@ -220,7 +219,9 @@ export function differenceText(kind: ScoreKind, d: Interval | null): string {
     kind === "boolean"
       ? `${v > 0 && (v * 100).toFixed(1) !== "0.0" ? "+" : ""}${(v * 100).toFixed(1)} pp`
       : `${v > 0 ? "+" : ""}${Number(v.toPrecision(3))}`;
-  return `${show(d.estimate)} [${show(d.low)}, ${show(d.high)}]`;
+  return hasInterval(d)
+    ? `${show(d.estimate)} [${show(d.low)}, ${show(d.high)}]`
+    : `${show(d.estimate)} (${NO_INTERVAL})`;
 }
 
 /** The paired comparison of scores for a paper: a row per score and run against the baseline. */

@@ -1,6 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { makeTraceUnit } from "@/lib/testing/factories";
-import { bootstrap, linkingCounts, majorityAtK, mcnemarExact, overExploration, passAtK, schemaLinking } from "./stats";
+import {
+  bootstrap,
+  boundsOf,
+  hasInterval,
+  linkingCounts,
+  majorityAtK,
+  mcnemarExact,
+  overExploration,
+  passAtK,
+  schemaLinking,
+} from "./stats";
 
 const share = (values: boolean[]) => (values.length ? values.filter(Boolean).length / values.length : null);
 
@@ -47,6 +57,18 @@ describe("bootstrap", () => {
     expect(a.high - a.low).toBeLessThan(0.23);
     expect(bootstrap(outcomes, share, { seed: 7 })).not.toEqual(a);
     expect(bootstrap([], share)).toBeNull();
+  });
+
+  it("has no interval over a single question: every resample draws it, so the bounds only repeat the estimate", () => {
+    const one = bootstrap([true], share)!;
+    expect(one).toEqual({ estimate: 1, low: 1, high: 1, units: 1 });
+    expect(hasInterval(one)).toBe(false);
+    expect(boundsOf(one)).toEqual({ low: null, high: null });
+    const two = bootstrap([true, false], share)!;
+    expect(two.units).toBe(2);
+    expect(hasInterval(two)).toBe(true);
+    expect(boundsOf(two)).toEqual({ low: 0, high: 1 });
+    expect(boundsOf(null)).toEqual({ low: null, high: null });
   });
 });
 

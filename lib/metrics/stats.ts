@@ -19,12 +19,30 @@ export interface Interval {
   estimate: number;
   low: number;
   high: number;
+  /** How many units (questions) were resampled. */
+  units: number;
+}
+
+/**
+ * Whether an interval says anything: resampling a single question always draws that question, so its bounds equal
+ * the estimate. Over fewer than two questions no interval is shown or exported (docs/metrics.md).
+ */
+export function hasInterval(i: Interval): boolean {
+  return i.units >= 2;
+}
+
+/** What stands in place of the interval where there is none. */
+export const NO_INTERVAL = "one question: no interval";
+
+/** The interval's bounds for a table cell or a chart's error bar: null where it has none (`hasInterval`). */
+export function boundsOf(i: Interval | null | undefined): { low: number | null; high: number | null } {
+  return i && hasInterval(i) ? { low: i.low, high: i.high } : { low: null, high: null };
 }
 
 /**
  * Percentile bootstrap: resample the units (questions) with replacement `iterations` times and take the
  * 2.5th and 97.5th percentiles of the statistic. Returns null when there are no units or the statistic is
- * undefined on the sample itself.
+ * undefined on the sample itself. Over one unit the bounds equal the estimate: see `hasInterval`.
  */
 export function bootstrap<T>(
   units: T[],
@@ -41,10 +59,10 @@ export function bootstrap<T>(
     const v = statistic(sample);
     if (v !== null && Number.isFinite(v)) values.push(v);
   }
-  if (values.length === 0) return { estimate, low: estimate, high: estimate };
+  if (values.length === 0) return { estimate, low: estimate, high: estimate, units: units.length };
   values.sort((a, b) => a - b);
   const q = (p: number) => values[Math.min(values.length - 1, Math.max(0, Math.floor(p * values.length)))];
-  return { estimate, low: q((1 - level) / 2), high: q(1 - (1 - level) / 2) };
+  return { estimate, low: q((1 - level) / 2), high: q(1 - (1 - level) / 2), units: units.length };
 }
 
 /** Over-exploration of a set: (Σ exploratory − Σ gold) / Σ gold. */

@@ -94,6 +94,51 @@ describe("the Experiments table of a store with real and simulated runs (issue 3
     expect(lines[1]).toMatch(/ & 60 \\\\$/);
     expect(lines.join("\n")).not.toMatch(/\\textbf\{(2300|3000|0\.2000|0\.5000)\}/);
   });
+
+  it("prints no interval for a cell of a single question, in LaTeX, Markdown and overview.csv", async () => {
+    const { overviewTable, runStats } = await import("./overview").then(async (o) => ({
+      overviewTable: o.overviewTable,
+      runStats: (await import("./run-units")).runStats,
+    }));
+    const csvTable = (await import("./exports")).overviewTable;
+    const { makeTraceUnit } = await import("@/lib/testing/factories");
+    const cell = (n: number) => ({
+      runs: [{ id: `r${n}`, name: `run ${n}`, simulated: false }],
+      stats: runStats(
+        Array.from({ length: n }, (_, i) =>
+          makeTraceUnit({ questionId: String(i), correct: i % 2, exploratory: 3, goldCount: 2 }),
+        ),
+      ),
+      aggregates: { cost: null, directiveOverheadCost: null, directiveRecall: null } as never,
+    });
+    const g = {
+      group: "bird",
+      models: ["m"],
+      systems: ["No Directives", "Sophrosyne"],
+      cells: { m: { "No Directives": cell(1), Sophrosyne: cell(20) } },
+      charts: {} as never,
+    };
+    const t = overviewTable(g as never);
+    const [one, twenty] = toLatex(t)
+      .split("\n")
+      .filter((l) => l.startsWith("m & "));
+    expect(one).toMatch(/^m & No Directives & 0\.0 & (\\textbf\{)?50\.0\}? & /);
+    expect(one).not.toContain("scriptsize");
+    expect(twenty).toMatch(/^m & Sophrosyne & \S+ \{\\scriptsize \[/);
+    expect(t.caption).toContain("(none for a cell of a single question)");
+    expect(
+      toMarkdown(t)
+        .split("\n")
+        .find((l) => l.includes("No Directives")),
+    ).not.toContain("[");
+    const csv = csvTable([g as never]);
+    const col = (name: string) => csv.columns.indexOf(name);
+    const [first, second] = csv.rows;
+    expect(first[col("ex_mean_over_questions")]).toBe(0);
+    expect(first[col("ex_mean_over_questions_low")]).toBeNull();
+    expect(first[col("over_high")]).toBeNull();
+    expect(second[col("ex_mean_over_questions_low")]).toEqual(expect.any(Number));
+  });
 });
 
 describe("differences of percentages", () => {
