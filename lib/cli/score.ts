@@ -68,8 +68,8 @@ export async function runScoreCommand(argv: string[]): Promise<number> {
           for (const s of summaries)
             console.log(
               s.mean
-                ? `${s.name} (${s.kind}, ${s.n} traces): ${s.mean.estimate.toFixed(4)} ${hasInterval(s.mean) ? `[${s.mean.low.toFixed(4)}, ${s.mean.high.toFixed(4)}]` : `(${NO_INTERVAL})`}`
-                : `${s.name} (categorical, ${s.n} traces): ${s.shares!.map((c) => `${c.category} ${(c.share * 100).toFixed(1)}%`).join(", ")}`,
+                ? `${s.name} (${s.kind}, ${count(s.n, "trace")}): ${s.mean.estimate.toFixed(4)} ${hasInterval(s.mean) ? `[${s.mean.low.toFixed(4)}, ${s.mean.high.toFixed(4)}]` : `(${NO_INTERVAL})`}`
+                : `${s.name} (categorical, ${count(s.n, "trace")}): ${s.shares!.map((c) => `${c.category} ${(c.share * 100).toFixed(1)}%`).join(", ")}`,
             );
         return 0;
       }
