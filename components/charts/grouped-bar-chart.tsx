@@ -72,6 +72,7 @@ function BarTooltip({
                 [{show(d.low)}, {show(d.high)}]
               </span>
             )}
+            {d && d.low === null && d.note && <span className="text-zinc-600">({d.note})</span>}
             {d && d.n !== null && <span className="text-zinc-600">n = {d.n}</span>}
           </div>
         );

@@ -11,7 +11,9 @@ const interval = z.object({
   units: z
     .number()
     .int()
-    .describe("questions resampled; under 2 the bounds equal the estimate and the pages show no interval"),
+    .describe(
+      "questions the figure comes from (EX: those judged); under 2 the bounds equal the estimate and the pages show no interval",
+    ),
 });
 
 export const scoreSummary = z.object({

@@ -21,7 +21,7 @@ describe("metron score list", () => {
         expect((await metron(store.env, ["score", "set", t.id, "judge_ok", "true"])).code).toBe(0);
     }
     const one = await metron(store.env, ["score", "list", "--run", runOf(single)]);
-    expect(one.out.trim()).toBe("judge_ok (boolean, 1 trace): 1.0000 (one question: no interval)");
+    expect(one.out.trim()).toBe("judge_ok (boolean, 1 trace): 1.0000 (from one question: no interval)");
     const many3 = await metron(store.env, ["score", "list", "--run", runOf(three)]);
     expect(many3.out.trim()).toBe("judge_ok (boolean, 3 traces): 1.0000 [1.0000, 1.0000]");
     // The JSON keeps the bounds (the API's shape) and says how many questions they resampled.

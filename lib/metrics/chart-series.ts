@@ -12,6 +12,8 @@ export interface BarItem {
   high?: number | null;
   /** How many units (questions, traces) the value is over, shown in the tooltip. */
   n?: number | null;
+  /** What the tooltip says where the value has no interval (stats.ts `barBoundsOf`). */
+  note?: string | null;
 }
 
 /** What a series stands for, so every chart draws a system the same way (components/charts/palette.ts). */
@@ -33,7 +35,15 @@ export interface GroupedBars {
   /** Per series: its system, part, stack and shade. A series without an entry is neutral. */
   info?: Record<string, SeriesInfo>;
   /** Per category, per series: the value's interval and n, for tooltips. */
-  details?: Record<string, Record<string, { low: number | null; high: number | null; n: number | null }>>;
+  details?: Record<string, Record<string, BarDetail>>;
+}
+
+/** A bar's interval, n and note, for its tooltip. */
+export interface BarDetail {
+  low: number | null;
+  high: number | null;
+  n: number | null;
+  note?: string | null;
 }
 
 export function groupedBars(items: BarItem[], order?: { categories?: string[]; series?: string[] }): GroupedBars {
@@ -49,8 +59,13 @@ export function groupedBars(items: BarItem[], order?: { categories?: string[]; s
       row[s] = item?.value ?? null;
       if (item && item.value !== null && item.low != null && item.high != null)
         row[`${s}:err`] = [item.value - item.low, item.high - item.value];
-      if (item && item.value !== null && (item.low != null || item.n != null))
-        (details[category] ??= {})[s] = { low: item.low ?? null, high: item.high ?? null, n: item.n ?? null };
+      if (item && item.value !== null && (item.low != null || item.n != null || item.note))
+        (details[category] ??= {})[s] = {
+          low: item.low ?? null,
+          high: item.high ?? null,
+          n: item.n ?? null,
+          ...(item.note ? { note: item.note } : {}),
+        };
     }
     return row;
   });

@@ -7,7 +7,7 @@ import { groupedBars, orderSystems, type GroupedBars } from "./chart-series";
 import { SIMULATED_MARK, SIMULATED_ROWS_NOTE, type ExportTable } from "./table-export";
 import { runStats, type RunStats, type TraceUnit } from "./run-units";
 import type { RunAggregates } from "./run-metrics";
-import { boundsOf, type Interval } from "./stats";
+import { barBoundsOf, boundsOf, hasInterval, type Interval } from "./stats";
 
 export interface OverviewCell {
   /** The runs this cell pools: a question's traces from several runs are samples of that question. */
@@ -70,7 +70,7 @@ export function buildOverview(cellsIn: CellInput[], unitsOf: (runId: string) => 
             category: x.model,
             series: x.system,
             n: n(x.cell!),
-            ...(v !== null && typeof v === "object" ? { value: v.estimate, ...boundsOf(v) } : { value: v }),
+            ...(v !== null && typeof v === "object" ? { value: v.estimate, ...barBoundsOf(v) } : { value: v }),
           };
         }),
         { categories: models, series: systems },
@@ -126,11 +126,13 @@ export function overviewTable(g: OverviewGroup): ExportTable {
   const perRow: number[] = [];
   const ns = new Set<number>();
   let simulated = false;
+  let single = false;
   for (const m of g.models)
     for (const s of g.systems) {
       const c = g.cells[m]?.[s];
       if (!c) continue;
       ns.add(c.stats.questions);
+      single ||= [c.stats.ex, c.stats.over].some((i) => i !== null && !hasInterval(i));
       perRow.push(c.stats.questions);
       // A row is marked simulated when a run of its cell is: the table's real rows are not (issue 30).
       const sim = c.runs.some((r) => r.simulated);
@@ -153,7 +155,7 @@ export function overviewTable(g: OverviewGroup): ExportTable {
       ? "Best per column in bold."
       : "Best per column in bold; totals (failed traces, tokens, cost) are not compared across rows of different n.";
   return {
-    caption: `${g.group}: execution accuracy (EX: the mean over questions of the share of each question's judged traces that are correct) and over-exploration per model and system, with 95% bootstrap intervals over questions${[...ns].some((x) => x < 2) ? " (none for a cell of a single question)" : ""}; ${n}. ${best}${simulated ? ` ${SIMULATED_ROWS_NOTE}` : ""}`,
+    caption: `${g.group}: execution accuracy (EX: the mean over questions of the share of each question's judged traces that are correct) and over-exploration per model and system, with 95% bootstrap intervals over questions${single ? " (none where a figure comes from a single question: for EX, a single judged one)" : ""}; ${n}. ${best}${simulated ? ` ${SIMULATED_ROWS_NOTE}` : ""}`,
     label: `tab:${g.group}`,
     columns: [
       { label: "Model", kind: "text" },

@@ -112,8 +112,8 @@ export function runStats(traces: TraceUnit[], seed = 1): RunStats {
   const recorded = traces.filter((t) => t.tokensRecorded === undefined || Boolean(t.tokensRecorded));
   return {
     questions: units.length,
-    ex: bootstrap(units, meanAccuracy, { seed }),
-    over: bootstrap(units, summaryExploration, { seed }),
+    ex: bootstrap(units, meanAccuracy, { seed, carries: (q) => q.accuracy !== null }),
+    over: bootstrap(units, summaryExploration, { seed, carries: (q) => q.gold > 0 || q.exploratory > 0 }),
     failedWithExtra: traces.some((t) => t.extraTables !== null)
       ? traces.filter((t) => t.correct === 0 && (t.extraTables ?? 0) > 0).length
       : null,

@@ -99,11 +99,19 @@ describe("scores for a paper and a chart", () => {
     });
     const row = v.latex.split("\n").find((l) => l.startsWith("A "))!;
     expect(row).toMatch(/^A & 100\.0 & 0\.38 \{\\scriptsize \[/); // the two-question score keeps its interval
-    expect(v.latex).toContain("(none for a score of a single question)");
+    expect(v.latex).toContain("(none for a score that a single question carries)");
     expect(v.charts.boolean.data[0]).not.toHaveProperty("A:err");
     expect(v.charts.numeric.data[0]).toHaveProperty("A:err");
+    // The tooltip says why the bar has no error bar; the bar with one has no such note.
+    expect(v.charts.boolean.details?.judge_ok?.A).toEqual({
+      low: null,
+      high: null,
+      n: 2,
+      note: "from one question: no interval",
+    });
+    expect(v.charts.numeric.details?.quality?.A?.note).toBeUndefined();
     const d = compareScores("judge_ok", "boolean", [u("1", 0)], [u("1", 1)]);
-    expect(differenceText("boolean", d.difference)).toBe("+100.0 pp (one question: no interval)");
+    expect(differenceText("boolean", d.difference)).toBe("+100.0 pp (from one question: no interval)");
   });
 
   it("write paired differences: a boolean's in percentage points with McNemar's p, no test for a category", () => {

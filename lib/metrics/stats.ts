@@ -19,38 +19,58 @@ export interface Interval {
   estimate: number;
   low: number;
   high: number;
-  /** How many units (questions) were resampled. */
+  /**
+   * How many units (questions) the statistic draws on: those resampled that carry it (for EX, the questions with a
+   * judged sample; for over-exploration, those with gold tables). Resamples of the others change nothing.
+   */
   units: number;
 }
 
 /**
- * Whether an interval says anything: resampling a single question always draws that question, so its bounds equal
- * the estimate. Over fewer than two questions no interval is shown or exported (docs/metrics.md).
+ * Whether an interval says anything: when a single question carries the statistic, every resample that has a value
+ * has that question's, so the bounds equal the estimate. Below two questions no interval is shown or exported
+ * (docs/metrics.md).
  */
 export function hasInterval(i: Interval): boolean {
   return i.units >= 2;
 }
 
 /** What stands in place of the interval where there is none. */
-export const NO_INTERVAL = "one question: no interval";
+export const NO_INTERVAL = "from one question: no interval";
 
 /** The interval's bounds for a table cell or a chart's error bar: null where it has none (`hasInterval`). */
 export function boundsOf(i: Interval | null | undefined): { low: number | null; high: number | null } {
   return i && hasInterval(i) ? { low: i.low, high: i.high } : { low: null, high: null };
 }
 
+/** A chart bar's bounds, with what its tooltip says in place of an interval it has not (`NO_INTERVAL`). */
+export function barBoundsOf(i: Interval | null | undefined): {
+  low: number | null;
+  high: number | null;
+  note: string | null;
+} {
+  return { ...boundsOf(i), note: i && !hasInterval(i) ? NO_INTERVAL : null };
+}
+
 /**
  * Percentile bootstrap: resample the units (questions) with replacement `iterations` times and take the
  * 2.5th and 97.5th percentiles of the statistic. Returns null when there are no units or the statistic is
- * undefined on the sample itself. Over one unit the bounds equal the estimate: see `hasInterval`.
+ * undefined on the sample itself. `carries` says which units the statistic draws on (default: all), counted as the
+ * interval's `units`; when one does, the bounds equal the estimate: see `hasInterval`.
  */
 export function bootstrap<T>(
   units: T[],
   statistic: (sample: T[]) => number | null,
-  { iterations = 1000, seed = 1, level = 0.95 } = {},
+  {
+    iterations = 1000,
+    seed = 1,
+    level = 0.95,
+    carries,
+  }: { iterations?: number; seed?: number; level?: number; carries?: (unit: T) => boolean } = {},
 ): Interval | null {
   const estimate = units.length ? statistic(units) : null;
   if (estimate === null) return null;
+  const counted = carries ? units.filter(carries).length : units.length;
   const random = seededRandom(seed);
   const values: number[] = [];
   const sample = new Array<T>(units.length);
@@ -59,10 +79,10 @@ export function bootstrap<T>(
     const v = statistic(sample);
     if (v !== null && Number.isFinite(v)) values.push(v);
   }
-  if (values.length === 0) return { estimate, low: estimate, high: estimate, units: units.length };
+  if (values.length === 0) return { estimate, low: estimate, high: estimate, units: counted };
   values.sort((a, b) => a - b);
   const q = (p: number) => values[Math.min(values.length - 1, Math.max(0, Math.floor(p * values.length)))];
-  return { estimate, low: q((1 - level) / 2), high: q(1 - (1 - level) / 2), units: units.length };
+  return { estimate, low: q((1 - level) / 2), high: q(1 - (1 - level) / 2), units: counted };
 }
 
 /** Over-exploration of a set: (Σ exploratory − Σ gold) / Σ gold. */

@@ -125,7 +125,7 @@ describe("the Experiments table of a store with real and simulated runs (issue 3
     expect(one).toMatch(/^m & No Directives & 0\.0 & (\\textbf\{)?50\.0\}? & /);
     expect(one).not.toContain("scriptsize");
     expect(twenty).toMatch(/^m & Sophrosyne & \S+ \{\\scriptsize \[/);
-    expect(t.caption).toContain("(none for a cell of a single question)");
+    expect(t.caption).toContain("(none where a figure comes from a single question: for EX, a single judged one)");
     expect(
       toMarkdown(t)
         .split("\n")
@@ -138,6 +138,55 @@ describe("the Experiments table of a store with real and simulated runs (issue 3
     expect(first[col("ex_mean_over_questions_low")]).toBeNull();
     expect(first[col("over_high")]).toBeNull();
     expect(second[col("ex_mean_over_questions_low")]).toEqual(expect.any(Number));
+  });
+
+  it("counts the questions a figure comes from: twenty questions of which one is judged have no EX interval", async () => {
+    const { runStats } = await import("./run-units");
+    const csvTable = (await import("./exports")).overviewTable;
+    const { makeTraceUnit } = await import("@/lib/testing/factories");
+    // Twenty questions; only question 0 was judged and has gold tables, question 1 has gold tables too.
+    const stats = runStats(
+      Array.from({ length: 20 }, (_, i) =>
+        makeTraceUnit({
+          questionId: String(i),
+          correct: i === 0 ? 1 : null,
+          exploratory: i < 2 ? 4 - i : 5,
+          goldCount: i < 2 ? 2 : null,
+        }),
+      ),
+    );
+    expect(stats.questions).toBe(20);
+    expect(stats.ex).toMatchObject({ estimate: 1, low: 1, high: 1, units: 1 });
+    expect(stats.over).toMatchObject({ estimate: 0.75, units: 2 }); // (4 + 3 − 4) / 4
+    expect(stats.over!.low).toBeLessThan(stats.over!.high);
+    const g = {
+      group: "bird",
+      models: ["m"],
+      systems: ["Sophrosyne"],
+      cells: {
+        m: {
+          Sophrosyne: {
+            runs: [{ id: "r", name: "run", simulated: false }],
+            stats,
+            aggregates: { cost: null, directiveOverheadCost: null, directiveRecall: null } as never,
+          },
+        },
+      },
+      charts: {} as never,
+    };
+    const csv = csvTable([g as never]);
+    const col = (name: string) => csv.columns.indexOf(name);
+    expect(csv.rows[0][col("ex_mean_over_questions")]).toBe(1);
+    expect(csv.rows[0][col("ex_mean_over_questions_low")]).toBeNull();
+    expect(csv.rows[0][col("over_low")]).toEqual(expect.any(Number));
+    const { overviewTable } = await import("./overview");
+    const t = overviewTable(g as never);
+    expect(t.caption).toContain("(none where a figure comes from a single question: for EX, a single judged one)");
+    expect(
+      toLatex(t)
+        .split("\n")
+        .find((l) => l.startsWith("m & ")),
+    ).toMatch(/^m & Sophrosyne & \S+ & \S+ \{\\scriptsize \[/);
   });
 });
 
