@@ -57,23 +57,23 @@ function BarTooltip({
   const row = bars.data.find((d) => d.category === label);
   if (!row) return null;
   return (
-    <div className="rounded border border-zinc-300 bg-white p-2 text-xs shadow">
+    <div className="max-w-sm rounded border border-zinc-300 bg-white p-2 text-xs shadow">
       <div className="mb-1 font-semibold">{label}</div>
       {bars.series.map((s) => {
         const v = row[s];
         const d = bars.details?.[String(label)]?.[s];
         return (
-          <div key={s} className="flex items-baseline gap-1.5">
+          <div key={s} className="flex flex-wrap items-baseline gap-x-1.5">
             <span className="inline-block h-2.5 w-2.5" style={{ background: styles[s].fill }} />
             <span>{s}:</span>
             <strong className="tabular-nums">{typeof v === "number" ? show(v) : "no value"}</strong>
             {d && d.low !== null && d.high !== null && (
-              <span className="tabular-nums text-zinc-600">
+              <span className="whitespace-nowrap tabular-nums text-zinc-600">
                 [{show(d.low)}, {show(d.high)}]
               </span>
             )}
             {d && d.low === null && d.note && <span className="text-zinc-600">({d.note})</span>}
-            {d && d.n !== null && <span className="text-zinc-600">n = {d.n}</span>}
+            {d && d.n !== null && <span className="whitespace-nowrap text-zinc-600">n = {d.n}</span>}
           </div>
         );
       })}
