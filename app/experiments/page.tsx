@@ -67,7 +67,7 @@ async function Overview({ searchParams }: PageProps<"/experiments">) {
             "Every non-archived run with a dataset, by dataset: runs of the same model and system are pooled into one cell (a question's traces from several runs are its samples); reruns and sweeps stay out unless the view or an experiment includes their run. "
           )}
           Intervals are 95% bootstrap intervals over questions (none where a figure comes from a single question, for EX
-          a single judged one: it would only repeat the estimate).{" "}
+          a single judged one, or where every question has the same value: it would only repeat the estimate).{" "}
           <a className="text-blue-700 hover:underline" href={`/api/export/overview.csv${experimentsQuery(params)}`}>
             Download CSV
           </a>{" "}

@@ -4,7 +4,7 @@ import { readerFormats } from "@/components/ui/reader-locale";
 import { isSimulated, SimulatedBadge } from "@/components/ui/simulated-badge";
 import type { Run } from "@/lib/db/schema";
 import type { CompareRow, Comparison } from "@/lib/metrics/compare-runs";
-import { hasInterval, NO_INTERVAL } from "@/lib/metrics/stats";
+import { hasInterval, noInterval } from "@/lib/metrics/stats";
 import { compareQuestionPath } from "@/lib/url/compare";
 import { questionPath } from "@/lib/url/question";
 
@@ -58,7 +58,7 @@ export async function CompareHeadline({
                         {f.points(v.overDifference.estimate)}{" "}
                         {hasInterval(v.overDifference)
                           ? `[${f.points(v.overDifference.low)}, ${f.points(v.overDifference.high)}]`
-                          : `(${NO_INTERVAL})`}
+                          : `(${noInterval(v.overDifference)})`}
                       </>
                     ) : (
                       "— (no gold tables)"

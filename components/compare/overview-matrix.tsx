@@ -4,7 +4,7 @@ import { readerFormats } from "@/components/ui/reader-locale";
 import { SimulatedBadge } from "@/components/ui/simulated-badge";
 import { SystemChip } from "@/components/ui/system-chip";
 import type { OverviewGroup } from "@/lib/metrics/overview";
-import { hasInterval, NO_INTERVAL, type Interval } from "@/lib/metrics/stats";
+import { hasInterval, noInterval, type Interval } from "@/lib/metrics/stats";
 import { runPath } from "@/lib/url/runs";
 
 const ci = (f: Formats, i: Interval | null) =>
@@ -14,7 +14,7 @@ const ci = (f: Formats, i: Interval | null) =>
       [{f.percent(i.low, 0)}, {f.percent(i.high, 0)}]
     </span>
   ) : i ? (
-    <span className="text-[11px] text-zinc-500"> ({NO_INTERVAL})</span>
+    <span className="text-[11px] text-zinc-500"> ({noInterval(i)})</span>
   ) : null;
 
 /** The system × model matrix of one dataset; each cell links to its run. */

@@ -6,7 +6,7 @@ import { useFormats } from "@/components/ui/locale";
 import type { Formats } from "@/components/ui/format";
 import type { GroupedBars } from "@/lib/metrics/chart-series";
 import type { ScoreSummary } from "@/lib/metrics/scores";
-import { hasInterval, NO_INTERVAL } from "@/lib/metrics/stats";
+import { hasInterval, noInterval } from "@/lib/metrics/stats";
 
 export interface ScoresRow {
   /** A run's or a cell's name, as its chart series and table row. */
@@ -27,7 +27,7 @@ export function scoreText(s: ScoreSummary, f: Formats): string {
   const show = (v: number) => (s.kind === "boolean" ? f.percent(v, 1) : f.count(Number(v.toPrecision(4))));
   return hasInterval(s.mean)
     ? `${show(s.mean.estimate)} [${show(s.mean.low)}, ${show(s.mean.high)}]`
-    : `${show(s.mean.estimate)} (${NO_INTERVAL})`;
+    : `${show(s.mean.estimate)} (${noInterval(s.mean)})`;
 }
 
 /** One chart per kind of score that has a mean: booleans' shares, numbers' means. */
@@ -114,8 +114,8 @@ export function ScoresPanel({
       </div>
       <p className="text-xs text-zinc-600">
         Each score is counted over the traces that carry it (n): a number&apos;s mean, a boolean&apos;s share true, with
-        a 95% bootstrap interval over questions (none over a single question); a category&apos;s share of the scored
-        traces. Scores on steps are not counted here.
+        a 95% bootstrap interval over questions (none over a single question, or where every question has the same
+        value); a category&apos;s share of the scored traces. Scores on steps are not counted here.
       </p>
       <TableExport latex={latex} markdown={markdown} fileName={fileName} testId={`${testId}-export`} />
       <div className="grid gap-3 lg:grid-cols-2">

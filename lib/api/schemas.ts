@@ -12,7 +12,7 @@ const interval = z.object({
     .number()
     .int()
     .describe(
-      "questions the figure comes from (EX: those judged); under 2 the bounds equal the estimate and the pages show no interval",
+      "questions the figure comes from (EX: those judged); under 2, or where every question has the same value, the bounds equal the estimate and the pages show no interval",
     ),
 });
 

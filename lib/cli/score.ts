@@ -8,7 +8,7 @@ import { parseArgs } from "node:util";
 import { openStore } from "@/lib/db/store";
 import { exportScores, importScores, parseScoreValue, setScores, summarizeRunScores } from "@/lib/scores/scores";
 import { count } from "@/lib/text/count";
-import { hasInterval, NO_INTERVAL } from "@/lib/metrics/stats";
+import { hasInterval, noInterval } from "@/lib/metrics/stats";
 import { UsageError } from "./args";
 import { resolveRun } from "./run-commands";
 
@@ -68,7 +68,7 @@ export async function runScoreCommand(argv: string[]): Promise<number> {
           for (const s of summaries)
             console.log(
               s.mean
-                ? `${s.name} (${s.kind}, ${count(s.n, "trace")}): ${s.mean.estimate.toFixed(4)} ${hasInterval(s.mean) ? `[${s.mean.low.toFixed(4)}, ${s.mean.high.toFixed(4)}]` : `(${NO_INTERVAL})`}`
+                ? `${s.name} (${s.kind}, ${count(s.n, "trace")}): ${s.mean.estimate.toFixed(4)} ${hasInterval(s.mean) ? `[${s.mean.low.toFixed(4)}, ${s.mean.high.toFixed(4)}]` : `(${noInterval(s.mean)})`}`
                 : `${s.name} (categorical, ${count(s.n, "trace")}): ${s.shares!.map((c) => `${c.category} ${(c.share * 100).toFixed(1)}%`).join(", ")}`,
             );
         return 0;

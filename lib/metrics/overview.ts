@@ -155,7 +155,7 @@ export function overviewTable(g: OverviewGroup): ExportTable {
       ? "Best per column in bold."
       : "Best per column in bold; totals (failed traces, tokens, cost) are not compared across rows of different n.";
   return {
-    caption: `${g.group}: execution accuracy (EX: the mean over questions of the share of each question's judged traces that are correct) and over-exploration per model and system, with 95% bootstrap intervals over questions${single ? " (none where a figure comes from a single question: for EX, a single judged one)" : ""}; ${n}. ${best}${simulated ? ` ${SIMULATED_ROWS_NOTE}` : ""}`,
+    caption: `${g.group}: execution accuracy (EX: the mean over questions of the share of each question's judged traces that are correct) and over-exploration per model and system, with 95% bootstrap intervals over questions${single ? " (none where a figure comes from a single question, for EX a single judged one, or every question has the same value)" : ""}; ${n}. ${best}${simulated ? ` ${SIMULATED_ROWS_NOTE}` : ""}`,
     label: `tab:${g.group}`,
     columns: [
       { label: "Model", kind: "text" },

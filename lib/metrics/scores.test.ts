@@ -99,7 +99,7 @@ describe("scores for a paper and a chart", () => {
     });
     const row = v.latex.split("\n").find((l) => l.startsWith("A "))!;
     expect(row).toMatch(/^A & 100\.0 & 0\.38 \{\\scriptsize \[/); // the two-question score keeps its interval
-    expect(v.latex).toContain("(none for a score that a single question carries)");
+    expect(v.latex).toContain("(none where a single question carries a score or every question has the same value)");
     expect(v.charts.boolean.data[0]).not.toHaveProperty("A:err");
     expect(v.charts.numeric.data[0]).toHaveProperty("A:err");
     // The tooltip says why the bar has no error bar; the bar with one has no such note.

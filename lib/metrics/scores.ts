@@ -5,7 +5,7 @@
  * (question, sample): booleans by McNemar's exact test on the discordant pairs, numbers by the mean paired
  * difference with a paired bootstrap interval over questions.
  */
-import { barBoundsOf, boundsOf, bootstrap, hasInterval, mcnemarExact, NO_INTERVAL, type Interval } from "./stats";
+import { barBoundsOf, boundsOf, bootstrap, hasInterval, mcnemarExact, noInterval, type Interval } from "./stats";
 import { groupedBars, type BarItem } from "./chart-series";
 import {
   SIMULATED_MARK,
@@ -202,7 +202,7 @@ export function scoresView(
     shade: r.shade,
     scores: r.scores,
   }));
-  const caption = `${opts.caption} Custom scores over the traces that carry them: a number's mean, a boolean's share true (%), with 95 % bootstrap intervals over questions${rows.some((r) => r.scores.some((s) => s.mean && !hasInterval(s.mean))) ? " (none for a score that a single question carries)" : ""}; a category's most frequent value and its share.${rows.some((r) => r.simulated) ? ` ${SIMULATED_ROWS_NOTE}` : ""}`;
+  const caption = `${opts.caption} Custom scores over the traces that carry them: a number's mean, a boolean's share true (%), with 95 % bootstrap intervals over questions${rows.some((r) => r.scores.some((s) => s.mean && !hasInterval(s.mean))) ? " (none where a single question carries a score or every question has the same value)" : ""}; a category's most frequent value and its share.${rows.some((r) => r.simulated) ? ` ${SIMULATED_ROWS_NOTE}` : ""}`;
   const table = scoresTable(caption, opts.label, named, opts.rowLabel);
   return {
     rows: named.map(({ name, scores }) => ({ name, scores })),
@@ -221,7 +221,7 @@ export function differenceText(kind: ScoreKind, d: Interval | null): string {
       : `${v > 0 ? "+" : ""}${Number(v.toPrecision(3))}`;
   return hasInterval(d)
     ? `${show(d.estimate)} [${show(d.low)}, ${show(d.high)}]`
-    : `${show(d.estimate)} (${NO_INTERVAL})`;
+    : `${show(d.estimate)} (${noInterval(d)})`;
 }
 
 /** The paired comparison of scores for a paper: a row per score and run against the baseline. */

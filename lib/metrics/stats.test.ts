@@ -1,12 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { makeTraceUnit } from "@/lib/testing/factories";
 import {
+  barBoundsOf,
   bootstrap,
   boundsOf,
   hasInterval,
   linkingCounts,
   majorityAtK,
   mcnemarExact,
+  noInterval,
   overExploration,
   passAtK,
   schemaLinking,
@@ -69,6 +71,19 @@ describe("bootstrap", () => {
     expect(hasInterval(two)).toBe(true);
     expect(boundsOf(two)).toEqual({ low: 0, high: 1 });
     expect(boundsOf(null)).toEqual({ low: null, high: null });
+    expect(noInterval(one)).toBe("from one question: no interval");
+  });
+
+  it("has no interval where every question has the same value: every resample has it, so the bounds repeat it too", () => {
+    const alike = bootstrap([true, true, true], share)!;
+    expect(alike).toEqual({ estimate: 1, low: 1, high: 1, units: 3 });
+    expect(hasInterval(alike)).toBe(false);
+    expect(noInterval(alike)).toBe("every question alike: no interval");
+    expect(boundsOf(alike)).toEqual({ low: null, high: null });
+    expect(barBoundsOf(alike)).toEqual({ low: null, high: null, note: "every question alike: no interval" });
+    const differ = bootstrap([true, true, false], share)!;
+    expect(hasInterval(differ)).toBe(true);
+    expect(barBoundsOf(differ)).toEqual({ low: differ.low, high: 1, note: null });
   });
 });
 

@@ -27,29 +27,32 @@ export interface Interval {
 }
 
 /**
- * Whether an interval says anything: when a single question carries the statistic, every resample that has a value
- * has that question's, so the bounds equal the estimate. Below two questions no interval is shown or exported
+ * Whether an interval says anything. When a single question carries the statistic, every resample that has a value
+ * has that question's; when every question has the same value (a share true of 3 out of 3), every resample has it
+ * too. Either way the bounds equal the estimate and would read as certainty, so no interval is shown or exported
  * (docs/metrics.md).
  */
 export function hasInterval(i: Interval): boolean {
-  return i.units >= 2;
+  return i.units >= 2 && i.low < i.high;
 }
 
-/** What stands in place of the interval where there is none. */
-export const NO_INTERVAL = "from one question: no interval";
+/** What stands in place of the interval where there is none (`hasInterval`), and why. */
+export function noInterval(i: Interval): string {
+  return i.units < 2 ? "from one question: no interval" : "every question alike: no interval";
+}
 
 /** The interval's bounds for a table cell or a chart's error bar: null where it has none (`hasInterval`). */
 export function boundsOf(i: Interval | null | undefined): { low: number | null; high: number | null } {
   return i && hasInterval(i) ? { low: i.low, high: i.high } : { low: null, high: null };
 }
 
-/** A chart bar's bounds, with what its tooltip says in place of an interval it has not (`NO_INTERVAL`). */
+/** A chart bar's bounds, with what its tooltip says in place of an interval it has not (`noInterval`). */
 export function barBoundsOf(i: Interval | null | undefined): {
   low: number | null;
   high: number | null;
   note: string | null;
 } {
-  return { ...boundsOf(i), note: i && !hasInterval(i) ? NO_INTERVAL : null };
+  return { ...boundsOf(i), note: i && !hasInterval(i) ? noInterval(i) : null };
 }
 
 /**

@@ -125,7 +125,9 @@ describe("the Experiments table of a store with real and simulated runs (issue 3
     expect(one).toMatch(/^m & No Directives & 0\.0 & (\\textbf\{)?50\.0\}? & /);
     expect(one).not.toContain("scriptsize");
     expect(twenty).toMatch(/^m & Sophrosyne & \S+ \{\\scriptsize \[/);
-    expect(t.caption).toContain("(none where a figure comes from a single question: for EX, a single judged one)");
+    expect(t.caption).toContain(
+      "(none where a figure comes from a single question, for EX a single judged one, or every question has the same value)",
+    );
     expect(
       toMarkdown(t)
         .split("\n")
@@ -181,7 +183,9 @@ describe("the Experiments table of a store with real and simulated runs (issue 3
     expect(csv.rows[0][col("over_low")]).toEqual(expect.any(Number));
     const { overviewTable } = await import("./overview");
     const t = overviewTable(g as never);
-    expect(t.caption).toContain("(none where a figure comes from a single question: for EX, a single judged one)");
+    expect(t.caption).toContain(
+      "(none where a figure comes from a single question, for EX a single judged one, or every question has the same value)",
+    );
     expect(
       toLatex(t)
         .split("\n")
