@@ -68,16 +68,20 @@ test("figures: one colour per system in every chart, exports that carry the page
     const cells = row.locator("td");
     for (let i = 0; i < systems.length; i++) {
       const text = await cells.nth(i).innerText();
-      const ex = text.match(/EX\s+([\d.]+)%/)?.[1];
-      const over = text.match(/over-expl\.\s+([\d.]+)%/)?.[1];
+      const [, ex, exNone] = text.match(/EX\s+([\d.]+)%( \(\w[^)]*no interval\))?/) ?? [];
+      const [, over, overNone] = text.match(/over-expl\.\s+([\d.]+)%( \(\w[^)]*no interval\))?/) ?? [];
       if (!ex) continue;
       const system = systems[i];
+      // The value, then its interval in small type, or nothing where the matrix says there is none.
+      const figure = (value: string, none: string | undefined) =>
+        new RegExp(`^${value.replace(".", "\\.")}${none ? "$" : " \\{\\\\scriptsize \\["}`);
       const texRow = latex!.split("\n").find((l) => l.startsWith(`${model} & ${system} & `));
       expect(texRow, `${model} × ${system} in the LaTeX`).toBeTruthy();
-      expect(texRow!.replace(/\\textbf\{([^}]*)\}/g, "$1").split(" & ")[2]).toMatch(new RegExp(`^${ex} `));
-      if (over) expect(texRow!.replace(/\\textbf\{([^}]*)\}/g, "$1").split(" & ")[3]).toMatch(new RegExp(`^${over} `));
+      const texCells = texRow!.replace(/\\textbf\{([^}]*)\}/g, "$1").split(" & ");
+      expect(texCells[2]).toMatch(figure(ex, exNone));
+      if (over) expect(texCells[3]).toMatch(figure(over, overNone));
       const mdRow = markdown!.split("\n").find((l) => l.startsWith(`| ${model} | ${system} | `));
-      expect(mdRow!.replace(/\*\*/g, "").split(" | ")[2]).toMatch(new RegExp(`^${ex} `));
+      expect(mdRow!.replace(/\*\*/g, "").split(" | ")[2]).toMatch(new RegExp(`^${ex.replace(".", "\\.")}( |$)`));
       checked++;
     }
   }
