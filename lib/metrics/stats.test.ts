@@ -81,6 +81,11 @@ describe("bootstrap", () => {
     expect(noInterval(alike)).toBe("every question alike: no interval");
     expect(boundsOf(alike)).toEqual({ low: null, high: null });
     expect(barBoundsOf(alike)).toEqual({ low: null, high: null, note: "every question alike: no interval" });
+    // The same sum in another order differs in its last bit: no spread.
+    const [a, b] = [0.1 + (0.2 + 0.3), 0.1 + 0.2 + 0.3];
+    expect(a).not.toBe(b);
+    expect(hasInterval({ estimate: 0.6, low: Math.min(a, b), high: Math.max(a, b), units: 3 })).toBe(false);
+    expect(hasInterval({ estimate: 0.6, low: 0.6, high: 0.601, units: 3 })).toBe(true);
     const differ = bootstrap([true, true, false], share)!;
     expect(hasInterval(differ)).toBe(true);
     expect(barBoundsOf(differ)).toEqual({ low: differ.low, high: 1, note: null });

@@ -33,7 +33,8 @@ export interface Interval {
  * (docs/metrics.md).
  */
 export function hasInterval(i: Interval): boolean {
-  return i.units >= 2 && i.low < i.high;
+  // A spread of rounding error (means of the same shares summed in another order) is no spread.
+  return i.units >= 2 && i.high - i.low > 1e-9 * Math.max(1, Math.abs(i.estimate));
 }
 
 /** What stands in place of the interval where there is none (`hasInterval`), and why. */
@@ -59,7 +60,7 @@ export function barBoundsOf(i: Interval | null | undefined): {
  * Percentile bootstrap: resample the units (questions) with replacement `iterations` times and take the
  * 2.5th and 97.5th percentiles of the statistic. Returns null when there are no units or the statistic is
  * undefined on the sample itself. `carries` says which units the statistic draws on (default: all), counted as the
- * interval's `units`; when one does, the bounds equal the estimate: see `hasInterval`.
+ * interval's `units`; when one unit does, the bounds equal the estimate: see `hasInterval`.
  */
 export function bootstrap<T>(
   units: T[],
