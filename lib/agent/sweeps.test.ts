@@ -20,7 +20,8 @@ import { getRerun, startRerun } from "./reruns";
 import { agentRunner, stopServerWorker } from "./jobs";
 import { JobWorker } from "@/lib/jobs/worker";
 import { agentSandbox } from "@/lib/sandbox/sandbox";
-import { many, one, raw } from "@/lib/db/typed";
+import { many, one, qb, raw, write } from "@/lib/db/typed";
+import { JobQueue } from "@/lib/jobs/queue";
 import { runsWithoutViews } from "@/lib/views/ahead";
 import type { RawBuilder } from "kysely";
 
@@ -326,6 +327,34 @@ describe.each(ENGINES)("sweeps on the %s store", (engine) => {
       expect(kept).toBeGreaterThanOrEqual(4);
       expect(kept).toBeLessThan(40);
       // Made after the last job stopped: they are the views of the run's current version, whatever it kept.
+      expect(await runsWithoutViews(sql, [runId]), await viewsStored(runId)).toEqual([]);
+    });
+
+    it("a cancel that lands between a pass's reads (the sweep read as running, then no job left) still gets its run's views", async () => {
+      // The race CI met on PostgreSQL: a pass read the sweep as running, the cancel committed, the pass then found no
+      // job left and its update to 'done' changed nothing, and the worker went idle without the views of the run.
+      await fake(answer());
+      const ids = questions.slice(0, 2).map((q) => q.id);
+      const { runId } = await sweep({ name: "cancel between reads", concurrency: 2, selection: { kind: "ids", ids } });
+      const real = JobQueue.prototype.left;
+      let cancelled = false;
+      const spy = vi.spyOn(JobQueue.prototype, "left").mockImplementation(async function (this: JobQueue, db, sweepId) {
+        const n = await real.call(this, db, sweepId);
+        if (n === 0 && sweepId === runId && !cancelled) {
+          // Committed after the pass read the sweep's state, before it marks the sweep done.
+          cancelled = true;
+          await write(sql, qb(sql).updateTable("sweeps").set({ state: "cancelled" }).where("run_id", "=", runId));
+        }
+        return n;
+      });
+      try {
+        await workSweepToEnd(open, runId);
+      } finally {
+        spy.mockRestore();
+      }
+      expect(cancelled).toBe(true);
+      expect((await sweepStatus(sql, runId))!.state).toBe("cancelled");
+      expect(await count(raw`SELECT count(*) AS n FROM traces WHERE run_id = ${runId}`)).toBe(2);
       expect(await runsWithoutViews(sql, [runId]), await viewsStored(runId)).toEqual([]);
     });
 

@@ -239,6 +239,9 @@ export class JobWorker<R extends QueueRow, O extends Outcome, E extends { type: 
             .where("state", "=", "running"),
         );
         if (ended.changes) this.viewsDue.set(s.runId, 0);
+        // Its state moved since this pass read it (a cancel or a pause committed between the two reads): the next
+        // pass reads it again, and a cancelled sweep's views are made then. Idle now, the worker would never see it.
+        else busy = true;
       } else busy = true;
     }
     this.firstPass = false;
