@@ -17,7 +17,7 @@ export async function runSearchCommand(argv: string[]): Promise<number> {
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError("--limit must be a positive integer");
   const sql = await openStore();
   try {
-    const r = await searchTraces(sql, q, { limit });
+    const r = await searchTraces(sql, q, { limit, readAhead: true });
     if (values.json) {
       const plain = (s: string) => s.replaceAll(MARK_START, "[").replaceAll(MARK_END, "]");
       console.log(

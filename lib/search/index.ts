@@ -24,6 +24,7 @@ import { summarizeArgs } from "@/lib/trace/step-summary";
 import { parseQuery, type ParsedQuery } from "./query";
 import { MARK_END, MARK_START } from "./marks";
 import { searchIndexer } from "./indexer";
+import type { SyncOptions } from "./search-indexer";
 import { searchLimits } from "./limits";
 
 export { MARK_END, MARK_START };
@@ -33,10 +34,7 @@ export { SEARCH_SPAN, searchLimits } from "./limits";
  * Indexes the traces not in the index yet, oldest first, in transactions of 200; stops after `budgetMs` (the rest
  * waits for the next call). Returns how many it indexed and how many are left.
  */
-export function syncSearchIndex(
-  sql: Sql,
-  opts: { budgetMs?: number } = {},
-): Promise<{ indexed: number; pending: number }> {
+export function syncSearchIndex(sql: Sql, opts: SyncOptions = {}): Promise<{ indexed: number; pending: number }> {
   return searchIndexer(sql).sync(opts);
 }
 
@@ -109,10 +107,17 @@ const phrase = (v: string) => `"${v.replace(/"/g, '""')}"`;
 export async function searchTraces(
   sql: Sql,
   q: string,
-  opts: { filters?: SearchFilters; limit?: number; offset?: number; indexBudgetMs?: number } = {},
+  opts: {
+    filters?: SearchFilters;
+    limit?: number;
+    offset?: number;
+    indexBudgetMs?: number;
+    /** Index what is missing with its documents read in a worker thread when much is (the CLI's first search). */
+    readAhead?: boolean;
+  } = {},
 ): Promise<SearchResult> {
   const pg = sql.dialect === "postgres";
-  const sync = await syncSearchIndex(sql, { budgetMs: opts.indexBudgetMs });
+  const sync = await syncSearchIndex(sql, { budgetMs: opts.indexBudgetMs, readAhead: opts.readAhead });
   const query = parseQuery(q);
   const extra = Object.entries(opts.filters ?? {})
     .filter(([, v]) => v)
@@ -328,6 +333,7 @@ export function indexInBackground(openStore: () => Sql | Promise<Sql>): void {
       // request waits at most one slice).
       const { indexed, pending } = await syncSearchIndex(await store, {
         budgetMs: positiveNumber("METRON_INDEX_SLICE_MS", 30),
+        readAhead: true,
       });
       if (pending > 0) {
         // A busy store (an upload writing) indexes nothing: look again a little later.

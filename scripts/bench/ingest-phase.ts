@@ -128,7 +128,7 @@ async function ingest(
   let indexSeconds: number | undefined;
   if (!isPostgresUrl(store)) {
     const t = performance.now();
-    while ((await syncSearchIndex(sql, { budgetMs: 60_000 })).pending > 0);
+    while ((await syncSearchIndex(sql, { budgetMs: 60_000, readAhead: true })).pending > 0);
     indexSeconds = (performance.now() - t) / 1000;
   }
   const checkpointSeconds = (await checkpointed).reduce((sum, c) => sum + (c?.ms ?? NaN), 0) / 1000;

@@ -64,7 +64,7 @@ async function loadOn(
         );
     })(),
   );
-  while ((await syncSearchIndex(store, { budgetMs: 60_000 })).pending > 0); // searchable before the load starts
+  while ((await syncSearchIndex(store, { budgetMs: 60_000, readAhead: true })).pending > 0); // searchable before the load starts
   const runId = (await one(store, qb(store).selectFrom("runs").select("id").where("name", "=", "load run")))!.id;
   const question = (await one(
     store,

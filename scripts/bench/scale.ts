@@ -189,7 +189,7 @@ export async function benchScale(argv: string[]): Promise<number> {
         await ingestFile(store, jsonl);
         ingestS = (performance.now() - t0) / 1000;
         const t1 = performance.now();
-        while ((await syncSearchIndex(store, { budgetMs: 60_000 })).pending > 0);
+        while ((await syncSearchIndex(store, { budgetMs: 60_000, readAhead: true })).pending > 0);
         indexS = (performance.now() - t1) / 1000;
         await store.close();
         rmSync(jsonl);
