@@ -15,12 +15,14 @@ import { Worker } from "node:worker_threads";
 
 /**
  * A batch's documents in rowid order: rowids relative to the batch's base, and their texts as UTF-8, one after another
- * in `bytes`, document i ending at `ends[i]`. Handed over as transferred memory, not strings: copying strings between
- * threads and encoding them again for SQLite cost the writing thread a second of a 30-second build.
+ * in `bytes`, document i (of `count`) ending at `ends[i]`. Handed over as transferred memory, not strings: copying
+ * strings between threads and encoding them again for SQLite cost the writing thread a second of a 30-second build.
+ * Once written, a batch's memory is given back to the worker (`recycle`) to be filled again.
  */
 export interface DocumentRows {
-  rids: Float64Array;
-  ends: Int32Array;
+  count: number;
+  rids: Float64Array<ArrayBuffer>;
+  ends: Int32Array<ArrayBuffer>;
   bytes: ArrayBuffer;
 }
 
@@ -31,27 +33,48 @@ const { parentPort, workerData } = require("node:worker_threads");
 const Database = require(workerData.module);
 const db = new Database(workerData.file, { readonly: true, fileMustExist: true });
 const read = db.prepare(workerData.sql).raw();
+// Buffers the writing thread has given back, to fill again: a batch's memory is reused, not left to the collectors
+// of two threads (memory handed over and never collected grew the process by about 90 MB in a 100 MB ingest).
+const pool = [];
 parentPort.on("message", (m) => {
-  let rows;
+  if (m.give) {
+    pool.push(m.give);
+    return;
+  }
+  let { bytes, rids, ends } = pool.pop() ?? {
+    bytes: new ArrayBuffer(1 << 20),
+    rids: new Float64Array(4096),
+    ends: new Int32Array(4096),
+  };
+  let out = Buffer.from(bytes);
+  let count = 0;
+  let at = 0;
   try {
-    rows = read.all({ ...workerData.params, ids: m.ids });
+    // Row by row into the buffer, which doubles when full: no batch of strings is held at once.
+    for (const [rid, text] of read.iterate({ ...workerData.params, ids: m.ids })) {
+      if (count === rids.length) {
+        const r = new Float64Array(count * 2); r.set(rids); rids = r;
+        const e = new Int32Array(count * 2); e.set(ends); ends = e;
+      }
+      if (text != null) {
+        const need = at + text.length * 3;
+        if (need > out.length) {
+          bytes = new ArrayBuffer(Math.max(need, out.length * 2));
+          const grown = Buffer.from(bytes);
+          out.copy(grown, 0, 0, at);
+          out = grown;
+        }
+        at += out.write(text, at);
+      }
+      rids[count] = rid;
+      ends[count++] = at;
+    }
   } catch (e) {
+    pool.push({ bytes, rids, ends });
     parentPort.postMessage({ n: m.n, error: String((e && e.message) || e) });
     return;
   }
-  const rids = new Float64Array(rows.length);
-  const ends = new Int32Array(rows.length);
-  let size = 0;
-  for (const r of rows) size += r[1] == null ? 0 : Buffer.byteLength(r[1]);
-  const bytes = Buffer.allocUnsafeSlow(size);
-  let at = 0;
-  for (let i = 0; i < rows.length; i++) {
-    rids[i] = rows[i][0];
-    if (rows[i][1] != null) at += bytes.write(rows[i][1], at);
-    ends[i] = at;
-  }
-  const docs = { rids, ends, bytes: bytes.buffer };
-  parentPort.postMessage({ n: m.n, docs }, [rids.buffer, ends.buffer, bytes.buffer]);
+  parentPort.postMessage({ n: m.n, docs: { count, rids, ends, bytes } }, [rids.buffer, ends.buffer, bytes]);
 });
 `;
 
@@ -74,7 +97,10 @@ export class DocumentReader {
   constructor(file: string, sql: string, params: Record<string, number>) {
     const root = process.env.METRON_ROOT ?? process.cwd();
     const sqliteModule = createRequire(path.join(root, "package.json")).resolve("better-sqlite3");
-    this.worker = new Worker(CODE, { eval: true, workerData: { module: sqliteModule, file, sql, params } });
+    this.worker = new Worker(CODE, {
+      eval: true,
+      workerData: { module: sqliteModule, file, sql, params },
+    });
     this.worker.unref();
     this.worker.on("message", (m: { n: number; docs?: DocumentRows; error?: string }) => {
       const w = this.waiting.get(m.n);
@@ -104,6 +130,13 @@ export class DocumentReader {
     this.idle = null;
     this.worker.postMessage({ n, ids: JSON.stringify(ids) });
     return p;
+  }
+
+  /** Gives a batch's memory back to the worker, which fills it again for a later batch (the batch is unusable after). */
+  recycle(docs: DocumentRows): void {
+    if (this.failure || docs.bytes.byteLength === 0) return;
+    const { bytes, rids, ends } = docs;
+    this.worker.postMessage({ give: { bytes, rids, ends } }, [bytes, rids.buffer, ends.buffer]);
   }
 
   /** Ends the worker; reads not yet answered reject. */

@@ -346,6 +346,7 @@ function syncSqliteIndex(
         throw e;
       }
       s.ahead.splice(s.ahead.indexOf(next), 1);
+      if (rows) s.reader.recycle(rows); // written (or read again here): its memory goes back to be filled again
       s.ownChanges = totalChanges(sqlite);
       indexed += wrote;
       if (!s.reader.alive) {
@@ -376,10 +377,10 @@ function serveReadRows(sqlite: Database.Database) {
     columns: ["rid", "content"],
     *rows() {
       if (!readRows) return;
-      const { rids, ends } = readRows;
+      const { count, rids, ends } = readRows;
       const bytes = Buffer.from(readRows.bytes);
       let start = 0;
-      for (let i = 0; i < rids.length; i++) {
+      for (let i = 0; i < count; i++) {
         yield [rids[i], bytes.subarray(start, ends[i])];
         start = ends[i];
       }

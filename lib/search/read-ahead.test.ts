@@ -9,6 +9,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { openConnection } from "@/lib/db/client";
+import { beginImmediate } from "@/lib/db/write-lock";
 import { asSql } from "@/lib/db/sql";
 import { ingestStream } from "@/lib/ingest/ingest";
 import { deleteRun } from "@/lib/ingest/remove";
@@ -196,6 +197,22 @@ describe("the search index with its documents read ahead in a worker thread", ()
       expect((await searchTraces(store.sql, `describe_table run:"${RUN_B}"`, { limit: 10_000 })).total).toBe(400);
     }, 120_000);
   }
+
+  it("never waits for a lock another connection holds: the batch read ahead is kept and written once the lock is free", async () => {
+    const store = await storeWithLines();
+    vi.stubEnv("METRON_SEARCH_READER_TRACES", "1");
+    const upload = openConnection(store.file);
+    await beginImmediate(upload); // held, as an upload holds it across its chunks
+    try {
+      expect(await syncSearchIndex(store.sql, { readAhead: true })).toEqual({ indexed: 0, pending: lines.length });
+    } finally {
+      upload.exec("ROLLBACK");
+      upload.close();
+    }
+    expect(await indexAll(store.sql, true)).toBe(lines.length);
+    expect(documents(store.db.$client)).toBe(expectedDocuments(store.db.$client));
+    expect(orphanMarks(store.db.$client)).toBe(0);
+  }, 120_000);
 
   it("a reader that cannot start leaves the index to one thread, and says so once", async () => {
     const store = await storeWithLines();
