@@ -110,7 +110,7 @@ export class DocumentReader {
       if (m.error !== undefined) w.reject(new Error(`the search index's document reader: ${m.error}`));
       else w.resolve(m.docs!);
     });
-    this.worker.on("error", (e) => this.fail(e));
+    this.worker.on("error", (e: unknown) => this.fail(e instanceof Error ? e : new Error(String(e))));
     this.worker.on("exit", (code) => this.fail(new Error(`the search index's document reader exited (${code})`)));
     this.settled();
   }

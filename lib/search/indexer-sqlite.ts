@@ -2,8 +2,10 @@
  * The SQLite store's search indexer: FTS5 documents (`search_docs`, contentless: the index keeps no copy of the
  * text), written with prepared statements on the store's connection, one rowid range per trace (`search_indexed`),
  * never waiting for the write lock. The documents
- * are made by INSERT … SELECT with SQLite's JSON functions, written here as SQLite's own SQL (FTS5 and `json_tree`
- * are this engine's alone); the bookkeeping is compiled by Kysely from the schema.
+ * are made by a SELECT with SQLite's JSON functions, written here as SQLite's own SQL (FTS5 and `json_tree`
+ * are this engine's alone); the bookkeeping is compiled by Kysely from the schema. A long build (the background
+ * indexer, `metron search`) may read the documents in a worker thread while this connection writes
+ * (lib/search/document-reader.ts); a short one reads and writes them in one INSERT … SELECT.
  */
 import type Database from "better-sqlite3";
 import type { Sql } from "@/lib/db/sql";
