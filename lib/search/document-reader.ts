@@ -27,6 +27,8 @@ export interface DocumentRows {
 }
 
 const IDLE_MS = 60_000;
+/** A returned buffer larger than this is not kept for reuse (a batch is usually a few MB). */
+const KEEP_BYTES = 16 * 1024 * 1024;
 
 const CODE = `
 const { parentPort, workerData } = require("node:worker_threads");
@@ -38,7 +40,7 @@ const read = db.prepare(workerData.sql).raw();
 const pool = [];
 parentPort.on("message", (m) => {
   if (m.give) {
-    pool.push(m.give);
+    if (m.give.bytes.byteLength <= workerData.keepBytes) pool.push(m.give); // a rare large batch's memory is let go
     return;
   }
   let { bytes, rids, ends } = pool.pop() ?? {
@@ -58,8 +60,14 @@ parentPort.on("message", (m) => {
       }
       if (text != null) {
         const need = at + text.length * 3;
+        if (need > workerData.maxBytes) {
+          // Over the batch's bound: the writing thread reads this batch itself, streamed by SQLite.
+          pool.push({ bytes, rids, ends });
+          parentPort.postMessage({ n: m.n, over: true });
+          return;
+        }
         if (need > out.length) {
-          bytes = new ArrayBuffer(Math.max(need, out.length * 2));
+          bytes = new ArrayBuffer(Math.min(workerData.maxBytes, Math.max(need, out.length * 2)));
           const grown = Buffer.from(bytes);
           out.copy(grown, 0, 0, at);
           out = grown;
@@ -79,7 +87,7 @@ parentPort.on("message", (m) => {
 `;
 
 interface Waiting {
-  resolve: (rows: DocumentRows) => void;
+  resolve: (rows: DocumentRows | null) => void;
   reject: (e: Error) => void;
 }
 
@@ -94,21 +102,28 @@ export class DocumentReader {
    * `sql` selects a batch's documents (`rid`, `content`) for the JSON array of trace ids bound as `@ids`, with
    * `params` bound beside it.
    */
-  constructor(file: string, sql: string, params: Record<string, number>) {
+  constructor(file: string, sql: string, params: Record<string, number>, maxBytes: number) {
     const root = process.env.METRON_ROOT ?? process.cwd();
     const sqliteModule = createRequire(path.join(root, "package.json")).resolve("better-sqlite3");
     this.worker = new Worker(CODE, {
       eval: true,
-      workerData: { module: sqliteModule, file, sql, params },
+      workerData: {
+        module: sqliteModule,
+        file,
+        sql,
+        params,
+        maxBytes,
+        keepBytes: Math.min(maxBytes, KEEP_BYTES),
+      },
     });
     this.worker.unref();
-    this.worker.on("message", (m: { n: number; docs?: DocumentRows; error?: string }) => {
+    this.worker.on("message", (m: { n: number; docs?: DocumentRows; over?: boolean; error?: string }) => {
       const w = this.waiting.get(m.n);
       this.waiting.delete(m.n);
       this.settled();
       if (!w) return;
       if (m.error !== undefined) w.reject(new Error(`the search index's document reader: ${m.error}`));
-      else w.resolve(m.docs!);
+      else w.resolve(m.over ? null : m.docs!);
     });
     this.worker.on("error", (e: unknown) => this.fail(e instanceof Error ? e : new Error(String(e))));
     this.worker.on("exit", (code) => this.fail(new Error(`the search index's document reader exited (${code})`)));
@@ -120,11 +135,14 @@ export class DocumentReader {
     return this.failure === null;
   }
 
-  /** The documents of these traces, read in the worker; rejects if the worker fails or is closed first. */
-  read(ids: string[]): Promise<DocumentRows> {
+  /**
+   * The documents of these traces, read in the worker; null when their text passes the batch's bound (`maxBytes` of
+   * UTF-8), for the caller to read itself. Rejects if the worker fails or is closed first.
+   */
+  read(ids: string[]): Promise<DocumentRows | null> {
     if (this.failure) return Promise.reject(this.failure);
     const n = this.next++;
-    const p = new Promise<DocumentRows>((resolve, reject) => this.waiting.set(n, { resolve, reject }));
+    const p = new Promise<DocumentRows | null>((resolve, reject) => this.waiting.set(n, { resolve, reject }));
     if (this.waiting.size === 1) this.worker.ref(); // an awaited read keeps the process alive until it is answered
     if (this.idle) clearTimeout(this.idle);
     this.idle = null;

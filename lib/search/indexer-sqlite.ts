@@ -11,7 +11,7 @@ import type Database from "better-sqlite3";
 import type { Sql } from "@/lib/db/sql";
 import { insertText, many, qb, write } from "@/lib/db/typed";
 import { selectedTraceIds, type TraceSelection } from "@/lib/db/typed-sql";
-import { nonNegativeNumber } from "@/lib/config/env";
+import { nonNegativeNumber, positiveNumber } from "@/lib/config/env";
 import { DocumentReader, type DocumentRows } from "./document-reader";
 import { SEARCH_SPAN, searchLimits } from "./limits";
 import type { SearchIndexer, SyncOptions } from "./search-indexer";
@@ -78,7 +78,7 @@ interface Ahead {
   ids: string[];
   dataVersion: number;
   epoch: number;
-  docs: Promise<DocumentRows>;
+  docs: Promise<DocumentRows | null>;
 }
 
 /**
@@ -101,14 +101,22 @@ const readAheads = new WeakMap<Database.Database, ReadAhead>();
 const readerFailed = new WeakSet<Database.Database>();
 
 /** Traces waiting from which a sync that may read ahead starts the document reader; 0: never. */
-export function readerThreshold(): number {
+function readerThreshold(): number {
   return nonNegativeNumber("METRON_SEARCH_READER_TRACES", 2000);
+}
+
+/**
+ * The most text (UTF-8, counted as up to 3 bytes a character) the reader hands over for one batch; a batch with more
+ * is read on the writing thread, streamed by SQLite. At most 1,024 MB (the offsets are 32-bit).
+ */
+function readerBatchBytes(): number {
+  return Math.min(1024, positiveNumber("METRON_SEARCH_READER_BATCH_MB", 64, { integer: false })) * 1024 * 1024;
 }
 
 function startReadAhead(sqlite: Database.Database, maxChars: number): ReadAhead | null {
   if (sqlite.memory || !sqlite.name || readerFailed.has(sqlite)) return null;
   try {
-    const reader = new DocumentReader(sqlite.name, DOCUMENTS, { span: SEARCH_SPAN, max: maxChars });
+    const reader = new DocumentReader(sqlite.name, DOCUMENTS, { span: SEARCH_SPAN, max: maxChars }, readerBatchBytes());
     const state: ReadAhead = {
       reader,
       ahead: [],

@@ -12,6 +12,7 @@ import { openConnection } from "@/lib/db/client";
 import { beginImmediate } from "@/lib/db/write-lock";
 import { asSql } from "@/lib/db/sql";
 import { ingestStream } from "@/lib/ingest/ingest";
+import { ingestFile } from "@/lib/ingest/ingest-file";
 import { deleteRun } from "@/lib/ingest/remove";
 import { chunksOf, tempDb } from "@/lib/testing/db";
 import { jsonl, makeStep } from "@/lib/testing/factories";
@@ -77,10 +78,22 @@ afterEach(() => {
 });
 afterAll(() => stores.forEach((s) => s.cleanup()));
 
-async function storeWithLines() {
+/** Real agents' files (LiveSQLBench ADK, Spider-Agent, a Claude Code session), read by their adapters. */
+const REAL_FILES = [
+  ["livesqlbench-adk", "single_turn_samples.json"],
+  ["spider-agent", "spider-agent-tc_claude-3-7-sonnet_sf_bq024.json"],
+  ["claude-code", "session_b.jsonl"],
+];
+
+async function storeWithLines({ realFiles = false } = {}) {
   const store = tempDb();
   stores.push(store);
   await ingestStream(store.sql, chunksOf(jsonl(...lines), 1 << 20));
+  if (realFiles)
+    for (const [dir, file] of REAL_FILES) {
+      const report = await ingestFile(store.sql, sharedData("traces", dir, file));
+      expect(report.inserted).toBeGreaterThan(0);
+    }
   return store;
 }
 
@@ -127,21 +140,31 @@ const orphanMarks = (sqlite: Database.Database) =>
 
 describe("the search index with its documents read ahead in a worker thread", () => {
   it("is the same index, token for token, as the one built on one thread", async () => {
-    const one = await storeWithLines();
-    const two = await storeWithLines();
+    const one = await storeWithLines({ realFiles: true });
+    const two = await storeWithLines({ realFiles: true });
+    const traces = (one.db.$client.prepare("SELECT count(*) AS n FROM traces").get() as { n: number }).n;
+    expect(traces).toBeGreaterThan(lines.length);
     const read = vi.spyOn(DocumentReader.prototype, "read");
-    expect(await indexAll(one.sql, false)).toBe(lines.length);
+    expect(await indexAll(one.sql, false)).toBe(traces);
     expect(read).not.toHaveBeenCalled(); // the background indexer's option, not a search's
 
     vi.stubEnv("METRON_SEARCH_READER_TRACES", "1");
-    expect(await indexAll(two.sql, true)).toBe(lines.length);
-    expect(read.mock.calls.length).toBeGreaterThanOrEqual(Math.ceil(lines.length / 200));
+    expect(await indexAll(two.sql, true)).toBe(traces);
+    expect(read.mock.calls.length).toBeGreaterThanOrEqual(Math.ceil(traces / 200));
 
     const a = instances(one.db.$client);
     expect(a.length).toBeGreaterThan(100_000);
     expect(instances(two.db.$client)).toEqual(a);
     expect(marks(two.db.$client)).toEqual(marks(one.db.$client));
     expect(documents(two.db.$client)).toBe(expectedDocuments(two.db.$client));
+    // Words of the real agents' files (a LiveSQLBench tool, a Spider-Agent action), found alike.
+    for (const word of ["execute_sql", "Snowflake"]) {
+      const hits = await searchTraces(one.sql, word, { limit: 10_000 });
+      expect(hits.total, word).toBeGreaterThan(0);
+      expect((await searchTraces(two.sql, word, { limit: 10_000 })).hits.map((h) => h.traceId)).toEqual(
+        hits.hits.map((h) => h.traceId),
+      );
+    }
     // A word with an umlaut, folded as the tokenizer folds it, from text that crossed the threads as UTF-8.
     const word = "Sänger";
     const r1 = await searchTraces(one.sql, word, { limit: 10_000 });
@@ -197,6 +220,20 @@ describe("the search index with its documents read ahead in a worker thread", ()
       expect((await searchTraces(store.sql, `describe_table run:"${RUN_B}"`, { limit: 10_000 })).total).toBe(400);
     }, 120_000);
   }
+
+  it("a batch whose text passes METRON_SEARCH_READER_BATCH_MB is read on the writing thread: the same index", async () => {
+    const one = await storeWithLines();
+    const two = await storeWithLines();
+    expect(await indexAll(one.sql, false)).toBe(lines.length);
+    vi.stubEnv("METRON_SEARCH_READER_TRACES", "1");
+    vi.stubEnv("METRON_SEARCH_READER_BATCH_MB", "0.2");
+    const read = vi.spyOn(DocumentReader.prototype, "read");
+    expect(await indexAll(two.sql, true)).toBe(lines.length);
+    const answers = await Promise.all(read.mock.results.map((r) => r.value as Promise<unknown>));
+    expect(answers.filter((a) => a === null).length).toBeGreaterThan(0); // over the bound: left to the writer
+    expect(answers.filter((a) => a !== null).length).toBeGreaterThan(0); // under it (the last 30 traces): in the worker
+    expect(instances(two.db.$client)).toEqual(instances(one.db.$client));
+  }, 120_000);
 
   it("never waits for a lock another connection holds: the batch read ahead is kept and written once the lock is free", async () => {
     const store = await storeWithLines();
