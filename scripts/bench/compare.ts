@@ -1,14 +1,18 @@
 /**
  * `npm run bench -- compare [--questions 1000] [--traces 100000]`: three runs (No Directives, Sophrosyne,
- * Sophrosyne-Oracle) over the same questions, with as many samples per question as make `--traces` in all,
- * ingested into a fresh store; then the production build serves it and the server time of the experiments
- * overview, a run page and the compare page of the three runs is measured (p50 of 7 after a warm-up).
- * Targets: run page p50 ≤ 150 ms at 100k traces, compare ≤ 300 ms.
+ * Sophrosyne-Oracle) over the same questions of a dataset registered first (its questions and schema-only databases
+ * written by the bench), with as many samples per question as make `--traces` in all, ingested into a fresh store;
+ * then the production build serves it and the server time of the experiments overview, a run page and the compare
+ * page of the three runs is measured: each page's true first request on a server started for it alone (no warm-up),
+ * then the p50 of 7, each checked to show what it is timed for. Targets: run page p50 ≤ 150 ms at 100k traces,
+ * compare ≤ 300 ms.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { importDataset } from "@/lib/datasets/import-dataset";
+import type { Sql } from "@/lib/db/sql";
 import { openStore } from "@/lib/db/store";
 import { one, raw } from "@/lib/db/typed";
 import { ingestStream } from "@/lib/ingest/ingest";
@@ -22,22 +26,52 @@ const SYSTEMS = [
   ["Sophrosyne-Oracle", 0.7, 2],
 ] as const;
 const TABLES = ["customers", "orders", "products", "suppliers", "regions", "payments", "shipments", "reviews"];
+/** The dataset the runs answer (their `run.benchmark`): the experiments overview shows only runs with a dataset. */
+const DATASET = "bench-compare";
+const DATABASES = 7;
+
+const goldOf = (q: number) => TABLES.slice(q % 5, (q % 5) + 1 + (q % 3));
+const goldSqlOf = (q: number) => `SELECT * FROM ${goldOf(q).join(" JOIN ")}`;
+
+/**
+ * Registers the dataset: its questions (BIRD's format) and one schema-only database per `db_id` (DDL), so that each
+ * question's gold tables are read by EXPLAIN, as for a real benchmark.
+ */
+async function registerDataset(sql: Sql, questions: number, dir: string): Promise<void> {
+  const ddl = path.join(dir, "ddl");
+  mkdirSync(ddl, { recursive: true });
+  for (let d = 0; d < DATABASES; d++)
+    writeFileSync(
+      path.join(ddl, `db${d}.sql`),
+      TABLES.map((t) => `CREATE TABLE ${t} (${t}_id INTEGER PRIMARY KEY, name TEXT);`).join("\n"),
+    );
+  const file = path.join(dir, "questions.json");
+  writeFileSync(
+    file,
+    JSON.stringify(
+      Array.from({ length: questions }, (_, q) => ({
+        question_id: q,
+        db_id: `db${q % DATABASES}`,
+        question: `How many rows do ${goldOf(q).join(" and ")} have together (question ${q})?`,
+        evidence: "",
+        SQL: goldSqlOf(q),
+        difficulty: ["simple", "moderate", "challenging"][q % 3],
+      })),
+    ),
+  );
+  await importDataset(sql, { name: DATASET, format: "bird", questions: file, ddl }, dir);
+}
 
 function* lines(questions: number, samples: number): Generator<string> {
   const random = seededRandom(7);
   for (const [system, accuracy, extra] of SYSTEMS) {
     for (let q = 0; q < questions; q++) {
-      const gold = TABLES.slice(q % 5, (q % 5) + 1 + (q % 3));
+      const gold = goldOf(q);
       for (let s = 0; s < samples; s++) {
         const explored = [...gold, ...TABLES.slice(0, Math.floor(random() * extra))];
         yield JSON.stringify({
-          run: { name: `bench ${system}`, system, model: "bench-model" },
-          question: {
-            id: String(q),
-            db_id: `db${q % 7}`,
-            difficulty: ["simple", "moderate", "challenging"][q % 3],
-            gold_sql: `SELECT * FROM ${gold.join(" JOIN ")}`,
-          },
+          run: { name: `bench ${system}`, system, model: "bench-model", benchmark: DATASET },
+          question: { id: String(q) },
           sample: s,
           steps: [
             {
@@ -54,7 +88,7 @@ function* lines(questions: number, samples: number): Generator<string> {
               result: `${t}_id INTEGER`,
               usage: { input_tokens: 1100, output_tokens: 30 },
             })),
-            { type: "tool_call", tool: "submit_final_query", args: { query: `SELECT * FROM ${gold.join(" JOIN ")}` } },
+            { type: "tool_call", tool: "submit_final_query", args: { query: goldSqlOf(q) } },
           ],
           outcome: { correct: random() < accuracy },
         });
@@ -63,7 +97,7 @@ function* lines(questions: number, samples: number): Generator<string> {
   }
 }
 
-type Timings = Record<string, { first: number; p50: number; max: number; bytes: number }>;
+type Timings = Record<string, { first: number; p50: number; max: number; bytes: number; shows: boolean }>;
 
 /** Ingests the runs into a store (SQLite file, or PostgreSQL when `databaseUrl`), serves it, times the pages. */
 async function measure(
@@ -75,7 +109,32 @@ async function measure(
 ): Promise<Timings> {
   const store = path.join(dir, "store.db");
   const sql = await openStore(databaseUrl);
+  try {
+    return await measureOn(
+      sql,
+      questions,
+      samples,
+      store,
+      port,
+      path.join(dir, databaseUrl ? "pg" : "sqlite"),
+      databaseUrl,
+    );
+  } finally {
+    await sql.close();
+  }
+}
+
+async function measureOn(
+  sql: Sql,
+  questions: number,
+  samples: number,
+  store: string,
+  port: number,
+  filesDir: string,
+  databaseUrl?: string,
+): Promise<Timings> {
   const engine = databaseUrl ? "PostgreSQL" : "SQLite";
+  await registerDataset(sql, questions, filesDir);
   const started = performance.now();
   const report = await ingestStream(
     sql,
@@ -115,24 +174,39 @@ async function measure(
     for (let i = await indexed(); i.done < i.total && Date.now() - t0 < 900_000; i = await indexed())
       await new Promise((r) => setTimeout(r, 2000));
     console.log(`${engine}: search index caught up ${((Date.now() - t0) / 1000).toFixed(0)} s later`);
-    const out: Timings = {};
-    for (const [label, url] of [
-      ["experiments overview", "/experiments"],
-      ["run page", `/runs/${ids[0]}`],
-      ["compare (3 runs)", `/compare?runs=${ids.join(",")}&baseline=${ids[0]}`],
-    ] as const) {
-      const t = await timePage(server.url + url);
-      if (t.status !== 200) throw new Error(`${label} answered ${t.status}`);
-      out[label] = t;
-      console.log(
-        `${engine}: ${label.padEnd(22)} first ${t.first.toFixed(0).padStart(5)} ms   p50 ${t.p50.toFixed(0).padStart(5)} ms   max ${t.max.toFixed(0).padStart(5)} ms   ${(t.bytes / 1024).toFixed(0)} kB`,
-      );
-    }
-    return out;
   } finally {
     server.stop();
-    await sql.close();
+    await new Promise((r) => setTimeout(r, 500));
   }
+  // Each page on a server started for it alone, without its warm-up: the first request is a true first (the run
+  // page was requested above while the index built), then the p50 of seven more. Each page is checked to show what
+  // it is timed for: the dataset's matrix with the three systems, the run's traces, the comparison's test.
+  const systems = SYSTEMS.map(([s]) => s);
+  const out: Timings = {};
+  for (const [label, url, shows] of [
+    [
+      "experiments overview",
+      "/experiments",
+      (h: string) => h.includes(`matrix-export-${DATASET}`) && systems.every((s) => h.includes(s)),
+    ],
+    ["run page", `/runs/${ids[0]}`, (h: string) => h.includes('data-testid="traces-table"')],
+    ["compare (3 runs)", `/compare?runs=${ids.join(",")}&baseline=${ids[0]}`, (h: string) => h.includes("McNemar")],
+  ] as const) {
+    const page = await startServer(store, port, databaseUrl, { env: { METRON_WARM_UP: "0" } });
+    try {
+      const t = await timePage(page.url + url);
+      if (t.status !== 200) throw new Error(`${label} answered ${t.status}`);
+      const { body, ...timed } = t;
+      out[label] = { ...timed, shows: shows(body) };
+      console.log(
+        `${engine}: ${label.padEnd(22)} first ${t.first.toFixed(0).padStart(5)} ms   p50 ${t.p50.toFixed(0).padStart(5)} ms   max ${t.max.toFixed(0).padStart(5)} ms   ${(t.bytes / 1024).toFixed(0)} kB${out[label].shows ? "" : "   WARNING: the page lacks what it is timed for"}`,
+      );
+    } finally {
+      page.stop();
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+  return out;
 }
 
 export async function benchCompare(argv: string[]): Promise<number> {
@@ -147,7 +221,7 @@ export async function benchCompare(argv: string[]): Promise<number> {
   try {
     const lite = await measure(questions, samples, dir, 3218);
     console.log(
-      "targets: overview p50 ≤ 150 ms and first ≤ 1 s, run page p50 ≤ 150 ms, compare ≤ 300 ms and HTML ≤ 200 kB",
+      "targets: overview p50 ≤ 150 ms, run page p50 ≤ 150 ms, compare ≤ 300 ms and HTML ≤ 200 kB; every first request after a start ≤ 300 ms",
     );
     const pg = await benchPostgres("compare");
     if (!pg) {

@@ -68,14 +68,14 @@ export async function startServer(
 
 /**
  * Median and max server time of `n` sequential requests after a first one (timed apart: a cold view, before any
- * memoised figure), and the size of the HTML.
+ * memoised figure), the size of the HTML, and the first answer's HTML (to check the page shows what it is timed for).
  */
 export async function timePage(
   url: string,
   n = 7,
-): Promise<{ first: number; p50: number; max: number; bytes: number; status: number }> {
+): Promise<{ first: number; p50: number; max: number; bytes: number; status: number; body: string }> {
   const t0 = performance.now();
-  await fetch(url).then((r) => r.text());
+  const body = await fetch(url).then((r) => r.text());
   const first = performance.now() - t0;
   const times: number[] = [];
   let bytes = 0;
@@ -89,5 +89,5 @@ export async function timePage(
     status = res.status;
   }
   times.sort((a, b) => a - b);
-  return { first, p50: times[Math.floor(times.length / 2)], max: times[times.length - 1], bytes, status };
+  return { first, p50: times[Math.floor(times.length / 2)], max: times[times.length - 1], bytes, status, body };
 }
