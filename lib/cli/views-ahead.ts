@@ -1,5 +1,5 @@
 import type { Sql } from "@/lib/db/sql";
-import { precomputeRunViews, runsWithoutViews } from "@/lib/views/ahead";
+import { precomputeExperimentViews, precomputeRunViews, runsWithoutViews } from "@/lib/views/ahead";
 
 /**
  * After a command that wrote runs (`"all"`: every run of the store, after an import): their pages' views computed
@@ -10,11 +10,14 @@ export async function computeViewsAhead(sql: Sql, runIds: string[] | "all", quie
   if (process.env.METRON_VIEWS_AHEAD === "0") return;
   const started = performance.now();
   let done: number;
+  let views: number;
   try {
     done = await precomputeRunViews(
       sql,
       await runsWithoutViews(sql, runIds === "all" ? undefined : [...new Set(runIds)]),
     );
+    // The Experiments page's default views pool every run: those the command changed are in them.
+    views = await precomputeExperimentViews(sql);
   } catch (e) {
     // What the command wrote is committed: its report still prints and it still succeeds (an import retried
     // after a reported failure would be refused by the store it filled). The pages compute what is missing.
@@ -23,8 +26,8 @@ export async function computeViewsAhead(sql: Sql, runIds: string[] | "all", quie
     );
     return;
   }
-  if (done && !quiet)
+  if ((done || views) && !quiet)
     console.log(
-      `computed the views of ${done} run(s) ahead in ${((performance.now() - started) / 1000).toFixed(1)} s (their pages read them)`,
+      `computed the views of ${done} run(s) ahead in ${((performance.now() - started) / 1000).toFixed(1)} s (their pages read them${views ? `; with ${views} of the Experiments page` : ""})`,
     );
 }

@@ -15,14 +15,21 @@ import { jsonl, makeStep, makeTraceLine } from "@/lib/testing/factories";
 import { importSpiderDe } from "@/lib/testing/spider-de";
 import { sharedData } from "@/lib/testing/shared-data";
 import { ingestFile } from "@/lib/ingest/ingest-file";
-import { flushDerived } from "@/lib/db/queries/run-cache";
+import { flushDerived, hasDerived } from "@/lib/db/queries/run-cache";
+import { listExperimentRunIds, loadOverview } from "@/lib/db/queries/overview";
 import { listTraceFacets } from "@/lib/db/queries/traces";
 import { getDirectiveSavings } from "@/lib/environment/directive-savings";
 import { many, qb, raw, write } from "@/lib/db/typed";
 import { listRunToolCounts, loadTraceUnits } from "@/lib/db/queries/units";
 import { loadComparison } from "@/lib/db/queries/compare";
 import { codeStamp } from "@/scripts/code-stamp.mjs";
-import { precomputeRunViews, runsWithoutViews, viewsAfterStream, viewsInBackground } from "./ahead";
+import {
+  precomputeExperimentViews,
+  precomputeRunViews,
+  runsWithoutViews,
+  viewsAfterStream,
+  viewsInBackground,
+} from "./ahead";
 
 const memory = () => (globalThis as unknown as { metronRunCache: Map<string, unknown> }).metronRunCache;
 
@@ -90,6 +97,56 @@ describe.each(ENGINES)("views computed ahead (%s store)", (engine) => {
     expect(await runsWithoutViews(store.sql)).toEqual([]);
     // Replaced, not added: one row per view and run.
     expect(await kinds(a)).toEqual(["directive-savings", "facets", "tools", "units"]);
+  });
+
+  it("stores the Experiments page's default views, which the page then reads, until one of their runs changes", async () => {
+    const [a] = await runIds();
+    // Every run's views computed anew (an earlier test put a marker in place of a run's stored units).
+    await write(store.sql, raw`UPDATE runs SET version = version + 1`);
+    await precomputeRunViews(store.sql, await runsWithoutViews(store.sql));
+    const overviews = async () =>
+      await many(
+        store.sql,
+        qb(store.sql).selectFrom("derived_cache").select(["runs", "value"]).where("kind", "=", "overview"),
+      );
+    expect(await overviews()).toEqual([]);
+    // These runs have no dataset: the default view has no run (nothing to store); the view with the runs without a
+    // dataset pools all three.
+    expect(await listExperimentRunIds(store.sql, {})).toEqual([]);
+    const all = await listExperimentRunIds(store.sql, { withoutDataset: true });
+    const live = await many(store.sql, qb(store.sql).selectFrom("runs").select("id").where("archived_at", "is", null));
+    expect(all.length).toBeGreaterThanOrEqual(2);
+    expect([...all].sort()).toEqual(live.map((r) => r.id).sort());
+    const before = memory().size;
+    expect(await precomputeExperimentViews(store.sql)).toBe(1);
+    expect(memory().size).toBe(before); // not kept in the pages' LRU
+    expect(await hasDerived(store.sql, all, "overview")).toBe(true);
+    expect(await precomputeExperimentViews(store.sql)).toBe(0); // stored: nothing missing
+    const [stored] = await overviews();
+    expect(stored.runs).toBe([...all].sort().join(","));
+
+    // What was stored is what the page computes with nothing to read …
+    await write(store.sql, raw`DELETE FROM derived_cache WHERE kind = 'overview'`);
+    memory().clear();
+    const page = await loadOverview(store.sql, { withoutDataset: true });
+    expect(page.groups.length).toBe(1);
+    expect(JSON.parse(stored.value)).toEqual(page.groups);
+    await flushDerived();
+    // … and the page reads it (a marker put in its place shows it was not computed again).
+    await write(
+      store.sql,
+      raw`UPDATE derived_cache SET value = ${JSON.stringify([{ group: "stored" }])} WHERE kind = 'overview'`,
+    );
+    memory().clear();
+    expect((await loadOverview(store.sql, { withoutDataset: true })).groups).toEqual([{ group: "stored" }]);
+
+    // A write to one of its runs makes the view missing again.
+    await write(store.sql, raw`UPDATE runs SET version = version + 1 WHERE id = ${a}`);
+    expect(await hasDerived(store.sql, all, "overview")).toBe(false);
+    await precomputeRunViews(store.sql, [a]);
+    expect(await precomputeExperimentViews(store.sql)).toBe(1);
+    expect(await hasDerived(store.sql, all, "overview")).toBe(true);
+    expect(await overviews()).toHaveLength(1); // replaced, not added
   });
 
   it("keeps a run's views through an upload of traces it has already (its version does not move)", async () => {
@@ -286,6 +343,33 @@ describe("views computed ahead, on real data (SQLite store)", () => {
     expect(all.map((u) => u.length).sort((a, b) => a - b)).toEqual([3, 60]);
     const savings = await Promise.all(ids.map((id) => getDirectiveSavings(store.sql, id)));
     expect(savings.filter((s) => s !== null).length).toBeGreaterThanOrEqual(1);
+
+    // The Experiments page's default views: the Spider-de run alone (the LiveSQLBench sample has no dataset here),
+    // and both runs with its "runs without a dataset" box ticked; each stored as the page computes it.
+    await flushDerived();
+    expect(await listExperimentRunIds(store.sql, {})).toHaveLength(1);
+    expect(await precomputeExperimentViews(store.sql)).toBe(2);
+    const kept = new Map(
+      (
+        await many(
+          store.sql,
+          qb(store.sql).selectFrom("derived_cache").select(["runs", "value"]).where("kind", "=", "overview"),
+        )
+      ).map((r) => [r.runs, r.value]),
+    );
+    expect(kept.size).toBe(2);
+    for (const filter of [{}, { withoutDataset: true }]) {
+      const runs = await listExperimentRunIds(store.sql, filter);
+      const value = kept.get([...runs].sort().join(","))!;
+      await write(store.sql, raw`DELETE FROM derived_cache WHERE kind = 'overview'`);
+      memory().clear();
+      const page = await loadOverview(store.sql, filter);
+      expect(JSON.parse(value), JSON.stringify(filter)).toEqual(page.groups);
+      await flushDerived();
+    }
+    const spider = (await loadOverview(store.sql, {})).groups;
+    expect(spider.map((g) => g.group)).toEqual(["spider-de"]);
+    expect(spider[0].cells.m["No Directives"].stats.questions).toBe(60);
   }, 60_000);
 
   it("stores a view this process already holds when the store lacks it (a page's write that failed)", async () => {

@@ -1,5 +1,5 @@
 /** The Experiments page's data, on either engine (lib/db/sql.ts). */
-import { cachedByRuns } from "./run-cache";
+import { cachedByRuns, type CacheMode } from "./run-cache";
 import type { Sql } from "@/lib/db/sql";
 import { sql as raw, type ExpressionBuilder } from "kysely";
 import { binary, many, qb, type Tables } from "@/lib/db/typed";
@@ -156,18 +156,26 @@ export async function getExperiment(sql: Sql, id: string): Promise<SavedExperime
 export async function loadOverview(
   sql: Sql,
   filter: OverviewFilter,
+  /** `"ahead"`: computed ahead of any page (lib/views/ahead.ts), stored before this returns. */
+  mode: CacheMode = "page",
 ): Promise<{ runIds: string[]; groups: OverviewGroup[] }> {
   const runIds = await listExperimentRunIds(sql, filter);
   // Memoised by the runs' versions: a warm view is served without its GROUP BYs and bootstraps (issue 21).
-  const groups = await cachedByRuns(sql, runIds, "overview", async () => {
-    const cells = (await listOverviewCells(sql, runIds)).map(({ runList, datasetId: _d, ...c }) => {
-      void _d;
-      return { ...c, runs: parseRunList(runList) };
-    });
-    const units = new Map<string, TraceUnit[]>();
-    for (const id of runIds) units.set(id, await loadTraceUnits(sql, id));
-    return buildOverview(cells, (id) => units.get(id) ?? []);
-  });
+  const groups = await cachedByRuns(
+    sql,
+    runIds,
+    "overview",
+    async () => {
+      const cells = (await listOverviewCells(sql, runIds)).map(({ runList, datasetId: _d, ...c }) => {
+        void _d;
+        return { ...c, runs: parseRunList(runList) };
+      });
+      const units = new Map<string, TraceUnit[]>();
+      for (const id of runIds) units.set(id, await loadTraceUnits(sql, id, mode));
+      return buildOverview(cells, (id) => units.get(id) ?? []);
+    },
+    mode,
+  );
   return { runIds, groups };
 }
 

@@ -58,18 +58,7 @@ export async function cachedByRuns<T>(
 ): Promise<T> {
   const ahead = mode === "ahead";
   const ids = [...new Set(runIds)].sort();
-  const stampNow = async (db: Sql) =>
-    derivedStamp(
-      ids.length
-        ? await many(
-            db,
-            qb(db)
-              .selectFrom("runs")
-              .select(["id", "version"])
-              .where((eb) => inJsonArray(db, eb, "id", ids)),
-          )
-        : [],
-    );
+  const stampNow = (db: Sql) => stampOf(db, ids);
   const stamp = await stampNow(sql);
   const runs = ids.join(",");
   const key = `${sql.name}\u0000${kind}\u0000${stamp}`;
@@ -123,6 +112,36 @@ export async function cachedByRuns<T>(
   remember(key, value);
   if (!waiting.has(key)) waiting.set(key, { timer: setTimeout(() => void store(), STORE_DELAY_MS).unref(), store });
   return value;
+}
+
+/** The stamp of these runs (sorted, distinct ids) as they are now in the store. */
+async function stampOf(db: Sql, ids: string[]): Promise<string> {
+  return derivedStamp(
+    ids.length
+      ? await many(
+          db,
+          qb(db)
+            .selectFrom("runs")
+            .select(["id", "version"])
+            .where((eb) => inJsonArray(db, eb, "id", ids)),
+        )
+      : [],
+  );
+}
+
+/** Whether the store holds `kind` derived from these runs as they are now, by this build (without reading it). */
+export async function hasDerived(sql: Sql, runIds: string[], kind: string): Promise<boolean> {
+  const ids = [...new Set(runIds)].sort();
+  const kept = await one(
+    sql,
+    qb(sql)
+      .selectFrom("derived_cache")
+      .select("kind")
+      .where("kind", "=", kind)
+      .where("runs", "=", ids.join(","))
+      .where("versions", "=", await stampOf(sql, ids)),
+  );
+  return kept !== undefined;
 }
 
 /**
