@@ -65,15 +65,7 @@ export async function cachedByRuns<T>(
   // Ahead, a value this process holds is stored all the same when the store lacks it (a page's write may be waiting
   // or may have failed): the views are computed ahead for the store, not for this process.
   if (cache.has(key) && !ahead) return remember(key, cache.get(key) as T);
-  const kept = await one(
-    sql,
-    qb(sql)
-      .selectFrom("derived_cache")
-      .select("value")
-      .where("kind", "=", kind)
-      .where("runs", "=", runs)
-      .where("versions", "=", stamp),
-  );
+  const kept = await one(sql, storedFor(sql, kind, runs, stamp).select("value"));
   if (kept) return ahead ? (JSON.parse(kept.value) as T) : remember(key, JSON.parse(kept.value) as T);
   const value = ahead && cache.has(key) ? (cache.get(key) as T) : await compute();
   const store = async () => {
@@ -132,16 +124,16 @@ async function stampOf(db: Sql, ids: string[]): Promise<string> {
 /** Whether the store holds `kind` derived from these runs as they are now, by this build (without reading it). */
 export async function hasDerived(sql: Sql, runIds: string[], kind: string): Promise<boolean> {
   const ids = [...new Set(runIds)].sort();
-  const kept = await one(
-    sql,
-    qb(sql)
-      .selectFrom("derived_cache")
-      .select("kind")
-      .where("kind", "=", kind)
-      .where("runs", "=", ids.join(","))
-      .where("versions", "=", await stampOf(sql, ids)),
-  );
-  return kept !== undefined;
+  return (await one(sql, storedFor(sql, kind, ids.join(","), await stampOf(sql, ids)).select("kind"))) !== undefined;
+}
+
+/** The store's row of `kind` for these runs (ids sorted, joined by commas) under this stamp. */
+function storedFor(db: Sql, kind: string, runs: string, stamp: string) {
+  return qb(db)
+    .selectFrom("derived_cache")
+    .where("kind", "=", kind)
+    .where("runs", "=", runs)
+    .where("versions", "=", stamp);
 }
 
 /**
