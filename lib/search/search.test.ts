@@ -217,13 +217,17 @@ describe("full-text search", () => {
     expect((await searchTraces(asSql(sqlite), 'list_tables run:"from the cli"')).total).toBe(0);
   });
 
-  it("keeps FTS5's automerge at 16 (migration 0023), and stays whole and exact through many small indexings and deletes", async () => {
+  it("keeps FTS5's automerge and crisis merge at 32 (migrations 0023, 0024), and stays whole and exact through many small indexings and deletes", async () => {
     const small = tempDb();
     try {
       const db = small.db.$client;
-      // The migration's setting, stored with the index (FTS5's default is 4: a third of the build was merging).
-      expect(db.prepare("SELECT v FROM search_docs_config WHERE k = 'automerge'").get()).toEqual({ v: 16 });
-      // Each sync below is a transaction of its own, so a segment of its own: 48 of them, every sixth run deleted.
+      // The migrations' settings, stored with the index (FTS5's defaults are 4 and 16: merging was a third of a build).
+      expect(db.prepare("SELECT k, v FROM search_docs_config WHERE k LIKE '%merge' ORDER BY k").all()).toEqual([
+        { k: "automerge", v: 32 },
+        { k: "crisismerge", v: 32 },
+      ]);
+      // Each sync below is a transaction of its own, so a segment of its own: 48 of them (more than a level holds
+      // before it is merged), every sixth run deleted.
       const runs: { id: string; word: string }[] = [];
       for (let k = 0; k < 48; k++) {
         const word = `segword${k}`;
@@ -249,8 +253,8 @@ describe("full-text search", () => {
   });
 });
 
-describe("migration 0023 on a store indexed before it", () => {
-  it("changes how the index merges, not what it holds: real traces indexed before and after are all found", async () => {
+describe("migrations 0023 and 0024 on a store indexed before them", () => {
+  it("change how the index merges, not what it holds: real traces indexed before and after are all found", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "metron-store-"));
     // The migrations up to 0022, as a store of yesterday's Metron has them.
     const before = foldersBefore(path.resolve("drizzle"), "0023_search_automerge");
@@ -261,8 +265,8 @@ describe("migration 0023 on a store indexed before it", () => {
         const { migrate } = await import("drizzle-orm/better-sqlite3/migrator");
         migrate(drizzle(conn), { migrationsFolder: before });
         const sql = asSql(conn);
-        const automerge = () => conn.prepare("SELECT v FROM search_docs_config WHERE k = 'automerge'").get();
-        expect(automerge()).toBeUndefined(); // FTS5's default (4)
+        const merges = () => conn.prepare("SELECT k, v FROM search_docs_config WHERE k LIKE '%merge' ORDER BY k").all();
+        expect(merges()).toEqual([]); // FTS5's defaults (4 and 16)
         // Real files: a LiveSQLBench agent sample before the upgrade, a Claude Code session after it.
         await ingestFile(sql, sharedData("traces", "livesqlbench-adk", "single_turn_samples.json"));
         const first = await syncSearchIndex(sql);
@@ -271,7 +275,10 @@ describe("migration 0023 on a store indexed before it", () => {
         const found = (await searchTraces(sql, word)).total;
         expect(found).toBeGreaterThan(0);
         migrate(drizzle(conn), { migrationsFolder: path.resolve("drizzle") });
-        expect(automerge()).toEqual({ v: 16 });
+        expect(merges()).toEqual([
+          { k: "automerge", v: 32 },
+          { k: "crisismerge", v: 32 },
+        ]);
         expect((await searchTraces(sql, word)).total).toBe(found); // the documents indexed before are kept
         await ingestFile(sql, sharedData("traces", "claude-code", "session_b.jsonl"));
         expect((await syncSearchIndex(sql)).pending).toBe(0);
