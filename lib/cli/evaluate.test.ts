@@ -54,7 +54,7 @@ describe("metron ingest's report in words (issue 30)", () => {
     // The run's views computed ahead (issue 36), stamped as the server built from these sources stamps its own.
     // With the Experiments page's view of the runs without a dataset, which pools this run (no run has a dataset).
     expect(r.out).toMatch(
-      /computed the views of 1 run\(s\) ahead in [\d.]+ s \(their pages read them; with 1 of the Experiments page\)/,
+      /computed the views of 1 run\(s\) ahead in [\d.]+ s, and 1 view\(s\) of the Experiments page \(their pages read them\)/,
     );
     const stamp = codeStamp(ROOT);
     expect(readFileSync(path.join(ROOT, "dist", "cli", "code-stamp"), "utf8")).toBe(stamp);

@@ -1,5 +1,5 @@
 import type { Sql } from "@/lib/db/sql";
-import { precomputeExperimentViews, precomputeRunViews, runsWithoutViews } from "@/lib/views/ahead";
+import { precomputeExperimentViews, precomputeRunViews, runsWithoutViews, viewsAheadSaid } from "@/lib/views/ahead";
 
 /**
  * After a command that wrote runs (`"all"`: every run of the store, after an import): their pages' views computed
@@ -26,8 +26,5 @@ export async function computeViewsAhead(sql: Sql, runIds: string[] | "all", quie
     );
     return;
   }
-  if ((done || views) && !quiet)
-    console.log(
-      `computed the views of ${done} run(s) ahead in ${((performance.now() - started) / 1000).toFixed(1)} s (their pages read them${views ? `; with ${views} of the Experiments page` : ""})`,
-    );
+  if ((done || views) && !quiet) console.log(`${viewsAheadSaid(done, views, started)} (their pages read them)`);
 }

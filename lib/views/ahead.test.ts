@@ -147,6 +147,26 @@ describe.each(ENGINES)("views computed ahead (%s store)", (engine) => {
     expect(await precomputeExperimentViews(store.sql)).toBe(1);
     expect(await hasDerived(store.sql, all, "overview")).toBe(true);
     expect(await overviews()).toHaveLength(1); // replaced, not added
+
+    // The server's pass when only the Experiments view is missing computes it, and says so in those words.
+    await write(store.sql, raw`DELETE FROM derived_cache WHERE kind = 'overview'`);
+    const state = () => (globalThis as unknown as { metronViewsAhead?: { running?: boolean } }).metronViewsAhead;
+    await vi.waitFor(() => expect(state()?.running ?? false).toBe(false), { timeout: 10_000 });
+    const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
+    try {
+      viewsInBackground(() => store.open());
+      await vi.waitFor(
+        () =>
+          expect(log.mock.calls.flat().join("\n")).toMatch(
+            /^metron: computed 1 view\(s\) of the Experiments page ahead in [\d.]+ s$/m,
+          ),
+        { timeout: 10_000 },
+      );
+      await vi.waitFor(() => expect(state()?.running ?? false).toBe(false), { timeout: 10_000 });
+    } finally {
+      log.mockRestore();
+    }
+    expect(await hasDerived(store.sql, all, "overview")).toBe(true);
   });
 
   it("keeps a run's views through an upload of traces it has already (its version does not move)", async () => {

@@ -85,9 +85,21 @@ export async function precomputeExperimentViews(sql: Sql): Promise<number> {
     const runIds = await listExperimentRunIds(sql, filter);
     if (!runIds.length || (await hasDerived(sql, runIds, "overview"))) continue;
     await loadOverview(sql, filter, "ahead");
-    done++;
+    // Counted once stored: a value JSON cannot carry exactly is kept in memory only, and its page computes it.
+    if (await hasDerived(sql, runIds, "overview")) done++;
   }
   return done;
+}
+
+/**
+ * What a pass ahead computed, in words: "computed the views of N run(s) ahead in S s", then ", and K view(s) of the
+ * Experiments page" when it computed some; "computed K view(s) of the Experiments page ahead in S s" when no run's.
+ */
+export function viewsAheadSaid(runs: number, experimentViews: number, startedMs: number): string {
+  const took = `ahead in ${((performance.now() - startedMs) / 1000).toFixed(1)} s`;
+  const pages = `${experimentViews} view(s) of the Experiments page`;
+  if (!runs) return `computed ${pages} ${took}`;
+  return `computed the views of ${runs} run(s) ${took}${experimentViews ? `, and ${pages}` : ""}`;
 }
 
 const bg = globalThis as unknown as { metronViewsAhead?: { running?: boolean; again?: boolean } };
@@ -116,10 +128,7 @@ export function viewsInBackground(openStore: () => Sql | Promise<Sql>, delayMs =
           const runs = await runsWithoutViews(sql);
           const done = await precomputeRunViews(sql, runs, { pauseMs: 20 });
           const views = await precomputeExperimentViews(sql);
-          if (done || views)
-            console.log(
-              `metron: computed the views of ${done} run(s) ahead in ${((performance.now() - started) / 1000).toFixed(1)} s${views ? ` (with ${views} of the Experiments page)` : ""}`,
-            );
+          if (done || views) console.log(`metron: ${viewsAheadSaid(done, views, started)}`);
         } while (state.again);
       } catch (e) {
         console.error(`metron: computing runs' views ahead: ${(e as Error).message}`);
