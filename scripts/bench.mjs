@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // `npm run bench -- <name> [options]`: speed and memory benchmarks, figures printed from one run.
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { register } from "tsx/esm/api";
+import { ensureInstalled, root } from "./shell.mjs";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+// A fresh clone has no node_modules: install as `npm run up` and `npm test` do, before loading tsx from it.
+ensureInstalled();
+const { register } = await import("tsx/esm/api");
 process.env.METRON_MIGRATIONS ??= path.join(root, "drizzle");
 // PostgreSQL's migrations too: a `metron mcp` a harness starts in a folder of its own must find them (issue 31).
 process.env.METRON_MIGRATIONS_PG ??= path.join(root, "drizzle-pg");
