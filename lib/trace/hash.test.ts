@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
-import { canonicalJson, serializeTrace } from "./hash";
+import { canonicalJson, runIdOf, serializeTrace } from "./hash";
 import type { Trace } from "./types";
 
 /** The definition: keys sorted at every level, built piece by piece (canonicalJson may take a faster path). */
@@ -107,5 +107,17 @@ describe("a trace's id", () => {
     // Pinned: a change to the canonical form would give every stored trace a new id (its duplicates would be stored
     // again). This is the id the code before 2026-12-03 gave (one hash update per step), and the one-call hash gives.
     expect(id).toBe("38ec44ce2d47205527b7f9ecade40a75b51760450864599d2f36de8b5285641a");
+  });
+});
+
+describe("a run's id", () => {
+  it("is the first 16 hex digits of the SHA-256 of [name, system, model], the same when asked again", () => {
+    const runs = Array.from({ length: 1500 }, (_, i) => ({ name: `run ${i % 1200}`, system: "ReAct", model: "m" }));
+    const expected = (r: (typeof runs)[number]) =>
+      createHash("sha256").update(JSON.stringify([r.name, r.system, r.model])).digest("hex").slice(0, 16);
+    // Past the memo's 1,000 entries and back: every id is still the definition's.
+    for (const r of [...runs, ...runs]) expect(runIdOf(r)).toBe(expected(r));
+    expect(runIdOf({ name: "a", system: "b", model: "c" })).toBe("fa1844c2988ad15a"); // pinned: stores hold these ids
+    expect(runIdOf({ name: "a", system: "bc", model: "" })).not.toBe(runIdOf({ name: "ab", system: "c", model: "" }));
   });
 });

@@ -110,10 +110,17 @@ export function hashTrace(trace: Trace): string {
   return serializeTrace(trace).id;
 }
 
+/** Run ids already computed: an upload's traces name a few runs, and a hash per trace was 1 % of the ingest worker. */
+const runIds = new Map<string, string>();
+
 /** A run's id is stable across stores and re-ingests: it derives from its name, system and model. */
 export function runIdOf(run: { name: string; system: string; model: string }): string {
-  return createHash("sha256")
-    .update(JSON.stringify([run.name, run.system, run.model]))
-    .digest("hex")
-    .slice(0, 16);
+  const key = JSON.stringify([run.name, run.system, run.model]);
+  let id = runIds.get(key);
+  if (id === undefined) {
+    id = createHash("sha256").update(key).digest("hex").slice(0, 16);
+    if (runIds.size >= 1000) runIds.clear();
+    runIds.set(key, id);
+  }
+  return id;
 }
