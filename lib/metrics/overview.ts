@@ -43,7 +43,20 @@ export function parseRunList(list: string | null): CellInput["runs"] {
     });
 }
 
-export function buildOverview(cellsIn: CellInput[], unitsOf: (runId: string) => TraceUnit[]): OverviewGroup[] {
+/** A cell's figures: its runs' traces pooled (a question's traces from several runs are samples of that question). */
+export function cellStats(cell: Pick<CellInput, "runs">, unitsOf: (runId: string) => TraceUnit[]): RunStats {
+  return runStats(cell.runs.flatMap((r) => unitsOf(r.id)));
+}
+
+/**
+ * The groups of a view. `stats` holds cells' figures computed beforehand (`cellStats`: a caller that computes them one
+ * cell per turn of the event loop, lib/db/queries/overview.ts); a cell missing from it is computed here.
+ */
+export function buildOverview(
+  cellsIn: CellInput[],
+  unitsOf: (runId: string) => TraceUnit[],
+  stats: ReadonlyMap<CellInput, RunStats> = new Map(),
+): OverviewGroup[] {
   const groups = new Map<string, CellInput[]>();
   for (const c of cellsIn) {
     const list = groups.get(c.group);
@@ -57,7 +70,7 @@ export function buildOverview(cellsIn: CellInput[], unitsOf: (runId: string) => 
     for (const c of list) {
       const { group: _g, model, system, runs, ...aggregates } = c;
       void _g;
-      (cells[model] ??= {})[system] = { runs, stats: runStats(runs.flatMap((r) => unitsOf(r.id))), aggregates };
+      (cells[model] ??= {})[system] = { runs, stats: stats.get(c) ?? cellStats(c, unitsOf), aggregates };
     }
     const present = models
       .flatMap((m) => systems.map((s) => ({ model: m, system: s, cell: cells[m]?.[s] })))

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { ingestStream } from "@/lib/ingest/ingest";
 import { chunksOf } from "@/lib/testing/db";
 import { ENGINES, useEngineStore } from "@/lib/testing/engines";
-import { loadOverview } from "./overview";
+import { cellsOf, listOverviewCells, loadOverview } from "./overview";
+import { many, qb } from "@/lib/db/typed";
 
 const line = (q: string, correct: boolean) =>
   JSON.stringify({
@@ -26,5 +27,55 @@ describe.each(ENGINES)("the Experiments overview, memoised by its runs' versions
     const second = await loadOverview(store.sql, { withoutDataset: true });
     expect(second.groups).not.toBe(first.groups);
     expect(ex(second)).toBe(0.5);
+  });
+});
+
+describe.each(ENGINES)("the Experiments cells, one per turn of the event loop (%s store)", (engine) => {
+  // Groups whose names order differently by UTF-16 unit and by code point ("😀" is U+1F600, after U+FFFD).
+  const benchmarks = ["zeta", "Alpha", "\uFFFDx", "😀bench", "émile"];
+  const store = useEngineStore(engine, async (s) => {
+    const lines = benchmarks.flatMap((benchmark, i) =>
+      ["B", "a"].flatMap((system) =>
+        ["m2", "m1"].map(
+          (model) =>
+            JSON.stringify({
+              run: { name: `r ${i} ${system} ${model}`, system, model, benchmark },
+              question: { id: `q${i}` },
+              steps: [{ type: "tool_call", tool: "list_tables", result: "t" }],
+              outcome: { correct: (i + system.length) % 2 === 0 },
+            }) + "\n",
+        ),
+      ),
+    );
+    // A second run in one cell: a cell pools its runs.
+    lines.push(lines[0].replace('"r 0 B m2"', '"r 0 B m2 again"').replace('"q0"', '"q9"'));
+    await ingestStream(s.sql, chunksOf(lines.join("")));
+  });
+
+  it("gives what one statement over every run gives, in the same order, letting requests in between cells", async () => {
+    const ids = (await many(store.sql, qb(store.sql).selectFrom("runs").select("id"))).map((r) => r.id);
+    expect(ids).toHaveLength(21);
+    let turns = 0;
+    let ticking = true;
+    const tick = () => {
+      if (!ticking) return;
+      turns++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    const cells = await listOverviewCells(store.sql, ids);
+    ticking = false;
+    expect(cells).toHaveLength(20);
+    expect(cells).toEqual(await cellsOf(store.sql, ids));
+    expect(cells.map((c) => c.group).filter((g, i, all) => all.indexOf(g) === i)).toEqual([
+      "Alpha",
+      "zeta",
+      "émile",
+      "\uFFFDx",
+      "😀bench",
+    ]);
+    expect(cells.find((c) => c.runList.includes("again"))?.traces).toBe(2);
+    // The event loop turned between the cells (on SQLite every statement runs synchronously: without the turns, none).
+    expect(turns).toBeGreaterThanOrEqual(19);
   });
 });

@@ -56,6 +56,40 @@ describe.each(ENGINES)("the derived cache (%s store)", (engine) => {
     });
   });
 
+  it("shares one computation between requests that ask for the same view while it is under way", async () => {
+    const [a, b] = await runIds();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const compute = vi.fn(async () => {
+      await gate; // under way: a second request arrives meanwhile
+      return { n: 3 };
+    });
+    const first = cachedByRuns(store.sql, [a, b], "shared-view", compute);
+    const ahead = cachedByRuns(store.sql, [b, a], "shared-view", compute, "ahead");
+    await vi.waitFor(() => expect(compute).toHaveBeenCalledTimes(1));
+    release();
+    expect(await first).toEqual({ n: 3 });
+    expect(await ahead).toEqual({ n: 3 });
+    expect(compute).toHaveBeenCalledTimes(1);
+    // Once done, nothing is left under way: another version computes again.
+    await write(store.sql, raw`UPDATE runs SET version = version + 1 WHERE id = ${a}`);
+    await cachedByRuns(store.sql, [a, b], "shared-view", compute);
+    expect(compute).toHaveBeenCalledTimes(2);
+    // A computation that fails fails every request that waited for it, and the next request tries again.
+    const failing = vi.fn(async () => {
+      await new Promise((r) => setImmediate(r));
+      throw new Error("no");
+    });
+    await write(store.sql, raw`UPDATE runs SET version = version + 1 WHERE id = ${b}`);
+    const both = [
+      cachedByRuns(store.sql, [a, b], "shared-view", failing),
+      cachedByRuns(store.sql, [a, b], "shared-view", failing),
+    ];
+    for (const p of both) await expect(p).rejects.toThrow("no");
+    expect(failing).toHaveBeenCalledTimes(1);
+    expect(await cachedByRuns(store.sql, [a, b], "shared-view", compute)).toEqual({ n: 3 });
+  });
+
   it("computes again under a new build, and keeps what JSON cannot carry in memory only", async () => {
     const [a] = await runIds();
     const compute = vi.fn(async () => ({ share: 1 }));

@@ -14,8 +14,27 @@ import { inJsonArray } from "@/lib/db/typed-sql";
 
 const LIMIT = 64;
 const STORED_MAX_CHARS = 16 * 1024 * 1024;
-const g = globalThis as unknown as { metronRunCache?: Map<string, unknown> };
+const g = globalThis as unknown as {
+  metronRunCache?: Map<string, unknown>;
+  metronRunCacheComputing?: Map<string, Promise<unknown>>;
+};
 const cache = (g.metronRunCache ??= new Map());
+/**
+ * Computations under way, by key: a request that asks for a view being computed (a second first request, a page
+ * during the pass ahead) waits for that computation instead of starting its own. Computing a large view gives the
+ * event loop its turns (lib/db/queries/overview.ts), so requests do arrive meanwhile.
+ */
+const computing = (g.metronRunCacheComputing ??= new Map());
+
+/** `compute()`, or the same computation already under way for `key`. */
+function computeOnce<T>(key: string, compute: () => Promise<T>): Promise<T> {
+  let pending = computing.get(key) as Promise<T> | undefined;
+  if (!pending) {
+    pending = compute().finally(() => computing.delete(key));
+    computing.set(key, pending);
+  }
+  return pending;
+}
 /** Values waiting to be stored (a page's, after STORE_DELAY_MS), by key: `flushDerived` stores them at once. */
 const waiting = new Map<string, { timer: NodeJS.Timeout; store: () => Promise<void> }>();
 const STORE_DELAY_MS = 250;
@@ -67,7 +86,7 @@ export async function cachedByRuns<T>(
   if (cache.has(key) && !ahead) return remember(key, cache.get(key) as T);
   const kept = await one(sql, storedFor(sql, kind, runs, stamp).select("value"));
   if (kept) return ahead ? (JSON.parse(kept.value) as T) : remember(key, JSON.parse(kept.value) as T);
-  const value = ahead && cache.has(key) ? (cache.get(key) as T) : await compute();
+  const value = ahead && cache.has(key) ? (cache.get(key) as T) : await computeOnce(key, compute);
   const store = async () => {
     clearTimeout(waiting.get(key)?.timer); // stored now: a page's write waiting for the same key is not needed
     waiting.delete(key);
