@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ingestStream } from "@/lib/ingest/ingest";
 import { chunksOf } from "@/lib/testing/db";
 import { ENGINES, useEngineStore } from "@/lib/testing/engines";
-import { cellsOf, listOverviewCells, loadOverview } from "./overview";
+import { cellsInOneStatement, listOverviewCells, loadOverview } from "./overview";
 import { many, qb } from "@/lib/db/typed";
 
 const line = (q: string, correct: boolean) =>
@@ -66,7 +66,7 @@ describe.each(ENGINES)("the Experiments cells, one per turn of the event loop (%
     const cells = await listOverviewCells(store.sql, ids);
     ticking = false;
     expect(cells).toHaveLength(20);
-    expect(cells).toEqual(await cellsOf(store.sql, ids));
+    expect(cells).toEqual(await cellsInOneStatement(store.sql, ids));
     expect(cells.map((c) => c.group).filter((g, i, all) => all.indexOf(g) === i)).toEqual([
       "Alpha",
       "zeta",

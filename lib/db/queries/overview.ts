@@ -89,10 +89,10 @@ export async function listOverviewCells(sql: Sql, runIds: string[]): Promise<Ove
     if (list) list.push(r.id);
     else cells.set(key, [r.id]);
   }
-  if (cells.size <= 1) return cellsOf(sql, runIds);
+  if (cells.size <= 1) return cellsInOneStatement(sql, runIds);
   const rows: OverviewCellRow[] = [];
   for (const ids of cells.values()) {
-    rows.push(...(await cellsOf(sql, ids)));
+    rows.push(...(await cellsInOneStatement(sql, ids)));
     await nextTurn();
   }
   return rows.sort(
@@ -106,7 +106,7 @@ function byCodePoint(a: string, b: string): number {
 }
 
 /** The cells of these runs in one statement (`listOverviewCells` asks for one cell at a time). */
-export async function cellsOf(sql: Sql, runIds: string[]): Promise<OverviewCellRow[]> {
+export async function cellsInOneStatement(sql: Sql, runIds: string[]): Promise<OverviewCellRow[]> {
   const q = qb(sql);
   const chr = (n: number) =>
     sql.dialect === "postgres" ? raw<string>`chr(${raw.lit(n)})` : raw<string>`char(${raw.lit(n)})`;
