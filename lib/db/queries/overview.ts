@@ -9,6 +9,7 @@ import type { RunStats, TraceUnit } from "@/lib/metrics/run-units";
 import { buildOverview, cellStats, parseRunList, type OverviewGroup } from "@/lib/metrics/overview";
 import { runAggregateColumns } from "@/lib/db/run-aggregates";
 import { loadTraceUnits } from "./units";
+import { manyAside } from "@/lib/db/read-aside";
 
 /** The event loop's next turn: requests that arrived meanwhile are answered before the work goes on. */
 const nextTurn = () => new Promise((r) => setImmediate(r));
@@ -69,9 +70,9 @@ export async function listExperimentRunIds(sql: Sql, filter: OverviewFilter): Pr
 
 /**
  * The cells of a view: every (dataset, model, system) with the runs it pools and aggregates over all their traces,
- * ordered by dataset, model and system (code points). One cell's aggregates per turn of the event loop: over every
- * run of a 1M-trace store the one GROUP BY took 2.5 s, during which the server answered no request; a cell's takes
- * its share.
+ * ordered by dataset, model and system (code points). One cell's aggregates per statement, read aside (on SQLite
+ * in a worker's connection, lib/db/read-aside.ts), with a turn of the event loop between cells: over every run of a
+ * 1M-trace store the one GROUP BY took 2.5 s on the server's thread, during which it answered no request.
  */
 export async function listOverviewCells(sql: Sql, runIds: string[]): Promise<OverviewCellRow[]> {
   if (runIds.length === 0) return [];
@@ -121,7 +122,8 @@ export async function cellsInOneStatement(sql: Sql, runIds: string[]): Promise<O
   /** A pooled run as `id\u0001name\u0001simulated`. */
   const entry = (eb: ExpressionBuilder<Pooled & { x: Pooled["pooled"] }, "x">) =>
     raw<string>`${eb.ref("x.id")} || ${chr(1)} || ${eb.ref("x.name")} || ${chr(1)} || ${eb.fn.coalesce(jsonValue(sql, eb, "x.config", "simulated"), raw.lit(0))}`;
-  const rows = await many(
+  // Read aside: on SQLite a worker's connection runs it, and the server answers other requests meanwhile.
+  const rows = await manyAside(
     sql,
     pooled
       .selectFrom("pooled as p")
