@@ -115,10 +115,16 @@ function startAside(file: string): Aside {
   return aside;
 }
 
+/** Whether `manyAside` runs a statement on this store aside (a SQLite file, outside a transaction, its worker alive). */
+export function readsAside(sql: Sql): boolean {
+  const db = sql.connection;
+  return Boolean(db && !db.memory && db.name && !db.inTransaction && !failed.has(db.name));
+}
+
 /** The rows of a built read-only query, read aside where it can be (see the header), else as `many` reads them. */
 export async function manyAside<R>(sql: Sql, query: Query<R>): Promise<R[]> {
   const db = sql.connection;
-  if (!db || db.memory || !db.name || db.inTransaction || failed.has(db.name)) return many(sql, query);
+  if (!db || !readsAside(sql)) return many(sql, query);
   let aside = workers.get(db.name);
   if (!aside) {
     try {

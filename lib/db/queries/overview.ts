@@ -9,7 +9,7 @@ import type { RunStats, TraceUnit } from "@/lib/metrics/run-units";
 import { buildOverview, cellStats, parseRunList, type OverviewGroup } from "@/lib/metrics/overview";
 import { runAggregateColumns } from "@/lib/db/run-aggregates";
 import { loadTraceUnits } from "./units";
-import { manyAside } from "@/lib/db/read-aside";
+import { manyAside, readsAside } from "@/lib/db/read-aside";
 
 /** The event loop's next turn: requests that arrived meanwhile are answered before the work goes on. */
 const nextTurn = () => new Promise((r) => setImmediate(r));
@@ -70,12 +70,15 @@ export async function listExperimentRunIds(sql: Sql, filter: OverviewFilter): Pr
 
 /**
  * The cells of a view: every (dataset, model, system) with the runs it pools and aggregates over all their traces,
- * ordered by dataset, model and system (code points). One cell's aggregates per statement, read aside (on SQLite
- * in a worker's connection, lib/db/read-aside.ts), with a turn of the event loop between cells: over every run of a
- * 1M-trace store the one GROUP BY took 2.5 s on the server's thread, during which it answered no request.
+ * ordered by dataset, model and system (code points). Over every run of a 1M-trace store the one GROUP BY took 2.5 s
+ * on the server's thread, during which it answered no request: on SQLite it is read aside (a worker's connection,
+ * lib/db/read-aside.ts), and where it cannot be (inside a transaction, an in-memory store, a worker that failed) one
+ * cell's aggregates per statement, with a turn of the event loop between cells.
  */
 export async function listOverviewCells(sql: Sql, runIds: string[]): Promise<OverviewCellRow[]> {
   if (runIds.length === 0) return [];
+  // One statement (one snapshot of every cell) where it does not hold the event loop: read aside, or PostgreSQL's.
+  if (sql.dialect === "postgres" || readsAside(sql)) return cellsInOneStatement(sql, runIds);
   const runs = await many(
     sql,
     qb(sql)
