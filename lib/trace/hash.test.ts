@@ -114,7 +114,10 @@ describe("a run's id", () => {
   it("is the first 16 hex digits of the SHA-256 of [name, system, model], the same when asked again", () => {
     const runs = Array.from({ length: 1500 }, (_, i) => ({ name: `run ${i % 1200}`, system: "ReAct", model: "m" }));
     const expected = (r: (typeof runs)[number]) =>
-      createHash("sha256").update(JSON.stringify([r.name, r.system, r.model])).digest("hex").slice(0, 16);
+      createHash("sha256")
+        .update(JSON.stringify([r.name, r.system, r.model]))
+        .digest("hex")
+        .slice(0, 16);
     // Past the memo's 1,000 entries and back: every id is still the definition's.
     for (const r of [...runs, ...runs]) expect(runIdOf(r)).toBe(expected(r));
     expect(runIdOf({ name: "a", system: "b", model: "c" })).toBe("fa1844c2988ad15a"); // pinned: stores hold these ids
