@@ -74,13 +74,17 @@ function startAside(file: string): Aside {
       file,
     },
   });
-  worker.unref();
   const waiting = new Map<number, { resolve: (rows: unknown[]) => void; reject: (e: Error) => void }>();
   let next = 0;
   let idle: NodeJS.Timeout | null = null;
+  // An awaited statement keeps the process alive until it is answered; an idle worker never does (a `metron` command
+  // exits when its work is done: with the worker left referenced, `metron evaluate` did not exit).
   const settle = () => {
     if (idle) clearTimeout(idle);
-    idle = waiting.size ? null : setTimeout(() => void worker.terminate(), IDLE_MS).unref();
+    idle = null;
+    if (waiting.size) return;
+    worker.unref();
+    idle = setTimeout(() => void worker.terminate(), IDLE_MS).unref();
   };
   const gone = (e: Error) => {
     if (workers.get(file) === aside) workers.delete(file);
@@ -107,6 +111,7 @@ function startAside(file: string): Aside {
       new Promise<unknown[]>((resolve, reject) => {
         const n = next++;
         waiting.set(n, { resolve, reject });
+        if (waiting.size === 1) worker.ref();
         settle();
         worker.postMessage({ n, text, params: params.map((p) => (typeof p === "boolean" ? (p ? 1 : 0) : p)) });
       }),
