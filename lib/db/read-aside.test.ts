@@ -9,6 +9,7 @@ import { ingestStream } from "@/lib/ingest/ingest";
 import { chunksOf, tempDb } from "@/lib/testing/db";
 import { ENGINES, useEngineStore } from "@/lib/testing/engines";
 import { jsonl, makeTraceLine } from "@/lib/testing/factories";
+import { openConnection } from "./client";
 import { manyAside } from "./read-aside";
 import { many, qb, raw, write } from "./typed";
 
@@ -87,6 +88,41 @@ describe("the reader aside of a SQLite store file", () => {
     // The same statement on the store's own connection holds the event loop throughout.
     const inThread = await turnsDuring(() => many(t.sql, counting(2_000_000)));
     expect(inThread.turns).toBe(0);
+  });
+
+  it("waits for a lock another connection holds up to METRON_BUSY_TIMEOUT_MS, as the store's connections do", async () => {
+    /** A store whose file another connection holds for itself for `ms` (as a checkpoint that truncates the log does,
+     * for a moment), then lets go without committing. It can while no other connection has the file open. */
+    const heldFor = async (ms: number) => {
+      const t = tempDb();
+      after(t);
+      await ingestStream(t.sql, chunksOf(jsonl(makeTraceLine({ run: { name: "kept", system: "s", model: "m" } }))));
+      t.db.$client.close();
+      const holder = openConnection(t.file);
+      holder.pragma("locking_mode = EXCLUSIVE");
+      holder.exec("BEGIN EXCLUSIVE");
+      holder.exec("UPDATE runs SET name = 'not committed'");
+      setTimeout(() => holder.close(), ms);
+      return t;
+    };
+    const before = process.env.METRON_BUSY_TIMEOUT_MS;
+    try {
+      process.env.METRON_BUSY_TIMEOUT_MS = "3000";
+      const waited = await heldFor(300);
+      const started = performance.now();
+      const rows = await manyAside(waited.sql, qb(waited.sql).selectFrom("runs").select("name"));
+      expect(rows.map((r) => r.name)).toEqual(["kept"]);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(250);
+      // Past the setting, the statement fails as the store's own connection's would (better-sqlite3 alone waits 5 s).
+      process.env.METRON_BUSY_TIMEOUT_MS = "100";
+      const gaveUp = await heldFor(1500);
+      await expect(manyAside(gaveUp.sql, qb(gaveUp.sql).selectFrom("runs").select("name"))).rejects.toThrow(
+        /database is locked/,
+      );
+    } finally {
+      if (before === undefined) delete process.env.METRON_BUSY_TIMEOUT_MS;
+      else process.env.METRON_BUSY_TIMEOUT_MS = before;
+    }
   });
 
   it("reads the file now at the store's path when another took its place (a store restored or replaced)", async () => {

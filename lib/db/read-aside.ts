@@ -14,6 +14,7 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
+import { positiveNumber } from "@/lib/config/env";
 import type { Param, Sql } from "./sql";
 import { compile, many, type Query } from "./typed";
 
@@ -34,6 +35,7 @@ parentPort.on("message", (m) => {
     if (id !== opened) {
       if (db) db.close();
       db = new Database(workerData.file, { readonly: true, fileMustExist: true });
+      db.pragma("busy_timeout = " + workerData.busyTimeoutMs);
       opened = id;
       statements = new Map();
     }
@@ -72,6 +74,9 @@ function startAside(file: string): Aside {
       // worker started again after its idle time faulted a map's pages in anew, and the Experiments views of a
       // 200k-trace store took 1.7–2.3 s instead of 1.3–1.5 s.
       file,
+      // As the store's other connections wait (lib/db/client.ts): a reader meets a lock now and then in WAL mode (a
+      // checkpoint that truncates the log, the log's recovery after a crash), and without a wait it failed the page.
+      busyTimeoutMs: positiveNumber("METRON_BUSY_TIMEOUT_MS", 300_000),
     },
   });
   const waiting = new Map<number, { resolve: (rows: unknown[]) => void; reject: (e: Error) => void }>();
