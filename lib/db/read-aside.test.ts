@@ -7,28 +7,12 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ingestStream } from "@/lib/ingest/ingest";
 import { chunksOf, tempDb } from "@/lib/testing/db";
+import { turnsDuring } from "@/lib/testing/event-loop";
 import { ENGINES, useEngineStore } from "@/lib/testing/engines";
 import { jsonl, makeTraceLine } from "@/lib/testing/factories";
 import { openConnection } from "./client";
 import { manyAside } from "./read-aside";
 import { many, qb, raw, write } from "./typed";
-
-/** How many times the event loop turned while `work` ran. */
-async function turnsDuring<T>(work: () => Promise<T>): Promise<{ value: T; turns: number }> {
-  let turns = 0;
-  let on = true;
-  const tick = () => {
-    if (!on) return;
-    turns++;
-    setImmediate(tick);
-  };
-  setImmediate(tick);
-  try {
-    return { value: await work(), turns };
-  } finally {
-    on = false;
-  }
-}
 
 /** A statement that takes a while: SQLite counts to `n`. */
 const counting = (n: number) =>

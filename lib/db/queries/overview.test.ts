@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ingestStream } from "@/lib/ingest/ingest";
 import { chunksOf } from "@/lib/testing/db";
+import { turnsDuring } from "@/lib/testing/event-loop";
 import { ENGINES, useEngineStore } from "@/lib/testing/engines";
 import { cellsInOneStatement, listOverviewCells, loadOverview } from "./overview";
 import { many, qb } from "@/lib/db/typed";
@@ -69,25 +70,10 @@ describe.each(ENGINES)("the Experiments cells, one per turn of the event loop (%
     expect(await listOverviewCells(store.sql, ids)).toEqual(expected);
     // Inside one, SQLite reads on the transaction's own connection: a statement per cell, the event loop turning
     // between them (its statements run synchronously: without the turns, it would not turn at all).
-    let turns = 0;
-    let ticking = true;
-    const tick = () => {
-      if (!ticking) return;
-      turns++;
-      setImmediate(tick);
-    };
-    const inside = await store.sql.transaction(
-      async (tx) => {
-        setImmediate(tick);
-        try {
-          return await listOverviewCells(tx, ids);
-        } finally {
-          ticking = false;
-        }
-      },
-      { readOnly: true },
-    );
-    expect(inside).toEqual(expected);
-    if (engine === "SQLite") expect(turns).toBeGreaterThanOrEqual(19);
+    const inside = await store.sql.transaction((tx) => turnsDuring(() => listOverviewCells(tx, ids)), {
+      readOnly: true,
+    });
+    expect(inside.value).toEqual(expected);
+    if (engine === "SQLite") expect(inside.turns).toBeGreaterThanOrEqual(19);
   });
 });
