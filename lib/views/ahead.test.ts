@@ -16,7 +16,7 @@ import { importSpiderDe } from "@/lib/testing/spider-de";
 import { sharedData } from "@/lib/testing/shared-data";
 import { ingestFile } from "@/lib/ingest/ingest-file";
 import { flushDerived, hasDerived } from "@/lib/db/queries/run-cache";
-import { listExperimentRunIds, loadOverview } from "@/lib/db/queries/overview";
+import { listExperimentRunIds, listOverviewCells, loadOverview } from "@/lib/db/queries/overview";
 import { listTraceFacets } from "@/lib/db/queries/traces";
 import { getDirectiveSavings } from "@/lib/environment/directive-savings";
 import { many, qb, raw, write } from "@/lib/db/typed";
@@ -390,6 +390,15 @@ describe("views computed ahead, on real data (SQLite store)", () => {
     const spider = (await loadOverview(store.sql, {})).groups;
     expect(spider.map((g) => g.group)).toEqual(["spider-de"]);
     expect(spider[0].cells.m["No Directives"].stats.questions).toBe(60);
+    // On this real store, the cells read aside (a worker's connection on SQLite) and cell by cell on a transaction's
+    // own connection are the same: gold tables read by EXPLAIN on Spider-de's databases, the sample's runs unmatched.
+    for (const filter of [{}, { withoutDataset: true }]) {
+      const runs = await listExperimentRunIds(store.sql, filter);
+      const aside = await listOverviewCells(store.sql, runs);
+      const inThread = await store.sql.transaction((tx) => listOverviewCells(tx, runs), { readOnly: true });
+      expect(inThread, JSON.stringify(filter)).toEqual(aside);
+      expect(aside.find((c) => c.group === "spider-de")?.goldSum).toBeGreaterThan(0);
+    }
   }, 60_000);
 
   it("stores a view this process already holds when the store lacks it (a page's write that failed)", async () => {
