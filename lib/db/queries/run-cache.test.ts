@@ -75,16 +75,26 @@ describe.each(ENGINES)("the derived cache (%s store)", (engine) => {
     await write(store.sql, raw`UPDATE runs SET version = version + 1 WHERE id = ${a}`);
     await cachedByRuns(store.sql, [a, b], "shared-view", compute);
     expect(compute).toHaveBeenCalledTimes(2);
-    // A computation that fails fails every request that waited for it, and the next request tries again.
+    // A computation that fails fails every request that waited for it, and the next request tries again. It fails
+    // once both requests have looked for it under way (on PostgreSQL each first reads the store on its own connection,
+    // so the second may arrive later than any fixed wait).
+    let fail!: () => void;
+    const failGate = new Promise<void>((r) => (fail = r));
     const failing = vi.fn(async () => {
-      await new Promise((r) => setImmediate(r));
+      await failGate;
       throw new Error("no");
     });
     await write(store.sql, raw`UPDATE runs SET version = version + 1 WHERE id = ${b}`);
+    const underWay = (globalThis as unknown as { metronRunCacheComputing: Map<string, unknown> })
+      .metronRunCacheComputing;
+    const looked = vi.spyOn(underWay, "get");
     const both = [
       cachedByRuns(store.sql, [a, b], "shared-view", failing),
       cachedByRuns(store.sql, [a, b], "shared-view", failing),
     ];
+    await vi.waitFor(() => expect(looked).toHaveBeenCalledTimes(2));
+    looked.mockRestore();
+    fail();
     for (const p of both) await expect(p).rejects.toThrow("no");
     expect(failing).toHaveBeenCalledTimes(1);
     expect(await cachedByRuns(store.sql, [a, b], "shared-view", compute)).toEqual({ n: 3 });
