@@ -5,9 +5,9 @@
  */
 import { groupedBars, orderSystems, type GroupedBars } from "./chart-series";
 import { SIMULATED_MARK, SIMULATED_ROWS_NOTE, type ExportTable } from "./table-export";
-import { runStats, type RunStats, type TraceUnit } from "./run-units";
+import { runStatsInParts, type RunStats, type TraceUnit } from "./run-units";
 import type { RunAggregates } from "./run-metrics";
-import { barBoundsOf, boundsOf, hasInterval, type Interval } from "./stats";
+import { barBoundsOf, boundsOf, hasInterval, runParts, type Interval } from "./stats";
 
 export interface OverviewCell {
   /** The runs this cell pools: a question's traces from several runs are samples of that question. */
@@ -45,7 +45,16 @@ export function parseRunList(list: string | null): CellInput["runs"] {
 
 /** A cell's figures: its runs' traces pooled (a question's traces from several runs are samples of that question). */
 export function cellStats(cell: Pick<CellInput, "runs">, unitsOf: (runId: string) => TraceUnit[]): RunStats {
-  return runStats(cell.runs.flatMap((r) => unitsOf(r.id)));
+  return runParts(cellStatsInParts(cell, unitsOf));
+}
+
+/** `cellStats` in parts (`runStatsInParts`), for a caller that lets the event loop turn between them. */
+export function cellStatsInParts(
+  cell: Pick<CellInput, "runs">,
+  unitsOf: (runId: string) => TraceUnit[],
+): Generator<void, RunStats, void> {
+  // `concat`, not `flatMap`: on a cell of 17 runs of 5,000 traces, 2 ms against 15–80.
+  return runStatsInParts(([] as TraceUnit[]).concat(...cell.runs.map((r) => unitsOf(r.id))));
 }
 
 /**

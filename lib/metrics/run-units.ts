@@ -2,7 +2,7 @@
  * Per-question units of a run, for intervals and paired comparisons (pure). A question's samples form one
  * unit: its accuracy is the share of correct samples, its exploration sums over samples with known gold.
  */
-import { bootstrap, majorityAtK, overExploration, passAtK, type Interval } from "./stats";
+import { bootstrapInParts, majorityAtK, overExploration, passAtK, runParts, type Interval } from "./stats";
 
 export interface TraceUnit {
   questionId: string;
@@ -34,13 +34,14 @@ export interface QuestionUnit {
 
 export function groupByQuestion(traces: TraceUnit[]): QuestionUnit[] {
   const map = new Map<string, QuestionUnit>();
-  for (const t of traces) {
-    let q = map.get(t.questionId);
-    if (!q)
-      map.set(t.questionId, (q = { questionId: t.questionId, dbId: t.dbId, difficulty: t.difficulty, traces: [] }));
-    q.traces.push(t);
-  }
+  for (const t of traces) addToQuestion(map, t);
   return [...map.values()];
+}
+
+function addToQuestion(map: Map<string, QuestionUnit>, t: TraceUnit): void {
+  let q = map.get(t.questionId);
+  if (!q) map.set(t.questionId, (q = { questionId: t.questionId, dbId: t.dbId, difficulty: t.difficulty, traces: [] }));
+  q.traces.push(t);
 }
 
 /** A question reduced to what the run-level statistics need, so a bootstrap resamples numbers, not traces. */
@@ -107,21 +108,79 @@ export interface RunStats {
 }
 
 export function runStats(traces: TraceUnit[], seed = 1): RunStats {
-  const units = groupByQuestion(traces).map(summarizeQuestion);
-  const priced = traces.filter((t) => t.cost !== null);
-  const recorded = traces.filter((t) => t.tokensRecorded === undefined || Boolean(t.tokensRecorded));
+  return runParts(runStatsInParts(traces, seed));
+}
+
+/** Traces grouped or tallied between two pauses of `runStatsInParts`. */
+const TRACES_PER_PART = 10_000;
+
+/** What `runStats` sums over the traces, tallied in one pass (`tally`). */
+interface Tallies {
+  priced: number;
+  cost: number;
+  recorded: number;
+  inputTokens: number;
+  outputTokens: number;
+  extraKnown: boolean;
+  failedWithExtra: number;
+}
+
+/**
+ * `runStats` in parts: it pauses after every 10,000 traces grouped and tallied, and within each bootstrap
+ * (`bootstrapInParts`); the same figures, summed in the same order. An Experiments cell pools up to 80,000 traces
+ * and more (lib/db/queries/overview.ts lets the event loop turn at the pauses).
+ */
+export function* runStatsInParts(traces: TraceUnit[], seed = 1): Generator<void, RunStats, void> {
+  const byQuestion = new Map<string, QuestionUnit>();
+  const sums: Tallies = {
+    priced: 0,
+    cost: 0,
+    recorded: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    extraKnown: false,
+    failedWithExtra: 0,
+  };
+  for (let start = 0; start < traces.length; start += TRACES_PER_PART) {
+    tally(traces, start, Math.min(traces.length, start + TRACES_PER_PART), byQuestion, sums);
+    yield;
+  }
+  const units = [...byQuestion.values()].map(summarizeQuestion);
+  yield;
+  const ex = yield* bootstrapInParts(units, meanAccuracy, { seed, carries: (q) => q.accuracy !== null });
+  const over = yield* bootstrapInParts(units, summaryExploration, {
+    seed,
+    carries: (q) => q.gold > 0 || q.exploratory > 0,
+  });
   return {
     questions: units.length,
-    ex: bootstrap(units, meanAccuracy, { seed, carries: (q) => q.accuracy !== null }),
-    over: bootstrap(units, summaryExploration, { seed, carries: (q) => q.gold > 0 || q.exploratory > 0 }),
-    failedWithExtra: traces.some((t) => t.extraTables !== null)
-      ? traces.filter((t) => t.correct === 0 && (t.extraTables ?? 0) > 0).length
-      : null,
-    inputTokens: recorded.length ? recorded.reduce((s, t) => s + t.inputTokens, 0) : null,
-    outputTokens: recorded.length ? recorded.reduce((s, t) => s + t.outputTokens, 0) : null,
-    tokensRecorded: recorded.length,
-    cost: priced.length ? priced.reduce((s, t) => s + (t.cost as number), 0) : null,
+    ex,
+    over,
+    failedWithExtra: sums.extraKnown ? sums.failedWithExtra : null,
+    inputTokens: sums.recorded ? sums.inputTokens : null,
+    outputTokens: sums.recorded ? sums.outputTokens : null,
+    tokensRecorded: sums.recorded,
+    cost: sums.priced ? sums.cost : null,
   };
+}
+
+/** Groups traces[start, end) by question and adds them to the sums (a plain function: see `resample` in stats.ts). */
+function tally(traces: TraceUnit[], start: number, end: number, byQuestion: Map<string, QuestionUnit>, sums: Tallies) {
+  for (let i = start; i < end; i++) {
+    const t = traces[i];
+    addToQuestion(byQuestion, t);
+    if (t.cost !== null) {
+      sums.priced++;
+      sums.cost += t.cost;
+    }
+    if (t.tokensRecorded === undefined || Boolean(t.tokensRecorded)) {
+      sums.recorded++;
+      sums.inputTokens += t.inputTokens;
+      sums.outputTokens += t.outputTokens;
+    }
+    if (t.extraTables !== null) sums.extraKnown = true;
+    if (t.correct === 0 && (t.extraTables ?? 0) > 0) sums.failedWithExtra++;
+  }
 }
 
 const alphabetical = (a: string, b: string) => a.localeCompare(b, undefined, { numeric: true });

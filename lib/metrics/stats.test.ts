@@ -3,6 +3,7 @@ import { makeTraceUnit } from "@/lib/testing/factories";
 import {
   barBoundsOf,
   bootstrap,
+  bootstrapInParts,
   boundsOf,
   hasInterval,
   linkingCounts,
@@ -11,6 +12,7 @@ import {
   noInterval,
   overExploration,
   passAtK,
+  runParts,
   schemaLinking,
 } from "./stats";
 
@@ -59,6 +61,24 @@ describe("bootstrap", () => {
     expect(a.high - a.low).toBeLessThan(0.23);
     expect(bootstrap(outcomes, share, { seed: 7 })).not.toEqual(a);
     expect(bootstrap([], share)).toBeNull();
+  });
+
+  it("in parts, pauses every 50 resamples and gives the interval the resamples drawn at once gave (pinned)", () => {
+    const outcomes = Array.from({ length: 100 }, (_, i) => i % 10 < 6);
+    // The bounds the bootstrap gave before it was cut into parts (2026-12-07), seed 42: the same resamples, in order.
+    expect(bootstrap(outcomes, share, { seed: 42 })).toEqual({ estimate: 0.6, low: 0.51, high: 0.69, units: 100 });
+    for (const [iterations, pauses, bounds] of [
+      [1000, 20, { low: 0.51, high: 0.69 }],
+      [130, 3, { low: 0.5, high: 0.7 }], // a last part of 30
+    ] as const) {
+      const parts = bootstrapInParts(outcomes, share, { seed: 42, iterations });
+      let paused = 0;
+      let step = parts.next();
+      for (; !step.done; step = parts.next()) paused++;
+      expect(paused).toBe(pauses);
+      expect(step.value).toEqual({ estimate: 0.6, ...bounds, units: 100 });
+      expect(runParts(bootstrapInParts(outcomes, share, { seed: 42, iterations }))).toEqual(step.value);
+    }
   });
 
   it("has no interval over a single question: every resample draws it, so the bounds only repeat the estimate", () => {

@@ -3,7 +3,7 @@ import { ingestStream } from "@/lib/ingest/ingest";
 import { chunksOf } from "@/lib/testing/db";
 import { turnsDuring } from "@/lib/testing/event-loop";
 import { ENGINES, useEngineStore } from "@/lib/testing/engines";
-import { cellsInOneStatement, listOverviewCells, loadOverview } from "./overview";
+import { cellsInOneStatement, inTurns, listOverviewCells, loadOverview } from "./overview";
 import { many, qb } from "@/lib/db/typed";
 
 const line = (q: string, correct: boolean) =>
@@ -75,5 +75,23 @@ describe.each(ENGINES)("the Experiments cells, one per turn of the event loop (%
     });
     expect(inside.value).toEqual(expected);
     if (engine === "SQLite") expect(inside.turns).toBeGreaterThanOrEqual(19);
+  });
+});
+
+describe("a computation given in parts", () => {
+  it("lets the event loop turn once it has held it 20 ms, and gives the computation's value", async () => {
+    function* parts(): Generator<void, number, void> {
+      for (let i = 0; i < 20; i++) {
+        const until = performance.now() + 5; // 5 ms of work per part: 100 ms in all
+        while (performance.now() < until);
+        yield;
+      }
+      return 42;
+    }
+    const { value, turns } = await turnsDuring(() => inTurns(parts()));
+    expect(value).toBe(42);
+    // Every 4th part or so (20 ms); run at once, the loop would not turn at all.
+    expect(turns).toBeGreaterThanOrEqual(3);
+    expect(turns).toBeLessThanOrEqual(20);
   });
 });
