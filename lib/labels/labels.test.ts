@@ -8,6 +8,7 @@ import { chunksOf } from "@/lib/testing/db";
 import { ENGINES, engineStore } from "@/lib/testing/engines";
 import { jsonl, makeStep } from "@/lib/testing/factories";
 import { importSpiderDe } from "@/lib/testing/spider-de";
+import { captureStatements, planOf } from "@/lib/testing/plans";
 import { countLabels, exportLabels, importLabels, listLabels, listNotes, setLabel, setNote } from "./labels";
 import { many, raw, write } from "@/lib/db/typed";
 
@@ -96,5 +97,40 @@ describe.each(ENGINES)("labels and notes (%s store)", (engine) => {
       note: "later",
       who: "bo",
     });
+  });
+
+  it("counts a view's labels from the labels, each trace found by its id: runs outside the view and runs without labels add nothing", async () => {
+    // A second system's run with labels of its own, and a third run with none.
+    const other = async (system: string) =>
+      (
+        await ingestStream(
+          sql,
+          chunksOf(jsonl(...lines.map((l) => ({ ...l, run: { ...l.run, name: `view ${system}`, system } }))), 1 << 16),
+        )
+      ).runs[0].id;
+    const [labelled, bare] = [await other("No Directives"), await other("Sophrosyne-Oracle")];
+    const tracesOf = async (id: string) =>
+      (await many(sql, raw<{ id: string }>`SELECT id FROM traces WHERE run_id = ${id} ORDER BY question_id`)).map(
+        (r) => r.id,
+      );
+    for (const id of (await tracesOf(labelled)).slice(0, 3)) await setLabel(sql, id, "join");
+    const view = async (runIds: string[]) =>
+      (await countLabels(sql, runIds)).map((c) => [c.system, c.label, c.traces] as const);
+    const mine = await view([runId]);
+    expect(mine.length).toBeGreaterThan(0);
+    expect(await view([runId, bare])).toEqual(mine);
+    expect(await view([bare])).toEqual([]);
+    expect(await view([labelled, bare])).toEqual([["No Directives", "join", 3]]);
+    const both = await view([runId, labelled]);
+    expect(both).toHaveLength(mine.length + 1);
+    expect(both).toEqual(expect.arrayContaining([...mine, ["No Directives", "join", 3]]));
+    if (engine === "SQLite") {
+      // Walked from the labels, each trace by its key: not every trace of the view's runs (traces_run_id, by run).
+      const [statement] = await captureStatements(sql, (spy) => countLabels(spy, [runId, labelled, bare]));
+      const plan = await planOf(sql, statement);
+      expect(plan.split("\n")[0]).toMatch(/^SCAN l\b/);
+      expect(plan).toMatch(/SEARCH t USING INDEX sqlite_autoindex_traces_1 \(id=\?\)/);
+      expect(plan).not.toMatch(/traces_run/);
+    }
   });
 });

@@ -138,7 +138,12 @@ export async function addRunCause(sql: Sql, runId: string, label: string): Promi
   );
 }
 
-/** Labelled traces per (group, system, model, label) of the given runs: the failure causes of a view. */
+/**
+ * Labelled traces per (group, system, model, label) of the given runs: the failure causes of a view. Walked from the
+ * labels, each one's trace and run found by its key (SQLite keeps the order of a CROSS JOIN; PostgreSQL plans it as
+ * the inner join it is): joined as inner joins, SQLite walked every trace of the view's runs to find their labels,
+ * 80–150 ms per Experiments page at 1M traces in a store without a single label.
+ */
 export async function countLabels(
   sql: Sql,
   runIds: string[],
@@ -148,8 +153,12 @@ export async function countLabels(
     sql,
     qb(sql)
       .selectFrom("labels as l")
-      .innerJoin("traces as t", "t.id", "l.trace_id")
-      .innerJoin("runs as r", "r.id", "t.run_id")
+      .crossJoin("traces as t")
+      .crossJoin("runs as r")
+      .whereRef("t.id", "=", "l.trace_id")
+      // `|| ''` keeps SQLite from carrying the runs' list over to `t.run_id` and probing traces_run_id once per run
+      // for each label: each label's trace is found by its id, its run then by the run's.
+      .where((eb) => eb("r.id", "=", raw<string>`${eb.ref("t.run_id")} || ''`))
       .select((eb) => [
         runGroup(eb, "r.dataset_id", "r.benchmark").as("group"),
         "r.system",
