@@ -20,7 +20,7 @@ import { knownComplete } from "./indexer-sqlite";
 import { parseQuery } from "./query";
 import { openConnection } from "@/lib/db/client";
 import { beginImmediate } from "@/lib/db/write-lock";
-import { one, raw } from "@/lib/db/typed";
+import { one, raw, write } from "@/lib/db/typed";
 
 const store = tempDb();
 const sqlite = store.db.$client;
@@ -215,6 +215,61 @@ describe("full-text search", () => {
     );
     expect(knownComplete(sqlite)).toBe(false);
     expect((await searchTraces(asSql(sqlite), 'list_tables run:"from the cli"')).total).toBe(0);
+  });
+
+  it("leaves the store a note that every trace is indexed: a connection that has not counted (a server's first search) reads it instead of counting, until a trace or a run changes", async () => {
+    const note = () =>
+      sqlite.prepare("SELECT versions FROM derived_cache WHERE kind = 'search-complete' AND runs = ''").get() as
+        { versions: string } | undefined;
+    /** A new connection's sync (a server just started) and whether it counted both tables. */
+    const freshSync = async () => {
+      const conn = openConnection(store.file);
+      const prepared: string[] = [];
+      const prepare = conn.prepare.bind(conn);
+      conn.prepare = ((text: string) => (prepared.push(text), prepare(text))) as typeof conn.prepare;
+      try {
+        const result = await syncSearchIndex(asSql(conn));
+        return { result, counted: prepared.some((t) => /count\(\*\)/i.test(t)), complete: knownComplete(conn) };
+      } finally {
+        conn.close();
+      }
+    };
+    expect(await syncSearchIndex(asSql(sqlite))).toEqual({ indexed: 0, pending: 0 });
+    expect(note()?.versions).toMatch(/^\d+\|\d+\|[0-9a-f]{64}$/);
+    expect(await freshSync()).toEqual({ result: { indexed: 0, pending: 0 }, counted: false, complete: true });
+    // A new trace: the note no longer holds; the next connection counts, indexes it and notes the index complete again.
+    const cli = openConnection(store.file);
+    try {
+      await ingestStream(
+        asSql(cli),
+        chunksOf(
+          jsonl({ run: { name: "noted", system: "s", model: "m" }, question: { id: "0" }, steps: [makeStep()] }),
+          1 << 16,
+        ),
+      );
+    } finally {
+      cli.close();
+    }
+    expect(await freshSync()).toEqual({ result: { indexed: 1, pending: 0 }, counted: true, complete: true });
+    expect(await freshSync()).toMatchObject({ counted: false });
+    // A run's write moves its version: counted again (nothing missing). A busy store does not get the note, and is
+    // not waited for.
+    await write(asSql(sqlite), raw`UPDATE runs SET version = version + 1 WHERE name = 'noted'`);
+    const before = note()?.versions;
+    const upload = openConnection(store.file);
+    await beginImmediate(upload);
+    try {
+      expect(await freshSync()).toEqual({ result: { indexed: 0, pending: 0 }, counted: true, complete: true });
+      expect(note()?.versions).toBe(before);
+    } finally {
+      upload.exec("ROLLBACK");
+      upload.close();
+    }
+    expect(await freshSync()).toMatchObject({ counted: true });
+    expect(note()?.versions).not.toBe(before);
+    expect(await freshSync()).toMatchObject({ counted: false });
+    // The search finds the noted run's trace, as ever.
+    expect((await searchTraces(asSql(sqlite), 'list_tables run:"noted"')).total).toBe(1);
   });
 
   it("keeps FTS5's automerge and crisis merge at 32 (migrations 0023, 0024), and stays whole and exact through many small indexings and deletes", async () => {
