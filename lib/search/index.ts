@@ -24,6 +24,7 @@ import { summarizeArgs } from "@/lib/trace/step-summary";
 import { parseQuery, type ParsedQuery } from "./query";
 import { MARK_END, MARK_START } from "./marks";
 import { searchIndexer } from "./indexer";
+import { markRemoval } from "./complete-note";
 import type { SyncOptions } from "./search-indexer";
 import { searchLimits } from "./limits";
 
@@ -39,8 +40,9 @@ export function syncSearchIndex(sql: Sql, opts: SyncOptions = {}): Promise<{ ind
 }
 
 /** Removes traces' documents (inside the caller's transaction), on either engine. */
-export function removeTracesFromSearch(tx: Sql, selection: TraceSelection): Promise<void> {
-  return searchIndexer(tx).remove(selection);
+export async function removeTracesFromSearch(tx: Sql, selection: TraceSelection): Promise<void> {
+  await searchIndexer(tx).remove(selection);
+  await markRemoval(tx); // the store's note that every trace is indexed no longer holds (complete-note.ts)
 }
 
 export interface SearchSnippet {

@@ -9,6 +9,10 @@ import { count, many, one, qb, raw, write } from "@/lib/db/typed";
 import { selectedTraceIds } from "@/lib/db/typed-sql";
 import { SEARCH_SPAN, searchLimits } from "./limits";
 import type { SearchIndexer } from "./search-indexer";
+import { noteComplete, notedComplete, postgresStamp } from "./complete-note";
+
+/** Traces indexed in one transaction. */
+const BATCH = 200;
 
 export function postgresIndexer(sql: Sql): SearchIndexer {
   return {
@@ -38,8 +42,16 @@ export function missingFromIndex(sql: Sql): Promise<number> {
 async function syncPostgresIndex(sql: Sql, opts: { budgetMs?: number }): Promise<{ indexed: number; pending: number }> {
   const { maxChars } = searchLimits();
   const started = performance.now();
-  if ((await missingFromIndex(sql)) <= 0) return { indexed: 0, pending: 0 };
+  // The store's note (complete-note.ts): most searches find nothing to index, and the counts walk both tables. The
+  // stamp is read before them.
+  const stamp = await postgresStamp(sql);
+  if (await notedComplete(sql, stamp)) return { indexed: 0, pending: 0 };
+  if ((await missingFromIndex(sql)) <= 0) {
+    await noteComplete(sql, stamp);
+    return { indexed: 0, pending: 0 };
+  }
   let indexed = 0;
+  let ranOut = false;
   for (;;) {
     const n = await sql.transaction(async (tx) => {
       // One indexer at a time (a server and a worker may both try): the bases must not overlap. One that finds
@@ -61,7 +73,7 @@ async function syncPostgresIndex(sql: Sql, opts: { budgetMs?: number }): Promise
           )
           .orderBy("t.created_at")
           .orderBy("t.id")
-          .limit(200),
+          .limit(BATCH),
       );
       const base = Number(
         (
@@ -105,9 +117,19 @@ async function syncPostgresIndex(sql: Sql, opts: { budgetMs?: number }): Promise
       );
       return batch.length;
     });
-    if (n <= 0) break;
+    if (n < 0) break;
     indexed += n;
+    if (n < BATCH) {
+      ranOut = true;
+      break;
+    }
     if (opts.budgetMs !== undefined && performance.now() - started > opts.budgetMs) break;
+  }
+  // A batch short of full found every trace of its snapshot indexed: nothing is left to count. The note's stamp was
+  // read before: a trace committed since has moved it.
+  if (ranOut) {
+    await noteComplete(sql, stamp);
+    return { indexed, pending: 0 };
   }
   return { indexed, pending: Math.max(0, await missingFromIndex(sql)) };
 }

@@ -7,14 +7,14 @@
  * indexer, `metron search`) may read the documents in a worker thread while this connection writes
  * (lib/search/document-reader.ts); a short one reads and writes them in one INSERT … SELECT.
  */
-import { createHash } from "node:crypto";
 import type Database from "better-sqlite3";
 import type { Sql } from "@/lib/db/sql";
-import { insertText, many, qb, write, type InsertEnd } from "@/lib/db/typed";
+import { insertText, many, qb, write } from "@/lib/db/typed";
 import { selectedTraceIds, type TraceSelection } from "@/lib/db/typed-sql";
 import { nonNegativeNumber, positiveNumber } from "@/lib/config/env";
 import { DocumentReader, type DocumentRows } from "./document-reader";
 import { SEARCH_SPAN, searchLimits } from "./limits";
+import { NOTE_KIND, REMOVALS_KIND, replaceNote, runsDigest } from "./complete-note";
 import type { SearchIndexer, SyncOptions } from "./search-indexer";
 
 export function sqliteIndexer(sql: Sql, sqlite: Database.Database): SearchIndexer {
@@ -49,16 +49,9 @@ export function knownComplete(sqlite: Database.Database): boolean {
 }
 
 /**
- * The store's own note that every trace was indexed, for a connection that has not counted yet (a server's first
- * search after its start, another process): the counts walk both tables, 0.24 s on a store of 1M traces whose pages
- * are cold, on the request's way. A row of `derived_cache` (kind `search-complete`), keyed by `traceStamp`.
- */
-const NOTE_KIND = "search-complete";
-
-/**
- * What the note holds: the traces' highest rowid (an insert moves it) and every run's version (every write that
- * changes a run's traces moves it, lib/db/schema.ts), read in O(runs). A deletion removes its traces' documents with
- * them, so it cannot leave the index incomplete.
+ * The store's note that every trace was indexed (lib/search/complete-note.ts), for a connection that has not counted
+ * yet (a server's first search after its start, another process). Its stamp here: the traces' highest rowid (an
+ * insert moves it), the runs' versions and the removals' mark, read in O(runs).
  */
 function traceStamp(sqlite: Database.Database): string {
   const q = qb({ dialect: "sqlite" });
@@ -70,14 +63,21 @@ function traceStamp(sqlite: Database.Database): string {
         .compile().sql,
     )
     .get() as { m: number };
+  const mark = sqlite
+    .prepare(
+      q
+        .selectFrom("derived_cache")
+        .select("versions")
+        .where("kind", "=", REMOVALS_KIND)
+        .where("runs", "=", "")
+        .compile().sql,
+    )
+    .get(REMOVALS_KIND, "") as { versions: string } | undefined;
   const runs = sqlite.prepare(q.selectFrom("runs").select(["id", "version"]).orderBy("id").compile().sql).all() as {
     id: string;
     version: number;
   }[];
-  const versions = createHash("sha256")
-    .update(runs.map((r) => `${r.id}:${r.version}`).join(","))
-    .digest("hex");
-  return `${m}|${runs.length}|${versions}`;
+  return `${m}|${runsDigest(mark?.versions, runs)}`;
 }
 
 /** Whether the store's note says every trace was indexed at this stamp. */
@@ -91,9 +91,6 @@ function notedComplete(sqlite: Database.Database, stamp: string): boolean {
     .get(NOTE_KIND, "") as { versions: string } | undefined;
   return row?.versions === stamp;
 }
-
-const replaceNote: InsertEnd<"derived_cache"> = (q) =>
-  q.onConflict((oc) => oc.columns(["kind", "runs"]).doUpdateSet((eb) => ({ versions: eb.ref("excluded.versions") })));
 
 /**
  * Leaves the note (`traces`: read before the counts that found nothing missing), unless the store is busy. Its own

@@ -272,6 +272,24 @@ describe("full-text search", () => {
     expect((await searchTraces(asSql(sqlite), 'list_tables run:"noted"')).total).toBe(1);
   });
 
+  it("indexes a run deleted and uploaded again, though the store then looks as it did when the index was noted complete", async () => {
+    // The last rows of the store: deleted, their rowids are given again, and the run is created again at the same
+    // version. Only the deletion can tell the note it no longer holds.
+    const line = jsonl({
+      run: { name: "uploaded twice", system: "s", model: "m" },
+      question: { id: "0" },
+      steps: [makeStep({ tool: "list_tables", args: {}, result: "twice_table" })],
+    });
+    const run = (await ingestStream(asSql(sqlite), chunksOf(line, 1 << 16))).runs[0].id;
+    expect((await syncSearchIndex(asSql(sqlite))).pending).toBe(0);
+    expect(await syncSearchIndex(asSql(sqlite))).toEqual({ indexed: 0, pending: 0 });
+    expect((await searchTraces(asSql(sqlite), "twice_table")).total).toBe(1);
+    // No search between the deletion and the upload (the store's note is not looked at in between).
+    await deleteRun(asSql(sqlite), run);
+    await ingestStream(asSql(sqlite), chunksOf(line, 1 << 16));
+    expect((await searchTraces(asSql(sqlite), "twice_table")).total).toBe(1);
+  });
+
   it("keeps FTS5's automerge and crisis merge at 32 (migrations 0023, 0024), and stays whole and exact through many small indexings and deletes", async () => {
     const small = tempDb();
     try {
@@ -396,6 +414,51 @@ describe.runIf(testPostgresUrl)("full-text search on PostgreSQL", () => {
     // Snippets are marked by Metron, not by the engine (the index keeps no text): the identifier whole, as on SQLite.
     const text = hit.snippets[0].text;
     expect(text).toContain(`${MARK_START}execute_sql${MARK_END}`);
+  });
+
+  it("keeps the store's note that every trace is indexed: a search does not count both tables while it holds, and a run deleted and uploaded again is indexed", async () => {
+    /** A sync, and whether it counted the traces (the statements it sent, outside and inside its transactions). */
+    const spiedSync = async () => {
+      const texts: string[] = [];
+      const spy = (s: Sql): Sql =>
+        new Proxy(s, {
+          get(target, prop) {
+            if (prop === "compiled")
+              return {
+                all: (t: string, p?: never) => (texts.push(t), target.compiled.all(t, p)),
+                get: (t: string, p?: never) => (texts.push(t), target.compiled.get(t, p)),
+                run: (t: string, p?: never) => (texts.push(t), target.compiled.run(t, p)),
+              };
+            if (prop === "transaction")
+              return (fn: (tx: Sql) => Promise<unknown>, o?: { readOnly?: boolean }) =>
+                target.transaction((tx) => fn(spy(tx)), o);
+            const v = Reflect.get(target, prop) as unknown;
+            return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+          },
+        });
+      const result = await syncSearchIndex(spy(pg.sql));
+      return { result, counted: texts.some((t) => /count\(\*\)[\s\S]*from "traces"/i.test(t)) };
+    };
+    const line = jsonl({
+      run: { name: "noted on postgres", system: "s", model: "m" },
+      question: { id: "0" },
+      steps: [makeStep({ tool: "list_tables", args: {}, result: "pg_twice_table" })],
+    });
+    await syncSearchIndex(pg.sql);
+    expect(await spiedSync()).toEqual({ result: { indexed: 0, pending: 0 }, counted: false });
+    const note = async () =>
+      (await one(pg.sql, raw<{ v: string }>`SELECT versions AS v FROM derived_cache WHERE kind = 'search-complete'`))
+        ?.v;
+    expect(await note()).toMatch(/^\d+\|\d+\|[0-9a-f]{64}$/);
+    // An upload moves the stamp: counted, indexed without a second count (its last batch ran out), noted again.
+    const run = (await ingestStream(pg.sql, chunksOf(line, 1 << 16))).runs[0].id;
+    expect(await spiedSync()).toEqual({ result: { indexed: 1, pending: 0 }, counted: true });
+    expect(await spiedSync()).toEqual({ result: { indexed: 0, pending: 0 }, counted: false });
+    // Deleted and uploaded again, with no search between: indexed again.
+    await deleteRun(pg.sql, run);
+    await ingestStream(pg.sql, chunksOf(line, 1 << 16));
+    expect(await spiedSync()).toEqual({ result: { indexed: 1, pending: 0 }, counted: true });
+    expect((await searchTraces(pg.sql, "pg_twice_table")).total).toBe(1);
   });
 
   it("follows a deleted run", async () => {
