@@ -48,7 +48,7 @@ export async function deleteRun(sql: Sql, runId: string): Promise<{ traces: numb
   await runOf(sql, runId);
   return sql.transaction(async (tx) => {
     const removed = await removeTraces(tx, { runId });
-    for (const table of ["run_tool_counts", "run_changes"] as const)
+    for (const table of ["run_tool_counts", "run_changes", "run_totals"] as const)
       await write(tx, qb(tx).deleteFrom(table).where("run_id", "=", runId));
     await write(tx, qb(tx).deleteFrom("runs").where("id", "=", runId));
     return removed;

@@ -27,7 +27,7 @@ const RUN_VIEW_KINDS = ["units", "tools", "facets", "directive-savings"];
  */
 export async function runsWithoutViews(sql: Sql, runIds?: string[]): Promise<string[]> {
   if (runIds && !runIds.length) return [];
-  let q = qb(sql).selectFrom("runs").select(["id", "version"]).where("archived_at", "is", null);
+  let q = qb(sql).selectFrom("runs").select(["id", "version", "created_at"]).where("archived_at", "is", null);
   if (runIds) q = q.where((eb) => inJsonArray(sql, eb, "id", runIds));
   const runs = await many(sql, q.orderBy("created_at", "desc").orderBy("id"));
   const kept = await many(

@@ -10,6 +10,7 @@ import { ENGINES, useEngineStore } from "@/lib/testing/engines";
 import { jsonl, makeTraceLine } from "@/lib/testing/factories";
 import { many, qb, raw, write } from "@/lib/db/typed";
 import { cachedByRun, cachedByRuns, flushDerived } from "./run-cache";
+import { deleteRun } from "@/lib/ingest/remove";
 
 const restart = () => (globalThis as unknown as { metronRunCache: Map<string, unknown> }).metronRunCache.clear();
 
@@ -144,6 +145,29 @@ describe.each(ENGINES)("the derived cache (%s store)", (engine) => {
       store.sql,
       qb(store.sql).selectFrom("derived_cache").select(["versions", "value"]).where("kind", "=", "test-stale"),
     );
-    expect(rows).toEqual([{ versions: expect.stringMatching(new RegExp(`${a}:${version}$`)), value: '{"at":"new"}' }]);
+    expect(rows).toEqual([{ versions: expect.stringMatching(new RegExp(`${a}:${version}:`)), value: '{"at":"new"}' }]);
+  });
+
+  it("never gives a run deleted and uploaded again the views of the run it replaces, though its version starts over", async () => {
+    const line = (q: string) =>
+      makeTraceLine({ run: { name: "uploaded twice", system: "s", model: "m" }, question: { id: q } });
+    const traces = (runId: string) => async () =>
+      (await many(store.sql, qb(store.sql).selectFrom("traces").select("question_id").where("run_id", "=", runId)))
+        .map((t) => t.question_id)
+        .sort();
+    const first = (await ingestStream(store.sql, chunksOf(jsonl(line("1"))))).runs[0].id;
+    expect(await cachedByRun(store.sql, first, "test-twice", traces(first))).toEqual(["1"]);
+    await flushDerived();
+    await deleteRun(store.sql, first);
+    expect(
+      await many(store.sql, qb(store.sql).selectFrom("run_totals").select("run_id").where("run_id", "=", first)),
+    ).toEqual([]); // the deleted run's totals go with it
+    const again = (await ingestStream(store.sql, chunksOf(jsonl(line("1"), line("2"))))).runs[0].id;
+    expect(again).toBe(first); // the same name, system and model: the same id, at the same version
+    // Neither this process's memory nor the store's row holds for it.
+    expect(await cachedByRun(store.sql, again, "test-twice", traces(again))).toEqual(["1", "2"]);
+    restart();
+    await flushDerived();
+    expect(await cachedByRun(store.sql, again, "test-twice", traces(again))).toEqual(["1", "2"]);
   });
 });

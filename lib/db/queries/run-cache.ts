@@ -133,7 +133,7 @@ async function stampOf(db: Sql, ids: string[]): Promise<string> {
           db,
           qb(db)
             .selectFrom("runs")
-            .select(["id", "version"])
+            .select(["id", "version", "created_at"])
             .where((eb) => inJsonArray(db, eb, "id", ids)),
         )
       : [],
@@ -157,11 +157,12 @@ function storedFor(db: Sql, kind: string, runs: string, stamp: string) {
 
 /**
  * What a derived value is keyed by besides its kind and runs: the code that computed it (a new build of Metron
- * computes anew: it may count differently) and each run's version, in run id order.
+ * computes anew: it may count differently) and each run's version and creation, in run id order. A run deleted and
+ * uploaded again has the same id and starts at the same version: its creation tells it from the run it replaces.
  */
-export function derivedStamp(versions: { id: string; version: number }[]): string {
+export function derivedStamp(versions: { id: string; version: number; created_at: string }[]): string {
   const sorted = [...versions].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return `${process.env.METRON_CODE_STAMP ?? "dev"}|${sorted.map((v) => `${v.id}:${v.version}`).join(",")}`;
+  return `${process.env.METRON_CODE_STAMP ?? "dev"}|${sorted.map((v) => `${v.id}:${v.version}:${v.created_at}`).join(",")}`;
 }
 
 /** Stores now the values pages computed that are still waiting (before a process exits; tests). */
