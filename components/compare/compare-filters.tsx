@@ -1,7 +1,7 @@
 "use client";
 
 import { useQueryStates } from "nuqs";
-import { FacetSelect } from "@/components/ui/facet-select";
+import { FacetSelect, QuestionFacets } from "@/components/ui/facet-select";
 import { compareSearchParams } from "@/lib/url/compare";
 
 export function CompareFilters({
@@ -46,19 +46,12 @@ export function CompareFilters({
           {s === "all" ? "all questions" : `${s} only`}
         </label>
       ))}
-      <FacetSelect
-        label="database"
-        allLabel="all databases"
-        value={params.db}
-        options={databases}
-        onChange={(db) => void setParams({ db, page: 1 })}
-      />
-      <FacetSelect
-        label="difficulty"
-        allLabel="all difficulties"
-        value={params.difficulty}
-        options={difficulties}
-        onChange={(difficulty) => void setParams({ difficulty, page: 1 })}
+      <QuestionFacets
+        db={params.db}
+        difficulty={params.difficulty}
+        databases={databases}
+        difficulties={difficulties}
+        onChange={(patch) => void setParams({ ...patch, page: 1 })}
       />
       {labels.length > 0 && (
         <FacetSelect

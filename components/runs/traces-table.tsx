@@ -3,7 +3,7 @@
 import { createColumnHelper, getCoreRowModel, useReactTable, type SortingState } from "@tanstack/react-table";
 import { useQueryStates } from "nuqs";
 import { DataTable } from "@/components/ui/data-table";
-import { FacetSelect } from "@/components/ui/facet-select";
+import { QuestionFacets } from "@/components/ui/facet-select";
 import { Count, Tokens } from "@/components/ui/locale";
 import { OutcomeBadge } from "@/components/ui/outcome-badge";
 import type { TraceListRow } from "@/lib/db/queries/traces";
@@ -179,19 +179,12 @@ function Filters({ databases, difficulties }: { databases: string[]; difficultie
       {toggle("failing", "failing only")}
       {toggle("extra", "with extra tables")}
       {toggle("over", "over-explored")}
-      <FacetSelect
-        label="database"
-        allLabel="all databases"
-        value={params.db}
-        options={databases}
-        onChange={(db) => void setParams({ db, page: 1 })}
-      />
-      <FacetSelect
-        label="difficulty"
-        allLabel="all difficulties"
-        value={params.difficulty}
-        options={difficulties}
-        onChange={(difficulty) => void setParams({ difficulty, page: 1 })}
+      <QuestionFacets
+        db={params.db}
+        difficulty={params.difficulty}
+        databases={databases}
+        difficulties={difficulties}
+        onChange={(patch) => void setParams({ ...patch, page: 1 })}
       />
       <form
         role="search"

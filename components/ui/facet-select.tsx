@@ -30,3 +30,37 @@ export function FacetSelect({
     </select>
   );
 }
+
+/** The question facets a table of questions filters by: database and difficulty. */
+export function QuestionFacets({
+  db,
+  difficulty,
+  databases,
+  difficulties,
+  onChange,
+}: {
+  db: string | null;
+  difficulty: string | null;
+  databases: string[];
+  difficulties: string[];
+  onChange: (patch: { db?: string | null; difficulty?: string | null }) => void;
+}) {
+  return (
+    <>
+      <FacetSelect
+        label="database"
+        allLabel="all databases"
+        value={db}
+        options={databases}
+        onChange={(v) => onChange({ db: v })}
+      />
+      <FacetSelect
+        label="difficulty"
+        allLabel="all difficulties"
+        value={difficulty}
+        options={difficulties}
+        onChange={(v) => onChange({ difficulty: v })}
+      />
+    </>
+  );
+}
