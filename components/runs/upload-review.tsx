@@ -220,6 +220,12 @@ export function FileProgress({
                   <Link className="text-blue-700 hover:underline" href={runPath(run.id)}>
                     {run.name} · {run.system} · {run.model}
                   </Link>
+                  {run.notice && (
+                    <span className="text-xs text-amber-800" data-testid="run-notice">
+                      {" "}
+                      ({run.notice})
+                    </span>
+                  )}
                 </span>
               ))}
             </p>

@@ -75,6 +75,7 @@ function printReport(file: string, r: AutoReport) {
   if (links.unlinked) console.log(`  ${links.unlinked}`);
   for (const run of r.runs) {
     console.log(`  run ${run.id}  ${run.name} · ${run.system} · ${run.model}`);
+    if (run.notice) console.log(`    ${run.notice}`);
     const said = run.unknown.filter((f) => f !== "dataset");
     if (said.length)
       console.log(

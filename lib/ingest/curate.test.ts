@@ -132,6 +132,26 @@ describe.each(ENGINES)("on the %s store", (engine) => {
       );
       if (sql.connection) expect(sql.connection.pragma("integrity_check", { simple: true })).toBe("ok");
     });
+    it("a renamed run: uploads under its old name join it and the report says so; a new run named like it is said apart; a rename onto another run's name is refused", async () => {
+      const line = (name: string, q: string) => trace({ name, system: "s", model: "m" }, q);
+      const upload = async (...lines: object[]) => (await ingestStream(sql, chunksOf(jsonl(...lines)))).runs;
+      const [first] = await upload(line("before rename", "0"));
+      expect(first.notice).toBeUndefined();
+      await editRun(sql, first.id, { name: "after rename" }, "alice");
+      const [joined] = await upload(line("before rename", "1"));
+      expect(joined).toMatchObject({ id: first.id, name: "after rename", system: "s", model: "m" });
+      expect(joined.notice).toMatch(/uploaded as "before rename".*renamed.*joined it/);
+      const [apart] = await upload(line("after rename", "2"));
+      expect(apart.id).not.toBe(first.id);
+      expect(apart.notice).toContain(`run ${first.id} was renamed to the same name, system and model`);
+      // The same look twice is not made by hand: a rename onto it is refused, and nothing changes.
+      const [third] = await upload(line("third", "3"));
+      await expect(editRun(sql, third.id, { name: "after rename" }, "alice")).rejects.toThrow(
+        /is named "after rename" with system "s" and model "m" already: pick another name/,
+      );
+      expect((await listRunChanges(sql, third.id)).length).toBe(0);
+      for (const r of [first, apart, third]) await deleteRun(sql, r.id);
+    });
   });
 
   describe("experiments are explicit", () => {

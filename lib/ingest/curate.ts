@@ -40,6 +40,25 @@ export async function editRun(sql: Sql, runId: string, edit: RunIdentityEdit, wh
       changes.push(`${key}: "${run[key]}" → "${v}"`);
     }
   }
+  if (set.name !== undefined || set.system !== undefined || set.model !== undefined) {
+    const to = { name: set.name ?? run.name, system: set.system ?? run.system, model: set.model ?? run.model };
+    const twin = await one(
+      sql,
+      qb(sql)
+        .selectFrom("runs")
+        .select("id")
+        .where("name", "=", to.name)
+        .where("system", "=", to.system)
+        .where("model", "=", to.model)
+        .where("id", "!=", runId),
+    );
+    // Two runs that look alike in every list, figure and export: refused (a run's id stays what its first upload
+    // made it, so the two would never merge).
+    if (twin)
+      throw new CurationError(
+        `run ${twin.id} is named "${to.name}" with system "${to.system}" and model "${to.model}" already: pick another name`,
+      );
+  }
   if (edit.description !== undefined && (edit.description?.trim() || null) !== run.description) {
     set.description = edit.description?.trim() || null;
     changes.push("description edited");

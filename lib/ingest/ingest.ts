@@ -21,6 +21,7 @@ import {
 } from "./in-worker";
 import { finalSqlCaveat, lineFailure, readTraces } from "./read-traces";
 import { ingestLimits } from "./limits";
+import { runIdentityNotices } from "./run-record";
 import { TraceMeasurer } from "./measure";
 import { loadPrices } from "./prices-file";
 import { prepareTrace } from "./prepare";
@@ -262,7 +263,10 @@ export async function runIngest(
           });
         }
         if (progress.lines === 0) throw new EmptyInputError();
-        const runs = await w.finish({ bytes: progress.bytes, lines: progress.lines, errors: progress.errors });
+        const runs = await runIdentityNotices(
+          tx,
+          await w.finish({ bytes: progress.bytes, lines: progress.lines, errors: progress.errors }),
+        );
         // The runs' totals as of their new versions, committed with the upload: the home page reads them.
         await refreshRunTotals(
           tx,

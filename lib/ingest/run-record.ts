@@ -1,6 +1,8 @@
 /** What every curation of a run starts from: the run as stored, its history of changes, and the error they raise. */
 import type { Sql } from "@/lib/db/sql";
-import { one, qb, write } from "@/lib/db/typed";
+import { many, one, qb, write } from "@/lib/db/typed";
+import { inJsonArray } from "@/lib/db/typed-sql";
+import type { RunRef } from "./upload-writer";
 
 export class CurationError extends Error {}
 
@@ -29,4 +31,64 @@ export async function runOf(sql: Sql, runId: string) {
   );
   if (!run) throw new CurationError(`no run ${runId}`);
   return run;
+}
+
+/**
+ * An upload's runs as the store shows them. A run's id derives from the name, system and model of its first upload,
+ * and a rename keeps it: traces uploaded under the old name join the renamed run, which the report names, saying
+ * so. A new run that looks like another one (renamed to this name since) is said too: the two stay apart.
+ */
+export async function runIdentityNotices(sql: Sql, runs: RunRef[]): Promise<RunRef[]> {
+  if (!runs.length) return runs;
+  const stored = new Map(
+    (
+      await many(
+        sql,
+        qb(sql)
+          .selectFrom("runs")
+          .select(["id", "name", "system", "model"])
+          .where((eb) =>
+            inJsonArray(
+              sql,
+              eb,
+              "id",
+              runs.map((r) => r.id),
+            ),
+          ),
+      )
+    ).map((r) => [r.id, r]),
+  );
+  const out: RunRef[] = [];
+  for (const ref of runs) {
+    const s = stored.get(ref.id);
+    if (s && (s.name !== ref.name || s.system !== ref.system || s.model !== ref.model)) {
+      out.push({
+        ...ref,
+        name: s.name,
+        system: s.system,
+        model: s.model,
+        notice: `uploaded as "${ref.name}" · ${ref.system} · ${ref.model}, what this run was called before it was renamed: the traces joined it`,
+      });
+      continue;
+    }
+    const twins = await many(
+      sql,
+      qb(sql)
+        .selectFrom("runs")
+        .select("id")
+        .where("name", "=", ref.name)
+        .where("system", "=", ref.system)
+        .where("model", "=", ref.model)
+        .where("id", "!=", ref.id),
+    );
+    out.push(
+      twins.length
+        ? {
+            ...ref,
+            notice: `run ${twins.map((t) => t.id).join(", ")} was renamed to the same name, system and model: a run is found by the name, system and model of its first upload, so the two stay apart: rename one of them`,
+          }
+        : ref,
+    );
+  }
+  return out;
 }

@@ -19,6 +19,11 @@ export interface RunRef {
   model: string;
   /** What the file did not say: "system", "model" (stored as "unknown"), "dataset" (no dataset linked). */
   unknown: string[];
+  /**
+   * Where the run's stored name, system or model and the file's differ (a run renamed since its first upload), or
+   * another run looks the same: what happened, in a sentence (`runIdentityNotices`).
+   */
+  notice?: string;
 }
 
 export interface UploadInfo {
