@@ -13,7 +13,7 @@ import { randomUUID } from "node:crypto";
 import { stepRoles, type StepRole } from "@/lib/sql/classify-step";
 import { linkQuestion } from "@/lib/trace/adapters/link-questions";
 import { mergeRoles } from "./measure";
-import { CurationError, recordChange as record, runOf } from "./run-record";
+import { CurationError, recordChange as record, runOf, runsLike } from "./run-record";
 import { recomputeRun } from "./recompute";
 
 export { CurationError } from "./run-record";
@@ -42,21 +42,12 @@ export async function editRun(sql: Sql, runId: string, edit: RunIdentityEdit, wh
   }
   if (set.name !== undefined || set.system !== undefined || set.model !== undefined) {
     const to = { name: set.name ?? run.name, system: set.system ?? run.system, model: set.model ?? run.model };
-    const twin = await one(
-      sql,
-      qb(sql)
-        .selectFrom("runs")
-        .select("id")
-        .where("name", "=", to.name)
-        .where("system", "=", to.system)
-        .where("model", "=", to.model)
-        .where("id", "!=", runId),
-    );
+    const [twin] = await runsLike(sql, to, runId);
     // Two runs that look alike in every list, figure and export: refused (a run's id stays what its first upload
     // made it, so the two would never merge).
     if (twin)
       throw new CurationError(
-        `run ${twin.id} is named "${to.name}" with system "${to.system}" and model "${to.model}" already: pick another name`,
+        `run ${twin} is named "${to.name}" with system "${to.system}" and model "${to.model}" already: pick another name`,
       );
   }
   if (edit.description !== undefined && (edit.description?.trim() || null) !== run.description) {

@@ -33,6 +33,25 @@ export async function runOf(sql: Sql, runId: string) {
   return run;
 }
 
+/** The ids of the runs, other than `except`, with this name, system and model as the store shows them. */
+export async function runsLike(
+  sql: Sql,
+  run: { name: string; system: string; model: string },
+  except: string,
+): Promise<string[]> {
+  const rows = await many(
+    sql,
+    qb(sql)
+      .selectFrom("runs")
+      .select("id")
+      .where("name", "=", run.name)
+      .where("system", "=", run.system)
+      .where("model", "=", run.model)
+      .where("id", "!=", except),
+  );
+  return rows.map((r) => r.id);
+}
+
 /**
  * An upload's runs as the store shows them. A run's id derives from the name, system and model of its first upload,
  * and a rename keeps it: traces uploaded under the old name join the renamed run, which the report names, saying
@@ -71,21 +90,12 @@ export async function runIdentityNotices(sql: Sql, runs: RunRef[]): Promise<RunR
       });
       continue;
     }
-    const twins = await many(
-      sql,
-      qb(sql)
-        .selectFrom("runs")
-        .select("id")
-        .where("name", "=", ref.name)
-        .where("system", "=", ref.system)
-        .where("model", "=", ref.model)
-        .where("id", "!=", ref.id),
-    );
+    const twins = await runsLike(sql, ref, ref.id);
     out.push(
       twins.length
         ? {
             ...ref,
-            notice: `run ${twins.map((t) => t.id).join(", ")} was renamed to the same name, system and model: a run is found by the name, system and model of its first upload, so the two stay apart: rename one of them`,
+            notice: `run ${twins.join(", ")} was renamed to the same name, system and model: a run is found by the name, system and model of its first upload, so the two stay apart: rename one of them`,
           }
         : ref,
     );
